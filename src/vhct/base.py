@@ -1,0 +1,120 @@
+"""The interface every optimizer shares, and the argument checks they reuse.
+
+All optimizers maximize. A run is a loop of ``x = opt.ask()``, ``opt.tell(x, r)``;
+``opt.recommend()`` gives the current best guess at any time.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+import numpy as np
+
+SeedLike = int | np.random.Generator | np.random.SeedSequence | None
+
+
+def as_generator(seed: SeedLike) -> np.random.Generator:
+    """Return a generator owned by the caller: a fresh one for an int/None/SeedSequence."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is not None and not isinstance(seed, int | np.integer | np.random.SeedSequence):
+        raise ValueError(f"seed must be an int, a SeedSequence or a numpy Generator, got {seed!r}")
+    return np.random.default_rng(seed)
+
+
+def as_domain(domain: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
+    """Validate a box ``[[lo, hi], ...]`` and return it as a float array of shape (d, 2)."""
+    try:
+        box = np.asarray(domain, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"domain must be a list of [lo, hi] pairs, got {domain!r}") from exc
+    if box.ndim != 2 or box.shape[1] != 2 or box.shape[0] == 0:
+        raise ValueError(f"domain must be a non-empty list of [lo, hi] pairs, got {domain!r}")
+    if not np.all(np.isfinite(box)):
+        raise ValueError(f"domain bounds must be finite, got {domain!r}")
+    if np.any(box[:, 0] >= box[:, 1]):
+        bad = int(np.argmax(box[:, 0] >= box[:, 1]))
+        raise ValueError(f"domain dimension {bad} is empty or inverted: {box[bad].tolist()}")
+    return box
+
+
+def check_open_unit(name: str, value: float) -> float:
+    """Require ``0 < value < 1``."""
+    if not (isinstance(value, int | float | np.floating) and 0.0 < float(value) < 1.0):
+        raise ValueError(f"{name} must lie in (0, 1), got {value!r}")
+    return float(value)
+
+
+def check_positive(name: str, value: float) -> float:
+    """Require a finite ``value > 0``."""
+    if not (isinstance(value, int | float | np.floating) and math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
+def check_reward(reward: float) -> float:
+    """Require a finite real reward."""
+    try:
+        r = float(reward)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"reward must be a real number, got {reward!r}") from exc
+    if not math.isfinite(r):
+        raise ValueError(f"reward must be finite, got {reward!r}")
+    return r
+
+
+class Optimizer(ABC):
+    """Ask/tell maximizer over a box domain.
+
+    Subclasses implement ``_ask`` and ``_tell``; this class enforces the protocol
+    (one ``tell`` per ``ask``, with the point that was asked and a finite reward).
+    """
+
+    #: short name used in tables and figures
+    name: str = "optimizer"
+
+    def __init__(self, domain: Sequence[Sequence[float]] | np.ndarray, seed: SeedLike = None):
+        self.domain = as_domain(domain)
+        self.dim = self.domain.shape[0]
+        self.rng = as_generator(seed)
+        self._pending: np.ndarray | None = None
+        #: number of completed ask/tell rounds
+        self.t = 0
+
+    def ask(self) -> np.ndarray:
+        """Return the next point to evaluate (a fresh array of shape (d,))."""
+        if self._pending is not None:
+            return self._pending.copy()
+        point = np.asarray(self._ask(), dtype=float)
+        self._pending = point
+        return point.copy()
+
+    def tell(self, point: np.ndarray | Sequence[float], reward: float) -> None:
+        """Feed back the reward observed at the point returned by the last ``ask``."""
+        if self._pending is None:
+            raise ValueError("tell() called without a pending ask()")
+        r = check_reward(reward)
+        if not np.allclose(np.asarray(point, dtype=float), self._pending, rtol=0, atol=1e-12):
+            raise ValueError(f"tell() point {point!r} is not the pending point {self._pending.tolist()}")
+        self._pending = None
+        self.t += 1
+        self._tell(r)
+
+    @abstractmethod
+    def _ask(self) -> np.ndarray:
+        """Choose the next point."""
+
+    @abstractmethod
+    def _tell(self, reward: float) -> None:
+        """Update with the reward of the pending point."""
+
+    @abstractmethod
+    def recommend(self) -> np.ndarray:
+        """Return the current best guess of a maximizer."""
+
+    @property
+    def pulled_depth(self) -> int | None:
+        """Depth of the node pulled in the last round (tree methods), else None."""
+        return None

@@ -1,0 +1,281 @@
+"""The OSC engine (VHCT, HCT), T-HOO, POO and PCT: invariants, protocol, argument checks."""
+
+import math
+
+import numpy as np
+import pytest
+
+from vhct.hoo import TruncatedHOO, truncation_depth
+from vhct.parallel import GPO, PCT, POO, rho_grid
+from vhct.registry import algorithm_params, make_optimizer
+from vhct.resolution import Polynomial
+from vhct.tree import HCT, OSC, VHCT
+from vhct.uncertainty import Bernstein, ConfidenceSchedule, Hoeffding
+
+TREE_ALGORITHMS = ["VHCT", "HCT", "T-HOO"]
+ALL_TREE_BASED = ["VHCT", "HCT", "T-HOO", "POO", "PCT"]
+
+
+def bumpy(x):
+    return float(np.sum(np.sin(5 * x) * (1 - np.abs(x))))
+
+
+def drive(opt, rounds, rng, f=bumpy, noise=0.1):
+    for _ in range(rounds):
+        x = opt.ask()
+        opt.tell(x, f(x) + rng.uniform(-noise, noise))
+
+
+def check_b_invariants(opt):
+    left = opt.partition.left
+    for node in range(opt.size):
+        u, b = opt.upper_bound[node], opt.b_value[node]
+        assert b <= u
+        child = left[node]
+        if child < 0:
+            assert b == u
+        else:
+            assert b == min(u, max(opt.b_value[child], opt.b_value[child + 1]))
+
+
+def check_upper_bounds(opt):
+    """U = mean + OE_h + SE for every pulled node, +inf for unpulled ones (exact, at the current round)."""
+    for node in range(opt.size):
+        if opt.count[node] == 0:
+            assert math.isinf(opt.upper_bound[node])
+        else:
+            h = opt.partition.depth[node]
+            expected = opt.mean[node] + opt.oe(h) + opt.se(node)
+            assert opt.upper_bound[node] == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("name", TREE_ALGORITHMS)
+def test_b_invariants_hold_after_random_sequences_of_rounds(name):
+    rng = np.random.default_rng(42)
+    for trial in range(4):
+        dim = int(rng.integers(1, 4))
+        opt = make_optimizer(
+            name, [[-1.0, 1.0]] * dim, 3000, seed=trial, rho=float(rng.uniform(0.3, 0.9))
+        )
+        for _ in range(6):
+            drive(opt, int(rng.integers(1, 400)), rng)
+            check_b_invariants(opt)
+            if isinstance(opt, OSC):
+                # U refreshed whenever the log term changed; ask() brings it to the coming round
+                opt.ask()
+                check_upper_bounds(opt)
+                opt.tell(opt.ask(), 0.0)
+
+
+def test_osc_statistics_are_running_mean_and_population_variance():
+    opt = VHCT([[0.0, 1.0]], rho=0.5, seed=0)
+    rng = np.random.default_rng(1)
+    rewards: dict[int, list[float]] = {}
+    for _ in range(500):
+        x = opt.ask()
+        r = float(rng.normal())
+        opt.tell(x, r)
+        rewards.setdefault(opt._last_pulled, []).append(r)
+    for node, rs in rewards.items():
+        assert opt.count[node] == len(rs)
+        assert opt.mean[node] == pytest.approx(np.mean(rs))
+        assert opt.variance(node) == pytest.approx(np.var(rs))
+
+
+def test_osc_expands_a_leaf_exactly_when_pulls_reach_the_threshold():
+    opt = HCT([[0.0, 1.0]], rho=0.5, seed=0)
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        x = opt.ask()
+        node = opt._path[-1]
+        was_leaf = opt.partition.is_leaf(node)
+        opt.tell(x, float(rng.uniform()))
+        if was_leaf:
+            assert opt.partition.is_leaf(node) == (opt.count[node] < opt._tau[node])
+    # the traversal path only passes nodes whose T >= tau, and stops at a leaf or a node below its threshold
+    path = opt._descend()
+    for node in path[1:-1]:
+        assert opt.count[node] >= opt._tau[node]
+    end = path[-1]
+    assert opt.partition.is_leaf(end) or opt.count[end] < opt._tau[end]
+    assert opt.count[0] == 0  # the root is never pulled
+
+
+def test_traversal_report_describes_the_next_path():
+    opt = VHCT([[0.0, 1.0]], rho=0.75, seed=0)
+    drive(opt, 700, np.random.default_rng(0))
+    report = opt.traversal_report()
+    x = opt.ask()
+    assert [row["depth"] for row in report] == list(range(len(report)))
+    assert report[-1]["depth"] == opt.partition.depth[opt._path[-1]]
+    np.testing.assert_array_equal(x, opt.partition.centre(opt._path[-1]))
+    for row in report:
+        assert row["resolution"] == pytest.approx(0.75 ** row["depth"])
+        assert row["b_value"] <= row["upper_bound"]
+
+
+def test_vhct_goes_deeper_than_hct_under_low_noise():
+    def garland(x):
+        x = x[0]
+        return x * (1 - x) * (4 - math.sqrt(abs(math.sin(60 * x))))
+
+    depths = {}
+    for name in ("VHCT", "HCT"):
+        opt = make_optimizer(name, [[0.0, 1.0]], 3000, seed=0, rho=0.75)
+        drive(opt, 3000, np.random.default_rng(0), f=garland, noise=0.05)
+        depths[name] = opt.tree_depth
+    assert depths["VHCT"] > depths["HCT"]
+
+
+def test_polynomial_descriptor_runs_on_the_counterexample():
+    def g(x):
+        return 1.0 if x[0] == 0 else 1 + 1 / math.log(x[0])
+
+    opt = VHCT([[0.0, 1 / math.e]], rho=0.75, resolution={"kind": "polynomial", "a": 2, "p": 1}, seed=0)
+    assert isinstance(opt.resolution, Polynomial)
+    drive(opt, 2000, np.random.default_rng(0), f=g, noise=0.05)
+    check_b_invariants(opt)
+    assert g(opt.recommend()) > 0.7
+
+
+def test_custom_callable_resolution_and_quantifier():
+    opt = OSC(
+        [[0.0, 1.0]],
+        resolution=lambda h: 1.0 / (h + 1),
+        uncertainty=Hoeffding(c=0.2),
+        schedule=ConfidenceSchedule(delta=0.05, c1=1.0),
+        seed=0,
+    )
+    drive(opt, 500, np.random.default_rng(0))
+    check_b_invariants(opt)
+    with pytest.raises(ValueError, match="resolution"):
+        OSC(
+            [[0.0, 1.0]],
+            resolution=lambda h: -1.0,
+            uncertainty=Bernstein(),
+            schedule=ConfidenceSchedule(),
+        )
+
+
+@pytest.mark.parametrize("name", ALL_TREE_BASED)
+def test_same_seed_same_points_different_seed_different_points(name):
+    def points(seed):
+        opt = make_optimizer(name, [[0.0, 1.0], [-2.0, 2.0]], 500, seed=seed)
+        rng = np.random.default_rng(0)
+        out = []
+        for _ in range(300):
+            x = opt.ask()
+            out.append(x)
+            opt.tell(x, bumpy(x) + rng.uniform(-0.1, 0.1))
+        return np.array(out), opt.recommend()
+
+    a, rec_a = points(7)
+    b, rec_b = points(7)
+    c, _ = points(8)
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(rec_a, rec_b)
+    assert not np.array_equal(a, c)
+
+
+@pytest.mark.parametrize("name", ALL_TREE_BASED)
+def test_points_stay_in_the_domain(name):
+    domain = np.array([[-3.0, -1.0], [10.0, 20.0]])
+    opt = make_optimizer(name, domain, 400, seed=1)
+    drive(opt, 400, np.random.default_rng(1))
+    x = opt.recommend()
+    assert np.all(x >= domain[:, 0]) and np.all(x <= domain[:, 1])
+
+
+@pytest.mark.parametrize("name", ALL_TREE_BASED)
+def test_protocol_errors(name):
+    opt = make_optimizer(name, [[0.0, 1.0]], 100, seed=0)
+    with pytest.raises(ValueError, match="without a pending ask"):
+        opt.tell([0.5], 1.0)
+    x = opt.ask()
+    np.testing.assert_array_equal(opt.ask(), x)  # asking again returns the same pending point
+    for bad in (float("nan"), float("inf"), "abc"):
+        with pytest.raises(ValueError, match="reward"):
+            opt.tell(x, bad)
+    with pytest.raises(ValueError, match="pending point"):
+        opt.tell(x + 0.1, 1.0)
+    opt.tell(x, 1.0)
+    assert opt.t == 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"domain": []}, "domain"),
+        ({"domain": [[1.0, 0.0]]}, "inverted"),
+        ({"domain": [[0.0, 0.0]]}, "empty or inverted"),
+        ({"rho": 0.0}, "rho"),
+        ({"rho": 1.0}, "rho"),
+        ({"nu": 0.0}, "nu"),
+        ({"c": -1.0}, "c must"),
+        ({"delta": 0.0}, "delta"),
+        ({"delta": 1.0}, "delta"),
+        ({"b": 0.0}, "b must"),
+        ({"split": "diagonal"}, "split"),
+    ],
+)
+@pytest.mark.parametrize("factory", [VHCT, HCT])
+def test_osc_argument_errors_name_the_argument(factory, kwargs, message):
+    args = {"domain": [[0.0, 1.0]], **kwargs}
+    with pytest.raises(ValueError, match=message):
+        factory(**args)
+
+
+def test_other_argument_errors():
+    with pytest.raises(ValueError, match="rho"):
+        TruncatedHOO([[0, 1]], 100, rho=1.5)
+    with pytest.raises(ValueError, match="horizon"):
+        TruncatedHOO([[0, 1]], 0)
+    with pytest.raises(ValueError, match="rho_max"):
+        POO([[0, 1]], 100, rho_max=1.0)
+    with pytest.raises(ValueError, match="nu_max"):
+        PCT([[0, 1]], nu_max=0)
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        make_optimizer("SOO", [[0, 1]], 10)
+    with pytest.raises(ValueError, match="does not accept"):
+        make_optimizer("VHCT", [[0, 1]], 10, rho_max=0.9)
+    assert {"rho", "nu", "c", "delta", "b", "resolution", "split"} <= algorithm_params("VHCT")
+    assert algorithm_params("POO") == {"rho_max", "nu_max", "split"}
+
+
+def test_truncated_hoo_never_exceeds_its_depth_and_credits_the_path():
+    opt = TruncatedHOO([[0.0, 1.0]], 1000, rho=0.5, seed=0)
+    assert (
+        opt.max_depth
+        == truncation_depth(1000, 1.0, 0.5)
+        == math.ceil(0.5 * math.log(1000) / math.log(2))
+    )
+    drive(opt, 1000, np.random.default_rng(0))
+    assert opt.tree_depth == opt.max_depth
+    assert opt.count[0] == 1000  # every round credits the root
+    for node in range(opt.size):
+        child = opt.partition.left[node]
+        if child >= 0 and opt.count[node] > 0:
+            # a node's pulls are its own (it was a leaf once) plus its children's
+            assert opt.count[node] in (
+                opt.count[child] + opt.count[child + 1],
+                opt.count[child] + opt.count[child + 1] + 1,
+            )
+    check_b_invariants(opt)
+
+
+def test_poo_grows_its_grid_and_pct_restarts_in_doubling_epochs():
+    poo = POO([[0.0, 1.0]], 2000, rho_max=0.9, seed=0)
+    drive(poo, 2000, np.random.default_rng(0))
+    rhos = [inst.rho for inst in poo.instances]
+    assert len(rhos) > 4 and max(rhos) == 0.9 and all(0 < r <= 0.9 for r in rhos)
+    assert sum(inst.pulls for inst in poo.instances) == 2000
+    assert rho_grid(4, 0.9) == pytest.approx([0.9**8, 0.9 ** (8 / 3), 0.9 ** (8 / 5), 0.9 ** (8 / 7)])
+
+    pct = PCT([[0.0, 1.0]], seed=0, first_epoch=64)
+    drive(pct, 64 + 128 + 10, np.random.default_rng(0))
+    assert pct._epoch_budget == 256 and pct._gpo.budget == 256
+
+    gpo = GPO([[0.0, 1.0]], 400, seed=0)
+    drive(gpo, 400, np.random.default_rng(0))
+    assert len(gpo.candidates) == gpo.n_phases
+    assert all(c[1].pulls == gpo.phase_length for c in gpo.candidates)
