@@ -1,0 +1,26 @@
+"""Hierarchical-bandit black-box optimizers of the OSC framework (VHCT, HCT, T-HOO, POO, PCT).
+
+Reference replication of Li, Wang, Cheng and Song, "Optimum-statistical Collaboration
+Towards General and Efficient Black-box Optimization" (TMLR 2023). All optimizers
+maximize and share ``ask() / tell(point, reward) / recommend()``.
+"""
+
+from .base import Optimizer
+from .hoo import TruncatedHOO
+from .parallel import PCT, POO
+from .registry import algorithm_names, make_optimizer
+from .tree import HCT, OSC, VHCT
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "HCT",
+    "OSC",
+    "PCT",
+    "POO",
+    "VHCT",
+    "Optimizer",
+    "TruncatedHOO",
+    "algorithm_names",
+    "make_optimizer",
+]
