@@ -147,6 +147,8 @@ def run_experiment(
         "recommendation_value": float(
             f(recommendation, seed=(seed, 0)) if f.stochastic else f(recommendation)
         ),
+        "tree_depth": getattr(optimizer, "tree_depth", None),
+        "tree_size": getattr(optimizer, "size", None),
         "wall_seconds": wall,
         "versions": package_versions(),
     }
