@@ -1,0 +1,331 @@
+"""Download and verify the data files of the real-data experiments.
+
+Each file is described by a :class:`DataFile` spec (it comes from the config): its path
+relative to the data directory, the URLs to try (official first) and its checksums.
+:func:`fetch_file` tries every URL, then a local mirror directory (argument, then the
+``VHCT_DATA_MIRROR`` environment variable), verifies what it got and moves it into place
+atomically. When no source yields a verified file it raises :class:`DownloadError` naming
+the file, every source tried with the reason it failed, and how to use a mirror. A failed
+fetch leaves nothing behind.
+
+Checksums: ``sha256`` and ``md5`` are of the file bytes; ``content_sha256`` (``.gz`` files
+only) is of the decompressed bytes, because mirrors recompress gzip files while keeping
+their content. A file passes when at least one declared checksum matches; a ``.gz`` file
+must also decompress completely (a truncated or corrupted gzip never passes).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import logging
+import os
+import re
+import shutil
+import tempfile
+import urllib.error
+import urllib.request
+import zlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from http.client import HTTPException
+from pathlib import Path, PurePosixPath
+
+logger = logging.getLogger(__name__)
+
+#: environment variable naming a local mirror directory (files at ``<mirror>/<path>``)
+MIRROR_ENV = "VHCT_DATA_MIRROR"
+#: config key naming a local mirror directory (quoted in error messages)
+MIRROR_CONFIG_KEY = "data.mirror"
+#: seconds a URL may stall (connect or read) before it is abandoned
+DEFAULT_TIMEOUT = 60.0
+#: bytes read at a time when downloading, copying and hashing
+CHUNK_SIZE = 1 << 20
+#: URL schemes urllib can fetch
+URL_SCHEMES = ("http://", "https://", "ftp://", "file://")
+#: keys a spec may have
+SPEC_KEYS = frozenset({"path", "urls", "sha256", "content_sha256", "md5", "description"})
+#: hex-digest length of each checksum kind
+DIGEST_LENGTHS = {"sha256": 64, "content_sha256": 64, "md5": 32}
+GZIP_SUFFIX = ".gz"
+
+
+class VerificationError(Exception):
+    """A file is missing, is not a complete gzip file, or matches none of its checksums."""
+
+
+class DownloadError(Exception):
+    """No source yielded a verified copy of a data file."""
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """Where a data file goes, where it comes from, and how to recognise it."""
+
+    path: str
+    urls: tuple[str, ...] = ()
+    sha256: str | None = None
+    content_sha256: str | None = None
+    md5: str | None = None
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        rel = PurePosixPath(self.path) if isinstance(self.path, str) else None
+        if rel is None or not self.path or rel.is_absolute() or ".." in rel.parts or "\\" in self.path:
+            raise ValueError(f"data file 'path' must be relative, inside the data dir, got {self.path!r}")
+        if isinstance(self.urls, str) or not all(isinstance(u, str) for u in self.urls):
+            raise ValueError(f"data file {self.path!r}: 'urls' must be a list of strings, got {self.urls!r}")
+        object.__setattr__(self, "urls", tuple(self.urls))
+        for url in self.urls:
+            if not url.lower().startswith(URL_SCHEMES):
+                raise ValueError(f"data file {self.path!r}: 'urls' entry {url!r} is not one of {URL_SCHEMES}")
+        for key, length in DIGEST_LENGTHS.items():
+            value = getattr(self, key)
+            if value is None:
+                continue
+            if not isinstance(value, str) or not re.fullmatch(f"[0-9a-fA-F]{{{length}}}", value):
+                msg = f"data file {self.path!r}: '{key}' must be {length} hex digits, got {value!r}"
+                raise ValueError(msg)
+            object.__setattr__(self, key, value.lower())
+        if self.content_sha256 is not None and not self.is_gzip:
+            raise ValueError(f"data file {self.path!r}: 'content_sha256' needs a {GZIP_SUFFIX} path")
+        if not self.checksums:
+            raise ValueError(f"data file {self.path!r}: give at least one of {sorted(DIGEST_LENGTHS)}")
+
+    @classmethod
+    def from_dict(cls, spec: Mapping[str, object]) -> DataFile:
+        """Build a spec from a config mapping; unknown keys are errors."""
+        if not isinstance(spec, Mapping):
+            raise ValueError(f"data file spec must be a mapping, got {spec!r}")
+        unknown = sorted(set(spec) - SPEC_KEYS)
+        if unknown:
+            raise ValueError(f"data file spec has unknown key(s) {unknown}; allowed: {sorted(SPEC_KEYS)}")
+        if "path" not in spec:
+            raise ValueError(f"data file spec lacks the key 'path': {dict(spec)!r}")
+        urls = spec.get("urls") or ()
+        if isinstance(urls, str) or not isinstance(urls, list | tuple):
+            raise ValueError(f"data file {spec['path']!r}: 'urls' must be a list of strings, got {urls!r}")
+        return cls(**{**spec, "urls": tuple(urls)})  # type: ignore[arg-type]
+
+    @property
+    def is_gzip(self) -> bool:
+        """True for a ``.gz`` path: the file must decompress completely."""
+        return self.path.endswith(GZIP_SUFFIX)
+
+    @property
+    def checksums(self) -> dict[str, str]:
+        """The declared checksums, by kind."""
+        return {k: v for k in DIGEST_LENGTHS if (v := getattr(self, k)) is not None}
+
+
+def as_data_file(spec: DataFile | Mapping[str, object]) -> DataFile:
+    """Accept a spec or its config mapping."""
+    return spec if isinstance(spec, DataFile) else DataFile.from_dict(spec)
+
+
+def compute_digests(path: Path, spec: DataFile) -> dict[str, str]:
+    """Hex digests of ``path`` for the checksum kinds ``spec`` declares.
+
+    A ``.gz`` file is always decompressed to the end, so truncation and CRC errors surface
+    here as :class:`VerificationError` even when only byte checksums are declared.
+    """
+    raw = {"sha256": hashlib.sha256(), "md5": hashlib.md5(usedforsecurity=False)}
+    with open(path, "rb") as fh:
+        while chunk := fh.read(CHUNK_SIZE):
+            for h in raw.values():
+                h.update(chunk)
+    digests = {k: raw[k].hexdigest() for k in ("sha256", "md5") if k in spec.checksums}
+    if spec.is_gzip:
+        content = hashlib.sha256()
+        try:
+            with gzip.open(path, "rb") as fh:
+                while chunk := fh.read(CHUNK_SIZE):
+                    content.update(chunk)
+        except (EOFError, OSError, zlib.error) as exc:
+            raise VerificationError(f"{path.name} is not a complete gzip file ({exc})") from exc
+        digests["content_sha256"] = content.hexdigest()
+    return {k: v for k, v in digests.items() if k in spec.checksums}
+
+
+def verify_file(path: Path | str, spec: DataFile | Mapping[str, object]) -> None:
+    """Raise :class:`VerificationError` unless ``path`` matches at least one checksum of ``spec``."""
+    spec, path = as_data_file(spec), Path(path)
+    if not path.is_file():
+        raise VerificationError(f"{path} does not exist")
+    actual = compute_digests(path, spec)
+    if any(actual[k] == expected for k, expected in spec.checksums.items()):
+        return
+    detail = "; ".join(f"{k} expected {v}, got {actual[k]}" for k, v in spec.checksums.items())
+    raise VerificationError(f"checksum mismatch ({detail})")
+
+
+def mirror_dirs(mirror: Path | str | None = None) -> list[tuple[Path, str]]:
+    """Mirror directories to try, in order: the argument (config), then ``$VHCT_DATA_MIRROR``."""
+    found: list[tuple[Path, str]] = []
+    env = os.environ.get(MIRROR_ENV)
+    for value, origin in ((mirror, "config"), (env, MIRROR_ENV)):
+        if value is not None and str(value) != "":
+            folder = Path(value).expanduser()
+            if all(folder != known for known, _ in found):
+                found.append((folder, origin))
+    return found
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a rename in ``folder`` durable (best effort where directories cannot be opened)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _copy_url(url: str, out, timeout: float) -> None:
+    """Stream ``url`` into the open file ``out``; a short transfer is an error."""
+    with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 (schemes checked in DataFile)
+        expected = resp.headers.get("Content-Length") if hasattr(resp, "headers") else None
+        total = 0
+        while chunk := resp.read(CHUNK_SIZE):
+            out.write(chunk)
+            total += len(chunk)
+    if expected is not None and expected.isdigit() and total != int(expected):
+        raise VerificationError(f"truncated transfer: got {total} of {expected} bytes")
+
+
+def _reason(exc: BaseException, timeout: float) -> str:
+    """One line saying why a source failed."""
+    if isinstance(exc, urllib.error.HTTPError):
+        return f"HTTP {exc.code} {exc.reason}"
+    if isinstance(exc, urllib.error.URLError):
+        if isinstance(exc.reason, TimeoutError):
+            return f"timeout after {timeout:g} s"
+        return f"unreachable ({exc.reason})"
+    if isinstance(exc, TimeoutError):
+        return f"timeout after {timeout:g} s"
+    if isinstance(exc, VerificationError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _try_source(kind: str, where: str, tmp_dir: Path, spec: DataFile, dest: Path, timeout: float) -> None:
+    """Fetch one source into a temp file in ``tmp_dir``, verify it, move it to ``dest``.
+
+    Raises on any failure; the temp file is removed in every case except success.
+    """
+    fd, tmp_name = tempfile.mkstemp(dir=tmp_dir, prefix=f".{dest.name}.", suffix=".part")
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            if kind == "url":
+                _copy_url(where, out, timeout)
+            else:
+                with open(where, "rb") as src:
+                    shutil.copyfileobj(src, out, CHUNK_SIZE)
+            out.flush()
+            os.fsync(out.fileno())
+        verify_file(tmp, spec)
+        os.replace(tmp, dest)
+        _fsync_dir(dest.parent)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _make_parents(folder: Path) -> list[Path]:
+    """Create ``folder`` and missing parents; return the ones created, deepest first."""
+    created = []
+    probe = folder
+    while not probe.exists():
+        created.append(probe)
+        probe = probe.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    return created
+
+
+def _mirror_help(spec: DataFile) -> str:
+    return (
+        f"To use a local copy, place the file at <mirror>/{spec.path} and set "
+        f"{MIRROR_ENV}=/path/to/mirror or the config key '{MIRROR_CONFIG_KEY}'."
+    )
+
+
+def fetch_file(
+    spec: DataFile | Mapping[str, object],
+    dest_dir: Path | str,
+    mirror: Path | str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> Path:
+    """Make ``dest_dir/spec.path`` a verified copy of the file and return its path.
+
+    A present file that verifies is kept. Otherwise each URL is tried in order, then each
+    mirror directory (``mirror``, then ``$VHCT_DATA_MIRROR``); the first verified copy is
+    moved into place atomically. If none verifies, :class:`DownloadError` is raised and
+    nothing is left behind (a present file that failed verification is removed too).
+    """
+    spec = as_data_file(spec)
+    if not (isinstance(timeout, int | float) and timeout > 0):
+        raise ValueError(f"timeout must be a number > 0, got {timeout!r}")
+    dest = Path(dest_dir) / spec.path
+    if dest.exists():
+        try:
+            verify_file(dest, spec)
+        except VerificationError as exc:
+            logger.warning("%s: present copy fails verification (%s); fetching again", spec.path, exc)
+        else:
+            logger.info("%s: present and verified, kept", spec.path)
+            return dest
+
+    sources = [("url", url, url) for url in spec.urls]
+    for folder, origin in mirror_dirs(mirror):
+        sources.append(("mirror", str(folder / spec.path), f"mirror {folder} ({origin})"))
+    created = _make_parents(dest.parent)
+    failures: list[str] = []
+    for kind, where, label in sources:
+        logger.info("%s: trying %s", spec.path, label)
+        if kind == "mirror" and not Path(where).is_file():
+            failures.append(f"{label}: missing in mirror ({where})")
+            logger.info("%s: %s", spec.path, failures[-1])
+            continue
+        try:
+            _try_source(kind, where, dest.parent, spec, dest, timeout)
+        except (OSError, HTTPException, VerificationError, ValueError) as exc:
+            failures.append(f"{label}: {_reason(exc, timeout)}")
+            logger.info("%s: %s", spec.path, failures[-1])
+            continue
+        logger.info("%s: fetched and verified from %s", spec.path, label)
+        return dest
+
+    removed = ""
+    if dest.is_file():
+        dest.unlink()
+        removed = f"\nThe present copy at {dest} failed verification and was removed."
+    for folder in created:
+        if folder.exists() and not any(folder.iterdir()):
+            folder.rmdir()
+    tried = "\n".join(f"  - {line}" for line in failures) or "  (no URL given and no mirror configured)"
+    raise DownloadError(
+        f"could not fetch data file '{spec.path}' into {Path(dest_dir)}; sources tried:\n{tried}{removed}\n"
+        + _mirror_help(spec)
+    )
+
+
+def fetch_all(
+    specs: Iterable[DataFile | Mapping[str, object]],
+    dest_dir: Path | str,
+    mirror: Path | str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> list[Path]:
+    """Fetch every spec; report all failures together in one :class:`DownloadError`."""
+    paths, errors = [], []
+    for spec in specs:
+        try:
+            paths.append(fetch_file(spec, dest_dir, mirror=mirror, timeout=timeout))
+        except DownloadError as exc:
+            errors.append(str(exc))
+    if errors:
+        raise DownloadError("\n\n".join(errors))
+    return paths

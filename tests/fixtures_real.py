@@ -1,0 +1,75 @@
+"""Small files with the real data formats, generated at test time.
+
+``write_landmine_mat`` writes a MATLAB file shaped like ``LandmineData.mat`` (``feature`` and
+``label``: 1 x n_fields cell arrays of (n, 9) floats and (n, 1) 0/1 labels);
+``write_mnist_dir`` writes gzip-compressed IDX files with MNIST's names, magic numbers and
+layout. Both carry a learnable signal so an objective's value depends on its arguments.
+"""
+
+from __future__ import annotations
+
+import gzip
+import struct
+from pathlib import Path
+
+import numpy as np
+import scipy.io
+
+LANDMINE_FEATURES = 9
+IMAGE_MAGIC = 2051
+LABEL_MAGIC = 2049
+SIDE = 28
+N_CLASSES = 10
+MNIST_NAMES = {
+    "train": ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
+    "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"),
+}
+
+
+def write_landmine_mat(path: Path, n_fields: int = 3, n_per_field: int = 80, seed: int = 0) -> Path:
+    """Write a small Landmine-like .mat file: positives (~25%) are shifted in a few features."""
+    rng = np.random.default_rng(seed)
+    features = np.empty((1, n_fields), dtype=object)
+    labels = np.empty((1, n_fields), dtype=object)
+    for k in range(n_fields):
+        y = (rng.random(n_per_field) < 0.25).astype(np.uint8)
+        y[:4] = [1, 1, 0, 0]  # both classes, enough of each to stratify
+        x = rng.normal(size=(n_per_field, LANDMINE_FEATURES))
+        x[:, :3] += 1.2 * y[:, None] * rng.normal(1.0, 0.5, size=(n_per_field, 3))
+        features[0, k] = x
+        labels[0, k] = y.reshape(-1, 1)
+    scipy.io.savemat(path, {"feature": features, "label": labels})
+    return path
+
+
+def idx_images_bytes(images: np.ndarray, magic: int = IMAGE_MAGIC) -> bytes:
+    """IDX3 bytes of uint8 images of shape (n, rows, cols)."""
+    n, rows, cols = images.shape
+    return struct.pack(">IIII", magic, n, rows, cols) + images.astype(np.uint8).tobytes()
+
+
+def idx_labels_bytes(labels: np.ndarray, magic: int = LABEL_MAGIC) -> bytes:
+    """IDX1 bytes of uint8 labels of shape (n,)."""
+    return struct.pack(">II", magic, len(labels)) + labels.astype(np.uint8).tobytes()
+
+
+def synthetic_digits(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Images whose class shows as a bright horizontal band at a class-specific height, plus noise."""
+    labels = rng.integers(0, N_CLASSES, size=n).astype(np.uint8)
+    images = rng.integers(0, 60, size=(n, SIDE, SIDE)).astype(np.uint8)
+    for i, c in enumerate(labels):
+        row = 2 + 2 * int(c)
+        images[i, row : row + 3, 4:24] = rng.integers(180, 256, size=(3, 20))
+    return images, labels
+
+
+def write_mnist_dir(folder: Path, n_train: int = 120, n_test: int = 150, seed: int = 0) -> Path:
+    """Write the four MNIST .gz IDX files (with ``n_train`` and ``n_test`` images) into ``folder``."""
+    rng = np.random.default_rng(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    for split, n in (("train", n_train), ("test", n_test)):
+        images, labels = synthetic_digits(n, rng)
+        image_name, label_name = MNIST_NAMES[split]
+        (folder / image_name).write_bytes(gzip.compress(idx_images_bytes(images)))
+        (folder / label_name).write_bytes(gzip.compress(idx_labels_bytes(labels)))
+    return folder
