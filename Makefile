@@ -1,0 +1,52 @@
+# Two commands on a fresh machine:  make figures   and   make test
+# Both create .venv from pyproject.toml when it is absent (python3.11 -m venv .venv &&
+# .venv/bin/pip install -e .[test]) and reinstall when pyproject.toml changes.
+
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.vhct-installed
+CORES ?= all
+CONFIG ?= config/config.yaml
+SNAKEMAKE := $(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG)
+
+.PHONY: all venv figures paper test lint dry-run slurm-dry-run clean
+
+all: figures
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -e ".[test]"
+	touch $(STAMP)
+
+## venv: create .venv and install the project with its test extra (when absent or stale)
+venv: $(STAMP)
+
+## figures: the whole pipeline with the default (reduced-scale) config on all cores
+figures: $(STAMP)
+	$(SNAKEMAKE)
+
+## paper: the pipeline at the paper's scale (20 seeds, paper horizons)
+paper: $(STAMP)
+	$(MAKE) figures CONFIG=config/paper.yaml
+
+## test: the test suite
+test: $(STAMP)
+	$(BIN)/pytest
+
+## lint: ruff and snakemake --lint
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/snakemake --lint
+
+## dry-run: show the jobs the pipeline would run
+dry-run: $(STAMP)
+	$(SNAKEMAKE) --dry-run
+
+slurm-dry-run: $(STAMP)
+	$(BIN)/snakemake --profile workflow/profiles/slurm --configfile $(CONFIG) --dry-run
+
+## clean: remove generated results, figures and logs (keeps data/ downloads)
+clean:
+	rm -rf results logs
+	find figures -type f ! -name .gitkeep -delete

@@ -1,0 +1,30 @@
+"""VHCT replication pipeline: config -> data files -> runs -> aggregates -> figures.
+
+    snakemake --cores 2                               # default config, every figure
+    snakemake --cores 2 --configfile config/paper.yaml
+    snakemake --cores 2 figures/fig3a_garland.pdf      # one figure and only what it needs
+
+Rule files under workflow/rules/ are included in sorted order after common.smk, so a new
+rule family (e.g. an audit) is a new .smk file that may append to EXTRA_TARGETS.
+"""
+
+from pathlib import Path
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+include: "workflow/rules/common.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        all_targets,
+
+
+for _rule_file in sorted(Path(workflow.basedir, "workflow", "rules").glob("*.smk")):
+    if _rule_file.name != "common.smk":
+
+        include: str(_rule_file)

@@ -1,0 +1,174 @@
+"""Aggregate the per-round tables of one experiment across seeds.
+
+Three tables: ``regret`` (mean and standard deviation of the cumulative regret at every round,
+per setting), ``final`` (the last round of each setting) and ``timing`` (wall times). The first
+two depend only on the run results, never on wall time, and are written with a fixed float
+format so that two complete runs of the pipeline give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+#: float format of the written tables (fixed, so equal numbers give equal bytes)
+FLOAT_FORMAT = "%.12g"
+#: columns of a run table the aggregates read
+RUN_COLUMNS = ["t", "value", "regret", "cumulative_regret", "step_seconds"]
+REGRET_COLUMNS = ["setting", "algorithm", "t", "n_seeds", "mean", "std"]
+FINAL_COLUMNS = [
+    "setting",
+    "algorithm",
+    "label",
+    "horizon",
+    "n_seeds",
+    "final_mean",
+    "final_std",
+    "average_mean",
+    "average_std",
+    "best_value_mean",
+    "best_value_std",
+]
+TIMING_COLUMNS = [
+    "setting",
+    "algorithm",
+    "seed",
+    "rounds",
+    "wall_seconds",
+    "step_seconds_sum",
+    "step_seconds_mean",
+]
+
+
+def read_run(path: Path | str) -> pd.DataFrame:
+    """Read the columns of one run table that aggregation needs."""
+    table = pd.read_csv(path, usecols=lambda c: c in RUN_COLUMNS)
+    missing = set(RUN_COLUMNS) - set(table.columns)
+    if missing:
+        raise ValueError(f"run table {path} lacks columns {sorted(missing)}")
+    return table
+
+
+def std_across(values: np.ndarray) -> np.ndarray:
+    """Sample standard deviation across seeds (axis 0); 0 for a single seed."""
+    if values.shape[0] < 2:
+        return np.zeros(values.shape[1])
+    return values.std(axis=0, ddof=1)
+
+
+def _stack(tables: Sequence[pd.DataFrame], column: str, setting: str) -> np.ndarray:
+    lengths = {len(t) for t in tables}
+    if len(lengths) != 1:
+        raise ValueError(f"runs of setting {setting!r} have different lengths {sorted(lengths)}")
+    return np.vstack([t[column].to_numpy(dtype=float) for t in tables])
+
+
+def regret_table(runs: Mapping[str, Sequence[pd.DataFrame]], info: Mapping[str, Mapping]) -> pd.DataFrame:
+    """Mean and std of the cumulative regret at every round, one block of rows per setting."""
+    blocks = []
+    for setting, tables in runs.items():
+        if not tables:
+            raise ValueError(f"setting {setting!r} has no runs")
+        values = _stack(tables, "cumulative_regret", setting)
+        blocks.append(
+            pd.DataFrame(
+                {
+                    "setting": setting,
+                    "algorithm": info[setting]["algorithm"],
+                    "t": tables[0]["t"].to_numpy(dtype=int),
+                    "n_seeds": len(tables),
+                    "mean": values.mean(axis=0),
+                    "std": std_across(values),
+                }
+            )
+        )
+    return pd.concat(blocks, ignore_index=True)[REGRET_COLUMNS]
+
+
+def final_table(runs: Mapping[str, Sequence[pd.DataFrame]], info: Mapping[str, Mapping]) -> pd.DataFrame:
+    """One row per setting: final cumulative and average regret, best value found (mean, std)."""
+    rows = []
+    for setting, tables in runs.items():
+        final = np.array([t["cumulative_regret"].iloc[-1] for t in tables], dtype=float)
+        horizon = len(tables[0])
+        best = np.array([t["value"].max() for t in tables], dtype=float)
+        rows.append(
+            {
+                "setting": setting,
+                "algorithm": info[setting]["algorithm"],
+                "label": info[setting].get("label", setting),
+                "horizon": horizon,
+                "n_seeds": len(tables),
+                "final_mean": final.mean(),
+                "final_std": std_across(final[:, None])[0],
+                "average_mean": final.mean() / horizon,
+                "average_std": std_across(final[:, None] / horizon)[0],
+                "best_value_mean": best.mean(),
+                "best_value_std": std_across(best[:, None])[0],
+            }
+        )
+    return pd.DataFrame(rows, columns=FINAL_COLUMNS)
+
+
+def timing_table(
+    runs: Mapping[str, Sequence[pd.DataFrame]],
+    metas: Mapping[str, Sequence[Mapping]],
+    info: Mapping[str, Mapping],
+) -> pd.DataFrame:
+    """Wall time per run (from the sidecar) and the sum/mean of the per-round step times."""
+    rows = []
+    for setting, tables in runs.items():
+        for table, meta in zip(tables, metas[setting], strict=True):
+            steps = table["step_seconds"].to_numpy(dtype=float)
+            rows.append(
+                {
+                    "setting": setting,
+                    "algorithm": info[setting]["algorithm"],
+                    "seed": meta.get("seed"),
+                    "rounds": len(table),
+                    "wall_seconds": meta.get("wall_seconds", float("nan")),
+                    "step_seconds_sum": steps.sum(),
+                    "step_seconds_mean": steps.mean(),
+                }
+            )
+    return pd.DataFrame(rows, columns=TIMING_COLUMNS)
+
+
+def write_table(table: pd.DataFrame, path: Path | str) -> None:
+    """Write a CSV atomically (temp file, then rename) with the fixed float format."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            table.to_csv(handle, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def aggregate_experiment(
+    run_paths: Mapping[str, Sequence[Path | str]],
+    info: Mapping[str, Mapping],
+    regret_path: Path | str,
+    final_path: Path | str,
+    timing_path: Path | str,
+) -> None:
+    """Read every run of an experiment (tables and JSON sidecars) and write the three tables."""
+    runs = {setting: [read_run(p) for p in paths] for setting, paths in run_paths.items()}
+    metas = {}
+    for setting, paths in run_paths.items():
+        metas[setting] = []
+        for p in paths:
+            sidecar = Path(str(p).removesuffix(".csv.gz") + ".json")
+            metas[setting].append(json.loads(sidecar.read_text(encoding="utf-8")))
+    write_table(regret_table(runs, info), regret_path)
+    write_table(final_table(runs, info), final_path)
+    write_table(timing_table(runs, metas, info), timing_path)

@@ -1,0 +1,176 @@
+"""The work behind each pipeline rule: fetch a data file, run, aggregate, draw a figure.
+
+Snakemake scripts (``workflow/scripts``) are one call into this module, so every job runs in
+its own process and can also be called from Python. Every output is written atomically
+(temporary file in the target directory, then rename): a failed or interrupted job leaves
+no partial output behind.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import platform
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+logger = logging.getLogger("vhct.jobs")
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+#: third-party loggers that are verbose at INFO (font subsetting when saving PDFs)
+QUIET_LOGGERS = ("fontTools", "matplotlib", "PIL")
+#: gzip header timestamp of run tables (fixed, so equal tables give equal bytes)
+GZIP_MTIME = 0
+
+
+def setup_logging(log_path: Path | str | None) -> None:
+    """Send this process's log records to ``log_path`` (or stderr when None)."""
+    console = logging.StreamHandler()
+    handlers: list[logging.Handler] = [console]
+    if log_path is not None:
+        console.setLevel(logging.WARNING)  # the log file has everything; the console only problems
+        Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+        handlers.append(logging.FileHandler(log_path, mode="w", encoding="utf-8"))
+    logging.basicConfig(level=logging.INFO, format=LOG_FORMAT, handlers=handlers, force=True)
+    for chatty in QUIET_LOGGERS:
+        logging.getLogger(chatty).setLevel(logging.WARNING)
+
+
+@contextmanager
+def atomic_paths(*paths: Path | str):
+    """Yield temporary paths next to ``paths``; rename them onto ``paths`` only if the block succeeds."""
+    finals = [Path(p) for p in paths]
+    temps = []
+    for final in finals:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=final.parent, prefix=f".{final.name}.", suffix=".tmp")
+        os.close(fd)
+        temps.append(Path(tmp))
+    try:
+        yield temps
+        for tmp, final in zip(temps, finals, strict=True):
+            os.replace(tmp, final)
+    finally:
+        for tmp in temps:
+            tmp.unlink(missing_ok=True)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, Path):
+        return str(value)
+    return repr(value)
+
+
+def run_job(spec: Mapping[str, Any], table_path: Path | str, meta_path: Path | str) -> None:
+    """Run one (experiment, setting, seed) and write its per-round table and JSON sidecar."""
+    from vhct.run import run_experiment
+
+    tag = (spec["experiment"], spec["setting"], int(spec["seed"]))
+    logger.info(
+        "run %s/%s/seed%d: %s on %s, horizon %d, noise %g",
+        *tag,
+        spec["algorithm"],
+        spec["objective"],
+        spec["horizon"],
+        spec["noise"],
+    )
+    start = time.perf_counter()
+    table, meta = run_experiment(
+        algorithm=spec["algorithm"],
+        params=dict(spec["params"]),
+        objective=spec["objective"],
+        objective_params=dict(spec["objective_params"]),
+        noise=float(spec["noise"]),
+        horizon=int(spec["horizon"]),
+        seed=int(spec["seed"]),
+        progress_every=int(spec["progress_every"]),
+    )
+    wall = time.perf_counter() - start
+    sidecar = {
+        "run": dict(spec),
+        "seed": int(spec["seed"]),
+        "rounds": len(table),
+        "wall_seconds": wall,
+        "python": platform.python_version(),
+        "host": platform.node(),
+        "metadata": meta,
+    }
+    with atomic_paths(table_path, meta_path) as (tmp_table, tmp_meta):
+        table.to_csv(tmp_table, index=False, compression={"method": "gzip", "mtime": GZIP_MTIME})
+        tmp_meta.write_text(json.dumps(sidecar, indent=2, default=_json_default) + "\n", encoding="utf-8")
+    final = float(table["cumulative_regret"].iloc[-1])
+    logger.info("done %s/%s/seed%d: R_n = %.6g after %d rounds in %.2f s", *tag, final, len(table), wall)
+
+
+def aggregate_job(
+    info: Mapping[str, Mapping[str, Any]],
+    run_paths: Mapping[str, Sequence[str]],
+    regret_path: Path | str,
+    final_path: Path | str,
+    timing_path: Path | str,
+) -> None:
+    """Aggregate one experiment's runs into its regret, final and timing tables."""
+    from vhct.aggregate import aggregate_experiment
+
+    logger.info("aggregating %d settings, %d runs", len(run_paths), sum(map(len, run_paths.values())))
+    aggregate_experiment(run_paths, info, regret_path, final_path, timing_path)
+    logger.info("wrote %s, %s, %s", regret_path, final_path, timing_path)
+
+
+def figure_job(
+    figure: Mapping[str, Any], regret_paths: Mapping[str, str], pdf_path: Path | str, png_path: Path | str
+) -> None:
+    """Draw one declared figure as PDF and PNG."""
+    from vhct import plots
+
+    logger.info("figure %s (%s, %d panels)", figure["name"], figure["kind"], len(figure["panels"]))
+    plots.make_figure(figure, regret_paths, pdf_path, png_path)
+    logger.info("wrote %s and %s", pdf_path, png_path)
+
+
+def data_job(spec: Mapping[str, Any], data_dir: Path | str, mirror: str | None, out_path: Path | str) -> None:
+    """Fetch and verify one declared data file into ``data_dir`` (atomic, see ``vhct.data``)."""
+    from vhct.data import fetch_file
+
+    got = fetch_file(dict(spec), Path(data_dir), mirror=Path(mirror) if mirror else None)
+    if Path(got).resolve() != Path(out_path).resolve():
+        raise ValueError(f"data file spec path {spec['path']!r} does not match the rule output {out_path}")
+    logger.info("data file ready: %s", got)
+
+
+TASKS = ("data", "run", "aggregate", "figure")
+
+
+def from_snakemake(task: str, smk: Any) -> None:
+    """Entry point of the Snakemake scripts: log to the rule's log file and run one task."""
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {TASKS}, got {task!r}")
+    setup_logging(smk.log[0] if len(smk.log) else None)
+    try:
+        if task == "data":
+            out = str(smk.output[0])
+            data_dir = out[: -len(smk.params.spec["path"])] or "."
+            data_job(smk.params.spec, data_dir, smk.params.mirror, out)
+        elif task == "run":
+            run_job(smk.params.spec, smk.output.table, smk.output.meta)
+        elif task == "aggregate":
+            aggregate_job(
+                smk.params.info, smk.params.run_paths, smk.output.regret, smk.output.final, smk.output.timing
+            )
+        else:
+            figure_job(smk.params.spec, smk.params.regret_paths, smk.output.pdf, smk.output.png)
+    except Exception:
+        logger.exception("%s job failed", task)
+        raise

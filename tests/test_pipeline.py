@@ -1,0 +1,260 @@
+"""End to end: Snakemake on the tiny config, run as a subprocess into temporary directories.
+
+One complete run (module fixture) is checked for figures and tables, then re-invoked with
+nothing changed, with one run output deleted, and compared byte for byte with a second
+complete run of the aggregates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from matplotlib import image
+
+from vhct import config as vc
+from vhct.aggregate import FINAL_COLUMNS, REGRET_COLUMNS, TIMING_COLUMNS
+
+REPO = Path(__file__).resolve().parents[1]
+TINY = REPO / "config" / "tiny.yaml"
+SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
+CORES = "2"
+
+
+def snakemake(workdir: Path, *args: str, configfile: Path = TINY) -> subprocess.CompletedProcess:
+    cmd = [
+        SNAKEMAKE,
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--configfile",
+        str(configfile),
+        "--cores",
+        CORES,
+        *args,
+    ]
+    return subprocess.run(cmd, capture_output=True, text=True, check=False)
+
+
+def ok(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def mtimes(root: Path) -> dict[str, int]:
+    return {
+        str(p.relative_to(root)): p.stat().st_mtime_ns
+        for sub in ("results", "figures")
+        for p in (root / sub).rglob("*")
+        if p.is_file()
+    }
+
+
+@pytest.fixture(scope="module")
+def config() -> dict:
+    return vc.load_config(TINY)
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("pipeline")
+    ok(snakemake(root))
+    return root
+
+
+def test_every_declared_figure_is_a_valid_nonblank_image(workdir, config):
+    for name in config["figures"]:
+        pdf, png = workdir / "figures" / f"{name}.pdf", workdir / "figures" / f"{name}.png"
+        assert pdf.read_bytes()[:5] == b"%PDF-", name
+        assert pdf.stat().st_size > 1000, name
+        pixels = image.imread(png)[..., :3]
+        assert pixels.shape[0] > 200 and pixels.shape[1] > 200, name
+        assert pixels.std() > 0.05, f"{name} looks blank"
+        assert (pixels < 0.5).mean() > 0.001, f"{name} has almost no dark pixels"
+
+
+def test_aggregate_tables_have_expected_rows_and_columns(workdir, config):
+    for name, exp in config["experiments"].items():
+        folder = workdir / "results" / "aggregates" / name
+        regret, final = pd.read_csv(folder / "regret.csv"), pd.read_csv(folder / "final.csv")
+        timing = pd.read_csv(folder / "timing.csv")
+        assert list(regret.columns) == REGRET_COLUMNS
+        assert list(final.columns) == FINAL_COLUMNS
+        assert list(timing.columns) == TIMING_COLUMNS
+        horizons = {s: vc.run_horizon(config, name, s) for s in exp["settings"]}
+        assert len(regret) == sum(horizons.values())
+        assert final["setting"].tolist() == exp["settings"]
+        assert dict(zip(final["setting"], final["horizon"], strict=True)) == horizons
+        assert set(regret["n_seeds"]) == {len(vc.seeds(config, name))}
+        assert len(timing) == len(exp["settings"]) * len(vc.seeds(config, name))
+        for setting, rows in regret.groupby("setting"):
+            assert rows["t"].tolist() == list(range(1, horizons[setting] + 1))
+            assert np.all(np.diff(rows["mean"]) >= -1e-9), "cumulative regret decreased"
+            assert (rows["std"] >= 0).all()
+
+
+def test_runs_have_tables_sidecars_and_logs(workdir, config):
+    for exp, setting, seed in vc.run_jobs(config):
+        base = workdir / "results" / "runs" / exp / setting / f"seed{seed}"
+        table = pd.read_csv(f"{base}.csv.gz")
+        assert len(table) == vc.run_horizon(config, exp, setting)
+        meta = yaml.safe_load(Path(f"{base}.json").read_text())
+        assert meta["seed"] == seed and meta["run"]["setting"] == setting and meta["wall_seconds"] > 0
+        assert "numpy" in meta["metadata"]["versions"]
+        assert (workdir / "logs" / "run" / exp / setting / f"seed{seed}.log").stat().st_size > 0
+    assert not list((workdir / "results").rglob("*.tmp"))
+
+
+def test_second_invocation_runs_nothing(workdir):
+    before = mtimes(workdir)
+    result = ok(snakemake(workdir))
+    assert "Nothing to be done" in result.stdout + result.stderr
+    assert mtimes(workdir) == before
+
+
+def test_deleting_one_run_reruns_only_it_and_its_dependents(workdir, config):
+    target = workdir / "results" / "runs" / "counterexample" / "VHCT-phi2overh" / "seed7.csv.gz"
+    before = mtimes(workdir)
+    target.unlink()
+    ok(snakemake(workdir))
+    after = mtimes(workdir)
+    assert set(after) == set(before)
+    changed = {p for p in after if after[p] != before[p]}
+    dependents = {
+        f"figures/{f}.{e}"
+        for f in config["figures"]
+        if "counterexample" in vc.figure_experiments(config, f)
+        for e in ("pdf", "png")
+    }
+    required = {
+        "results/runs/counterexample/VHCT-phi2overh/seed7.csv.gz",
+        "results/runs/counterexample/VHCT-phi2overh/seed7.json",
+        *(f"results/aggregates/counterexample/{t}.csv" for t in ("regret", "final", "timing")),
+        *dependents,
+    }
+    assert dependents == {"figures/regret.pdf", "figures/regret.png"}
+    assert required <= changed
+    # nothing else of the run -> aggregate -> figure chain moved (targets of other rule
+    # families reading that run, e.g. an audit, may rerun too)
+    chain = {p for p in after if p.startswith(("results/runs/", "results/aggregates/", "figures/"))}
+    assert (changed & chain) == required
+
+
+def test_two_complete_runs_give_identical_aggregates(workdir, config, tmp_path):
+    targets = [f"results/aggregates/{e}/{t}.csv" for e in config["experiments"] for t in ("regret", "final")]
+    ok(snakemake(tmp_path, *targets))
+    for target in targets:
+        assert (tmp_path / target).read_bytes() == (workdir / target).read_bytes(), target
+    assert not (tmp_path / "figures").exists()
+
+
+def test_one_figure_alone_runs_only_what_it_needs(tmp_path):
+    result = ok(snakemake(tmp_path, "figures/function_1d.pdf"))
+    assert (tmp_path / "figures" / "function_1d.png").exists()
+    assert not (tmp_path / "results").exists()
+    assert "rule run:" not in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("mutate", "key"),
+    [
+        (lambda c: c["settings"]["POO"].update(algorithm="NOPE"), "['settings']['POO']['algorithm']"),
+        (lambda c: c["experiments"]["garland"].update(horizon=-3), "['experiments']['garland']['horizon']"),
+        (lambda c: c["experiments"]["garland"].pop("seeds"), "'seeds' is a required property"),
+        (
+            lambda c: c["figures"]["regret"]["panels"][0].update(experiment="ghost"),
+            "figures/regret/panels/0/experiment",
+        ),
+    ],
+)
+def test_invalid_config_fails_before_any_job(tmp_path, mutate, key):
+    config = yaml.safe_load(TINY.read_text(encoding="utf-8"))
+    mutate(config)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(config), encoding="utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    result = snakemake(work, configfile=bad)
+    out = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert key in out
+    assert not (work / "results").exists() and not (work / "logs").exists()
+
+
+def test_snakemake_lint_is_clean(tmp_path):
+    lint = snakemake(tmp_path, "--lint")
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def test_slurm_profile_dry_run(tmp_path):
+    profile = REPO / "workflow" / "profiles" / "slurm"
+    cmd = [
+        SNAKEMAKE,
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(tmp_path),
+        "--configfile",
+        str(TINY),
+        "--profile",
+        str(profile),
+        "--dry-run",
+    ]
+    dry = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    assert "rule run:" in dry.stdout + dry.stderr
+    assert not (tmp_path / "results").exists()
+
+
+def test_captions_state_settings_and_the_data_mode():
+    from vhct.plots import experiment_caption
+
+    exp = {"noise": 0.5, "seeds": [0, 1, 2], "horizon": 80, "objective": "garland", "objective_params": {}}
+    assert experiment_caption(exp) == "noise U(-0.5, 0.5), 3 seeds, n = 80"
+    real = dict(exp, objective="mnist", objective_params={"mode": "test-split", "data_dir": "data/mnist"})
+    assert experiment_caption(real).endswith("data: test-split")
+
+
+def test_run_jobs_wait_for_their_data_files(tmp_path):
+    source = tmp_path / "source" / "table.txt"
+    source.parent.mkdir()
+    source.write_bytes(b"landmine-like bytes\n")
+    config = yaml.safe_load(TINY.read_text(encoding="utf-8"))
+    config["data"] = {
+        "files": {
+            "table": {
+                "path": "fixtures/table.txt",
+                "urls": [source.as_uri()],
+                "md5": hashlib.md5(source.read_bytes()).hexdigest(),
+            }
+        }
+    }
+    config["experiments"]["counterexample"]["data"] = ["table"]
+    path = tmp_path / "with-data.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    ok(snakemake(work, "results/runs/counterexample/VHCT-rho0.75/seed3.csv.gz", configfile=path))
+    assert (work / "data" / "fixtures" / "table.txt").read_bytes() == source.read_bytes()
+    assert (work / "logs" / "data" / "fixtures" / "table.txt.log").exists()
+    assert not (work / "results" / "runs" / "garland").exists()
+
+
+def test_atomic_paths_leave_nothing_on_failure(tmp_path):
+    from vhct.jobs import atomic_paths
+
+    final = tmp_path / "out" / "table.csv"
+    with pytest.raises(RuntimeError), atomic_paths(final) as (tmp,):
+        tmp.write_text("partial")
+        raise RuntimeError("interrupted")
+    assert not final.exists() and list(final.parent.iterdir()) == []
+    with atomic_paths(final) as (tmp,):
+        tmp.write_text("complete")
+    assert final.read_text() == "complete" and list(final.parent.iterdir()) == [final]

@@ -1,0 +1,5 @@
+"""Snakemake script: aggregate one experiment's runs (all work is in vhct.jobs)."""
+
+from vhct.jobs import from_snakemake
+
+from_snakemake("aggregate", snakemake)  # noqa: F821 (injected by Snakemake)

@@ -1,0 +1,5 @@
+"""Snakemake script: fetch and verify one data file (all work is in vhct.jobs)."""
+
+from vhct.jobs import from_snakemake
+
+from_snakemake("data", snakemake)  # noqa: F821 (injected by Snakemake)

@@ -1,0 +1,5 @@
+"""Snakemake script: draw one figure as PDF and PNG (all work is in vhct.jobs)."""
+
+from vhct.jobs import from_snakemake
+
+from_snakemake("figure", snakemake)  # noqa: F821 (injected by Snakemake)

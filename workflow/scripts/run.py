@@ -1,0 +1,5 @@
+"""Snakemake script: run one (experiment, setting, seed) job (all work is in vhct.jobs)."""
+
+from vhct.jobs import from_snakemake
+
+from_snakemake("run", snakemake)  # noqa: F821 (injected by Snakemake)
