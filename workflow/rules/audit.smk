@@ -1,0 +1,74 @@
+"""Audit of the paper's claims (config/claims.yaml) on the runs, and captions of the report.
+
+    snakemake --cores 2 audit                     # the audit alone (and only the runs it needs)
+    snakemake --report report.html                # figures + audit, after a complete run
+
+The claims file is validated when the workflow is parsed, so a malformed one fails before any job.
+"""
+
+import vhct.audit as va
+
+CLAIMS = str(REPO / "config" / "claims.yaml")
+AUDIT_MD = "results/audit.md"
+AUDIT_JSON = "results/audit.json"
+AUDIT_HTML = "results/audit.html"
+CAPTIONS_DIR = REPO / "workflow" / "report" / "figures"
+FIGURE_CAPTION = "results/report/{figure}.rst"
+
+_CLAIMS = va.load_claims(CLAIMS)
+#: experiments some claim reads and the config runs (the others are reported "not evaluated")
+AUDIT_EXPERIMENTS = [e for e in va.claims_experiments(_CLAIMS) if e in config["experiments"]]
+
+
+rule audit:
+    input:
+        unpack(audit_inputs),
+    output:
+        md=AUDIT_MD,
+        json=AUDIT_JSON,
+        html=report(
+            AUDIT_HTML,
+            caption="../report/audit.rst",
+            category="Audit",
+            labels={"name": "audit of the paper's claims"},
+        ),
+    params:
+        run_paths=lambda wc: {e: run_paths(e) for e in AUDIT_EXPERIMENTS},
+        final_paths=lambda wc: {e: FINAL.format(experiment=e) for e in AUDIT_EXPERIMENTS},
+        configfiles=[str(p) for p in workflow.configfiles] or [str(DEFAULT_CONFIG.relative_to(REPO))],
+    log:
+        "logs/audit.log",
+    threads: 1
+    resources:
+        mem_mb=resource("aggregate", "mem_mb"),
+        runtime=resource("aggregate", "runtime"),
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/audit.py"
+
+
+rule figure_caption:
+    """Marks a figure for the report (the PNG, captioned) and records its caption text."""
+    input:
+        png=report(
+            FIGURE.replace("{ext}", "png"),
+            caption="../report/figure.rst",
+            category="Figures",
+            labels={"figure": "{figure}"},
+        ),
+    output:
+        FIGURE_CAPTION,
+    params:
+        caption=lambda wc: va.figure_caption(config, wc.figure, CAPTIONS_DIR),
+    log:
+        "logs/figure_caption/{figure}.log",
+    localrule: True
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/caption.py"
+
+
+EXTRA_TARGETS.extend([AUDIT_MD, AUDIT_JSON, AUDIT_HTML])
+EXTRA_TARGETS.extend(expand(FIGURE_CAPTION, figure=list(config["figures"])))
