@@ -100,7 +100,9 @@ def time_pyxab(python: Path, driver: Path, name: str, rounds: int) -> dict | Non
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rounds", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     parser.add_argument("--pyxab-rounds", type=int, nargs="+", default=[1_000, 10_000])
     parser.add_argument("--no-pyxab", action="store_true")

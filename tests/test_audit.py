@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from vhct import audit, stats
+from vhct import audit, audit_report, stats
 from vhct.audit import INCONCLUSIVE, NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED, ClaimsError, Run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -411,7 +411,7 @@ def test_write_audit_markdown_json_html(tmp_path):
     result = small_audit()
     assert result["summary"][REPRODUCED] == 2
     md, js, page = tmp_path / "audit.md", tmp_path / "audit.json", tmp_path / "audit.html"
-    audit.write_audit(result, md, js, page)
+    audit_report.write_audit(result, md, js, page)
     text = md.read_text(encoding="utf-8")
     assert "### test-lowest: reproduced" in text
     assert "config/x.yaml" in text
@@ -433,7 +433,7 @@ def test_check_aggregates_detects_a_mismatch(tmp_path):
 
 def test_figure_caption_names_the_paper_figure_and_settings(tmp_path):
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8"))
-    text = audit.figure_caption(config, "fig3a_garland", ROOT / "workflow" / "report" / "figures")
+    text = audit_report.figure_caption(config, "fig3a_garland", ROOT / "workflow" / "report" / "figures")
     assert "Fig. 3(a)" in text
     panel = config["figures"]["fig3a_garland"]["panels"][0]
     exp = config["experiments"][panel["experiment"]]
@@ -442,7 +442,7 @@ def test_figure_caption_names_the_paper_figure_and_settings(tmp_path):
         assert f"{setting} ({config['settings'][setting]['algorithm']}" in text
         if "max_horizon" in config["settings"][setting]:
             assert f"max {config['settings'][setting]['max_horizon']} rounds" in text
-    fallback = audit.figure_caption(config, "fig3a_garland", tmp_path)
+    fallback = audit_report.figure_caption(config, "fig3a_garland", tmp_path)
     assert "no paper caption" in fallback
 
 

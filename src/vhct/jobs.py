@@ -61,7 +61,8 @@ def atomic_paths(*paths: Path | str):
             tmp.unlink(missing_ok=True)
 
 
-def _json_default(value: Any) -> Any:
+def json_default(value: Any) -> Any:
+    """JSON encoding of numpy scalars/arrays and paths (for sidecars and the audit)."""
     if isinstance(value, np.integer):
         return int(value)
     if isinstance(value, np.floating):
@@ -109,7 +110,7 @@ def run_job(spec: Mapping[str, Any], table_path: Path | str, meta_path: Path | s
     }
     with atomic_paths(table_path, meta_path) as (tmp_table, tmp_meta):
         table.to_csv(tmp_table, index=False, compression={"method": "gzip", "mtime": GZIP_MTIME})
-        tmp_meta.write_text(json.dumps(sidecar, indent=2, default=_json_default) + "\n", encoding="utf-8")
+        tmp_meta.write_text(json.dumps(sidecar, indent=2, default=json_default) + "\n", encoding="utf-8")
     final = float(table["cumulative_regret"].iloc[-1])
     logger.info("done %s/%s/seed%d: R_n = %.6g after %d rounds in %.2f s", *tag, final, len(table), wall)
 

@@ -2,7 +2,7 @@
 
 import logging
 
-from vhct.audit import audit_job
+from vhct.audit_report import audit_job
 from vhct.jobs import setup_logging
 
 smk = snakemake  # noqa: F821 (injected by Snakemake)
