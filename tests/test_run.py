@@ -110,4 +110,4 @@ def test_garland_paper_settings_vhct_beats_hct_and_regret_is_sublinear():
     assert gap > 3 * spread, (final["VHCT"].mean(), final["HCT"].mean(), spread)
     for algorithm in ("VHCT", "HCT"):
         assert final[algorithm].mean() / 5000 < at_1000[algorithm].mean() / 1000
-    assert recommendation_ok["VHCT"] >= 18
+    assert recommendation_ok["VHCT"] >= 18 and recommendation_ok["HCT"] >= 18, recommendation_ok
