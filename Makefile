@@ -9,8 +9,17 @@ STAMP := $(VENV)/.vhct-installed
 CORES ?= all
 CONFIG ?= config/config.yaml
 SNAKEMAKE := $(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG)
+# Offline data mirror for the real-data experiments (files at <mirror>/<path>, see data/README.md):
+# an already set VHCT_DATA_MIRROR wins; else ../shared/data is used when that directory exists.
+SHARED_DATA ?= ../shared/data
+ifeq ($(origin VHCT_DATA_MIRROR),undefined)
+ifneq ($(wildcard $(SHARED_DATA)),)
+export VHCT_DATA_MIRROR := $(abspath $(SHARED_DATA))
+endif
+endif
+REAL_FIGURES := figures/fig3b_landmine.pdf figures/fig3c_mnist.pdf
 
-.PHONY: all venv figures paper test lint dry-run slurm-dry-run clean
+.PHONY: all venv figures real-data data paper test lint dry-run slurm-dry-run clean
 
 all: figures
 
@@ -25,6 +34,14 @@ venv: $(STAMP)
 ## figures: the whole pipeline with the default (reduced-scale) config on all cores
 figures: $(STAMP)
 	$(SNAKEMAKE)
+
+## real-data: only the real-data figures (Landmine, MNIST) and the jobs they need, data included
+real-data: $(STAMP)
+	$(SNAKEMAKE) $(REAL_FIGURES)
+
+## data: only the download stage (every data file the config's experiments use)
+data: $(STAMP)
+	$(SNAKEMAKE) --until data_file
 
 ## paper: the pipeline at the paper's scale (20 seeds, paper horizons)
 paper: $(STAMP)

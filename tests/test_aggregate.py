@@ -113,3 +113,30 @@ def test_read_run_requires_the_columns(tmp_path):
     pd.DataFrame({"t": [1], "value": [0.0]}).to_csv(path, index=False)
     with pytest.raises(ValueError, match="lacks columns"):
         ag.read_run(path)
+
+
+def test_regret_against_the_best_observed_value():
+    # f* unknown (reference 1): values 0.5..0.8, the best seen by any run of any setting is 0.8
+    runs = {
+        "A": [fake_run(1 - np.array([0.5, 0.6])), fake_run(1 - np.array([0.7, 0.6]))],
+        "B": [fake_run(1 - np.array([0.8, 0.5]))],
+    }
+    regret = ag.regret_table(runs, INFO)
+    a = regret[regret.setting == "A"]
+    # seed 0: 0.3, 0.5; seed 1: 0.1, 0.3 -> mean 0.2, 0.4 (against 1: 0.4, 0.8)
+    np.testing.assert_allclose(a["mean_vs_best"], [0.2, 0.4])
+    np.testing.assert_allclose(a["mean"], [0.4, 0.8])
+    final = ag.final_table(runs, INFO).set_index("setting")
+    assert final["best_observed"].tolist() == pytest.approx([0.8, 0.8])
+    assert final.loc["A", "final_vs_best_mean"] == pytest.approx(0.4)
+    assert final.loc["A", "final_vs_best_std"] == pytest.approx(np.std([0.5, 0.3], ddof=1))
+    assert final.loc["B", "final_vs_best_mean"] == pytest.approx(0.3)
+    # the regret against the best observed value never exceeds the regret against 1
+    assert (regret["mean_vs_best"] <= regret["mean"] + 1e-12).all()
+
+
+def test_best_observed_is_the_maximum_over_every_run(runs):
+    expected = max(t["value"].max() for tables in runs.values() for t in tables)
+    assert ag.best_observed(runs) == expected
+    with pytest.raises(ValueError, match="at least one run"):
+        ag.best_observed({})

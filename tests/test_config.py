@@ -44,6 +44,9 @@ def test_schema_enums_follow_the_registries():
 
 def test_schema_fills_defaults(tiny):
     tiny.pop("progress_every")
+    tiny.pop("data")
+    for exp in tiny["experiments"].values():  # the real-data experiments list data files
+        exp.pop("data", None)
     check(tiny)
     assert tiny["progress_every"] == 500
     assert tiny["data"] == {"mirror": None, "files": {}}
@@ -165,6 +168,7 @@ def test_data_files_of_an_experiment(tiny):
     spec = {"path": "landmine/LandmineData.mat", "urls": ["https://example.org/l.mat"], "md5": "a" * 32}
     tiny["data"] = {"files": {"landmine": spec}}
     tiny["experiments"]["garland"]["data"] = ["landmine"]
+    tiny["experiments"]["mnist"].pop("data")
     config = check(tiny)
     assert vc.data_files(config, "garland") == ["landmine/LandmineData.mat"]
     assert vc.data_files(config, "counterexample") == []

@@ -2,12 +2,16 @@
 
 One complete run (module fixture) is checked for figures and tables, then re-invoked with
 nothing changed, with one run output deleted, and compared byte for byte with a second
-complete run of the aggregates.
+complete run of the aggregates. The real-data experiments of the tiny config (Landmine, MNIST,
+BO included) run on fixture files: they are generated into a mirror directory, and the config
+is overlaid with that mirror, unreachable "official" URLs and the fixtures' checksums, so the
+download stage falls through to the mirror as it does offline.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from fixtures_real import write_landmine_mat, write_mnist_dir
 from matplotlib import image
 
 from vhct import config as vc
@@ -25,6 +30,13 @@ REPO = Path(__file__).resolve().parents[1]
 TINY = REPO / "config" / "tiny.yaml"
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 CORES = "2"
+#: experiments of the tiny config that read data files
+REAL_EXPERIMENTS = ("landmine", "mnist")
+
+
+def clean_env() -> dict[str, str]:
+    """This process's environment without a data mirror (the test configs name their own)."""
+    return {k: v for k, v in os.environ.items() if k != "VHCT_DATA_MIRROR"}
 
 
 def snakemake(workdir: Path, *args: str, configfile: Path = TINY) -> subprocess.CompletedProcess:
@@ -40,7 +52,7 @@ def snakemake(workdir: Path, *args: str, configfile: Path = TINY) -> subprocess.
         CORES,
         *args,
     ]
-    return subprocess.run(cmd, capture_output=True, text=True, check=False)
+    return subprocess.run(cmd, capture_output=True, text=True, check=False, env=clean_env())
 
 
 def ok(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
@@ -57,15 +69,43 @@ def mtimes(root: Path) -> dict[str, int]:
     }
 
 
-@pytest.fixture(scope="module")
-def config() -> dict:
-    return vc.load_config(TINY)
+def fixture_config(folder: Path) -> Path:
+    """Write fixture data files into ``folder/mirror`` and a tiny config that fetches them.
+
+    Each data file's only URL points at a missing file (an unreachable official source), so
+    the download stage must fall back to the mirror; its checksum is the fixture's sha256.
+    """
+    mirror = folder / "mirror"
+    (mirror / "landmine").mkdir(parents=True)
+    write_landmine_mat(mirror / "landmine" / "LandmineData.mat")
+    write_mnist_dir(mirror / "mnist")
+    config = yaml.safe_load(TINY.read_text(encoding="utf-8"))
+    config["data"]["mirror"] = str(mirror)
+    for spec in config["data"]["files"].values():
+        source = mirror / spec["path"]
+        for key in ("sha256", "md5", "content_sha256"):
+            spec.pop(key, None)
+        spec["sha256"] = hashlib.sha256(source.read_bytes()).hexdigest()
+        spec["urls"] = [(folder / "offline" / spec["path"]).as_uri()]
+    path = folder / "tiny-fixtures.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return path
 
 
 @pytest.fixture(scope="module")
-def workdir(tmp_path_factory) -> Path:
+def tiny(tmp_path_factory) -> Path:
+    return fixture_config(tmp_path_factory.mktemp("fixtures"))
+
+
+@pytest.fixture(scope="module")
+def config(tiny) -> dict:
+    return vc.load_config(tiny)
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory, tiny) -> Path:
     root = tmp_path_factory.mktemp("pipeline")
-    ok(snakemake(root))
+    ok(snakemake(root, configfile=tiny))
     return root
 
 
@@ -112,18 +152,18 @@ def test_runs_have_tables_sidecars_and_logs(workdir, config):
     assert not list((workdir / "results").rglob("*.tmp"))
 
 
-def test_second_invocation_runs_nothing(workdir):
+def test_second_invocation_runs_nothing(workdir, tiny):
     before = mtimes(workdir)
-    result = ok(snakemake(workdir))
+    result = ok(snakemake(workdir, configfile=tiny))
     assert "Nothing to be done" in result.stdout + result.stderr
     assert mtimes(workdir) == before
 
 
-def test_deleting_one_run_reruns_only_it_and_its_dependents(workdir, config):
+def test_deleting_one_run_reruns_only_it_and_its_dependents(workdir, config, tiny):
     target = workdir / "results" / "runs" / "counterexample" / "VHCT-phi2overh" / "seed7.csv.gz"
     before = mtimes(workdir)
     target.unlink()
-    ok(snakemake(workdir))
+    ok(snakemake(workdir, configfile=tiny))
     after = mtimes(workdir)
     assert set(after) == set(before)
     changed = {p for p in after if after[p] != before[p]}
@@ -147,9 +187,9 @@ def test_deleting_one_run_reruns_only_it_and_its_dependents(workdir, config):
     assert (changed & chain) == required
 
 
-def test_two_complete_runs_give_identical_aggregates(workdir, config, tmp_path):
+def test_two_complete_runs_give_identical_aggregates(workdir, config, tiny, tmp_path):
     targets = [f"results/aggregates/{e}/{t}.csv" for e in config["experiments"] for t in ("regret", "final")]
-    ok(snakemake(tmp_path, *targets))
+    ok(snakemake(tmp_path, *targets, configfile=tiny))
     for target in targets:
         assert (tmp_path / target).read_bytes() == (workdir / target).read_bytes(), target
     assert not (tmp_path / "figures").exists()
@@ -227,14 +267,10 @@ def test_run_jobs_wait_for_their_data_files(tmp_path):
     source.parent.mkdir()
     source.write_bytes(b"landmine-like bytes\n")
     config = yaml.safe_load(TINY.read_text(encoding="utf-8"))
-    config["data"] = {
-        "files": {
-            "table": {
-                "path": "fixtures/table.txt",
-                "urls": [source.as_uri()],
-                "md5": hashlib.md5(source.read_bytes()).hexdigest(),
-            }
-        }
+    config["data"]["files"]["table"] = {
+        "path": "fixtures/table.txt",
+        "urls": [source.as_uri()],
+        "md5": hashlib.md5(source.read_bytes()).hexdigest(),
     }
     config["experiments"]["counterexample"]["data"] = ["table"]
     path = tmp_path / "with-data.yaml"
@@ -258,3 +294,88 @@ def test_atomic_paths_leave_nothing_on_failure(tmp_path):
     with atomic_paths(final) as (tmp,):
         tmp.write_text("complete")
     assert final.read_text() == "complete" and list(final.parent.iterdir()) == [final]
+
+
+# ----------------------------------------------------------------------------- real data
+
+
+def test_real_data_files_fall_through_to_the_mirror(workdir, config):
+    mirror = Path(config["data"]["mirror"])
+    for spec in config["data"]["files"].values():
+        assert (workdir / "data" / spec["path"]).read_bytes() == (mirror / spec["path"]).read_bytes()
+        log = (workdir / "logs" / "data" / f"{spec['path']}.log").read_text(encoding="utf-8")
+        assert spec["urls"][0] in log  # the official source was tried first ...
+        assert f"fetched and verified from mirror {mirror} (config)" in log  # ... then the mirror
+
+
+def test_real_data_regret_is_against_one_and_against_the_best_observed(workdir, config):
+    for name in REAL_EXPERIMENTS:
+        values = []
+        for _, setting, seed in vc.run_jobs(config, [name]):
+            base = workdir / "results" / "runs" / name / setting / f"seed{seed}"
+            table = pd.read_csv(f"{base}.csv.gz")
+            np.testing.assert_allclose(table["regret"], 1.0 - table["value"], atol=1e-12)
+            assert table["value"].between(0, 1).all()
+            values.append(table["value"].max())
+            meta = yaml.safe_load(Path(f"{base}.json").read_text())
+            assert meta["metadata"]["f_star"] is None and meta["metadata"]["regret_reference"] == 1.0
+            if name == "mnist":
+                assert meta["metadata"]["objective_mode"] == "test-split"
+        folder = workdir / "results" / "aggregates" / name
+        final, regret = pd.read_csv(folder / "final.csv"), pd.read_csv(folder / "regret.csv")
+        assert final["best_observed"].tolist() == pytest.approx([max(values)] * len(final))
+        assert (regret["mean_vs_best"] >= -1e-12).all()
+        assert (regret["mean_vs_best"] <= regret["mean"] + 1e-12).all()
+        # the two regrets differ by t * (1 - best observed value)
+        shift = final["horizon"] * (1.0 - final["best_observed"])
+        np.testing.assert_allclose(final["final_vs_best_mean"], final["final_mean"] - shift, atol=1e-9)
+        assert "BO" in set(final["algorithm"])
+
+
+def test_missing_data_file_fails_naming_the_file_sources_and_the_mirror(tmp_path):
+    config = yaml.safe_load(TINY.read_text(encoding="utf-8"))
+    empty = tmp_path / "empty-mirror"
+    empty.mkdir()
+    config["data"]["mirror"] = str(empty)
+    spec = config["data"]["files"]["landmine"]
+    spec["urls"] = [(tmp_path / "offline" / "LandmineData.mat").as_uri()]
+    path = tmp_path / "no-data.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    result = snakemake(work, "data/landmine/LandmineData.mat", configfile=path)
+    assert result.returncode != 0
+    log = (work / "logs" / "data" / "landmine" / "LandmineData.mat.log").read_text(encoding="utf-8")
+    assert "could not fetch data file 'landmine/LandmineData.mat'" in log
+    assert spec["urls"][0] in log and f"mirror {empty} (config): missing in mirror" in log
+    assert "VHCT_DATA_MIRROR" in log
+    assert not [p for p in (work / "data").rglob("*") if p.is_file()]  # nothing partial is left
+
+
+def test_shipped_configs_run_the_real_data_panels():
+    for name in ("config", "paper"):
+        config = vc.load_config(REPO / "config" / f"{name}.yaml")
+        for figure, experiment in (("fig3b_landmine", "landmine"), ("fig3c_mnist", "mnist")):
+            assert vc.figure_experiments(config, figure) == [experiment], (name, figure)
+            algorithms = {
+                config["settings"][s]["algorithm"] for s in config["experiments"][experiment]["settings"]
+            }
+            assert algorithms == {"VHCT", "HCT", "T-HOO", "POO", "PCT", "BO"}, (name, experiment)
+            # every file the objective reads is a declared data file, so the run jobs wait for it
+            declared = set(vc.data_files(config, experiment))
+            params = config["experiments"][experiment]["objective_params"]
+            if experiment == "landmine":
+                assert params["data_path"] == "data/landmine/LandmineData.mat"
+                assert declared == {"landmine/LandmineData.mat"}
+            else:
+                split = {"test-split": ("t10k",), "official": ("t10k", "train")}[params["mode"]]
+                assert declared == {
+                    f"mnist/{s}-{kind}-idx{k}-ubyte.gz"
+                    for s in split
+                    for kind, k in (("images", 3), ("labels", 1))
+                }
+    default = vc.load_config(REPO / "config" / "config.yaml")
+    paper = vc.load_config(REPO / "config" / "paper.yaml")
+    assert default["experiments"]["mnist"]["objective_params"]["mode"] == "test-split"
+    assert paper["experiments"]["mnist"]["objective_params"]["mode"] == "official"
+    assert paper["experiments"]["mnist"]["objective_params"]["n_train"] == 60000
