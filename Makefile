@@ -8,7 +8,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.vhct-installed
 CORES ?= all
 CONFIG ?= config/config.yaml
-SNAKEMAKE := $(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG)
+# --keep-going: a failed job (e.g. a data file no source could provide) does not stop the
+# independent ones; make still fails at the end.
+SNAKEMAKE := $(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) --keep-going
 # Offline data mirror for the real-data experiments (files at <mirror>/<path>, see data/README.md):
 # an already set VHCT_DATA_MIRROR wins; else ../shared/data is used when that directory exists.
 SHARED_DATA ?= ../shared/data
