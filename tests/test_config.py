@@ -69,6 +69,11 @@ def test_schema_fills_defaults(tiny):
             "",
         ),
         (lambda c: c["experiments"]["garland"].update(seeds=0), "experiments/garland/seeds", ""),
+        (
+            lambda c: c["settings"]["POO"].update(resources={"runtime": 0}),
+            "settings/POO/resources/runtime",
+            "",
+        ),
         (lambda c: c["figures"]["osc"].update(kind="movie"), "figures/osc/kind", "movie"),
         (lambda c: c.pop("figures"), "<root>", "figures"),
         (lambda c: c["settings"].update({"bad name": {"algorithm": "HCT"}}), "settings", "bad name"),
@@ -184,6 +189,13 @@ def test_paper_config_has_paper_scale():
     for name, exp in paper["experiments"].items():
         assert vc.seeds(paper, name) == list(range(20)), name
         assert exp["horizon"] >= default["experiments"].get(name, exp)["horizon"]
+
+
+def test_settings_may_declare_their_own_run_resources(tiny):
+    tiny["settings"]["POO"]["resources"] = {"runtime": 120, "mem_mb": 4000}
+    assert check(tiny)["settings"]["POO"]["resources"]["runtime"] == 120
+    paper = vc.load_config(REPO / "config" / "paper.yaml")
+    assert paper["settings"]["BO"]["resources"]["runtime"] > paper["resources"]["run"]["runtime"]
 
 
 def test_load_config_rejects_a_non_mapping(tmp_path):

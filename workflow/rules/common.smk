@@ -64,12 +64,14 @@ wildcard_constraints:
     seed=r"\d+",
 
 
-def resource(family, key, experiment=None):
-    """Threads/mem_mb/runtime of a rule family, with config and per-experiment overrides."""
+def resource(family, key, experiment=None, setting=None):
+    """Threads/mem_mb/runtime of a rule family, with config, per-experiment and per-setting overrides."""
     value = DEFAULT_RESOURCES[family][key]
     value = (config.get("resources", {}).get(family) or {}).get(key, value)
     if experiment is not None:
         value = (config["experiments"][experiment].get("resources") or {}).get(key, value)
+    if setting is not None:
+        value = (config["settings"][setting].get("resources") or {}).get(key, value)
     return value
 
 

@@ -11,10 +11,10 @@ rule run:
         spec=lambda wc: vc.run_spec(config, wc.experiment, wc.setting, int(wc.seed)),
     log:
         "logs/run/{experiment}/{setting}/seed{seed}.log",
-    threads: lambda wc: resource("run", "threads", wc.experiment)
+    threads: lambda wc: resource("run", "threads", wc.experiment, wc.setting)
     resources:
-        mem_mb=lambda wc: resource("run", "mem_mb", wc.experiment),
-        runtime=lambda wc: resource("run", "runtime", wc.experiment),
+        mem_mb=lambda wc: resource("run", "mem_mb", wc.experiment, wc.setting),
+        runtime=lambda wc: resource("run", "runtime", wc.experiment, wc.setting),
     conda:
         "../../environment.yml"
     script:
