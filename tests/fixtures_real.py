@@ -9,11 +9,14 @@ layout. Both carry a learnable signal so an objective's value depends on its arg
 from __future__ import annotations
 
 import gzip
+import hashlib
+import os
 import struct
 from pathlib import Path
 
 import numpy as np
 import scipy.io
+import yaml
 
 LANDMINE_FEATURES = 9
 IMAGE_MAGIC = 2051
@@ -73,3 +76,35 @@ def write_mnist_dir(folder: Path, n_train: int = 120, n_test: int = 150, seed: i
         (folder / image_name).write_bytes(gzip.compress(idx_images_bytes(images)))
         (folder / label_name).write_bytes(gzip.compress(idx_labels_bytes(labels)))
     return folder
+
+
+#: the test configuration of the pipeline
+TINY = Path(__file__).resolve().parents[1] / "config" / "tiny.yaml"
+
+
+def clean_env() -> dict[str, str]:
+    """This process's environment without a data mirror (the test configs name their own)."""
+    return {k: v for k, v in os.environ.items() if k != "VHCT_DATA_MIRROR"}
+
+
+def fixture_config(folder: Path) -> Path:
+    """Write fixture data files into ``folder/mirror`` and a tiny config that fetches them.
+
+    Each data file's only URL points at a missing file (an unreachable official source), so
+    the download stage must fall back to the mirror; its checksum is the fixture's sha256.
+    """
+    mirror = folder / "mirror"
+    (mirror / "landmine").mkdir(parents=True)
+    write_landmine_mat(mirror / "landmine" / "LandmineData.mat")
+    write_mnist_dir(mirror / "mnist")
+    config = yaml.safe_load(TINY.read_text(encoding="utf-8"))
+    config["data"]["mirror"] = str(mirror)
+    for spec in config["data"]["files"].values():
+        source = mirror / spec["path"]
+        for key in ("sha256", "md5", "content_sha256"):
+            spec.pop(key, None)
+        spec["sha256"] = hashlib.sha256(source.read_bytes()).hexdigest()
+        spec["urls"] = [(folder / "offline" / spec["path"]).as_uri()]
+    path = folder / "tiny-fixtures.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return path

@@ -5,9 +5,6 @@ from __future__ import annotations
 import copy
 import json
 import math
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -453,30 +450,3 @@ def test_every_default_figure_has_a_caption_file():
 
 
 # ---------------------------------------------------------------- the pipeline
-
-
-@pytest.mark.slow
-def test_tiny_pipeline_writes_the_audit_and_report(tmp_path):
-    snakemake = shutil.which("snakemake", path=str(Path(sys.executable).parent)) or "snakemake"
-    base = [
-        snakemake,
-        "-s",
-        str(ROOT / "Snakefile"),
-        "--directory",
-        str(tmp_path),
-        "--configfile",
-        str(ROOT / "config" / "tiny.yaml"),
-    ]
-    subprocess.run([*base, "--cores", "2", "all"], check=True, cwd=tmp_path, capture_output=True)
-    result = json.loads((tmp_path / "results" / "audit.json").read_text(encoding="utf-8"))
-    assert [c["id"] for c in result["claims"]] == [c["id"] for c in shipped()["claims"]]
-    assert sum(result["summary"].values()) == len(result["claims"])
-    assert result["context"]["configfiles"] == ["config/tiny.yaml"]
-    assert set(result["context"]["experiments"]) == {"garland", "counterexample"}
-    md = (tmp_path / "results" / "audit.md").read_text(encoding="utf-8")
-    assert "## Discrepancies in the paper" in md
-    assert (tmp_path / "results" / "report" / "regret.rst").exists()
-    subprocess.run(
-        [*base, "--report", str(tmp_path / "report.html")], check=True, cwd=tmp_path, capture_output=True
-    )
-    assert (tmp_path / "report.html").stat().st_size > 0

@@ -11,7 +11,7 @@ download stage falls through to the mirror as it does offline.
 from __future__ import annotations
 
 import hashlib
-import os
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from fixtures_real import write_landmine_mat, write_mnist_dir
+from fixtures_real import clean_env, fixture_config
 from matplotlib import image
 
 from vhct import config as vc
@@ -32,11 +32,6 @@ SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 CORES = "2"
 #: experiments of the tiny config that read data files
 REAL_EXPERIMENTS = ("landmine", "mnist")
-
-
-def clean_env() -> dict[str, str]:
-    """This process's environment without a data mirror (the test configs name their own)."""
-    return {k: v for k, v in os.environ.items() if k != "VHCT_DATA_MIRROR"}
 
 
 def snakemake(workdir: Path, *args: str, configfile: Path = TINY) -> subprocess.CompletedProcess:
@@ -67,29 +62,6 @@ def mtimes(root: Path) -> dict[str, int]:
         for p in (root / sub).rglob("*")
         if p.is_file()
     }
-
-
-def fixture_config(folder: Path) -> Path:
-    """Write fixture data files into ``folder/mirror`` and a tiny config that fetches them.
-
-    Each data file's only URL points at a missing file (an unreachable official source), so
-    the download stage must fall back to the mirror; its checksum is the fixture's sha256.
-    """
-    mirror = folder / "mirror"
-    (mirror / "landmine").mkdir(parents=True)
-    write_landmine_mat(mirror / "landmine" / "LandmineData.mat")
-    write_mnist_dir(mirror / "mnist")
-    config = yaml.safe_load(TINY.read_text(encoding="utf-8"))
-    config["data"]["mirror"] = str(mirror)
-    for spec in config["data"]["files"].values():
-        source = mirror / spec["path"]
-        for key in ("sha256", "md5", "content_sha256"):
-            spec.pop(key, None)
-        spec["sha256"] = hashlib.sha256(source.read_bytes()).hexdigest()
-        spec["urls"] = [(folder / "offline" / spec["path"]).as_uri()]
-    path = folder / "tiny-fixtures.yaml"
-    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -379,3 +351,22 @@ def test_shipped_configs_run_the_real_data_panels():
     assert default["experiments"]["mnist"]["objective_params"]["mode"] == "test-split"
     assert paper["experiments"]["mnist"]["objective_params"]["mode"] == "official"
     assert paper["experiments"]["mnist"]["objective_params"]["n_train"] == 60000
+
+
+def test_the_run_writes_the_audit_and_the_report(workdir, config, tiny):
+    """The audit stage is part of `all`; `--report` then gathers figures, captions and audit."""
+    from vhct.audit import claims_experiments, load_claims
+
+    result = json.loads((workdir / "results" / "audit.json").read_text(encoding="utf-8"))
+    claims = load_claims()
+    assert [c["id"] for c in result["claims"]] == [c["id"] for c in claims["claims"]]
+    assert sum(result["summary"].values()) == len(result["claims"])
+    expected = {e for e in claims_experiments(claims) if e in config["experiments"]}
+    assert set(result["context"]["experiments"]) == expected
+    md = (workdir / "results" / "audit.md").read_text(encoding="utf-8")
+    assert "## Discrepancies in the paper" in md
+    for figure in config["figures"]:
+        assert (workdir / "results" / "report" / f"{figure}.rst").exists()
+    report = workdir / "report.html"
+    ok(snakemake(workdir, "--report", str(report), configfile=tiny))
+    assert report.stat().st_size > 0

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_pipeline import clean_env, fixture_config  # the tiny config on fixture data files
+from fixtures_real import clean_env, fixture_config  # the tiny config on fixture data files
 
 from vhct import config as vc
 
