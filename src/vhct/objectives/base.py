@@ -7,6 +7,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+#: points this far outside the domain (relative to its side) are clipped onto it rather than
+#: rejected, so that floating-point rounding in an optimizer does not abort a run
+DOMAIN_TOLERANCE = 1e-12
+
 
 class Objective(ABC):
     """A function to maximize over a box.
@@ -30,6 +34,17 @@ class Objective(ABC):
     @abstractmethod
     def __call__(self, x: np.ndarray, seed: Sequence[int] | None = None) -> float:
         """Value of the objective at ``x`` (shape (d,))."""
+
+    def check_point(self, x: np.ndarray | Sequence[float]) -> np.ndarray:
+        """``x`` as a float vector inside the domain (clipped within tolerance); ValueError naming ``x``."""
+        point = np.asarray(x, dtype=float)
+        if point.shape != (self.dim,) or not np.all(np.isfinite(point)):
+            raise ValueError(f"x must be {self.dim} finite numbers, got {x!r}")
+        lo, hi = self.domain[:, 0], self.domain[:, 1]
+        slack = DOMAIN_TOLERANCE * (hi - lo)
+        if np.any(point < lo - slack) or np.any(point > hi + slack):
+            raise ValueError(f"x={point.tolist()} lies outside the domain {self.domain.tolist()}")
+        return np.clip(point, lo, hi)
 
     @property
     def f_star(self) -> float | None:

@@ -24,7 +24,6 @@ import numpy as np
 import torch
 
 from vhct.objectives.base import Objective
-from vhct.objectives.landmine import check_point
 
 #: search space of the paper: batch size, learning rate, weight decay
 MNIST_DOMAIN = ((1.0, 100.0), (1e-6, 1.0), (1e-6, 0.5))
@@ -180,7 +179,7 @@ class MnistMLP(Objective):
 
     def hyperparameters(self, x: np.ndarray | Sequence[float]) -> tuple[int, float, float]:
         """(batch size, learning rate, weight decay) of a point; the batch size is rounded."""
-        batch, lr, decay = check_point(x, self.domain)
+        batch, lr, decay = self.check_point(x)
         return int(round(batch)), float(lr), float(decay)
 
     def _init_params(self, gen: torch.Generator) -> list[torch.Tensor]:

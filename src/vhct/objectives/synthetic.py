@@ -20,11 +20,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from vhct.base import as_domain
-from vhct.objectives.base import Objective
+from vhct.objectives.base import DOMAIN_TOLERANCE, Objective
 
 #: points on the domain closer than this (relative to its width) are clipped onto it instead of rejected,
 #: so that rounding in an optimizer's arithmetic does not abort a run
-DOMAIN_TOLERANCE = 1e-12
 
 #: numerical extreme search: grid points per dimension, for 1-D and 2-D searches
 SEARCH_GRID_POINTS_1D = 20_001
