@@ -62,34 +62,32 @@ def _read_gz(path: Path) -> bytes:
         raise IdxFormatError(f"{path}: not a complete gzip file ({exc})") from exc
 
 
+def _read_idx(
+    path: Path, header_format: str, magic_expected: int, kind: str
+) -> tuple[tuple[int, ...], np.ndarray]:
+    """Dimensions and uint8 payload of a gzip IDX file; checks header length, magic number and size."""
+    raw = _read_gz(path)
+    header = struct.calcsize(header_format)
+    if len(raw) < header:
+        raise IdxFormatError(f"{path}: {len(raw)} bytes, shorter than the {kind} header")
+    magic, *dims = struct.unpack_from(header_format, raw)
+    if magic != magic_expected:
+        raise IdxFormatError(f"{path}: magic number {magic}, expected {magic_expected} ({kind})")
+    expected = header + int(np.prod(dims))
+    if len(raw) != expected:
+        raise IdxFormatError(f"{path}: {len(raw)} bytes, expected {expected} for {dims[0]} items ({kind})")
+    return tuple(dims), np.frombuffer(raw, dtype=np.uint8, offset=header)
+
+
 def read_idx_images(path: Path | str) -> np.ndarray:
     """Images of a gzip IDX3 file as uint8 of shape (n, rows * cols); checks magic number and size."""
-    path = Path(path)
-    raw = _read_gz(path)
-    header = struct.calcsize(IMAGE_HEADER)
-    if len(raw) < header:
-        raise IdxFormatError(f"{path}: {len(raw)} bytes, shorter than the IDX3 header")
-    magic, n, rows, cols = struct.unpack_from(IMAGE_HEADER, raw)
-    if magic != IMAGE_MAGIC:
-        raise IdxFormatError(f"{path}: magic number {magic}, expected {IMAGE_MAGIC} (IDX3 images)")
-    if len(raw) != header + n * rows * cols:
-        raise IdxFormatError(f"{path}: {len(raw)} bytes, expected {header + n * rows * cols} for {n} images")
-    return np.frombuffer(raw, dtype=np.uint8, offset=header).reshape(n, rows * cols)
+    (n, rows, cols), pixels = _read_idx(Path(path), IMAGE_HEADER, IMAGE_MAGIC, "IDX3 images")
+    return pixels.reshape(n, rows * cols)
 
 
 def read_idx_labels(path: Path | str) -> np.ndarray:
     """Labels of a gzip IDX1 file as uint8 of shape (n,); checks magic number, size and range 0-9."""
-    path = Path(path)
-    raw = _read_gz(path)
-    header = struct.calcsize(LABEL_HEADER)
-    if len(raw) < header:
-        raise IdxFormatError(f"{path}: {len(raw)} bytes, shorter than the IDX1 header")
-    magic, n = struct.unpack_from(LABEL_HEADER, raw)
-    if magic != LABEL_MAGIC:
-        raise IdxFormatError(f"{path}: magic number {magic}, expected {LABEL_MAGIC} (IDX1 labels)")
-    if len(raw) != header + n:
-        raise IdxFormatError(f"{path}: {len(raw)} bytes, expected {header + n} for {n} labels")
-    labels = np.frombuffer(raw, dtype=np.uint8, offset=header)
+    _, labels = _read_idx(Path(path), LABEL_HEADER, LABEL_MAGIC, "IDX1 labels")
     if labels.size and labels.max() >= N_CLASSES:
         raise IdxFormatError(f"{path}: label {int(labels.max())} outside 0..{N_CLASSES - 1}")
     return labels
