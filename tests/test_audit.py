@@ -450,3 +450,103 @@ def test_every_default_figure_has_a_caption_file():
 
 
 # ---------------------------------------------------------------- the pipeline
+
+
+# ---------------------------------------------------------------- sensitivity to implementation choices
+
+
+def test_substitute_settings_renames_every_named_setting():
+    lowest = claim("lowest", target="A", others=["B", "C"], thresholds={"min_relative_effect": 0.05})
+    variant = audit.substitute_settings(lowest, {"B": "B2", "A": "A2"})
+    assert variant["target"] == "A2" and variant["others"] == ["B2", "C"]
+    assert lowest["others"] == ["B", "C"]  # the default claim is untouched
+    best = claim("best_parameter", claimed=["A"], others=["B"], thresholds={"min_relative_effect": 0.05})
+    assert audit.substitute_settings(best, {"A": "A2"})["claimed"] == ["A2"]
+    assert audit.substitute_settings(lowest, {"Z": "Z2"}) is None
+
+
+def sensitivity_audit(variant_runs: list[Run] | None) -> dict:
+    """Claim 'A lowest vs B' (reproduced by default) and a choice that swaps B for B2."""
+    claims = {
+        "rules": shipped()["rules"],
+        "discrepancies": [],
+        "claims": [claim("lowest", **LOWEST), claim("decreasing", **DECREASING)],
+        "sensitivity": [
+            {"id": "b-choice", "choice": "c", "default": "d", "variant": "v", "substitute": {"B": "B2"}}
+        ],
+    }
+    exp = {"A": runs_of(LOW, power=0.5), "B": runs_of(HIGH)}
+    if variant_runs is not None:
+        exp["B2"] = variant_runs
+    return audit.run_audit(claims, {"exp": exp}, {"configfiles": [], "experiments": {}})
+
+
+def test_a_verdict_that_flips_under_a_variant_is_reported():
+    result = sensitivity_audit(runs_of([0.5 * v for v in LOW]))  # B2 beats A: the claim flips
+    (choice,) = result["sensitivity"]
+    (row,) = choice["claims"]  # the decreasing claim does not read B
+    assert row["claim"] == "test-lowest"
+    assert (row["default_verdict"], row["variant_verdict"]) == (REPRODUCED, NOT_REPRODUCED)
+    assert row["flips"] is True
+    assert row["variant_experiments"][0]["comparisons"][0]["b"] == "B2"
+    assert result["flipped_claims"] == ["test-lowest"]
+    lowest = result["claims"][0]
+    assert lowest["verdict"] == REPRODUCED  # the default verdict is kept, the flip shown beside it
+    assert lowest["sensitivity"] == [{"choice": "b-choice", "verdict": NOT_REPRODUCED, "flips": True}]
+    assert result["claims"][1]["sensitivity"] == []
+    md = audit_report.render_markdown(result)
+    assert "## Sensitivity to implementation choices" in md
+    assert "b-choice: not reproduced (flips)" in md
+    assert "flip under an implementation choice the paper leaves open: test-lowest" in md
+
+
+def test_a_variant_that_agrees_or_was_not_run_does_not_flip():
+    agrees = sensitivity_audit(runs_of(HIGH))
+    assert agrees["sensitivity"][0]["claims"][0]["variant_verdict"] == REPRODUCED
+    assert agrees["flipped_claims"] == []
+    missing = sensitivity_audit(None)
+    row = missing["sensitivity"][0]["claims"][0]
+    assert row["variant_verdict"] == NOT_EVALUATED and row["flips"] is False
+    assert "setting B2 not run" in row["variant_reason"]
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda d: d["sensitivity"][0]["substitute"].update({"PCT": "PCT"}), r"substituted by itself"),
+        (lambda d: d["sensitivity"][1].update(id=d["sensitivity"][0]["id"]), r"sensitivity/1/id: duplicate"),
+        (lambda d: d["sensitivity"][0].pop("variant"), r"sensitivity/0.*'variant' is a required property"),
+    ],
+)
+def test_malformed_sensitivity_is_rejected_with_the_key(tmp_path, mutate, message):
+    doc = shipped()
+    mutate(doc)
+    with pytest.raises(ClaimsError, match=message):
+        audit.load_claims(write_claims(tmp_path, doc))
+
+
+@pytest.mark.parametrize(
+    "config_name, experiments",
+    [("config.yaml", None), ("paper.yaml", None), ("tiny.yaml", ["garland"])],
+)
+def test_configs_run_both_readings_of_every_choice(config_name, experiments):
+    """Wherever a config runs a substituted setting for a claim, it also runs the declared variant,
+    so both verdicts are evaluated (the tiny config does so on garland only, to stay fast)."""
+    from vhct import registry
+
+    config = yaml.safe_load((ROOT / "config" / config_name).read_text(encoding="utf-8"))
+    claims = audit.load_claims()
+    checked = 0
+    for choice in claims["sensitivity"]:
+        for default, variant in choice["substitute"].items():
+            for c in claims["claims"]:
+                if audit.substitute_settings(c, {default: variant}) is None:
+                    continue
+                for e in experiments or c["experiments"]:
+                    if e not in c["experiments"] or default not in config["experiments"][e]["settings"]:
+                        continue
+                    assert variant in config["experiments"][e]["settings"], (c["id"], e, variant)
+                    spec = config["settings"][variant]
+                    assert set(spec.get("params", {})) <= registry.algorithm_params(spec["algorithm"])
+                    checked += 1
+    assert checked > 0

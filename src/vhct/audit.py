@@ -69,6 +69,7 @@ def load_claims(path: Path | str = CLAIMS_PATH, schema_path: Path | str = SCHEMA
         raise ClaimsError(f"claims file {path}: key {where}: {error.message}")
     _check_semantics(doc, path)
     resolved = copy.deepcopy(doc)
+    resolved.setdefault("sensitivity", [])
     for claim in resolved["claims"]:
         for key in ("alpha", "min_seeds", "test", "round"):
             claim.setdefault(key, doc["defaults"][key])
@@ -79,12 +80,18 @@ def load_claims(path: Path | str = CLAIMS_PATH, schema_path: Path | str = SCHEMA
 
 def _check_semantics(doc: Mapping[str, Any], path: Path) -> None:
     """What the schema cannot say: unique ids, a rule for every kind used, no setting listed twice."""
-    for section in ("claims", "discrepancies"):
+    for section in ("claims", "discrepancies", "sensitivity"):
         seen: set[str] = set()
-        for i, item in enumerate(doc[section]):
+        for i, item in enumerate(doc.get(section, [])):
             if item["id"] in seen:
                 raise ClaimsError(f"claims file {path}: key {section}/{i}/id: duplicate id {item['id']!r}")
             seen.add(item["id"])
+    for i, choice in enumerate(doc.get("sensitivity", [])):
+        same = sorted(k for k, v in choice["substitute"].items() if k == v)
+        if same:
+            raise ClaimsError(
+                f"claims file {path}: key sensitivity/{i}/substitute: a setting substituted by itself: {same}"
+            )
     for i, claim in enumerate(doc["claims"]):
         key = f"claims/{i}"
         if claim["kind"] not in doc["rules"]:
@@ -602,17 +609,85 @@ def evaluate_claim(claim: Mapping[str, Any], runs: Runs) -> dict[str, Any]:
     return out
 
 
+# ---------------------------------------------------------------- sensitivity to implementation choices
+
+#: claim keys that name settings (substituted under a variant)
+SETTING_KEYS = ("target", "claimed", "others")
+
+
+def substitute_settings(claim: Mapping[str, Any], substitute: Mapping[str, str]) -> dict[str, Any] | None:
+    """The claim with the variant's settings in place of the default's, or None if it names none of them."""
+    named = [claim.get("target")] + list(claim.get("claimed", [])) + list(claim.get("others", []))
+    if not set(named) & set(substitute):
+        return None
+    variant = copy.deepcopy(dict(claim))
+    for key in SETTING_KEYS:
+        if key == "target" and key in variant:
+            variant[key] = substitute.get(variant[key], variant[key])
+        elif key in variant:
+            variant[key] = [substitute.get(s, s) for s in variant[key]]
+    return variant
+
+
+def flips(default: str, variant: str) -> bool:
+    """A verdict flips when both readings were evaluated and disagree."""
+    return NOT_EVALUATED not in (default, variant) and default != variant
+
+
+def evaluate_sensitivity(
+    claims: Mapping[str, Any], runs: Runs, results: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """Every claim that names a substituted setting, evaluated again under each choice's variant.
+
+    ``results`` are the claims' verdicts under the defaults (``evaluate_claim``), in the order of
+    ``claims["claims"]``. Each choice lists, per affected claim, both verdicts and whether it flips.
+    """
+    out = []
+    for choice in claims.get("sensitivity", []):
+        rows = []
+        for claim, default in zip(claims["claims"], results, strict=True):
+            variant_claim = substitute_settings(claim, choice["substitute"])
+            if variant_claim is None:
+                continue
+            variant = evaluate_claim(variant_claim, runs)
+            rows.append(
+                {
+                    "claim": claim["id"],
+                    "default_verdict": default["verdict"],
+                    "variant_verdict": variant["verdict"],
+                    "flips": flips(default["verdict"], variant["verdict"]),
+                    "variant_coverage": variant["coverage"],
+                    "variant_reason": variant["reason"],
+                    "variant_experiments": variant["experiments"],
+                }
+            )
+        out.append({**copy.deepcopy(dict(choice)), "claims": rows})
+    return out
+
+
 def run_audit(
     claims: Mapping[str, Any], runs: Runs, context: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
-    """The whole audit: every claim's verdict, the verdict counts, the discrepancies and the context."""
+    """The whole audit: every claim's verdict, its sensitivity to the implementation choices, the
+    verdict counts, the discrepancies and the context."""
     results = [evaluate_claim(claim, runs) for claim in claims["claims"]]
+    sensitivity = evaluate_sensitivity(claims, runs, results)
+    for result in results:
+        result["sensitivity"] = [
+            {"choice": choice["id"], "verdict": row["variant_verdict"], "flips": row["flips"]}
+            for choice in sensitivity
+            for row in choice["claims"]
+            if row["claim"] == result["id"]
+        ]
     counts = {v: sum(r["verdict"] == v for r in results) for v in VERDICTS}
+    flipped = sorted({row["claim"] for choice in sensitivity for row in choice["claims"] if row["flips"]})
     return {
         "context": dict(context or {}),
         "summary": counts,
+        "flipped_claims": flipped,
         "rules": dict(claims["rules"]),
         "claims": results,
+        "sensitivity": sensitivity,
         "discrepancies": list(claims["discrepancies"]),
     }
 

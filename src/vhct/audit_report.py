@@ -114,12 +114,30 @@ def document(audit: Mapping[str, Any]) -> list[tuple]:
     blocks.append(("h", 2, "Summary"))
     counts = ", ".join(f"{v}: {n}" for v, n in audit["summary"].items())
     blocks.append(("p", counts))
+    if audit.get("sensitivity"):
+        flipped = audit.get("flipped_claims", [])
+        blocks.append(
+            (
+                "p",
+                "Verdicts that flip under an implementation choice the paper leaves open: "
+                + (", ".join(flipped) if flipped else "none")
+                + " (see 'Sensitivity to implementation choices').",
+            )
+        )
     blocks.append(
         (
             "table",
-            ["claim", "location", "kind", "verdict", "evaluated on", "why"],
+            ["claim", "location", "kind", "verdict", "under the variants", "evaluated on", "why"],
             [
-                [c["id"], c["location"], c["kind"], c["verdict"], c["coverage"], c["reason"]]
+                [
+                    c["id"],
+                    c["location"],
+                    c["kind"],
+                    c["verdict"],
+                    _variants_text(c),
+                    c["coverage"],
+                    c["reason"],
+                ]
                 for c in audit["claims"]
             ],
         )
@@ -132,6 +150,8 @@ def document(audit: Mapping[str, Any]) -> list[tuple]:
         blocks.append(("p", f"Location: {c['location']}."))
         if c.get("note"):
             blocks.append(("p", f"Reading: {c['note']}"))
+        if c.get("sensitivity"):
+            blocks.append(("p", f"Under the implementation choices' variants: {_variants_text(c)}."))
         thresholds = ", ".join(f"{k} = {v}" for k, v in c["thresholds"].items())
         blocks.append(
             (
@@ -148,7 +168,8 @@ def document(audit: Mapping[str, Any]) -> list[tuple]:
             for comp in e["comparisons"]:
                 rows.append([e["experiment"], *_comparison_row(comp)])
         blocks.append(("table", ["experiment", *COMPARISON_HEADER], rows))
-    blocks.append(("h", 2, "Discrepancies in the paper"))
+    blocks += _sensitivity_blocks(audit.get("sensitivity", []))
+    blocks.append(("h", 2, "Discrepancies in the paper and in the authors' library"))
     blocks.append(
         (
             "table",
@@ -156,6 +177,55 @@ def document(audit: Mapping[str, Any]) -> list[tuple]:
             [[d["id"], d["where"], d["paper"], d["issue"], d["resolution"]] for d in audit["discrepancies"]],
         )
     )
+    return blocks
+
+
+def _variants_text(claim: Mapping[str, Any]) -> str:
+    """The claim's verdict under each choice's variant, e.g. ``pct-schedule: inconclusive (flips)``."""
+    parts = [
+        f"{s['choice']}: {s['verdict']}{' (flips)' if s['flips'] else ''}" for s in claim.get("sensitivity", [])
+    ]
+    return "; ".join(parts) or "-"
+
+
+def _sensitivity_blocks(sensitivity: Sequence[Mapping[str, Any]]) -> list[tuple]:
+    """One table per implementation choice: both verdicts of every claim that reads its settings."""
+    if not sensitivity:
+        return []
+    blocks: list[tuple] = [
+        ("h", 2, "Sensitivity to implementation choices"),
+        (
+            "p",
+            "Choices the paper leaves open are parameters with a default; the configuration also runs "
+            "each variant as extra settings. Every claim that reads a substituted setting is evaluated "
+            "again with the variant's settings in its place. A verdict flips when both readings were "
+            "evaluated and disagree; such a claim is not decided by this project's default.",
+        ),
+    ]
+    for choice in sensitivity:
+        blocks.append(("h", 3, f"{choice['id']}: {choice['choice']}"))
+        pairs = ", ".join(f"{a} -> {b}" for a, b in choice["substitute"].items())
+        blocks.append(
+            ("p", f"Default: {choice['default']}. Variant: {choice['variant']}. Settings: {pairs}.")
+        )
+        rows = [
+            [
+                r["claim"],
+                r["default_verdict"],
+                r["variant_verdict"],
+                "yes" if r["flips"] else "no",
+                r["variant_coverage"],
+                r["variant_reason"],
+            ]
+            for r in choice["claims"]
+        ]
+        blocks.append(
+            (
+                "table",
+                ["claim", "default", "variant", "flips", "variant evaluated on", "why (variant)"],
+                rows or [["(no claim reads these settings)", "", "", "", "", ""]],
+            )
+        )
     return blocks
 
 
