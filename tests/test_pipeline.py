@@ -365,6 +365,16 @@ def test_the_run_writes_the_audit_and_the_report(workdir, config, tiny):
     assert set(result["context"]["experiments"]) == expected
     md = (workdir / "results" / "audit.md").read_text(encoding="utf-8")
     assert "## Discrepancies in the paper" in md
+    # sensitivity: every choice is evaluated on garland with its variant settings, run by the tiny config
+    assert "## Sensitivity to implementation choices" in md
+    assert [c["id"] for c in result["sensitivity"]] == [c["id"] for c in claims["sensitivity"]]
+    for choice in result["sensitivity"]:
+        assert choice["claims"], choice["id"]
+        row = next(r for r in choice["claims"] if r["claim"] == "fig3-vhct-lowest")
+        garland = next(e for e in row["variant_experiments"] if e["experiment"] == "garland")
+        compared = {c["b"] for c in garland["comparisons"] if c["verdict"] != "not evaluated"}
+        assert compared & set(choice["substitute"].values()), choice["id"]
+        assert row["variant_verdict"] != "not evaluated"
     for figure in config["figures"]:
         assert (workdir / "results" / "report" / f"{figure}.rst").exists()
     report = workdir / "report.html"
