@@ -104,7 +104,7 @@ class POO(_Portfolio):
     ``rho_grid(N)`` join, each first catching up with ``n/N`` evaluations, then ``n`` and
     ``N`` double (so the set always holds ``N`` instances: 1, 2, 4, ...). A pass gives every
     instance one evaluation and adds ``N`` to ``n``. The condition is undefined for
-    ``n < 2`` (``ln n <= 0``): no doubling then, as in Grill's own code.
+    ``n < 2`` (``ln n <= 0``); no doubling happens there.
 
     No rounding is needed: ``n/N`` is always an integer, the evaluations every instance has
     had at the start of a pass (a pass adds 1 to it, a doubling leaves it unchanged and
