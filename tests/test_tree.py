@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from vhct.hoo import TruncatedHOO, truncation_depth
-from vhct.parallel import GPO, PCT, POO, rho_grid
+from vhct.parallel import PCT, POO
 from vhct.registry import algorithm_params, make_optimizer
 from vhct.resolution import Polynomial
 from vhct.tree import HCT, OSC, VHCT
@@ -239,16 +239,19 @@ def test_other_argument_errors():
     with pytest.raises(ValueError, match="does not accept"):
         make_optimizer("VHCT", [[0, 1]], 10, rho_max=0.9)
     assert {"rho", "nu", "c", "delta", "b", "resolution", "split"} <= algorithm_params("VHCT")
-    assert algorithm_params("POO") == {"rho_max", "nu_max", "split"}
+    assert algorithm_params("POO") == {"rho_max", "nu_max", "split", "truncation"}
 
 
-def test_truncated_hoo_never_exceeds_its_depth_and_credits_the_path():
-    opt = TruncatedHOO([[0.0, 1.0]], 1000, rho=0.5, seed=0)
+@pytest.mark.parametrize(("truncation", "extra"), [("authors", 1), ("strict", 0)])
+def test_truncated_hoo_depth_and_path_credit(truncation, extra):
+    """Truncation "authors" splits leaves while depth <= H (reaching H + 1), "strict" while depth < H."""
+    opt = TruncatedHOO([[0.0, 1.0]], 1000, rho=0.5, truncation=truncation, seed=0)
     assert (
-        opt.max_depth
+        opt.truncation_depth
         == truncation_depth(1000, 1.0, 0.5)
         == math.ceil(0.5 * math.log(1000) / math.log(2))
     )
+    assert opt.max_depth == opt.truncation_depth + extra
     drive(opt, 1000, np.random.default_rng(0))
     assert opt.tree_depth == opt.max_depth
     assert opt.count[0] == 1000  # every round credits the root
@@ -263,19 +266,22 @@ def test_truncated_hoo_never_exceeds_its_depth_and_credits_the_path():
     check_b_invariants(opt)
 
 
-def test_poo_grows_its_grid_and_pct_restarts_in_doubling_epochs():
-    poo = POO([[0.0, 1.0]], 2000, rho_max=0.9, seed=0)
-    drive(poo, 2000, np.random.default_rng(0))
-    rhos = [inst.rho for inst in poo.instances]
-    assert len(rhos) > 4 and max(rhos) == 0.9 and all(0 < r <= 0.9 for r in rhos)
-    assert sum(inst.pulls for inst in poo.instances) == 2000
-    assert rho_grid(4, 0.9) == pytest.approx([0.9**8, 0.9 ** (8 / 3), 0.9 ** (8 / 5), 0.9 ** (8 / 7)])
-
-    pct = PCT([[0.0, 1.0]], seed=0, first_epoch=64)
-    drive(pct, 64 + 128 + 10, np.random.default_rng(0))
-    assert pct._epoch_budget == 256 and pct._gpo.budget == 256
-
-    gpo = GPO([[0.0, 1.0]], 400, seed=0)
-    drive(gpo, 400, np.random.default_rng(0))
-    assert len(gpo.candidates) == gpo.n_phases
-    assert all(c[1].pulls == gpo.phase_length for c in gpo.candidates)
+def test_t_hoo_truncations_differ_only_below_depth_h():
+    """Same seed: identical rounds until the authors' tree first pulls a node at depth H + 1."""
+    runs = {}
+    for truncation in ("authors", "strict"):
+        opt = TruncatedHOO([[0.0, 1.0]], 2000, rho=0.5, truncation=truncation, seed=0)
+        rng = np.random.default_rng(1)
+        depths, points = [], []
+        for _ in range(2000):
+            x = opt.ask()
+            opt.tell(x, bumpy(x) + rng.uniform(-0.1, 0.1))
+            depths.append(opt.pulled_depth)
+            points.append(x[0])
+        runs[truncation] = (opt, depths, points)
+    (_, a_depths, a_points), (strict, s_depths, s_points) = runs["authors"], runs["strict"]
+    h = strict.truncation_depth
+    assert max(s_depths) == h and max(a_depths) == h + 1
+    first_deep = a_depths.index(h + 1)
+    assert a_points[:first_deep] == s_points[:first_deep]
+    assert a_points[first_deep] != s_points[first_deep]

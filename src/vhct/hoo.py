@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import numpy as np
 
 from .base import SeedLike, check_open_unit, check_positive
 from .partition import SplitPolicy
 from .tree import TreeSearch
+
+Truncation = Literal["authors", "strict"]
+#: how deep the tree may grow, given ``H = truncation_depth(n, nu, rho)``: ``"authors"`` splits a
+#: pulled leaf while its depth is ``<= H`` (leaves reach ``H + 1``), as the authors' library PyXAB
+#: 0.3.0 does; ``"strict"`` splits while its depth is ``< H`` (leaves reach ``H``)
+TRUNCATIONS: tuple[str, ...] = ("authors", "strict")
 
 
 def truncation_depth(horizon: int, nu: float, rho: float) -> int:
@@ -26,7 +33,11 @@ class TruncatedHOO(TreeSearch):
 
     Every round descends by B to a leaf, pulls its centre and credits the reward to every
     node on the path (HOO's means average over the subtree); the pulled leaf is split
-    unless it lies at the truncation depth. ``n`` is the horizon.
+    unless it lies at the deepest allowed depth ``max_depth``. ``n`` is the horizon.
+
+    ``truncation`` (see :data:`TRUNCATIONS`) sets ``max_depth`` from ``H = truncation_depth``:
+    ``H + 1`` for ``"authors"`` (default; the paper gives no depth, so we take the one its
+    experiments ran with), ``H`` for ``"strict"``.
     """
 
     name = "T-HOO"
@@ -38,15 +49,22 @@ class TruncatedHOO(TreeSearch):
         rho: float = 0.5,
         nu: float = 1.0,
         split: SplitPolicy = "random",
+        truncation: Truncation = "authors",
         seed: SeedLike = None,
     ):
         super().__init__(domain, split=split, seed=seed)
         if not isinstance(horizon, int | np.integer) or horizon < 1:
             raise ValueError(f"horizon must be an integer >= 1, got {horizon!r}")
+        if truncation not in TRUNCATIONS:
+            raise ValueError(f"truncation must be one of {TRUNCATIONS}, got {truncation!r}")
         self.rho = check_open_unit("rho", rho)
         self.nu = check_positive("nu", nu)
         self.horizon = int(horizon)
-        self.max_depth = truncation_depth(self.horizon, self.nu, self.rho)
+        self.truncation = truncation
+        #: ``H``, the depth at which ``nu rho^H`` reaches ``1/sqrt(n)``
+        self.truncation_depth = truncation_depth(self.horizon, self.nu, self.rho)
+        #: the deepest a node may lie: pulled leaves above it are split
+        self.max_depth = self.truncation_depth + (1 if truncation == "authors" else 0)
         self._two_log_n = 2.0 * math.log(max(self.horizon, 2))
         self._expand(0)
 

@@ -1,19 +1,17 @@
 """Parallel optimization over a grid of smoothness parameters: POO (over T-HOO) and PCT (GPO over HCT).
 
-Both run several instances of a base algorithm with ``nu = nu_max`` and
-``rho_i = rho_max ** (2N / (2i + 1))``, ``i = 0..N-1``, and keep the one whose pulls earned the
-highest average reward (Grill et al. 2015; Shang et al. 2019). Both are made *anytime*
-(no horizon needed to schedule them), as the paper's comparison requires:
+Both run instances of a base algorithm with ``nu = nu_max`` and ``rho`` from :func:`rho_grid`,
+and trust the one whose evaluations earned the highest average reward.
 
-* POO is anytime by construction (Grill et al. 2015, Algorithm 1): instances are
-  evaluated round-robin, and whenever ``N <= Dmax/2 * ln(n / ln n)`` the number of
-  instances doubles; each new instance first catches up with ``n/N`` evaluations.
-* GPO is not (it splits a known budget into phases), so PCT uses the doubling trick:
-  epochs of budget ``n0 * 2**k`` (``n0 = 64``), each a fresh GPO run over HCT. This is the
-  standard way to make a fixed-budget algorithm anytime at a constant-factor cost in
-  regret; restarting forgets earlier epochs, which is the price of not knowing ``n``.
-
-The horizon is only passed on to T-HOO, whose truncation depth depends on it.
+* :class:`POO` (Grill, Valko & Munos 2015, Algorithm 1) is anytime by construction.
+* :class:`GPO` (Shang, Kaufmann & Valko 2019, Algorithm 1) splits a known budget into phases,
+  one per grid value, and cross-validates a candidate point of each phase.
+* :class:`PCT` is GPO over HCT. The paper (Sec. 5) compares *anytime* algorithms and counts PCT
+  among them, so by default (``schedule="anytime"``) PCT restarts GPO in doubling epochs of
+  budget ``first_epoch * 2**k``: the standard way to make a fixed-budget algorithm anytime, at
+  a constant-factor cost in regret (each restart forgets the earlier epochs).
+  ``schedule="fixed_budget"`` runs one GPO with the run's horizon as budget, as the authors'
+  library PyXAB 0.3.0 does.
 """
 
 from __future__ import annotations
@@ -21,21 +19,37 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable
+from typing import Literal
 
 import numpy as np
 
 from .base import Optimizer, SeedLike, check_open_unit, check_positive
-from .hoo import TruncatedHOO
+from .hoo import TruncatedHOO, Truncation
 from .partition import SplitPolicy
 from .tree import HCT
 
-#: first epoch budget of PCT's doubling schedule
+#: first epoch budget of PCT's anytime (doubling) schedule
 PCT_FIRST_EPOCH = 64
+
+Schedule = Literal["anytime", "fixed_budget"]
+#: how PCT schedules GPO: restarted in doubling epochs, or once with the run's horizon as budget
+PCT_SCHEDULES: tuple[str, ...] = ("anytime", "fixed_budget")
+
+Candidate = Literal["last_point", "recommendation"]
+#: what a GPO phase cross-validates: the last point its base algorithm pulled (the authors'
+#: library), or the base algorithm's recommendation
+GPO_CANDIDATES: tuple[str, ...] = ("last_point", "recommendation")
 
 
 def rho_grid(n_instances: int, rho_max: float) -> list[float]:
-    """``rho_i = rho_max ** (2N / (2i + 1))`` for ``i = 0..N-1`` (all <= rho_max)."""
-    return [rho_max ** (2.0 * n_instances / (2 * i + 1)) for i in range(n_instances)]
+    """``rho_i = rho_max ** (2N / (2i + 1))`` for ``i = 1..N`` (increasing in ``i``).
+
+    The index range of Grill, Valko & Munos (2015), "Black-box optimization of noisy functions
+    with unknown smoothness", Algorithm 1 (POO), and Shang, Kaufmann & Valko (2019), "General
+    parallel optimization without a metric", Algorithm 1 (GPO). Consequence: the largest
+    value, ``rho_max ** (2N / (2N + 1))``, lies slightly above ``rho_max``.
+    """
+    return [rho_max ** (2.0 * n_instances / (2 * i + 1)) for i in range(1, n_instances + 1)]
 
 
 def max_dimension(rho_max: float) -> float:
@@ -43,12 +57,21 @@ def max_dimension(rho_max: float) -> float:
     return math.log(2.0) / math.log(1.0 / rho_max)
 
 
+def _check_horizon(horizon: int, least: int, what: str = "horizon") -> int:
+    if not isinstance(horizon, int | np.integer) or horizon < least:
+        raise ValueError(f"{what} must be an integer >= {least}, got {horizon!r}")
+    return int(horizon)
+
+
 class _Instance:
     """One base optimizer with the running average of the rewards it earned."""
 
-    def __init__(self, rho: float, optimizer: Optimizer):
+    def __init__(self, rho: float, optimizer: Optimizer, catch_up: int = 0, batch: int | None = None):
         self.rho = rho
         self.optimizer = optimizer
+        #: evaluations prescribed to catch up when it joined (POO), and the doubling it joined in
+        self.catch_up = catch_up
+        self.batch = batch
         self.pulls = 0
         self.mean_reward = 0.0
 
@@ -73,7 +96,22 @@ class _Portfolio(Optimizer):
 
 
 class POO(_Portfolio):
-    """POO (Grill et al. 2015) over T-HOO instances; anytime (see module docstring)."""
+    """POO (Grill, Valko & Munos 2015, Algorithm 1) over T-HOO instances; anytime.
+
+    ``n`` counts evaluations, ``N`` instances; the set starts as one instance with
+    ``rho_max``, ``n = 0``, ``N = 1``. Before each pass: while
+    ``N <= Dmax/2 * ln(n / ln n)``, ``N`` new instances with the ``rho_i`` of
+    ``rho_grid(N)`` join, each first catching up with ``n/N`` evaluations, then ``n`` and
+    ``N`` double (so the set always holds ``N`` instances: 1, 2, 4, ...). A pass gives every
+    instance one evaluation and adds ``N`` to ``n``. The condition is undefined for
+    ``n < 2`` (``ln n <= 0``); no doubling happens there.
+
+    No rounding is needed: ``n/N`` is always an integer, the evaluations every instance has
+    had at the start of a pass (a pass adds 1 to it, a doubling leaves it unchanged and
+    brings the new instances to it), so ``n`` equals the evaluations accounted exactly.
+    Evaluations are queued and served one per ``ask``: O(depth) per round, plus O(N) per
+    pass or doubling (O(1) amortized). ``truncation`` is passed on to every T-HOO.
+    """
 
     name = "POO"
 
@@ -84,55 +122,84 @@ class POO(_Portfolio):
         rho_max: float = 0.9,
         nu_max: float = 1.0,
         split: SplitPolicy = "random",
+        truncation: Truncation = "authors",
         seed: SeedLike = None,
     ):
         super().__init__(domain, rho_max, nu_max, split, seed)
-        if not isinstance(horizon, int | np.integer) or horizon < 1:
-            raise ValueError(f"horizon must be an integer >= 1, got {horizon!r}")
-        self.horizon = int(horizon)
-        self.instances: list[_Instance] = [self._new_instance(self.rho_max)]
-        self._n = 0  # Grill's n: evaluations accounted so far
-        self._N = 1  # Grill's N: the current grid size
-        self._queue: deque[int] = deque()
-        self._current: int | None = None
+        self.horizon = _check_horizon(horizon, 1)
+        self.truncation = truncation
+        self.instances: list[_Instance] = [self._new_instance(self.rho_max, 0, None)]
+        #: ``(n, N)`` before each doubling, in order
+        self.doublings: list[tuple[int, int]] = []
+        self._n = 0
+        self._N = 1
+        self._queue: deque[list[int]] = deque()  # [instance index, evaluations left]
+        self._depth: int | None = None
 
-    def _new_instance(self, rho: float) -> _Instance:
+    @property
+    def n(self) -> int:
+        """Grill's ``n``: the evaluations accounted so far (served or queued)."""
+        return self._n
+
+    @property
+    def N(self) -> int:  # noqa: N802 - the paper's name
+        """Grill's ``N``: the number of instances."""
+        return self._N
+
+    @property
+    def queued(self) -> int:
+        """Evaluations accounted in ``n`` but not served yet."""
+        return sum(left for _, left in self._queue)
+
+    def _new_instance(self, rho: float, catch_up: int, batch: int | None) -> _Instance:
         hoo = TruncatedHOO(
-            self.domain, self.horizon, rho=rho, nu=self.nu_max, split=self.split, seed=self._child_seed()
+            self.domain,
+            self.horizon,
+            rho=rho,
+            nu=self.nu_max,
+            split=self.split,
+            truncation=self.truncation,
+            seed=self._child_seed(),
         )
-        return _Instance(rho, hoo)
+        return _Instance(rho, hoo, catch_up, batch)
 
-    def _needs_more_instances(self) -> bool:
-        n = self._n
-        return n >= 3 and 0.5 * self.dmax * math.log(n / math.log(n)) >= self._N
+    def needs_more_instances(self, n: int, n_instances: int) -> bool:
+        """Grill's doubling condition ``N <= Dmax/2 * ln(n / ln n)`` (false for n < 2)."""
+        return n >= 2 and n_instances <= 0.5 * self.dmax * math.log(n / math.log(n))
 
     def _plan(self) -> None:
-        """Queue the next evaluations: new instances with their catch-up pulls, then one round-robin pass."""
-        while self._needs_more_instances():
-            catch_up = max(1, math.ceil(self._n / self._N))
-            self._N *= 2
+        """Queue the next evaluations: new instances with their catch-up, then one pass."""
+        while self.needs_more_instances(self._n, self._N):
+            catch_up = self._n // self._N  # exact: see the class docstring
+            batch = len(self.doublings)
+            self.doublings.append((self._n, self._N))
             for rho in rho_grid(self._N, self.rho_max):
-                self.instances.append(self._new_instance(rho))
-                self._queue.extend([len(self.instances) - 1] * catch_up)
+                self.instances.append(self._new_instance(rho, catch_up, batch))
+                if catch_up:
+                    self._queue.append([len(self.instances) - 1, catch_up])
             self._n *= 2
-        self._queue.extend(range(len(self.instances)))
-        self._n += len(self.instances)
+            self._N *= 2
+        self._queue.extend([index, 1] for index in range(self._N))
+        self._n += self._N
 
     def _ask(self) -> np.ndarray:
         if not self._queue:
             self._plan()
-        self._current = self._queue.popleft()
-        return self.instances[self._current].optimizer.ask()
+        return self.instances[self._queue[0][0]].optimizer.ask()
 
     def _tell(self, reward: float) -> None:
-        instance = self.instances[self._current]
+        entry = self._queue[0]
+        instance = self.instances[entry[0]]
         instance.optimizer.tell(instance.optimizer.ask(), reward)
         instance.record(reward)
         self._depth = instance.optimizer.pulled_depth
+        entry[1] -= 1
+        if entry[1] == 0:
+            self._queue.popleft()
 
     @property
     def pulled_depth(self) -> int | None:
-        return getattr(self, "_depth", None)
+        return self._depth
 
     def best_instance(self) -> _Instance:
         pulled = [inst for inst in self.instances if inst.pulls > 0] or self.instances
@@ -144,12 +211,14 @@ class POO(_Portfolio):
 
 
 class GPO(_Portfolio):
-    """GPO (Shang et al. 2019) for a fixed budget: phases of a base algorithm, each cross-validated.
+    """GPO (Shang, Kaufmann & Valko 2019, Algorithm 1) for a fixed budget ``n``.
 
-    With ``N = max(1, ceil(Dmax/2 * ln((n/2) / ln(n/2))))`` phases of length
-    ``floor(n / 2N)``: phase ``i`` runs the base algorithm with ``rho_i`` and then evaluates
-    that run's recommendation as many times; the remaining budget exploits the
-    recommendation with the best cross-validated average.
+    ``N = max(1, ceil(Dmax/2 * ln((n/2) / ln(n/2))))`` phases of length ``floor(n / 2N)``:
+    phase ``i`` runs the base algorithm with ``rho_i`` of ``rho_grid(N)`` for that many
+    evaluations, then evaluates the phase's candidate as many times; the rest of the
+    budget, and any round after it, exploits the candidate with the best cross-validated
+    average. ``candidate`` (see :data:`GPO_CANDIDATES`) is the phase's last pulled point
+    (default, as in the authors' library) or the base algorithm's ``recommend()``.
     """
 
     name = "GPO"
@@ -162,12 +231,14 @@ class GPO(_Portfolio):
         rho_max: float = 0.9,
         nu_max: float = 1.0,
         split: SplitPolicy = "random",
+        candidate: Candidate = "last_point",
         seed: SeedLike = None,
     ):
         super().__init__(domain, rho_max, nu_max, split, seed)
-        if not isinstance(budget, int | np.integer) or budget < 2:
-            raise ValueError(f"budget must be an integer >= 2, got {budget!r}")
-        self.budget = int(budget)
+        self.budget = _check_horizon(budget, 2, "budget")
+        if candidate not in GPO_CANDIDATES:
+            raise ValueError(f"candidate must be one of {GPO_CANDIDATES}, got {candidate!r}")
+        self.candidate = candidate
         self.base = base
         half = self.budget / 2.0
         ratio = half / math.log(half) if half > math.e else 1.0
@@ -178,6 +249,7 @@ class GPO(_Portfolio):
         self._phase = 0
         self._step = 0  # position within the current phase
         self._optimizer: Optimizer | None = None
+        self._last_point: np.ndarray | None = None
         self._depth: int | None = None
 
     def _exploit(self) -> np.ndarray:
@@ -194,9 +266,8 @@ class GPO(_Portfolio):
         if self._step < self.phase_length:
             return self._optimizer.ask()
         if self._step == self.phase_length:
-            self.candidates.append(
-                (self._optimizer.recommend(), _Instance(self.rhos[self._phase], self._optimizer))
-            )
+            point = self._last_point if self.candidate == "last_point" else self._optimizer.recommend()
+            self.candidates.append((point.copy(), _Instance(self.rhos[self._phase], self._optimizer)))
         return self.candidates[-1][0]
 
     def _tell(self, reward: float) -> None:
@@ -204,7 +275,9 @@ class GPO(_Portfolio):
         if self._phase >= self.n_phases:
             return
         if self._step < self.phase_length:
-            self._optimizer.tell(self._optimizer.ask(), reward)
+            point = self._optimizer.ask()
+            self._optimizer.tell(point, reward)
+            self._last_point = point
             self._depth = self._optimizer.pulled_depth
         else:
             self.candidates[-1][1].record(reward)
@@ -227,48 +300,75 @@ class GPO(_Portfolio):
 
 
 class PCT(_Portfolio):
-    """PCT = GPO over HCT (Shang et al. 2019), made anytime by doubling epochs (see module docstring)."""
+    """PCT = GPO over HCT (Shang et al. 2019); ``schedule`` anytime or fixed-budget (module docstring).
+
+    ``horizon`` is needed only by ``schedule="fixed_budget"`` (the runner passes it);
+    ``first_epoch`` only by ``schedule="anytime"``. ``candidate`` is passed on to GPO.
+    """
 
     name = "PCT"
 
     def __init__(
         self,
         domain,
+        horizon: int | None = None,
         rho_max: float = 0.9,
         nu_max: float = 1.0,
         split: SplitPolicy = "random",
+        schedule: Schedule = "anytime",
+        candidate: Candidate = "last_point",
         first_epoch: int = PCT_FIRST_EPOCH,
         seed: SeedLike = None,
     ):
         super().__init__(domain, rho_max, nu_max, split, seed)
-        if not isinstance(first_epoch, int | np.integer) or first_epoch < 2:
-            raise ValueError(f"first_epoch must be an integer >= 2, got {first_epoch!r}")
-        self.first_epoch = int(first_epoch)
-        self._epoch_budget = self.first_epoch
+        if schedule not in PCT_SCHEDULES:
+            raise ValueError(f"schedule must be one of {PCT_SCHEDULES}, got {schedule!r}")
+        if candidate not in GPO_CANDIDATES:
+            raise ValueError(f"candidate must be one of {GPO_CANDIDATES}, got {candidate!r}")
+        self.schedule = schedule
+        self.candidate = candidate
+        self.first_epoch = _check_horizon(first_epoch, 2, "first_epoch")
+        if schedule == "fixed_budget":
+            self.horizon: int | None = _check_horizon(horizon, 2, "horizon (schedule='fixed_budget')")
+            self._epoch_budget = self.horizon
+        else:
+            self.horizon = horizon
+            self._epoch_budget = self.first_epoch
         self._left_in_epoch = 0
         self._gpo: GPO | None = None
         self._previous: GPO | None = None
 
+    def _new_gpo(self) -> GPO:
+        return GPO(
+            self.domain,
+            self._epoch_budget,
+            base=HCT,
+            rho_max=self.rho_max,
+            nu_max=self.nu_max,
+            split=self.split,
+            candidate=self.candidate,
+            seed=self._child_seed(),
+        )
+
     def _ask(self) -> np.ndarray:
-        if self._left_in_epoch == 0:
-            if self._gpo is not None:
-                self._previous = self._gpo
-                self._epoch_budget *= 2
-            self._gpo = GPO(
-                self.domain,
-                self._epoch_budget,
-                base=HCT,
-                rho_max=self.rho_max,
-                nu_max=self.nu_max,
-                split=self.split,
-                seed=self._child_seed(),
-            )
+        if self._gpo is None:
+            self._gpo = self._new_gpo()
+            self._left_in_epoch = self._epoch_budget
+        elif self._left_in_epoch == 0 and self.schedule == "anytime":
+            self._previous = self._gpo
+            self._epoch_budget *= 2
+            self._gpo = self._new_gpo()
             self._left_in_epoch = self._epoch_budget
         return self._gpo.ask()
 
     def _tell(self, reward: float) -> None:
         self._gpo.tell(self._gpo.ask(), reward)
         self._left_in_epoch -= 1
+
+    @property
+    def gpo(self) -> GPO | None:
+        """The GPO run of the current epoch (the only one with ``schedule="fixed_budget"``)."""
+        return self._gpo
 
     @property
     def pulled_depth(self) -> int | None:

@@ -36,7 +36,7 @@ def _poo(domain, horizon, seed, **params):
 def _pct(domain, horizon, seed, **params):
     from .parallel import PCT
 
-    return PCT(domain, seed=seed, **params)
+    return PCT(domain, horizon=horizon, seed=seed, **params)
 
 
 def _bo(domain, horizon, seed, **params):
