@@ -46,8 +46,11 @@ def rho_grid(n_instances: int, rho_max: float) -> list[float]:
 
     The index range of Grill, Valko & Munos (2015), "Black-box optimization of noisy functions
     with unknown smoothness", Algorithm 1 (POO), and Shang, Kaufmann & Valko (2019), "General
-    parallel optimization without a metric", Algorithm 1 (GPO). Consequence: the largest
-    value, ``rho_max ** (2N / (2N + 1))``, lies slightly above ``rho_max``.
+    parallel optimization without a metric", Algorithm 1 (GPO), as their pseudo-code prints it
+    and as the authors' library's GPO runs it. Consequence: the largest value,
+    ``rho_max ** (2N / (2N + 1))``, lies slightly above ``rho_max``. (Grill's original code, as
+    kept in Shang's ``bbox`` repository, builds the nested grid ``rho_max ** (N / k)``,
+    ``k = 1..N``, instead; on POO the two give the same regret, see the README.)
     """
     return [rho_max ** (2.0 * n_instances / (2 * i + 1)) for i in range(1, n_instances + 1)]
 
