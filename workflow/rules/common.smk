@@ -1,5 +1,6 @@
 """Configuration loading and validation, file layout and input functions shared by the rules."""
 
+import re
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
