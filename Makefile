@@ -8,9 +8,17 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.vhct-installed
 CORES ?= all
 CONFIG ?= config/config.yaml
+TARGETS ?=
 # --keep-going: a failed job (e.g. a data file no source could provide) does not stop the
-# independent ones; make still fails at the end.
-SNAKEMAKE := $(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) --keep-going
+# independent ones; make still fails at the end. --rerun-incomplete: after an interrupted run
+# (Ctrl-C, a killed Snakemake) the jobs it had under way run again; finished ones are kept.
+SNAKEMAKE := $(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) --keep-going --rerun-incomplete
+# Before Snakemake starts: the config file is checked (errors name file, line and key; Snakemake
+# itself reports a YAML syntax error or an empty file without its name), and a lock left by a
+# killed Snakemake is cleared, only if no Snakemake process of this machine works in this
+# directory any more (vhct.workdir_lock; exit 0 = stale).
+PREPARE := $(BIN)/python -m vhct.config $(CONFIG) && \
+	if $(BIN)/python -m vhct.workdir_lock; then $(SNAKEMAKE) --unlock; fi
 # Offline data mirror for the real-data experiments (files at <mirror>/<path>, see data/README.md):
 # an already set VHCT_DATA_MIRROR wins; else ../shared/data is used when that directory exists.
 SHARED_DATA ?= ../shared/data
@@ -21,7 +29,7 @@ endif
 endif
 REAL_FIGURES := figures/fig3b_landmine.pdf figures/fig3c_mnist.pdf
 
-.PHONY: all venv figures real-data data paper test lint dry-run slurm-dry-run clean
+.PHONY: all venv figures real-data data paper test lint dry-run slurm-dry-run unlock clean
 
 all: figures
 
@@ -34,15 +42,19 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 ## figures: the whole pipeline with the default (reduced-scale) config on all cores
+## (or only TARGETS and what they need: make figures TARGETS=figures/fig3a_garland.pdf)
 figures: $(STAMP)
-	$(SNAKEMAKE)
+	$(PREPARE)
+	$(SNAKEMAKE) $(TARGETS)
 
 ## real-data: only the real-data figures (Landmine, MNIST) and the jobs they need, data included
 real-data: $(STAMP)
+	$(PREPARE)
 	$(SNAKEMAKE) $(REAL_FIGURES)
 
 ## data: only the download stage (every data file the config's experiments use)
 data: $(STAMP)
+	$(PREPARE)
 	$(SNAKEMAKE) --until data_file
 
 ## paper: the pipeline at the paper's scale (20 seeds, paper horizons)
@@ -60,10 +72,16 @@ lint: $(STAMP)
 
 ## dry-run: show the jobs the pipeline would run
 dry-run: $(STAMP)
+	$(BIN)/python -m vhct.config $(CONFIG)
 	$(SNAKEMAKE) --dry-run
 
 slurm-dry-run: $(STAMP)
 	$(BIN)/snakemake --profile workflow/profiles/slurm --configfile $(CONFIG) --dry-run
+
+## unlock: clear Snakemake's lock after a killed run (make figures does this by itself when safe)
+unlock: $(STAMP)
+	$(BIN)/python -m vhct.workdir_lock; test $$? -ne 2
+	$(SNAKEMAKE) --unlock
 
 ## clean: remove generated results, figures and logs (keeps data/ downloads)
 clean:

@@ -208,3 +208,103 @@ def test_load_config_rejects_a_non_mapping(tmp_path):
     path.write_text(yaml.safe_dump(bad), encoding="utf-8")
     with pytest.raises(vc.ConfigError, match="experiments/garland/horizon"):
         vc.load_config(path)
+
+
+# ----------------------------------------------------------------------------- config files
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "# only a comment\n# and another\n"])
+def test_an_empty_or_comment_only_file_is_rejected_naming_it(tmp_path, text):
+    path = write(tmp_path / "empty.yaml", text)
+    with pytest.raises(vc.ConfigError) as info:
+        vc.load_config(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: the config file is empty")
+    assert "settings, experiments, figures" in message and "not merged" in message
+
+
+def test_a_yaml_syntax_error_names_file_line_and_column(tmp_path):
+    path = write(tmp_path / "broken.yaml", "progress_every: 5\nsettings:\n  a: {algorithm: VHCT\n  b: [\n")
+    with pytest.raises(vc.ConfigError) as info:
+        vc.load_config(path)
+    assert str(info.value).startswith(f"{path}:4:4: YAML syntax error: ")
+    assert "flow mapping" in str(info.value)
+
+
+def test_a_non_mapping_file_is_rejected_naming_it(tmp_path):
+    path = write(tmp_path / "list.yaml", "- 1\n- 2\n")
+    with pytest.raises(vc.ConfigError, match=f"^{path}:1: the config file does not hold a mapping"):
+        vc.load_config(path)
+
+
+@pytest.mark.parametrize("text", ["{}\n", "progress_every: 5\n"])
+def test_a_file_without_the_sections_names_the_missing_keys(tmp_path, text):
+    """Not the default config silently: the default is only used when no file is given."""
+    path = write(tmp_path / "partial.yaml", text)
+    with pytest.raises(vc.ConfigError) as info:
+        vc.load_config(path)
+    message = str(info.value)
+    assert message.startswith(
+        f"{path}: config key <root>: missing top-level key(s) settings, experiments, figures"
+    )
+    assert "not merged" in message and "\n" not in message
+    assert info.value.key == ()
+
+
+def test_a_top_level_typo_is_one_line_with_file_line_and_suggestion(tmp_path):
+    text = TINY.read_text(encoding="utf-8").replace("\nexperiments:\n", "\nexperiment:\n")
+    path = write(tmp_path / "typo.yaml", text)
+    line = text.splitlines().index("experiment:") + 1
+    with pytest.raises(vc.ConfigError) as info:
+        vc.load_config(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}:{line}: config key experiment: unknown key 'experiment'")
+    assert "did you mean 'experiments'?" in message
+    assert "\n" not in message and len(message) < 300  # no schema dump
+
+
+def test_errors_point_at_the_line_of_the_offending_key(tmp_path, tiny):
+    tiny["experiments"]["garland"]["horizon"] = -5
+    text = yaml.safe_dump(tiny, sort_keys=False)
+    path = write(tmp_path / "bad.yaml", text)
+    lines = text.splitlines()
+    garland = lines.index("  garland:")
+    horizon = garland + next(i for i, s in enumerate(lines[garland:]) if s.strip().startswith("horizon:"))
+    with pytest.raises(
+        vc.ConfigError, match=f"^{path}:{horizon + 1}: config key experiments/garland/horizon: "
+    ):
+        vc.load_config(path)
+    # a semantic check (not the schema) is located the same way
+    tiny["experiments"]["garland"]["horizon"] = 60
+    tiny["figures"]["regret"]["panels"][0]["experiment"] = "ghost"
+    text = yaml.safe_dump(tiny, sort_keys=False)
+    path = write(tmp_path / "ghost.yaml", text)
+    line = next(i for i, s in enumerate(text.splitlines()) if s.strip() == "- experiment: ghost") + 1
+    with pytest.raises(
+        vc.ConfigError, match=f"^{path}:{line}: config key figures/regret/panels/0/experiment: "
+    ):
+        vc.load_config(path)
+
+
+def test_with_several_files_the_error_names_the_file_that_sets_the_key(tmp_path):
+    override = write(tmp_path / "override.yaml", "experiments:\n  garland:\n    seeds: 0\n")
+    config = vc.merged_config([TINY, override])
+    assert (
+        config["experiments"]["garland"]["seeds"] == 0 and config["experiments"]["garland"]["horizon"] == 60
+    )
+    with pytest.raises(vc.ConfigError, match=f"^{override}:3: config key experiments/garland/seeds: "):
+        vc.validate_config(config, [TINY, override])
+
+
+def test_the_command_line_check(tmp_path, capsys):
+    assert vc.main([str(TINY)]) == 0
+    assert capsys.readouterr().out.startswith(f"{TINY}: valid (5 experiments, ")
+    path = write(tmp_path / "c.yaml", "progress_every: 5\n")
+    assert vc.main([str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}: config key <root>: missing top-level key(s)") and err.count("\n") == 1

@@ -10,10 +10,16 @@ download stage falls through to the mirror as it does offline.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
+import os
+import shlex
+import signal
+import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -28,10 +34,15 @@ from vhct.aggregate import FINAL_COLUMNS, REGRET_COLUMNS, TIMING_COLUMNS
 
 REPO = Path(__file__).resolve().parents[1]
 TINY = REPO / "config" / "tiny.yaml"
-SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
+BIN = Path(sys.executable).parent
+SNAKEMAKE = str(BIN / "snakemake")
 CORES = "2"
+#: umask of every Snakemake run here: outputs must then be readable by group and others (0644)
+UMASK = 0o022
 #: experiments of the tiny config that read data files
 REAL_EXPERIMENTS = ("landmine", "mnist")
+#: a rejected config is reported in a few lines (Snakemake's header around our one line), not a schema dump
+MAX_ERROR_LINES = 10
 
 
 def snakemake(workdir: Path, *args: str, configfile: Path = TINY) -> subprocess.CompletedProcess:
@@ -47,7 +58,13 @@ def snakemake(workdir: Path, *args: str, configfile: Path = TINY) -> subprocess.
         CORES,
         *args,
     ]
-    return subprocess.run(cmd, capture_output=True, text=True, check=False, env=clean_env())
+    return subprocess.run(
+        cmd, capture_output=True, text=True, check=False, env=clean_env(), preexec_fn=set_umask
+    )
+
+
+def set_umask() -> None:
+    os.umask(UMASK)
 
 
 def ok(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
@@ -124,6 +141,25 @@ def test_runs_have_tables_sidecars_and_logs(workdir, config):
     assert not list((workdir / "results").rglob("*.tmp"))
 
 
+def modes(root: Path, *subdirs: str) -> dict[str, int]:
+    """Permission bits of every file under ``root/<subdir>``."""
+    return {
+        str(p.relative_to(root)): stat.S_IMODE(p.stat().st_mode)
+        for sub in subdirs
+        for p in (root / sub).rglob("*")
+        if p.is_file()
+    }
+
+
+def test_outputs_follow_the_umask(workdir, config):
+    """Runs, aggregates, figures and the audit are readable by the group (umask 022: mode 0644)."""
+    found = modes(workdir, "results", "figures")
+    expected_mode = 0o666 & ~UMASK
+    assert {p: m for p, m in found.items() if m != expected_mode} == {}
+    assert any(p.startswith("results/runs/") for p in found) and "results/audit.json" in found
+    assert any(p.startswith("figures/") for p in found)
+
+
 def test_second_invocation_runs_nothing(workdir, tiny):
     before = mtimes(workdir)
     result = ok(snakemake(workdir, configfile=tiny))
@@ -159,6 +195,32 @@ def test_deleting_one_run_reruns_only_it_and_its_dependents(workdir, config, tin
     assert (changed & chain) == required
 
 
+@pytest.mark.slow
+def test_a_targeted_aggregate_does_not_see_a_deleted_run_unless_the_run_is_named(tmp_path):
+    """What the README promises for targets narrower than the default one.
+
+    Snakemake (9) checks only the requested file and what must run for it: behind an existing
+    aggregate it does not look for a deleted run (snakemake/snakemake#1978). Naming the run as
+    well reruns it and then the aggregate (its input is newer).
+    """
+    aggregate = "results/aggregates/counterexample/regret.csv"
+    run = "results/runs/counterexample/VHCT-phi2overh/seed7.csv.gz"
+    ok(snakemake(tmp_path, aggregate))
+    before = mtimes(tmp_path)
+    (tmp_path / run).unlink()
+    result = ok(snakemake(tmp_path, aggregate))
+    assert "Nothing to be done" in result.stdout + result.stderr
+    assert not (tmp_path / run).exists()
+    ok(snakemake(tmp_path, run, aggregate))
+    after = mtimes(tmp_path)
+    changed = {p for p in after if after[p] != before.get(p)}
+    assert changed == {
+        run,
+        run.replace(".csv.gz", ".json"),
+        *(f"results/aggregates/counterexample/{t}.csv" for t in ("regret", "final", "timing")),
+    }
+
+
 def test_two_complete_runs_give_identical_aggregates(workdir, config, tiny, tmp_path):
     targets = [f"results/aggregates/{e}/{t}.csv" for e in config["experiments"] for t in ("regret", "final")]
     ok(snakemake(tmp_path, *targets, configfile=tiny))
@@ -174,15 +236,109 @@ def test_one_figure_alone_runs_only_what_it_needs(tmp_path):
     assert "rule run:" not in result.stdout + result.stderr
 
 
+# ----------------------------------------------------------------------------- config files
+
+
+def make_commands(target: str, configfile: Path, workdir: Path, targets: str = "") -> list[str]:
+    """The shell lines ``make <target>`` runs (``make -n``), with Snakemake pointed at ``workdir``.
+
+    ``BIN`` is this interpreter's and ``STAMP`` a fresh file, so the venv step is skipped.
+    """
+    stamp = workdir.parent / f"{workdir.name}.stamp"
+    stamp.touch()
+    cmd = ["make", "-n", "--no-print-directory", "-C", str(REPO), target, f"BIN={BIN}", f"STAMP={stamp}"]
+    cmd += [f"CONFIG={configfile}", f"CORES={CORES}", f"TARGETS={targets}"]
+    lines = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.splitlines()
+    assert lines and not any("pip install" in line for line in lines), lines
+    where = f"--snakefile {shlex.quote(str(REPO / 'Snakefile'))} --directory {shlex.quote(str(workdir))}"
+    return [line.replace(f"{SNAKEMAKE} ", f"{SNAKEMAKE} {where} ") for line in lines]
+
+
+def shell(line: str, workdir: Path) -> subprocess.CompletedProcess:
+    """Run one of the Makefile's lines in ``workdir`` (as make runs it in the project directory)."""
+    return subprocess.run(
+        line,
+        shell=True,
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=clean_env(),
+        preexec_fn=set_umask,
+    )
+
+
+@pytest.mark.parametrize("text", ["progress_every: 5\n", "{}\n"])
+def test_a_config_without_its_sections_is_rejected_not_replaced_by_the_default(tmp_path, text):
+    bad = tmp_path / "partial.yaml"
+    bad.write_text(text, encoding="utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    result = snakemake(work, configfile=bad)
+    out = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert (
+        f"invalid config: {bad}: config key <root>: missing top-level key(s) settings, experiments, figures"
+        in out
+    )
+    assert "not merged with yours" in out and len(out.splitlines()) < MAX_ERROR_LINES, out
+    assert not (work / "results").exists() and not (work / "logs").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "snakemake_says", "we_say"),
+    [
+        (
+            "",
+            "Config file must be given as JSON or YAML with keys at top level.",
+            ": the config file is empty",
+        ),
+        ("# comments only\n", "Config file must be given as JSON or YAML", ": the config file is empty"),
+        (
+            "settings:\n  a: {algorithm: VHCT\n  b: [\n",
+            "Config file is not valid JSON or YAML",
+            ":3:4: YAML syntax",
+        ),
+    ],
+)
+def test_unparsable_config_files_fail_before_any_job_and_make_names_file_and_line(
+    tmp_path, text, snakemake_says, we_say
+):
+    """Snakemake parses --configfile before the workflow runs, and names neither file nor line;
+    `make figures` checks the file first (python -m vhct.config) and does."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text, encoding="utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    result = snakemake(work, configfile=bad)
+    assert result.returncode != 0 and snakemake_says in result.stdout + result.stderr
+    prepare, run = make_commands("figures", bad, work)
+    assert "-m vhct.config" in prepare and "--rerun-incomplete" in run
+    checked = shell(prepare, work)
+    assert checked.returncode != 0
+    assert checked.stderr.startswith(f"{bad}{we_say}"), checked.stderr
+    assert not (work / "results").exists() and not (work / "logs").exists()
+
+
 @pytest.mark.parametrize(
     ("mutate", "key"),
     [
-        (lambda c: c["settings"]["POO"].update(algorithm="NOPE"), "['settings']['POO']['algorithm']"),
-        (lambda c: c["experiments"]["garland"].update(horizon=-3), "['experiments']['garland']['horizon']"),
-        (lambda c: c["experiments"]["garland"].pop("seeds"), "'seeds' is a required property"),
+        (
+            lambda c: c["settings"]["POO"].update(algorithm="NOPE"),
+            "config key settings/POO/algorithm: 'NOPE'",
+        ),
+        (
+            lambda c: c["experiments"]["garland"].update(horizon=-3),
+            "config key experiments/garland/horizon: -3",
+        ),
+        (lambda c: c["experiments"]["garland"].pop("seeds"), "garland: 'seeds' is a required property"),
         (
             lambda c: c["figures"]["regret"]["panels"][0].update(experiment="ghost"),
             "figures/regret/panels/0/experiment",
+        ),
+        (
+            lambda c: c.update(experiment=c.pop("experiments")),
+            "config key experiment: unknown key 'experiment' (did you mean 'experiments'?",
         ),
     ],
 )
@@ -196,7 +352,8 @@ def test_invalid_config_fails_before_any_job(tmp_path, mutate, key):
     result = snakemake(work, configfile=bad)
     out = result.stdout + result.stderr
     assert result.returncode != 0
-    assert key in out
+    assert f"invalid config: {bad}:" in out and key in out
+    assert len(out.splitlines()) < MAX_ERROR_LINES, out  # one line, no schema dump
     assert not (work / "results").exists() and not (work / "logs").exists()
 
 
@@ -266,6 +423,165 @@ def test_atomic_paths_leave_nothing_on_failure(tmp_path):
     with atomic_paths(final) as (tmp,):
         tmp.write_text("complete")
     assert final.read_text() == "complete" and list(final.parent.iterdir()) == [final]
+
+
+def test_atomic_paths_follow_the_umask_and_remove_a_killed_writers_temporary_files(tmp_path):
+    from vhct.aggregate import write_table
+    from vhct.jobs import atomic_paths
+
+    final = tmp_path / "seed0.csv.gz"
+    stale = [tmp_path / ".seed0.csv.gz.abc123.tmp", tmp_path / ".seed0.csv.gz.k_9Xq2.tmp"]  # ours, mkstemp's
+    keep = [tmp_path / ".seed0.json.abc123.tmp", tmp_path / ".seed00.csv.gz.abc123.tmp", tmp_path / "x.tmp"]
+    for path in stale + keep:
+        path.write_text("left by a killed writer")
+    old = os.umask(0o027)
+    try:
+        with atomic_paths(final) as (tmp,):
+            assert not any(p.exists() for p in stale)
+            tmp.write_text("complete")
+        write_table(pd.DataFrame({"t": [1, 2]}), tmp_path / "table.csv")
+    finally:
+        os.umask(old)
+    assert final.read_text() == "complete" and all(p.exists() for p in keep)
+    assert stat.S_IMODE(final.stat().st_mode) == 0o640
+    assert stat.S_IMODE((tmp_path / "table.csv").stat().st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [final.name, "table.csv", *(p.name for p in keep)]
+    )
+
+
+# ----------------------------------------------------------------------------- interrupted runs
+
+#: the experiment the resume tests interrupt (7 settings x 2 seeds = 14 runs, no data files)
+RESUME_EXPERIMENT = "garland"
+#: run tables that must exist before the signal: more than the jobs under way at a time (one per
+#: core), so that at least one run had been finished and recorded by Snakemake
+RESUME_AFTER = int(CORES) + 1
+#: how often the test looks at the results folder while waiting for those tables
+POLL_SECONDS = 0.05
+
+
+def incomplete_outputs(workdir: Path) -> set[str]:
+    """Outputs Snakemake had marked as under way (one file per output, named by its base64 path)."""
+    folder = workdir / ".snakemake" / "incomplete"
+    return {base64.b64decode(p.name).decode() for p in folder.iterdir()} if folder.is_dir() else set()
+
+
+def interrupt(workdir: Path, run_line: str, runs: Path, sig: signal.Signals) -> None:
+    """Start the Makefile's Snakemake line; once RESUME_AFTER run tables exist, send ``sig``.
+
+    SIGINT goes to Snakemake and its jobs, as Ctrl-C in a terminal does. SIGKILL goes to the
+    Snakemake process only (frozen first, so that it starts no job meanwhile); its jobs finish
+    on their own and the test waits for them.
+    """
+    import psutil
+
+    log = (workdir.parent / f"{workdir.name}-interrupted.log").open("w")
+    proc = subprocess.Popen(
+        shlex.split(run_line),
+        cwd=workdir,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=clean_env(),
+        preexec_fn=set_umask,
+        start_new_session=True,
+    )
+    while proc.poll() is None and len(list(runs.rglob("*.csv.gz"))) < RESUME_AFTER:
+        time.sleep(POLL_SECONDS)
+    assert proc.poll() is None, "Snakemake ended before it could be interrupted"
+    if sig == signal.SIGINT:
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait()
+    else:
+        os.kill(proc.pid, signal.SIGSTOP)
+        jobs = psutil.Process(proc.pid).children(recursive=True)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        psutil.wait_procs(jobs)
+    log.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill-9"])
+def test_the_make_command_resumes_an_interrupted_run(tmp_path, sig):
+    """After Ctrl-C or a killed Snakemake, the same command finishes the job: finished runs are
+    kept, the runs under way are redone, a stale lock is cleared and no temporary file is left."""
+    config = vc.load_config(TINY)
+    work = tmp_path / "work"
+    work.mkdir()
+    target = f"results/aggregates/{RESUME_EXPERIMENT}/regret.csv"
+    prepare, run = make_commands("figures", TINY, work, targets=target)
+    runs = work / "results" / "runs" / RESUME_EXPERIMENT
+    interrupt(work, run, runs, sig)
+
+    jobs = vc.run_jobs(config, [RESUME_EXPERIMENT])
+    tables = {f"results/runs/{e}/{s}/seed{k}.csv.gz": (s, k) for e, s, k in jobs}
+    present = {p for p in tables if (work / p).exists()}
+    assert RESUME_AFTER <= len(present) < len(tables)
+    assert not (work / target).exists()
+    under_way = incomplete_outputs(work)
+    before = mtimes(work)
+    # a writer killed mid-write leaves its hidden temporary file (simulated: a job killed with -9)
+    setting, seed = next(tables[p] for p in tables if p not in present)
+    stale = runs / setting / f".seed{seed}.csv.gz.0123456789ab.tmp"
+    stale.parent.mkdir(parents=True, exist_ok=True)
+    stale.write_bytes(b"\x1f\x8b partial")
+    locked = bool(list((work / ".snakemake" / "locks").glob("*")))
+    assert locked == (sig == signal.SIGKILL)  # Ctrl-C releases the lock, a killed Snakemake cannot
+    if locked:  # the bare Snakemake command refuses to run ...
+        refused = shell(run, work)
+        assert refused.returncode != 0 and "LockException" in refused.stdout + refused.stderr
+
+    prepared = shell(prepare, work)  # ... the Makefile clears the stale lock first
+    assert prepared.returncode == 0, prepared.stdout + prepared.stderr
+    assert ("stale Snakemake lock" in prepared.stderr) == locked
+    resumed = shell(run, work)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+
+    after = mtimes(work)
+    redone = {p for p in before if after.get(p) != before[p]}
+    finished = {p for p in before if p.startswith("results/runs/") and p not in under_way}
+    assert finished and not (redone & finished)  # no finished run was redone
+    assert redone <= under_way and len(under_way) <= 2 * int(CORES)  # at most the runs under way
+    for path, (setting, _) in tables.items():
+        table = pd.read_csv(work / path)
+        assert len(table) == vc.run_horizon(config, RESUME_EXPERIMENT, setting), path
+        assert (work / path.replace(".csv.gz", ".json")).exists()
+    assert (work / target).exists() and not stale.exists()
+    assert not [p for p in work.rglob("*.tmp")]
+    assert set(modes(work, "results").values()) == {0o666 & ~UMASK}
+    assert not list((work / ".snakemake" / "locks").glob("*"))
+
+
+def test_a_lock_is_stale_only_when_no_snakemake_works_in_the_directory(tmp_path):
+    from vhct import workdir_lock as wl
+
+    work, elsewhere = tmp_path / "work", tmp_path / "elsewhere"
+    work.mkdir()
+    elsewhere.mkdir()
+    assert wl.check(work)[0] == wl.NO_LOCK
+    (work / wl.LOCK_DIR).mkdir(parents=True)
+    (work / wl.LOCK_DIR / "0.output.lock").write_text("results/x\n")
+    # stand-ins for a Snakemake (its command line names it) in the directory and in another one
+    holders = [
+        subprocess.Popen(
+            [sys.executable, "-c", "import sys; sys.stdin.read()", "snakemake"],
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+        )
+        for cwd in (work, elsewhere)
+    ]
+    try:
+        code, message = wl.check(work)
+        assert code == wl.IN_USE and f"pid {holders[0].pid}" in message
+        assert f"pid {holders[1].pid}" not in message
+    finally:
+        for holder in holders:
+            holder.stdin.close()
+            holder.wait()
+    code, message = wl.check(work)
+    assert code == wl.STALE and "stale Snakemake lock" in message
+    assert wl.main([str(work)]) == wl.STALE
 
 
 # ----------------------------------------------------------------------------- real data

@@ -14,8 +14,6 @@ tables also give the regret against the best value observed in any run of the ex
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -175,17 +173,11 @@ def timing_table(
 
 
 def write_table(table: pd.DataFrame, path: Path | str) -> None:
-    """Write a CSV atomically (temp file, then rename) with the fixed float format."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            table.to_csv(handle, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write a CSV atomically (``vhct.jobs.atomic_paths``) with the fixed float format."""
+    from vhct.jobs import atomic_paths
+
+    with atomic_paths(path) as (tmp,), open(tmp, "w", encoding="utf-8", newline="") as handle:
+        table.to_csv(handle, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
 
 
 def aggregate_experiment(

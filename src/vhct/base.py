@@ -7,6 +7,7 @@ All optimizers maximize. A run is a loop of ``x = opt.ask()``, ``opt.tell(x, r)`
 from __future__ import annotations
 
 import math
+import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
@@ -16,11 +17,19 @@ SeedLike = int | np.random.Generator | np.random.SeedSequence | None
 
 
 def as_generator(seed: SeedLike) -> np.random.Generator:
-    """Return a generator owned by the caller: a fresh one for an int/None/SeedSequence."""
+    """Return a generator owned by the caller: a fresh one for an int/None/SeedSequence.
+
+    An integer seed must be >= 0 (numpy's own rule, checked here so the error names ``seed``);
+    a bool is rejected although Python counts it as an int.
+    """
     if isinstance(seed, np.random.Generator):
         return seed
-    if seed is not None and not isinstance(seed, int | np.integer | np.random.SeedSequence):
+    if seed is None or isinstance(seed, np.random.SeedSequence):
+        return np.random.default_rng(seed)
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise ValueError(f"seed must be an int, a SeedSequence or a numpy Generator, got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     return np.random.default_rng(seed)
 
 
@@ -55,11 +64,11 @@ def check_positive(name: str, value: float) -> float:
 
 
 def check_reward(reward: float) -> float:
-    """Require a finite real reward."""
-    try:
-        r = float(reward)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"reward must be a real number, got {reward!r}") from exc
+    """Require a finite real reward: a real number (numpy's too; not a string or a bool) or a 0-d array."""
+    value = reward.item() if isinstance(reward, np.ndarray) and reward.ndim == 0 else reward
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        raise ValueError(f"reward must be a real number, got {reward!r}")
+    r = float(value)
     if not math.isfinite(r):
         raise ValueError(f"reward must be finite, got {reward!r}")
     return r

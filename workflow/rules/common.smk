@@ -1,12 +1,10 @@
 """Configuration loading and validation, file layout and input functions shared by the rules."""
 
-import json
 import re
-import tempfile
 from pathlib import Path
 
-import yaml
-from snakemake.utils import update_config, validate
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import update_config
 
 import vhct.config as vc
 
@@ -14,21 +12,22 @@ REPO = Path(workflow.basedir)
 DEFAULT_CONFIG = REPO / "config" / "config.yaml"
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
-# The default config is read only when no --configfile was given (Snakemake's `configfile:`
-# directive would deep-merge it with the one given on the command line).
-if "experiments" not in config:
-    _cli = dict(config)
+# The default config is read only when no --configfile was given at all (Snakemake's
+# `configfile:` directive would deep-merge it with the one given on the command line); a
+# given file lacking sections is an error below, not silently the default.
+CONFIG_FILES = [Path(p) for p in workflow.overwrite_configfiles] or [DEFAULT_CONFIG]
+if not workflow.overwrite_configfiles:
+    _cli = dict(config)  # --config key=value overrides
     config.clear()
-    config.update(yaml.safe_load(DEFAULT_CONFIG.read_text(encoding="utf-8")))
+    config.update(vc.read_config_file(DEFAULT_CONFIG))
     update_config(config, _cli)
 
-# Schema check (names pinned to the registries), then cross-reference checks; both fail
-# before any job starts and name the offending key.
-with tempfile.TemporaryDirectory() as _tmp:
-    _schema_file = Path(_tmp, "config.schema.json")
-    _schema_file.write_text(json.dumps(vc.resolved_schema(SCHEMA)), encoding="utf-8")
-    validate(config, str(_schema_file))
-vc.check_config(config)
+# Schema check (names pinned to the registries, defaults filled in), then cross-reference
+# checks; both fail before any job starts, in one line naming the file, line and key path.
+try:
+    vc.validate_config(config, CONFIG_FILES, SCHEMA)
+except vc.ConfigError as _error:
+    raise WorkflowError(f"invalid config: {_error}") from None
 
 # ---------------------------------------------------------------- layout
 RUN_TABLE = "results/runs/{experiment}/{setting}/seed{seed}.csv.gz"
