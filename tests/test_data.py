@@ -454,6 +454,32 @@ def test_stamp_check_names_a_missing_file_and_a_bad_stamp(landmine):
         check_stamp(landmine["stamp"])
 
 
+def test_run_job_checks_its_data_files_before_running(landmine, tmp_path):
+    from vhct.jobs import run_job
+
+    spec = {
+        "experiment": "landmine",
+        "setting": "T-HOO",
+        "algorithm": "T-HOO",
+        "params": {"rho": 0.5},
+        "objective": "landmine",
+        "objective_params": {"data_path": str(landmine["path"])},
+        "noise": 0.0,
+        "horizon": 3,
+        "seed": 0,
+        "progress_every": 0,
+    }
+    table, meta = tmp_path / "runs" / "seed0.csv.gz", tmp_path / "runs" / "seed0.json"
+    run_job(spec, table, meta, [landmine["stamp"]])
+    assert len(json.loads(meta.read_text())["run"]) == len(spec)
+    table.unlink()
+    meta.unlink()
+    corrupt(landmine["path"], "truncated")
+    with pytest.raises(VerificationError, match=f"data file {landmine['path']} is corrupted"):
+        run_job(spec, table, meta, [landmine["stamp"]])
+    assert not table.exists() and not meta.exists()
+
+
 def test_loaders_name_a_corrupted_file(tmp_path):
     mat = write_landmine_mat(tmp_path / "L.mat")
     for how in ("random", "truncated"):
