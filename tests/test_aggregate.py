@@ -194,8 +194,13 @@ def test_every_seed_cut_short_is_rejected_against_the_config(runs, tmp_path):
         aggregate_into(paths, tmp_path / "agg")
     for path in paths["B"]:
         edit_sidecar(Path(path), rounds=4)  # the sidecars of the real failure: the complete run's count
-    with pytest.raises(RunTableError, match=r"seed0\.csv\.gz: 2 rows, but the config and the sidecar say 4"):
+    with pytest.raises(RunTableError) as err:
         aggregate_into(paths, tmp_path / "agg")
+    msg = str(err.value)
+    assert msg.startswith("2 run tables are incomplete or damaged:")
+    for path in paths["B"]:  # every bad table named, and one command redoes them all
+        assert f"  - {path}: 2 rows, but the config and the sidecar say 4 rounds" in msg
+    assert f"`snakemake --forcerun {' '.join(paths['B'])}`" in msg
     assert not (tmp_path / "agg").exists()
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from vhct.tables import read_run
+from vhct.tables import read_runs
 
 #: float format of the written tables (fixed, so equal numbers give equal bytes)
 FLOAT_FORMAT = "%.12g"
@@ -191,14 +191,10 @@ def aggregate_experiment(
 
     Every run is checked first (:func:`vhct.tables.read_run`: complete, ``t = 1..n`` with ``n``
     the setting's horizon in ``info``, consistent with its sidecar, finite values) and all
-    three tables are computed before any is written: a bad run fails naming its file.
+    three tables are computed before any is written: bad runs fail naming every bad file.
     """
-    runs: dict[str, list[pd.DataFrame]] = {}
-    metas: dict[str, list[dict]] = {}
-    for setting, paths in run_paths.items():
-        checked = [read_run(p, RUN_COLUMNS, int(info[setting]["horizon"])) for p in paths]
-        runs[setting] = [table for table, _ in checked]
-        metas[setting] = [sidecar for _, sidecar in checked]
+    horizons = {setting: int(info[setting]["horizon"]) for setting in run_paths}
+    runs, metas = read_runs(run_paths, RUN_COLUMNS, horizons)
     tables = regret_table(runs, info), final_table(runs, info), timing_table(runs, metas, info)
     for table, path in zip(tables, (regret_path, final_path, timing_path), strict=True):
         write_table(table, path)

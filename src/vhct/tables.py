@@ -5,14 +5,15 @@ A run writes a per-round table (``seed<k>.csv.gz``) and a JSON sidecar (``seed<k
 decompresses and parses completely, has the columns asked for, one row per round
 ``t = 1..n``, finite values, and ``n`` equals the rounds the sidecar records and the
 setting's horizon in the config (``max_horizon`` included). Any failure raises
-:class:`RunTableError` naming the file and how to redo the run.
+:class:`RunTableError` naming the file and how to redo the run; :func:`read_runs` checks
+every run of an experiment and names all the bad tables in one error.
 """
 
 from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,23 @@ NAN_COLUMNS = frozenset({"depth"})
 
 
 class RunTableError(ValueError):
-    """A run table or its sidecar is unreadable, incomplete or inconsistent with the config."""
+    """Run tables or their sidecars are unreadable, incomplete or inconsistent with the config.
+
+    ``problems`` maps each bad table to what is wrong with it; the message names them all
+    and how to redo them.
+    """
+
+    def __init__(self, problems: Mapping[str, str]):
+        self.problems = dict(problems)
+        paths = list(self.problems)
+        if len(paths) == 1:
+            head = f"run table {paths[0]}: {self.problems[paths[0]]}. The run is incomplete or damaged: "
+            remedy = "delete it (the next snakemake run redoes it), or rerun it"
+        else:
+            lines = "".join(f"\n  - {path}: {problem}" for path, problem in self.problems.items())
+            head = f"{len(paths)} run tables are incomplete or damaged:{lines}\n"
+            remedy = "Delete them (the next snakemake run redoes them), or rerun them"
+        super().__init__(f"{head}{remedy} with `snakemake --forcerun {' '.join(paths)}`")
 
 
 def sidecar_path(table_path: Path | str) -> Path:
@@ -37,10 +54,7 @@ def sidecar_path(table_path: Path | str) -> Path:
 
 
 def _error(table_path: Path | str, problem: str) -> RunTableError:
-    return RunTableError(
-        f"run table {table_path}: {problem}. The run is incomplete or damaged: delete it (the next "
-        f"snakemake run redoes it), or rerun it with `snakemake --forcerun {table_path}`"
-    )
+    return RunTableError({str(table_path): problem})
 
 
 def read_sidecar(table_path: Path | str) -> dict[str, Any]:
@@ -86,3 +100,25 @@ def read_run(table_path: Path | str, columns: Sequence[str], horizon: int) -> tu
     if bad:
         raise _error(table_path, f"non-finite values in the columns {sorted(bad)}")
     return table[list(columns)], sidecar
+
+
+def read_runs(
+    run_paths: Mapping[str, Sequence[Path | str]], columns: Sequence[str], horizons: Mapping[str, int]
+) -> tuple[dict[str, list[pd.DataFrame]], dict[str, list[dict]]]:
+    """:func:`read_run` on every run, by setting; one :class:`RunTableError` names every bad table."""
+    runs: dict[str, list[pd.DataFrame]] = {}
+    metas: dict[str, list[dict]] = {}
+    problems: dict[str, str] = {}
+    for setting, paths in run_paths.items():
+        runs[setting], metas[setting] = [], []
+        for path in paths:
+            try:
+                table, sidecar = read_run(path, columns, int(horizons[setting]))
+            except RunTableError as exc:
+                problems.update(exc.problems)
+                continue
+            runs[setting].append(table)
+            metas[setting].append(sidecar)
+    if problems:
+        raise RunTableError(problems)
+    return runs, metas
