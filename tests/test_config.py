@@ -95,7 +95,10 @@ def test_schema_rejects_and_names_the_key(tiny, mutate, key, text):
             "figures/regret/panels/0/experiment",
         ),
         (lambda c: c["settings"]["T-HOO-rho0.25"]["params"].update(c=0.1), "settings/T-HOO-rho0.25/params/c"),
-        (lambda c: c["experiments"]["garland"]["settings"].append("ghost"), r"experiments/garland/settings/\d+"),
+        (
+            lambda c: c["experiments"]["garland"]["settings"].append("ghost"),
+            r"experiments/garland/settings/\d+",
+        ),
         (
             lambda c: c["figures"]["average"]["panels"][1].update(settings=["POO"]),
             "figures/average/panels/1/settings/0",

@@ -1,27 +1,39 @@
-"""The download stage against a local HTTP server: sources in order, verification, atomicity, messages."""
+"""The download stage against a local HTTP server: sources in order, verification, atomicity, messages;
+verification before use (stamps), recovery of a corrupted data file, and the loaders' messages."""
 
 from __future__ import annotations
 
 import gzip
 import hashlib
 import http.server
+import json
 import logging
+import os
+import stat
 import threading
 import time
 from functools import partial
 from pathlib import Path
 
+import numpy as np
 import pytest
+import yaml
+from fixtures_real import clean_env, fixture_config, write_landmine_mat, write_mnist_dir
 
+from vhct import data as vd
 from vhct.data import (
     MIRROR_ENV,
     DataFile,
     DownloadError,
     VerificationError,
+    check_stamp,
     fetch_all,
     fetch_file,
     verify_file,
 )
+from vhct.jobs import data_job
+from vhct.objectives.landmine import LandmineSVM
+from vhct.objectives.mnist import IdxFormatError, read_idx_images
 
 PAYLOAD = bytes(range(256)) * 40
 CONTENT = b"IDX-like content " * 500
@@ -303,3 +315,212 @@ def test_bad_spec_named(spec, named, dest):
 def test_bad_timeout_named(dest):
     with pytest.raises(ValueError, match="timeout"):
         fetch_file({"path": "a.bin", "sha256": "0" * 64}, dest, timeout=0)
+
+
+# ----------------------------------------------------------------------------- file mode
+
+
+@pytest.fixture
+def umask():
+    """Set the process umask for one test (restored after)."""
+    previous = os.umask(0o022)
+    yield lambda mask: os.umask(mask)
+    os.umask(previous)
+
+
+@pytest.mark.parametrize(("mask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_downloaded_file_mode_follows_the_umask(dest, tmp_path, umask, mask, mode):
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    (mirror / "a.bin").write_bytes(PAYLOAD)
+    umask(mask)
+    got = fetch_file({"path": "a.bin", "sha256": sha256(PAYLOAD)}, dest, mirror=mirror)
+    assert stat.S_IMODE(got.stat().st_mode) == mode
+    if mask == 0o022:
+        assert got.stat().st_mode & stat.S_IRGRP  # the group can read the data
+
+
+def test_temporary_files_of_an_interrupted_fetch_are_removed(dest, tmp_path):
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    (mirror / "a.bin").write_bytes(PAYLOAD)
+    stale = dest / ".a.bin.0123abcd.part"
+    stale.write_bytes(PAYLOAD[:10])
+    other = dest / ".b.bin.0123abcd.part"  # another file's: left alone
+    other.write_bytes(b"x")
+    fetch_file({"path": "a.bin", "sha256": sha256(PAYLOAD)}, dest, mirror=mirror)
+    assert all_files(dest) == [other, dest / "a.bin"]
+
+
+# ----------------------------------------------------------------------------- verification before use
+
+
+def corrupt(path: Path, how: str) -> None:
+    """Damage a file in place: random bytes of the same size, or cut to half its size."""
+    size = path.stat().st_size
+    if how == "random":
+        path.write_bytes(np.random.default_rng(1).bytes(size))
+    else:
+        with open(path, "r+b") as fh:
+            fh.truncate(size // 2)
+
+
+@pytest.fixture
+def landmine(tmp_path, monkeypatch):
+    """A Landmine fixture in a mirror, its spec, and a data dir holding a verified copy and stamp."""
+    monkeypatch.delenv(MIRROR_ENV, raising=False)
+    mirror = tmp_path / "mirror"
+    (mirror / "landmine").mkdir(parents=True)
+    source = write_landmine_mat(mirror / "landmine" / "LandmineData.mat")
+    spec = {"path": "landmine/LandmineData.mat", "urls": [], "sha256": sha256(source.read_bytes())}
+    data_dir = tmp_path / "data"
+    path, stamp = data_dir / spec["path"], data_dir / ".verified" / f"{spec['path']}.json"
+    data_job(spec, data_dir, str(mirror), path, stamp)
+    return {"mirror": mirror, "source": source, "spec": spec, "dir": data_dir, "path": path, "stamp": stamp}
+
+
+def test_verify_job_writes_a_stamp_that_does_not_depend_on_the_fetch(landmine):
+    record = json.loads(landmine["stamp"].read_text())
+    assert record == {
+        "file": str(landmine["path"]),
+        "size": landmine["source"].stat().st_size,
+        "spec": {"path": landmine["spec"]["path"], "sha256": landmine["spec"]["sha256"]},
+    }
+    before = landmine["stamp"].read_bytes()
+    landmine["path"].unlink()  # fetched again: same bytes, same stamp (Snakemake reruns nothing after)
+    data_job(landmine["spec"], landmine["dir"], str(landmine["mirror"]), landmine["path"], landmine["stamp"])
+    assert landmine["stamp"].read_bytes() == before
+
+
+@pytest.mark.parametrize("how", ["random", "truncated"])
+def test_verify_job_fetches_a_corrupted_file_again_from_the_mirror(landmine, how, caplog):
+    corrupt(landmine["path"], how)
+    with pytest.raises(ValueError, match=f"data_path {str(landmine['path'])!r} cannot be read"):
+        LandmineSVM(landmine["path"])  # what a run would have hit
+    args = landmine["spec"], landmine["dir"], str(landmine["mirror"]), landmine["path"], landmine["stamp"]
+    with caplog.at_level(logging.INFO, logger="vhct.data"):
+        data_job(*args)
+    assert landmine["path"].read_bytes() == landmine["source"].read_bytes()
+    assert f"{landmine['path']}: the present copy is corrupted (checksum mismatch" in caplog.text
+    assert "fetched and verified from mirror" in caplog.text
+    assert check_stamp(landmine["stamp"]) == landmine["path"]
+    LandmineSVM(landmine["path"])
+
+
+def test_verify_job_without_a_source_removes_the_corrupted_file_and_names_it(landmine, tmp_path):
+    corrupt(landmine["path"], "random")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(DownloadError) as err:
+        data_job(landmine["spec"], landmine["dir"], str(empty), landmine["path"], landmine["stamp"])
+    assert f"could not fetch data file '{landmine['spec']['path']}'" in str(err.value)
+    assert f"The present copy at {landmine['path']} failed verification and was removed" in str(err.value)
+    assert not landmine["path"].exists()
+
+
+def test_stamp_check_reads_nothing_while_the_file_is_unchanged(landmine, monkeypatch):
+    def fail(*args, **kwargs):
+        raise AssertionError("hashed an unchanged file")
+
+    monkeypatch.setattr(vd, "verify_file", fail)
+    assert check_stamp(landmine["stamp"]) == landmine["path"]
+
+
+def test_stamp_check_hashes_a_file_modified_after_its_stamp(landmine, monkeypatch):
+    calls = []
+    monkeypatch.setattr(vd, "verify_file", lambda *a: calls.append(a))
+    later = landmine["stamp"].stat().st_mtime_ns + 10**9
+    os.utime(landmine["path"], ns=(later, later))  # same bytes, touched: verified again, accepted
+    assert check_stamp(landmine["stamp"]) == landmine["path"]
+    assert len(calls) == 1
+
+
+@pytest.mark.parametrize("how", ["random", "truncated"])
+def test_stamp_check_rejects_a_corrupted_file_naming_it(landmine, how):
+    corrupt(landmine["path"], how)
+    with pytest.raises(VerificationError) as err:
+        check_stamp(landmine["stamp"])
+    msg = str(err.value)
+    assert f"data file {landmine['path']} is corrupted (checksum mismatch" in msg
+    assert "--forcerun verify_data" in msg and str(landmine["stamp"]) in msg
+
+
+def test_stamp_check_names_a_missing_file_and_a_bad_stamp(landmine):
+    landmine["path"].unlink()
+    with pytest.raises(VerificationError, match=f"data file {landmine['path']} is missing"):
+        check_stamp(landmine["stamp"])
+    landmine["stamp"].write_text("{")
+    with pytest.raises(VerificationError, match=f"verification stamp {landmine['stamp']} cannot be read"):
+        check_stamp(landmine["stamp"])
+
+
+def test_run_job_checks_its_data_files_before_running(landmine, tmp_path):
+    from vhct.jobs import run_job
+
+    spec = {
+        "experiment": "landmine",
+        "setting": "T-HOO",
+        "algorithm": "T-HOO",
+        "params": {"rho": 0.5},
+        "objective": "landmine",
+        "objective_params": {"data_path": str(landmine["path"])},
+        "noise": 0.0,
+        "horizon": 3,
+        "seed": 0,
+        "progress_every": 0,
+    }
+    table, meta = tmp_path / "runs" / "seed0.csv.gz", tmp_path / "runs" / "seed0.json"
+    run_job(spec, table, meta, [landmine["stamp"]])
+    assert len(json.loads(meta.read_text())["run"]) == len(spec)
+    table.unlink()
+    meta.unlink()
+    corrupt(landmine["path"], "truncated")
+    with pytest.raises(VerificationError, match=f"data file {landmine['path']} is corrupted"):
+        run_job(spec, table, meta, [landmine["stamp"]])
+    assert not table.exists() and not meta.exists()
+
+
+def test_loaders_name_a_corrupted_file(tmp_path):
+    mat = write_landmine_mat(tmp_path / "L.mat")
+    for how in ("random", "truncated"):
+        corrupt(mat, how)
+        with pytest.raises(ValueError, match=f"data_path {str(mat)!r} cannot be read as a MATLAB file"):
+            LandmineSVM(mat)
+        write_landmine_mat(mat)
+    images = write_mnist_dir(tmp_path / "mnist") / "t10k-images-idx3-ubyte.gz"
+    damaged = bytearray(images.read_bytes())
+    damaged[30:60] = bytes(b ^ 0xFF for b in damaged[30:60])  # inside the deflate stream
+    images.write_bytes(bytes(damaged))
+    with pytest.raises(IdxFormatError, match=f"{images}: not a complete, valid gzip file"):
+        read_idx_images(images)
+
+
+def test_pipeline_recovers_a_corrupted_data_file(tmp_path):
+    """One Landmine run on the tiny config: a corrupted data file is fetched again from the mirror.
+
+    First invocation: data/ already holds random bytes (never verified). Second: the verified
+    file is truncated afterwards and the run deleted. Both times the run succeeds.
+    """
+    from test_pipeline import ok, snakemake
+
+    tiny = fixture_config(tmp_path)
+    config = yaml.safe_load(tiny.read_text(encoding="utf-8"))
+    rel = config["data"]["files"]["landmine"]["path"]
+    source = Path(config["data"]["mirror"]) / rel
+    work = tmp_path / "work"
+    data_file = work / "data" / rel
+    data_file.parent.mkdir(parents=True)
+    data_file.write_bytes(np.random.default_rng(0).bytes(source.stat().st_size))
+    run = work / "results" / "runs" / "landmine" / "T-HOO-rho0.25" / "seed0.csv.gz"
+    target = str(run.relative_to(work))
+    ok(snakemake(work, target, configfile=tiny))
+    assert data_file.read_bytes() == source.read_bytes() and run.exists()
+    corrupt(data_file, "truncated")
+    run.unlink()
+    result = ok(snakemake(work, target, configfile=tiny))
+    assert "rule verify_data" in result.stdout + result.stderr
+    assert data_file.read_bytes() == source.read_bytes() and run.exists()
+    log = (work / "logs" / "verify_data" / f"{rel}.log").read_text(encoding="utf-8")
+    assert f"data/{rel}: the present copy is corrupted" in log
+    assert not [p for p in data_file.parent.iterdir() if p.name.endswith(vd.PART_SUFFIX)]
+    assert clean_env().get(MIRROR_ENV) is None  # the mirror came from the config

@@ -13,12 +13,13 @@ tables also give the regret against the best value observed in any run of the ex
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from vhct.tables import read_runs
 
 #: float format of the written tables (fixed, so equal numbers give equal bytes)
 FLOAT_FORMAT = "%.12g"
@@ -50,15 +51,6 @@ TIMING_COLUMNS = [
     "step_seconds_sum",
     "step_seconds_mean",
 ]
-
-
-def read_run(path: Path | str) -> pd.DataFrame:
-    """Read the columns of one run table that aggregation needs."""
-    table = pd.read_csv(path, usecols=lambda c: c in RUN_COLUMNS)
-    missing = set(RUN_COLUMNS) - set(table.columns)
-    if missing:
-        raise ValueError(f"run table {path} lacks columns {sorted(missing)}")
-    return table
 
 
 def std_across(values: np.ndarray) -> np.ndarray:
@@ -187,14 +179,14 @@ def aggregate_experiment(
     final_path: Path | str,
     timing_path: Path | str,
 ) -> None:
-    """Read every run of an experiment (tables and JSON sidecars) and write the three tables."""
-    runs = {setting: [read_run(p) for p in paths] for setting, paths in run_paths.items()}
-    metas = {}
-    for setting, paths in run_paths.items():
-        metas[setting] = []
-        for p in paths:
-            sidecar = Path(str(p).removesuffix(".csv.gz") + ".json")
-            metas[setting].append(json.loads(sidecar.read_text(encoding="utf-8")))
-    write_table(regret_table(runs, info), regret_path)
-    write_table(final_table(runs, info), final_path)
-    write_table(timing_table(runs, metas, info), timing_path)
+    """Read every run of an experiment (tables and JSON sidecars) and write the three tables.
+
+    Every run is checked first (:func:`vhct.tables.read_run`: complete, ``t = 1..n`` with ``n``
+    the setting's horizon in ``info``, consistent with its sidecar, finite values) and all
+    three tables are computed before any is written: bad runs fail naming every bad file.
+    """
+    horizons = {setting: int(info[setting]["horizon"]) for setting in run_paths}
+    runs, metas = read_runs(run_paths, RUN_COLUMNS, horizons)
+    tables = regret_table(runs, info), final_table(runs, info), timing_table(runs, metas, info)
+    for table, path in zip(tables, (regret_path, final_path, timing_path), strict=True):
+        write_table(table, path)

@@ -183,7 +183,8 @@ def document(audit: Mapping[str, Any]) -> list[tuple]:
 def _variants_text(claim: Mapping[str, Any]) -> str:
     """The claim's verdict under each choice's variant, e.g. ``pct-schedule: inconclusive (flips)``."""
     parts = [
-        f"{s['choice']}: {s['verdict']}{' (flips)' if s['flips'] else ''}" for s in claim.get("sensitivity", [])
+        f"{s['choice']}: {s['verdict']}{' (flips)' if s['flips'] else ''}"
+        for s in claim.get("sensitivity", [])
     ]
     return "; ".join(parts) or "-"
 

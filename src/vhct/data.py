@@ -12,22 +12,31 @@ Checksums: ``sha256`` and ``md5`` are of the file bytes; ``content_sha256`` (``.
 only) is of the decompressed bytes, because mirrors recompress gzip files while keeping
 their content. A file passes when at least one declared checksum matches; a ``.gz`` file
 must also decompress completely (a truncated or corrupted gzip never passes).
+
+A file is verified before it is used, not only when it is fetched: :func:`stamp_record`
+describes a verified file (its size and checksums), the pipeline keeps that record as a
+stamp (rule ``verify_data``) and :func:`check_stamp` compares the file with it before a run
+reads it. Hashing happens only when the size differs or the file was modified after the
+stamp was written. Downloaded files are created like any normal file (their mode
+follows the umask), never with ``mkstemp``'s private mode 0600.
 """
 
 from __future__ import annotations
 
 import gzip
 import hashlib
+import json
 import logging
 import os
 import re
+import secrets
 import shutil
-import tempfile
 import urllib.error
 import urllib.request
 import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from glob import escape as glob_escape
 from http.client import HTTPException
 from pathlib import Path, PurePosixPath
 
@@ -48,6 +57,13 @@ SPEC_KEYS = frozenset({"path", "urls", "sha256", "content_sha256", "md5", "descr
 #: hex-digest length of each checksum kind
 DIGEST_LENGTHS = {"sha256": 64, "content_sha256": 64, "md5": 32}
 GZIP_SUFFIX = ".gz"
+#: suffix of the hidden temporary file a download is written to before it is verified
+PART_SUFFIX = ".part"
+#: random hex digits in a temporary file's name, and attempts at a name not yet taken
+TEMP_TOKEN_BYTES = 8
+TEMP_ATTEMPTS = 10
+#: keys of a verification stamp (see :func:`stamp_record`)
+STAMP_KEYS = ("file", "size", "spec")
 
 
 class VerificationError(Exception):
@@ -212,15 +228,44 @@ def _reason(exc: BaseException, timeout: float) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _try_source(kind: str, where: str, tmp_dir: Path, spec: DataFile, dest: Path, timeout: float) -> None:
-    """Fetch one source into a temp file in ``tmp_dir``, verify it, move it to ``dest``.
+def _temp_pattern(dest: Path) -> str:
+    """Glob pattern of the hidden temporary files of ``dest`` (in its folder)."""
+    return f".{glob_escape(dest.name)}.*{PART_SUFFIX}"
+
+
+def _new_temp(dest: Path) -> Path:
+    """Create a new, empty hidden temporary file next to ``dest`` and return its path.
+
+    Created exclusively by ``open(..., "x")``, so its mode follows the umask (and any default
+    ACL of the folder) like a normal file's, which ``os.replace`` then keeps.
+    """
+    for _ in range(TEMP_ATTEMPTS):
+        tmp = dest.with_name(f".{dest.name}.{secrets.token_hex(TEMP_TOKEN_BYTES)}{PART_SUFFIX}")
+        try:
+            with open(tmp, "xb"):
+                return tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name for {dest} after {TEMP_ATTEMPTS} attempts")
+
+
+def remove_stale_temps(dest: Path) -> list[Path]:
+    """Remove the hidden temporary files an interrupted fetch of ``dest`` left; return them."""
+    stale = sorted(dest.parent.glob(_temp_pattern(dest))) if dest.parent.is_dir() else []
+    for tmp in stale:
+        tmp.unlink(missing_ok=True)
+        logger.info("%s: removed the temporary file %s of an interrupted fetch", dest.name, tmp)
+    return stale
+
+
+def _try_source(kind: str, where: str, spec: DataFile, dest: Path, timeout: float) -> None:
+    """Fetch one source into a temp file next to ``dest``, verify it, move it to ``dest``.
 
     Raises on any failure; the temp file is removed in every case except success.
     """
-    fd, tmp_name = tempfile.mkstemp(dir=tmp_dir, prefix=f".{dest.name}.", suffix=".part")
-    tmp = Path(tmp_name)
+    tmp = _new_temp(dest)
     try:
-        with os.fdopen(fd, "wb") as out:
+        with open(tmp, "wb") as out:
             if kind == "url":
                 _copy_url(where, out, timeout)
             else:
@@ -274,7 +319,7 @@ def fetch_file(
         try:
             verify_file(dest, spec)
         except VerificationError as exc:
-            logger.warning("%s: present copy fails verification (%s); fetching again", spec.path, exc)
+            logger.warning("%s: the present copy is corrupted (%s); fetching it again", dest, exc)
         else:
             logger.info("%s: present and verified, kept", spec.path)
             return dest
@@ -283,6 +328,7 @@ def fetch_file(
     for folder, origin in mirror_dirs(mirror):
         sources.append(("mirror", str(folder / spec.path), f"mirror {folder} ({origin})"))
     created = _make_parents(dest.parent)
+    remove_stale_temps(dest)
     failures: list[str] = []
     for kind, where, label in sources:
         logger.info("%s: trying %s", spec.path, label)
@@ -291,7 +337,7 @@ def fetch_file(
             logger.info("%s: %s", spec.path, failures[-1])
             continue
         try:
-            _try_source(kind, where, dest.parent, spec, dest, timeout)
+            _try_source(kind, where, spec, dest, timeout)
         except (OSError, HTTPException, VerificationError, ValueError) as exc:
             failures.append(f"{label}: {_reason(exc, timeout)}")
             logger.info("%s: %s", spec.path, failures[-1])
@@ -329,3 +375,52 @@ def fetch_all(
     if errors:
         raise DownloadError("\n\n".join(errors))
     return paths
+
+
+def stamp_record(path: Path | str, spec: DataFile | Mapping[str, object]) -> dict[str, object]:
+    """The verification stamp of a data file that has just been verified against ``spec``.
+
+    It records the file's path, size and the checksums it matched, and nothing that changes
+    when the same bytes are fetched again: a file restored from a mirror gives a byte-identical
+    stamp, which Snakemake (comparing checksums of small inputs) does not count as a change
+    in a later invocation. Write it after the file is in place: its own modification time
+    marks the verification.
+    """
+    spec, path = as_data_file(spec), Path(path)
+    return {"file": str(path), "size": path.stat().st_size, "spec": {"path": spec.path, **spec.checksums}}
+
+
+def check_stamp(stamp_path: Path | str) -> Path:
+    """Check a data file against its verification stamp before it is used; return its path.
+
+    If the file has the recorded size and was not modified after the stamp was written,
+    nothing is read. Otherwise it is verified against the checksums in the stamp; a corrupted
+    or missing file raises :class:`VerificationError` naming the file and how to recover.
+    """
+    stamp_path = Path(stamp_path)
+    try:
+        record = json.loads(stamp_path.read_text(encoding="utf-8"))
+        file, size, spec = (record[key] for key in STAMP_KEYS)
+        spec = DataFile.from_dict(spec)
+        stamped_ns = stamp_path.stat().st_mtime_ns
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise VerificationError(
+            f"verification stamp {stamp_path} cannot be read ({exc}); delete it: the next snakemake "
+            "run verifies its data file again"
+        ) from exc
+    path = Path(file)
+    try:
+        stat = path.stat()
+    except FileNotFoundError as exc:
+        raise VerificationError(f"data file {path} is missing; rerun snakemake: it fetches it again") from exc
+    if stat.st_size == size and stat.st_mtime_ns <= stamped_ns:
+        return path
+    logger.info("%s: changed since its verification (%s); verifying it again", path, stamp_path)
+    try:
+        verify_file(path, spec)
+    except VerificationError as exc:
+        raise VerificationError(
+            f"data file {path} is corrupted ({exc}); delete it and rerun snakemake (it fetches the "
+            f"file again), or rerun with `snakemake --forcerun verify_data` (stamp: {stamp_path})"
+        ) from exc
+    return path

@@ -118,9 +118,22 @@ def json_default(value: Any) -> Any:
     return repr(value)
 
 
-def run_job(spec: Mapping[str, Any], table_path: Path | str, meta_path: Path | str) -> None:
-    """Run one (experiment, setting, seed) and write its per-round table and JSON sidecar."""
+def run_job(
+    spec: Mapping[str, Any],
+    table_path: Path | str,
+    meta_path: Path | str,
+    data_stamps: Sequence[Path | str] = (),
+) -> None:
+    """Run one (experiment, setting, seed) and write its per-round table and JSON sidecar.
+
+    The data files of ``data_stamps`` (verification stamps) are checked first: a file changed
+    since its verification is hashed again, and a corrupted one fails naming the file.
+    """
+    from vhct.data import check_stamp
     from vhct.run import run_experiment
+
+    for stamp in data_stamps:
+        check_stamp(stamp)
 
     tag = (spec["experiment"], spec["setting"], int(spec["seed"]))
     logger.info(
@@ -185,17 +198,31 @@ def figure_job(
     logger.info("wrote %s and %s", pdf_path, png_path)
 
 
-def data_job(spec: Mapping[str, Any], data_dir: Path | str, mirror: str | None, out_path: Path | str) -> None:
-    """Fetch and verify one declared data file into ``data_dir`` (atomic, see ``vhct.data``)."""
-    from vhct.data import fetch_file
+def data_job(
+    spec: Mapping[str, Any],
+    data_dir: Path | str,
+    mirror: str | None,
+    data_path: Path | str,
+    stamp_path: Path | str | None = None,
+) -> None:
+    """Fetch and verify one declared data file into ``data_dir`` (atomic, see ``vhct.data``).
+
+    A present file is verified and, when corrupted, fetched again. With ``stamp_path``, the
+    verification stamp is written after (the record that run jobs check the file against).
+    """
+    from vhct.data import fetch_file, stamp_record
 
     got = fetch_file(dict(spec), Path(data_dir), mirror=Path(mirror) if mirror else None)
-    if Path(got).resolve() != Path(out_path).resolve():
-        raise ValueError(f"data file spec path {spec['path']!r} does not match the rule output {out_path}")
-    logger.info("data file ready: %s", got)
+    if Path(got).resolve() != Path(data_path).resolve():
+        raise ValueError(f"data file spec path {spec['path']!r} does not match the rule's file {data_path}")
+    if stamp_path is not None:
+        record = stamp_record(data_path, spec)
+        with atomic_paths(stamp_path) as (tmp,):
+            tmp.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    logger.info("data file ready and verified: %s", got)
 
 
-TASKS = ("data", "run", "aggregate", "figure")
+TASKS = ("data", "verify", "run", "aggregate", "figure")
 
 
 def from_snakemake(task: str, smk: Any) -> None:
@@ -204,12 +231,13 @@ def from_snakemake(task: str, smk: Any) -> None:
         raise ValueError(f"task must be one of {TASKS}, got {task!r}")
     setup_logging(smk.log[0] if len(smk.log) else None)
     try:
-        if task == "data":
-            out = str(smk.output[0])
-            data_dir = out[: -len(smk.params.spec["path"])] or "."
-            data_job(smk.params.spec, data_dir, smk.params.mirror, out)
+        if task in ("data", "verify"):
+            data_path = str(smk.output[0] if task == "data" else smk.input[0])
+            data_dir = data_path[: -len(smk.params.spec["path"])] or "."
+            stamp = smk.output[0] if task == "verify" else None
+            data_job(smk.params.spec, data_dir, smk.params.mirror, data_path, stamp)
         elif task == "run":
-            run_job(smk.params.spec, smk.output.table, smk.output.meta)
+            run_job(smk.params.spec, smk.output.table, smk.output.meta, smk.input.verified)
         elif task == "aggregate":
             aggregate_job(
                 smk.params.info, smk.params.run_paths, smk.output.regret, smk.output.final, smk.output.timing

@@ -38,6 +38,8 @@ TIMING = "results/aggregates/{experiment}/timing.csv"
 FIGURE = "figures/{figure}.{ext}"
 FIGURE_EXTS = ["pdf", "png"]
 DATA_DIR = "data"
+#: verification stamp of data/<path> (rule verify_data); run jobs read the file only through it
+DATA_STAMP = "data/.verified/{path}.json"
 
 #: default resources per rule family (overridden by config `resources` and per experiment)
 DEFAULT_RESOURCES = {
@@ -88,8 +90,13 @@ def all_targets(wildcards):
 
 
 def run_data_inputs(wildcards):
-    """Data files the experiment's objective reads (produced by rule data_file)."""
-    return [f"{DATA_DIR}/{path}" for path in vc.data_files(config, wildcards.experiment)]
+    """Verification stamps of the data files the experiment's objective reads (rule verify_data).
+
+    The stamps, not the files, are the inputs: a corrupted file is re-verified (and fetched
+    again) before a run reads it, and a file restored with the same bytes gives the same
+    stamp, so the runs that used it are not redone.
+    """
+    return [DATA_STAMP.format(path=path) for path in vc.data_files(config, wildcards.experiment)]
 
 
 def run_paths(experiment):

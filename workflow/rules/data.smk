@@ -1,5 +1,12 @@
-"""Data files of the real-data objectives: one job per declared file, written to data/<path>."""
+"""Data files of the real-data objectives: fetched to data/<path>, verified before every use.
 
+rule data_file fetches a missing file. rule verify_data verifies the present file against
+its checksums, fetches it again from the sources when it is corrupted, then writes its
+stamp data/.verified/<path>.json (path, size, checksums). Run jobs take the stamps as input
+(run_data_inputs), so when a data file changes (e.g. is corrupted) Snakemake reruns
+verify_data before any run reads it; the run job itself hashes the file again only if it
+changed after its stamp was written.
+"""
 
 rule data_file:
     output:
@@ -19,3 +26,23 @@ rule data_file:
         "../../environment.yml"
     script:
         "../scripts/data.py"
+
+
+rule verify_data:
+    """Local (no cluster job of its own): it hashes a file of a few MB."""
+    input:
+        "data/{path}",
+    output:
+        DATA_STAMP,
+    params:
+        spec=lambda wc: vc.data_spec(config, wc.path),
+        mirror=vc.data_mirror(config),
+    log:
+        "logs/verify_data/{path}.log",
+    wildcard_constraints:
+        path=_names(vc.data_files(config)),
+    localrule: True
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/verify_data.py"

@@ -3,7 +3,7 @@
 
 rule run:
     input:
-        data=run_data_inputs,
+        verified=run_data_inputs,
     output:
         table=RUN_TABLE,
         meta=RUN_META,

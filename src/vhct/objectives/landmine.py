@@ -34,7 +34,13 @@ def load_landmine_field(data_path: Path | str, field: int) -> tuple[np.ndarray, 
     path = Path(data_path)
     if not path.is_file():
         raise ValueError(f"data_path {str(path)!r} is not a file (fetch the Landmine data first)")
-    mat = scipy.io.loadmat(path)
+    try:
+        mat = scipy.io.loadmat(path)
+    except Exception as exc:  # scipy raises many types (OSError, ValueError, IndexError, ...) on bad bytes
+        raise ValueError(
+            f"data_path {str(path)!r} cannot be read as a MATLAB file ({type(exc).__name__}: {exc}); it is "
+            "truncated or corrupted: delete it and rerun the pipeline, which fetches it again"
+        ) from exc
     for key in MAT_KEYS:
         if key not in mat:
             raise ValueError(f"data_path {str(path)!r} lacks the key {key!r} (expected keys {MAT_KEYS})")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import gzip
 import math
 import struct
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -58,8 +59,11 @@ def _read_gz(path: Path) -> bytes:
             return fh.read()
     except FileNotFoundError:
         raise
-    except (EOFError, OSError) as exc:
-        raise IdxFormatError(f"{path}: not a complete gzip file ({exc})") from exc
+    except (EOFError, OSError, zlib.error) as exc:
+        raise IdxFormatError(
+            f"{path}: not a complete, valid gzip file ({exc}); delete it and rerun the pipeline, "
+            "which fetches it again"
+        ) from exc
 
 
 def _read_idx(

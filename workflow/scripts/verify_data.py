@@ -1,0 +1,5 @@
+"""Snakemake script: verify one data file, fetch it again if corrupted, write its stamp (vhct.jobs)."""
+
+from vhct.jobs import from_snakemake
+
+from_snakemake("verify", snakemake)  # noqa: F821 (injected by Snakemake)
