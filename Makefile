@@ -52,10 +52,10 @@ real-data: $(STAMP)
 	$(PREPARE)
 	$(SNAKEMAKE) $(REAL_FIGURES)
 
-## data: only the download stage (every data file the config's experiments use)
+## data: only the download and verification stage (every data file the config's experiments use)
 data: $(STAMP)
 	$(PREPARE)
-	$(SNAKEMAKE) --until data_file
+	$(SNAKEMAKE) --until verify_data
 
 ## paper: the pipeline at the paper's scale (20 seeds, paper horizons)
 paper: $(STAMP)
