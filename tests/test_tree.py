@@ -61,10 +61,71 @@ def test_b_invariants_hold_after_random_sequences_of_rounds(name):
             drive(opt, int(rng.integers(1, 400)), rng)
             check_b_invariants(opt)
             if isinstance(opt, OSC):
-                # U refreshed whenever the log term changed; ask() brings it to the coming round
-                opt.ask()
-                check_upper_bounds(opt)
-                opt.tell(opt.ask(), 0.0)
+                check_thresholds(opt)
+
+
+def check_thresholds(opt):
+    """After ask(), every tau is the least T with SE(T) <= OE_h at the coming round's log term."""
+    opt.ask()
+    for node in range(1, opt.size):
+        h = opt.partition.depth[node]
+        assert opt._tau[node] == opt.uncertainty.threshold(opt.oe(h), opt.variance(node), opt._log_term)
+    opt.tell(opt.ask(), 0.0)
+
+
+@pytest.mark.parametrize("name", ["VHCT", "HCT"])
+def test_refresh_current_keeps_every_upper_bound_at_the_current_log_term(name):
+    rng = np.random.default_rng(5)
+    opt = make_optimizer(name, [[0.0, 1.0], [0.0, 1.0]], 3000, seed=1, rho=0.6, refresh="current")
+    for rounds in (1, 2, 3, 30, 100, 200):
+        drive(opt, rounds, rng)
+        opt.ask()  # brings the tree to the coming round
+        check_upper_bounds(opt)
+        opt.tell(opt.ask(), 0.0)
+
+
+@pytest.mark.parametrize("name", ["VHCT", "HCT"])
+def test_refresh_paper_recomputes_every_upper_bound_at_the_rounds_t_equal_t_plus(name):
+    """The complete VHCT's "if t = t+": all U at the start of rounds 2^k; between them only the
+    pulled node's U moves (with the current log term), and every tau always uses the current one."""
+    rng = np.random.default_rng(6)
+    opt = make_optimizer(name, [[0.0, 1.0]], 3000, seed=2, rho=0.6)
+    assert opt.refresh == "paper"
+    changes: dict[int, set[int]] = {}
+    for t in range(1, 300):
+        before = list(opt.upper_bound)
+        x = opt.ask()
+        assert opt.t + 1 == t
+        moved = {n for n, (u0, u1) in enumerate(zip(before, opt.upper_bound, strict=True)) if u0 != u1}
+        changes[t] = moved
+        if t == ConfidenceSchedule.t_plus(t):
+            check_upper_bounds(opt)  # all exact right after the refresh
+        opt.tell(x, float(rng.uniform(-0.05, 0.05)))
+        h = opt.partition.depth[opt._last_pulled]
+        expected = opt.mean[opt._last_pulled] + opt.oe(h) + opt.se(opt._last_pulled)
+        assert opt.upper_bound[opt._last_pulled] == pytest.approx(expected, rel=1e-12)
+        for node in range(1, opt.size):
+            depth = opt.partition.depth[node]
+            tau = opt.uncertainty.threshold(opt.oe(depth), opt.variance(node), opt._log_term)
+            assert opt._tau[node] == tau
+    # ask() moves U values only at the powers of two; at 2^k + 1 the log term changes but U stays
+    assert {t for t, moved in changes.items() if moved} <= {1, 2, 4, 8, 16, 32, 64, 128, 256}
+    assert changes[256] and not changes[257]
+    current = make_optimizer(name, [[0.0, 1.0]], 3000, seed=2, rho=0.6, refresh="current")
+    rng = np.random.default_rng(6)
+    for t in range(1, 258):
+        before = list(current.upper_bound)
+        x = current.ask()
+        if t in (256, 257):
+            pairs = enumerate(zip(before, current.upper_bound, strict=True))
+            changes[t] = {n for n, (u0, u1) in pairs if u0 != u1}
+        current.tell(x, float(rng.uniform(-0.05, 0.05)))
+    assert not changes[256] and changes[257]
+
+
+def test_refresh_is_validated():
+    with pytest.raises(ValueError, match="refresh must be one of"):
+        make_optimizer("VHCT", [[0.0, 1.0]], 10, refresh="sometimes")
 
 
 def test_osc_statistics_are_running_mean_and_population_variance():

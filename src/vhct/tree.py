@@ -4,15 +4,16 @@ Per-node statistics live in flat Python lists indexed by node id (cheaper than n
 for the scalar work of one round). A round touches only the traversal path: descend by
 the larger B-value, pull one node, update its running mean and variance (Welford: no
 reward lists), then recompute U of that node and B back up the path. The log term of
-the confidence schedule changes only when ``t+`` doubles; then every node's U, tau and
-B are refreshed, which costs O(tree size) a logarithmic number of times.
+the confidence schedule changes only when ``t+`` doubles; the thresholds, and every U and B
+at the rounds :data:`REFRESHES` prescribes, are then recomputed for the whole tree, which
+costs O(tree size) a logarithmic number of times.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -22,6 +23,15 @@ from .resolution import Resolution, make_resolution
 from .uncertainty import Bernstein, ConfidenceSchedule, Hoeffding, Uncertainty
 
 INF = math.inf
+
+Refresh = Literal["paper", "current"]
+#: when OSC recomputes every node's U (and B) with the current log term ``L = log(1/delta~(t+))``:
+#: ``"paper"``: at the start of each round ``t = t+`` (``t+ = 2^ceil(log2 t)``: the powers of two),
+#: the complete VHCT's "if t = t+" (App.), as the authors' library runs it; in between, a node's U
+#: is recomputed only when it is pulled. ``"current"``: whenever ``L`` changes (the first round
+#: after each power of two), so every U always uses the current ``L``. Thresholds tau always use
+#: the current ``L`` (the paper defines ``tau_{h,i}(t)`` at round ``t``).
+REFRESHES: tuple[str, ...] = ("paper", "current")
 
 
 class TreeSearch(Optimizer):
@@ -121,10 +131,14 @@ class OSC(TreeSearch):
         split: SplitPolicy = "random",
         seed: SeedLike = None,
         name: str | None = None,
+        refresh: Refresh = "paper",
     ):
         super().__init__(domain, split=split, seed=seed)
         if not callable(resolution):
             raise ValueError(f"resolution must be callable depth -> float, got {resolution!r}")
+        if refresh not in REFRESHES:
+            raise ValueError(f"refresh must be one of {REFRESHES}, got {refresh!r}")
+        self.refresh = refresh
         self.resolution = resolution
         self.uncertainty = uncertainty
         self.schedule = schedule
@@ -177,13 +191,24 @@ class OSC(TreeSearch):
         self._tau[k - 1] = self._threshold(k - 1)
 
     def _update_log_term(self, t: int) -> None:
-        """Refresh U, tau and B of every node when the log term changes (t+ doubled)."""
+        """Bring the log term to round ``t``: every tau when it changes, every U and B as ``refresh`` says."""
         log_term = self.schedule.log_term(t)
-        if log_term != self._log_term:
-            self._log_term = log_term
-            for node in range(len(self.count)):
-                self._refresh_node(node)
-            self._backup_all()
+        changed = log_term != self._log_term
+        self._log_term = log_term
+        if self.refresh == "paper":
+            if t == self.schedule.t_plus(t):
+                self._refresh_all()
+            elif changed:
+                for node in range(1, len(self.count)):
+                    self._tau[node] = self._threshold(node)
+        elif changed:
+            self._refresh_all()
+
+    def _refresh_all(self) -> None:
+        """U and tau of every node with the current log term, then every B."""
+        for node in range(len(self.count)):
+            self._refresh_node(node)
+        self._backup_all()
 
     def _descend(self) -> list[int]:
         left, count, tau = self.partition.left, self.count, self._tau
@@ -261,6 +286,7 @@ def _osc(
     delta: float,
     resolution: Resolution | Mapping[str, Any] | None,
     split: SplitPolicy,
+    refresh: Refresh,
     seed: SeedLike,
 ) -> OSC:
     schedule = ConfidenceSchedule.for_smoothness(delta=delta, nu=nu, rho=rho)
@@ -272,6 +298,7 @@ def _osc(
         split=split,
         seed=seed,
         name=name,
+        refresh=refresh,
     )
 
 
@@ -285,11 +312,13 @@ def VHCT(
     resolution: Resolution | Mapping[str, Any] | None = None,
     split: SplitPolicy = "random",
     variance_floor: float | None = None,
+    refresh: Refresh = "paper",
     seed: SeedLike = None,
 ) -> OSC:
     """VHCT: OSC with ``OE_h = nu rho^h`` (or ``resolution``) and the Bernstein quantifier."""
     extra = {} if variance_floor is None else {"variance_floor": variance_floor}
-    return _osc("VHCT", Bernstein(c=c, b=b, **extra), domain, rho, nu, delta, resolution, split, seed)
+    quantifier = Bernstein(c=c, b=b, **extra)
+    return _osc("VHCT", quantifier, domain, rho, nu, delta, resolution, split, refresh, seed)
 
 
 def HCT(
@@ -301,7 +330,8 @@ def HCT(
     b: float = 1.0,
     resolution: Resolution | Mapping[str, Any] | None = None,
     split: SplitPolicy = "random",
+    refresh: Refresh = "paper",
     seed: SeedLike = None,
 ) -> OSC:
     """HCT (Azar et al. 2014): OSC with ``OE_h = nu rho^h`` and the Hoeffding quantifier."""
-    return _osc("HCT", Hoeffding(c=c, b=b), domain, rho, nu, delta, resolution, split, seed)
+    return _osc("HCT", Hoeffding(c=c, b=b), domain, rho, nu, delta, resolution, split, refresh, seed)
