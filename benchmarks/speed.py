@@ -4,9 +4,9 @@ Usage: python benchmarks/speed.py [--rounds 1000 10000 100000] [--pyxab-rounds 1
 
 Prints one table: for each algorithm and horizon, total seconds, rounds per second,
 microseconds per round, the final tree depth, and that time per round divided by the
-depth (flat when the cost per round grows no faster than the depth). PyXAB is installed
-from the package registry into a throwaway virtual environment and run on the same
-objective and noise in the same invocation; when that fails the PyXAB rows are skipped
+depth (flat when the cost per round grows no faster than the depth). PyXAB 0.3.0 is installed
+from the package registry into a throwaway virtual environment (``pyxab_env.py``) and run on
+the same objective and noise in the same invocation; when that fails the PyXAB rows are skipped
 with a message. The objective evaluation is included in every timing.
 """
 
@@ -19,10 +19,10 @@ import sys
 import tempfile
 import textwrap
 import time
-import venv
 from pathlib import Path
 
 import numpy as np
+from pyxab_env import pyxab_python
 
 from vhct.objectives import make_objective
 from vhct.registry import make_optimizer
@@ -76,19 +76,6 @@ def time_ours(name: str, rounds: int) -> dict:
     seconds = time.perf_counter() - start
     depth = getattr(opt, "tree_depth", None)
     return {"seconds": seconds, "depth": depth}
-
-
-def pyxab_python(workdir: Path) -> Path | None:
-    """Create a venv with PyXAB from the registry; None (with a message) when that fails."""
-    env_dir = workdir / "pyxab-venv"
-    venv.create(env_dir, with_pip=True)
-    python = env_dir / "bin" / "python"
-    cmd = [str(python), "-m", "pip", "install", "-q", "PyXAB", "numpy"]
-    result = subprocess.run(cmd, capture_output=True, text=True)
-    if result.returncode != 0:
-        print(f"PyXAB skipped: pip install failed: {result.stderr.strip()[-400:]}", file=sys.stderr)
-        return None
-    return python
 
 
 def time_pyxab(python: Path, driver: Path, name: str, rounds: int) -> dict | None:
