@@ -16,9 +16,9 @@ SNAKEMAKE := $(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) --keep-goi
 # Before Snakemake starts: the config file is checked (errors name file, line and key; Snakemake
 # itself reports a YAML syntax error or an empty file without its name), and a lock left by a
 # killed Snakemake is cleared, only if no Snakemake process of this machine works in this
-# directory any more (vhct.workdir_lock; exit 0 = stale).
-PREPARE := $(BIN)/python -m vhct.config $(CONFIG) && \
-	if $(BIN)/python -m vhct.workdir_lock; then $(SNAKEMAKE) --unlock; fi
+# directory any more (vhct.pipeline.workdir_lock; exit 0 = stale).
+PREPARE := $(BIN)/python -m vhct.pipeline.config $(CONFIG) && \
+	if $(BIN)/python -m vhct.pipeline.workdir_lock; then $(SNAKEMAKE) --unlock; fi
 # Offline data mirror for the real-data experiments (files at <mirror>/<path>, see data/README.md):
 # an already set VHCT_DATA_MIRROR wins; else ../shared/data is used when that directory exists.
 SHARED_DATA ?= ../shared/data
@@ -72,7 +72,7 @@ lint: $(STAMP)
 
 ## dry-run: show the jobs the pipeline would run
 dry-run: $(STAMP)
-	$(BIN)/python -m vhct.config $(CONFIG)
+	$(BIN)/python -m vhct.pipeline.config $(CONFIG)
 	$(SNAKEMAKE) --dry-run
 
 slurm-dry-run: $(STAMP)
@@ -80,7 +80,7 @@ slurm-dry-run: $(STAMP)
 
 ## unlock: clear Snakemake's lock after a killed run (make figures does this by itself when safe)
 unlock: $(STAMP)
-	$(BIN)/python -m vhct.workdir_lock; test $$? -ne 2
+	$(BIN)/python -m vhct.pipeline.workdir_lock; test $$? -ne 2
 	$(SNAKEMAKE) --unlock
 
 ## clean: remove generated results, figures and logs (keeps data/ downloads)

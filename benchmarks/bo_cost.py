@@ -22,11 +22,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from vhct.base import Optimizer
-from vhct.bo import load_gpyopt
-from vhct.noise import LOW_NOISE, UniformNoise
 from vhct.objectives import make_objective
-from vhct.registry import make_optimizer
+from vhct.objectives.noise import LOW_NOISE, UniformNoise
+from vhct.optimizers.base import Optimizer
+from vhct.optimizers.bo import load_gpyopt
+from vhct.optimizers.registry import make_optimizer
 
 OBJECTIVE = "garland"
 VHCT_PARAMS = {"rho": 0.75}

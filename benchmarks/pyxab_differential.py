@@ -45,11 +45,11 @@ from typing import Any
 import numpy as np
 from pyxab_env import PYXAB_VERSION, pyxab_python
 
-from vhct.hoo import truncation_depth
-from vhct.noise import LOW_NOISE, UniformNoise
 from vhct.objectives import make_objective
-from vhct.registry import make_optimizer
-from vhct.run import run
+from vhct.objectives.noise import LOW_NOISE, UniformNoise
+from vhct.optimizers.hoo import truncation_depth
+from vhct.optimizers.registry import make_optimizer
+from vhct.pipeline.run import run
 
 ALGORITHMS = ("VHCT", "HCT", "T-HOO", "POO", "PCT")
 OBJECTIVES = ("garland", "doublesine")
@@ -218,7 +218,7 @@ def run_pyxab(task: Task, python: str, driver: str, rounds: int, noise: float) -
 
 
 def run_ours(task: Task, rounds: int, noise: float) -> Result:
-    """One run of ours, seeded as ``vhct.run.run_experiment`` seeds it (optimizer, then noise)."""
+    """One run of ours, seeded as ``vhct.pipeline.run.run_experiment`` seeds it (optimizer, then noise)."""
     f = make_objective(task.objective)
     optimizer_seed, noise_seed = np.random.SeedSequence(task.seed).spawn(2)
     params = {**OURS[task.algorithm], **task.params}

@@ -25,7 +25,7 @@ import numpy as np
 from pyxab_env import pyxab_python
 
 from vhct.objectives import make_objective
-from vhct.registry import make_optimizer
+from vhct.optimizers.registry import make_optimizer
 
 ALGORITHMS = {"VHCT": {"rho": 0.75}, "HCT": {"rho": 0.75}, "T-HOO": {"rho": 0.25}, "POO": {}, "PCT": {}}
 NOISE = 0.05

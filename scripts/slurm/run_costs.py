@@ -19,8 +19,8 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from vhct.config import load_config, run_spec, seeds
-from vhct.jobs import run_job
+from vhct.pipeline.config import load_config, run_spec, seeds
+from vhct.pipeline.jobs import run_job
 
 KIB_PER_MIB = 1024  # ru_maxrss is in KiB on Linux
 

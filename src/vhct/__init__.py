@@ -5,11 +5,11 @@ Towards General and Efficient Black-box Optimization" (TMLR 2023). All optimizer
 maximize and share ``ask() / tell(point, reward) / recommend()``.
 """
 
-from .base import Optimizer
-from .hoo import TruncatedHOO
-from .parallel import PCT, POO
-from .registry import algorithm_names, make_optimizer
-from .tree import HCT, OSC, VHCT
+from .optimizers.base import Optimizer
+from .optimizers.hoo import TruncatedHOO
+from .optimizers.parallel import PCT, POO
+from .optimizers.registry import algorithm_names, make_optimizer
+from .optimizers.tree import HCT, OSC, VHCT
 
 __version__ = "0.1.0"
 

@@ -6,8 +6,8 @@
 The claims file is validated when the workflow is parsed, so a malformed one fails before any job.
 """
 
-import vhct.audit as va
-import vhct.audit_report as var
+import vhct.reporting.audit as va
+import vhct.reporting.audit_report as var
 
 CLAIMS = str(REPO / "config" / "claims.yaml")
 AUDIT_MD = "results/audit.md"

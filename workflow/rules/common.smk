@@ -6,7 +6,7 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import update_config
 
-import vhct.config as vc
+import vhct.pipeline.config as vc
 
 REPO = Path(workflow.basedir)
 DEFAULT_CONFIG = REPO / "config" / "config.yaml"

@@ -1,13 +1,13 @@
-"""Snakemake script: the audit of the paper's claims (all work is in vhct.audit)."""
+"""Snakemake script: the audit of the paper's claims (all work is in vhct.reporting.audit)."""
 
 import logging
 
-from vhct.audit_report import audit_job
-from vhct.jobs import setup_logging
+from vhct.pipeline.jobs import setup_logging
+from vhct.reporting.audit_report import audit_job
 
 smk = snakemake  # noqa: F821 (injected by Snakemake)
 setup_logging(smk.log[0] if len(smk.log) else None)
-log = logging.getLogger("vhct.audit")
+log = logging.getLogger("vhct.reporting.audit")
 try:
     audit = audit_job(
         claims_path=smk.input.claims,

@@ -1,5 +1,5 @@
-"""Snakemake script: run one (experiment, setting, seed) job (all work is in vhct.jobs)."""
+"""Snakemake script: run one (experiment, setting, seed) job (all work is in vhct.pipeline.jobs)."""
 
-from vhct.jobs import from_snakemake
+from vhct.pipeline.jobs import from_snakemake
 
 from_snakemake("run", snakemake)  # noqa: F821 (injected by Snakemake)

@@ -1,5 +1,5 @@
-"""Snakemake script: verify one data file, fetch it again if corrupted, write its stamp (vhct.jobs)."""
+"""Snakemake script: verify one data file, fetch it again if corrupted, write its stamp."""
 
-from vhct.jobs import from_snakemake
+from vhct.pipeline.jobs import from_snakemake
 
 from_snakemake("verify", snakemake)  # noqa: F821 (injected by Snakemake)

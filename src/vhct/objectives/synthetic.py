@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from vhct.base import as_domain
 from vhct.objectives.base import DOMAIN_TOLERANCE, Objective
+from vhct.optimizers.base import as_domain
 
 #: points on the domain closer than this (relative to its width) are clipped onto it instead of rejected,
 #: so that rounding in an optimizer's arithmetic does not abort a run

@@ -1,0 +1,337 @@
+"""Tree search over a hierarchical partition, and the OSC engine (the paper's complete VHCT).
+
+Per-node statistics live in flat Python lists indexed by node id (cheaper than numpy
+for the scalar work of one round). A round touches only the traversal path: descend by
+the larger B-value, pull one node, update its running mean and variance (Welford: no
+reward lists), then recompute U of that node and B back up the path. The log term of
+the confidence schedule changes only when ``t+`` doubles; the thresholds, and every U and B
+at the rounds :data:`REFRESHES` prescribes, are then recomputed for the whole tree, which
+costs O(tree size) a logarithmic number of times.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import numpy as np
+
+from .base import Optimizer, SeedLike
+from .partition import BoxPartition, SplitPolicy
+from .resolution import Resolution, make_resolution
+from .uncertainty import Bernstein, ConfidenceSchedule, Hoeffding, Uncertainty
+
+INF = math.inf
+
+Refresh = Literal["paper", "current"]
+#: when OSC recomputes every node's U (and B) with the current log term ``L = log(1/delta~(t+))``:
+#: ``"paper"``: at the start of each round ``t = t+`` (``t+ = 2^ceil(log2 t)``: the powers of two),
+#: the complete VHCT's "if t = t+" (App.), as the authors' library runs it; in between, a node's U
+#: is recomputed only when it is pulled. ``"current"``: whenever ``L`` changes (the first round
+#: after each power of two), so every U always uses the current ``L``. Thresholds tau always use
+#: the current ``L`` (the paper defines ``tau_{h,i}(t)`` at round ``t``).
+REFRESHES: tuple[str, ...] = ("paper", "current")
+
+
+class TreeSearch(Optimizer):
+    """Node storage, expansion and B-value backup shared by the hierarchical optimizers.
+
+    Invariant after every round: ``B = U`` at a leaf and ``B = min(U, max(B_left, B_right))``
+    at an internal node, so ``B <= U`` everywhere.
+    """
+
+    def __init__(self, domain, split: SplitPolicy = "random", seed: SeedLike = None):
+        super().__init__(domain, seed)
+        self.partition = BoxPartition(self.domain, split=split, seed=self.rng)
+        #: number of pulls T of each node
+        self.count: list[int] = [0]
+        #: running mean of each node's rewards
+        self.mean: list[float] = [0.0]
+        #: upper bound U of each node (+inf until pulled)
+        self.upper_bound: list[float] = [INF]
+        #: tighter bound B of each node
+        self.b_value: list[float] = [INF]
+        self._path: list[int] = []
+        self._last_pulled: int | None = None
+
+    # -- tree structure -------------------------------------------------------------
+    def _expand(self, node: int) -> None:
+        """Split a leaf; the new children start unvisited with U = B = +inf."""
+        self.partition.split(node)
+        self.count += [0, 0]
+        self.mean += [0.0, 0.0]
+        self.upper_bound += [INF, INF]
+        self.b_value += [INF, INF]
+
+    def _backup(self, path: list[int]) -> None:
+        """Recompute B from the end of ``path`` back to the root."""
+        left, upper, b = self.partition.left, self.upper_bound, self.b_value
+        for node in reversed(path):
+            child = left[node]
+            if child < 0:
+                b[node] = upper[node]
+            else:
+                bl, br = b[child], b[child + 1]
+                best = bl if bl >= br else br
+                u = upper[node]
+                b[node] = u if u <= best else best
+
+    def _backup_all(self) -> None:
+        """Recompute B of every node; children always have larger ids than their parent."""
+        left, upper, b = self.partition.left, self.upper_bound, self.b_value
+        for node in range(len(b) - 1, -1, -1):
+            child = left[node]
+            if child < 0:
+                b[node] = upper[node]
+            else:
+                best = max(b[child], b[child + 1])
+                b[node] = min(upper[node], best)
+
+    def _best_child(self, node: int) -> int:
+        """Child with the larger B (the left one on ties)."""
+        child = self.partition.left[node]
+        return child if self.b_value[child] >= self.b_value[child + 1] else child + 1
+
+    # -- reporting ------------------------------------------------------------------
+    @property
+    def pulled_depth(self) -> int | None:
+        return None if self._last_pulled is None else self.partition.depth[self._last_pulled]
+
+    @property
+    def tree_depth(self) -> int:
+        """Maximum depth of the tree built so far."""
+        return max(self.partition.depth)
+
+    @property
+    def size(self) -> int:
+        """Number of nodes in the tree."""
+        return len(self.count)
+
+
+class OSC(TreeSearch):
+    """The optimum-statistical collaboration engine (Algorithm 1; complete VHCT in the appendix).
+
+    Pluggable resolution descriptor ``OE_h`` (``resolution(h)``) and uncertainty quantifier
+    ``SE`` (an :class:`~vhct.optimizers.uncertainty.Uncertainty`). From the root, move to the child
+    with the larger B while the node is internal and ``T >= tau``; pull that node; update
+    its statistics, ``U = mean + OE_h + SE`` and B back up the path; expand a leaf once
+    ``T >= tau``. The root is never pulled (the paper sets ``T_{0,1} = tau_0 = 1``) and the
+    tree starts with the root's two children.
+    """
+
+    name = "OSC"
+
+    def __init__(
+        self,
+        domain,
+        resolution: Resolution,
+        uncertainty: Uncertainty,
+        schedule: ConfidenceSchedule,
+        split: SplitPolicy = "random",
+        seed: SeedLike = None,
+        name: str | None = None,
+        refresh: Refresh = "paper",
+    ):
+        super().__init__(domain, split=split, seed=seed)
+        if not callable(resolution):
+            raise ValueError(f"resolution must be callable depth -> float, got {resolution!r}")
+        if refresh not in REFRESHES:
+            raise ValueError(f"refresh must be one of {REFRESHES}, got {refresh!r}")
+        self.refresh = refresh
+        self.resolution = resolution
+        self.uncertainty = uncertainty
+        self.schedule = schedule
+        if name is not None:
+            self.name = name
+        self._m2: list[float] = [0.0]
+        self._tau: list[int] = [0]  # the root always passes
+        self._oe: list[float] = []
+        self._log_term = schedule.log_term(1)
+        self._expand(0)
+
+    # -- per-node quantities ----------------------------------------------------------
+    def oe(self, depth: int) -> float:
+        """``OE_h``, cached per depth; must lie in (0, inf)."""
+        while len(self._oe) <= depth:
+            h = len(self._oe)
+            value = float(self.resolution(h))
+            if not (value > 0 and math.isfinite(value)):
+                raise ValueError(f"resolution({h}) must be a finite positive number, got {value!r}")
+            self._oe.append(value)
+        return self._oe[depth]
+
+    def variance(self, node: int) -> float:
+        """Running (population) variance of the node's rewards; 0 before two pulls."""
+        n = self.count[node]
+        return self._m2[node] / n if n > 0 else 0.0
+
+    def se(self, node: int) -> float:
+        """``SE_{h,i}(T, t)`` at the current round."""
+        return self.uncertainty(self.count[node], self.variance(node), self._log_term)
+
+    def _threshold(self, node: int) -> int:
+        h = self.partition.depth[node]
+        return self.uncertainty.threshold(self.oe(h), self.variance(node), self._log_term)
+
+    def _refresh_node(self, node: int) -> None:
+        n = self.count[node]
+        if n > 0:
+            h = self.partition.depth[node]
+            self.upper_bound[node] = self.mean[node] + self.oe(h) + self.se(node)
+        if node != 0:
+            self._tau[node] = self._threshold(node)
+
+    def _expand(self, node: int) -> None:
+        super()._expand(node)
+        self._m2 += [0.0, 0.0]
+        self._tau += [0, 0]
+        k = len(self.count)
+        self._tau[k - 2] = self._threshold(k - 2)
+        self._tau[k - 1] = self._threshold(k - 1)
+
+    def _update_log_term(self, t: int) -> None:
+        """Bring the log term to round ``t``: every tau when it changes, every U and B as ``refresh`` says."""
+        log_term = self.schedule.log_term(t)
+        changed = log_term != self._log_term
+        self._log_term = log_term
+        if self.refresh == "paper":
+            if t == self.schedule.t_plus(t):
+                self._refresh_all()
+            elif changed:
+                for node in range(1, len(self.count)):
+                    self._tau[node] = self._threshold(node)
+        elif changed:
+            self._refresh_all()
+
+    def _refresh_all(self) -> None:
+        """U and tau of every node with the current log term, then every B."""
+        for node in range(len(self.count)):
+            self._refresh_node(node)
+        self._backup_all()
+
+    def _descend(self) -> list[int]:
+        left, count, tau = self.partition.left, self.count, self._tau
+        b = self.b_value
+        node = 0
+        path = [0]
+        while True:
+            child = left[node]
+            if child < 0 or count[node] < tau[node]:
+                return path
+            node = child if b[child] >= b[child + 1] else child + 1
+            path.append(node)
+
+    # -- ask / tell -----------------------------------------------------------------
+    def _ask(self) -> np.ndarray:
+        self._update_log_term(self.t + 1)
+        self._path = self._descend()
+        return self.partition.centre(self._path[-1])
+
+    def _tell(self, reward: float) -> None:
+        node = self._path[-1]
+        n = self.count[node] + 1
+        self.count[node] = n
+        diff = reward - self.mean[node]
+        mean = self.mean[node] + diff / n
+        self.mean[node] = mean
+        self._m2[node] += diff * (reward - mean)
+        self._refresh_node(node)
+        if self.partition.left[node] < 0 and n >= self._tau[node]:
+            self._expand(node)
+        self._backup(self._path)
+        self._last_pulled = node
+
+    def recommend(self) -> np.ndarray:
+        """Centre of the pulled node with the highest lower confidence bound ``mean - SE``.
+
+        Each OSC node is always evaluated at the same point, so its mean estimates
+        ``f`` there; before any pull, the centre of the domain.
+        """
+        best, best_lcb = 0, -INF
+        for node, n in enumerate(self.count):
+            if n > 0:
+                lcb = self.mean[node] - self.se(node)
+                if lcb > best_lcb:
+                    best, best_lcb = node, lcb
+        return self.partition.centre(best).copy()
+
+    def traversal_report(self) -> list[dict[str, Any]]:
+        """For the path the next ``ask`` takes: per level, T, tau, OE_h, SE, U and B (the paper's Fig. 2)."""
+        self._update_log_term(self.t + 1)
+        rows = []
+        for node in self._descend():
+            h = self.partition.depth[node]
+            rows.append(
+                {
+                    "depth": h,
+                    "index": self.partition.index[node],
+                    "T": self.count[node],
+                    "tau": self._tau[node],
+                    "resolution": self.oe(h),
+                    "uncertainty": self.se(node),
+                    "upper_bound": self.upper_bound[node],
+                    "b_value": self.b_value[node],
+                }
+            )
+        return rows
+
+
+def _osc(
+    name: str,
+    uncertainty: Uncertainty,
+    domain,
+    rho: float,
+    nu: float,
+    delta: float,
+    resolution: Resolution | Mapping[str, Any] | None,
+    split: SplitPolicy,
+    refresh: Refresh,
+    seed: SeedLike,
+) -> OSC:
+    schedule = ConfidenceSchedule.for_smoothness(delta=delta, nu=nu, rho=rho)
+    return OSC(
+        domain,
+        resolution=make_resolution(resolution, nu=nu, rho=rho),
+        uncertainty=uncertainty,
+        schedule=schedule,
+        split=split,
+        seed=seed,
+        name=name,
+        refresh=refresh,
+    )
+
+
+def VHCT(
+    domain,
+    rho: float = 0.5,
+    nu: float = 1.0,
+    c: float = 0.1,
+    delta: float = 0.01,
+    b: float = 1.0,
+    resolution: Resolution | Mapping[str, Any] | None = None,
+    split: SplitPolicy = "random",
+    variance_floor: float | None = None,
+    refresh: Refresh = "paper",
+    seed: SeedLike = None,
+) -> OSC:
+    """VHCT: OSC with ``OE_h = nu rho^h`` (or ``resolution``) and the Bernstein quantifier."""
+    extra = {} if variance_floor is None else {"variance_floor": variance_floor}
+    quantifier = Bernstein(c=c, b=b, **extra)
+    return _osc("VHCT", quantifier, domain, rho, nu, delta, resolution, split, refresh, seed)
+
+
+def HCT(
+    domain,
+    rho: float = 0.5,
+    nu: float = 1.0,
+    c: float = 0.1,
+    delta: float = 0.01,
+    b: float = 1.0,
+    resolution: Resolution | Mapping[str, Any] | None = None,
+    split: SplitPolicy = "random",
+    refresh: Refresh = "paper",
+    seed: SeedLike = None,
+) -> OSC:
+    """HCT (Azar et al. 2014): OSC with ``OE_h = nu rho^h`` and the Hoeffding quantifier."""
+    return _osc("HCT", Hoeffding(c=c, b=b), domain, rho, nu, delta, resolution, split, refresh, seed)

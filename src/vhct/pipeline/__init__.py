@@ -1,0 +1,4 @@
+"""The replication pipeline: config, data files, runs, run tables, aggregation, job entry points.
+
+Imports the optimizers and objectives, never the reporting layer (``vhct[pipeline]``).
+"""

@@ -1,0 +1,192 @@
+"""Aggregate the per-round tables of one experiment across seeds.
+
+Three tables: ``regret`` (mean and standard deviation of the cumulative regret at every round,
+per setting), ``final`` (the last round of each setting) and ``timing`` (wall times). The first
+two depend only on the run results, never on wall time, and are written with a fixed float
+format so that two complete runs of the pipeline give byte-identical files.
+
+Regret is read from the run tables: against ``f*``, or against 1 when ``f*`` is unknown (the
+real-data objectives, the paper's convention). Since a score of 1 may be out of reach, both
+tables also give the regret against the best value observed in any run of the experiment
+(``best_observed``): ``mean_vs_best`` per round and ``final_vs_best_*`` at the end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from vhct.pipeline.tables import read_runs
+
+#: float format of the written tables (fixed, so equal numbers give equal bytes)
+FLOAT_FORMAT = "%.12g"
+#: columns of a run table the aggregates read
+RUN_COLUMNS = ["t", "value", "regret", "cumulative_regret", "step_seconds"]
+REGRET_COLUMNS = ["setting", "algorithm", "t", "n_seeds", "mean", "std", "mean_vs_best"]
+FINAL_COLUMNS = [
+    "setting",
+    "algorithm",
+    "label",
+    "horizon",
+    "n_seeds",
+    "final_mean",
+    "final_std",
+    "average_mean",
+    "average_std",
+    "best_value_mean",
+    "best_value_std",
+    "best_observed",
+    "final_vs_best_mean",
+    "final_vs_best_std",
+]
+TIMING_COLUMNS = [
+    "setting",
+    "algorithm",
+    "seed",
+    "rounds",
+    "wall_seconds",
+    "step_seconds_sum",
+    "step_seconds_mean",
+]
+
+
+def std_across(values: np.ndarray) -> np.ndarray:
+    """Sample standard deviation across seeds (axis 0); 0 for a single seed."""
+    if values.shape[0] < 2:
+        return np.zeros(values.shape[1])
+    return values.std(axis=0, ddof=1)
+
+
+def _stack(tables: Sequence[pd.DataFrame], column: str, setting: str) -> np.ndarray:
+    lengths = {len(t) for t in tables}
+    if len(lengths) != 1:
+        raise ValueError(f"runs of setting {setting!r} have different lengths {sorted(lengths)}")
+    return np.vstack([t[column].to_numpy(dtype=float) for t in tables])
+
+
+def best_observed(runs: Mapping[str, Sequence[pd.DataFrame]]) -> float:
+    """The best value ``f(x)`` any run of the experiment evaluated (every setting and seed)."""
+    values = [t["value"].max() for tables in runs.values() for t in tables]
+    if not values:
+        raise ValueError("best_observed needs at least one run")
+    return float(max(values))
+
+
+def cumulative_regret_vs(tables: Sequence[pd.DataFrame], reference: float, setting: str) -> np.ndarray:
+    """Cumulative regret ``sum_s (reference - f(x_s))`` of each run (rows) at every round (columns)."""
+    return np.cumsum(reference - _stack(tables, "value", setting), axis=1)
+
+
+def regret_table(runs: Mapping[str, Sequence[pd.DataFrame]], info: Mapping[str, Mapping]) -> pd.DataFrame:
+    """Mean and std of the cumulative regret at every round, one block of rows per setting.
+
+    ``mean_vs_best`` is the mean cumulative regret against the experiment's best observed value
+    (its std across seeds equals ``std``: the two regrets differ by ``t`` times a constant).
+    """
+    for setting, tables in runs.items():
+        if not tables:
+            raise ValueError(f"setting {setting!r} has no runs")
+    best = best_observed(runs)
+    blocks = []
+    for setting, tables in runs.items():
+        values = _stack(tables, "cumulative_regret", setting)
+        blocks.append(
+            pd.DataFrame(
+                {
+                    "setting": setting,
+                    "algorithm": info[setting]["algorithm"],
+                    "t": tables[0]["t"].to_numpy(dtype=int),
+                    "n_seeds": len(tables),
+                    "mean": values.mean(axis=0),
+                    "std": std_across(values),
+                    "mean_vs_best": cumulative_regret_vs(tables, best, setting).mean(axis=0),
+                }
+            )
+        )
+    return pd.concat(blocks, ignore_index=True)[REGRET_COLUMNS]
+
+
+def final_table(runs: Mapping[str, Sequence[pd.DataFrame]], info: Mapping[str, Mapping]) -> pd.DataFrame:
+    """One row per setting: final cumulative and average regret, best value found (mean, std), and
+    the final cumulative regret against the experiment's best observed value."""
+    rows = []
+    best_all = best_observed(runs)
+    for setting, tables in runs.items():
+        final = np.array([t["cumulative_regret"].iloc[-1] for t in tables], dtype=float)
+        final_vs_best = cumulative_regret_vs(tables, best_all, setting)[:, -1]
+        horizon = len(tables[0])
+        best = np.array([t["value"].max() for t in tables], dtype=float)
+        rows.append(
+            {
+                "setting": setting,
+                "algorithm": info[setting]["algorithm"],
+                "label": info[setting].get("label", setting),
+                "horizon": horizon,
+                "n_seeds": len(tables),
+                "final_mean": final.mean(),
+                "final_std": std_across(final[:, None])[0],
+                "average_mean": final.mean() / horizon,
+                "average_std": std_across(final[:, None] / horizon)[0],
+                "best_value_mean": best.mean(),
+                "best_value_std": std_across(best[:, None])[0],
+                "best_observed": best_all,
+                "final_vs_best_mean": final_vs_best.mean(),
+                "final_vs_best_std": std_across(final_vs_best[:, None])[0],
+            }
+        )
+    return pd.DataFrame(rows, columns=FINAL_COLUMNS)
+
+
+def timing_table(
+    runs: Mapping[str, Sequence[pd.DataFrame]],
+    metas: Mapping[str, Sequence[Mapping]],
+    info: Mapping[str, Mapping],
+) -> pd.DataFrame:
+    """Wall time per run (from the sidecar) and the sum/mean of the per-round step times."""
+    rows = []
+    for setting, tables in runs.items():
+        for table, meta in zip(tables, metas[setting], strict=True):
+            steps = table["step_seconds"].to_numpy(dtype=float)
+            rows.append(
+                {
+                    "setting": setting,
+                    "algorithm": info[setting]["algorithm"],
+                    "seed": meta.get("seed"),
+                    "rounds": len(table),
+                    "wall_seconds": meta.get("wall_seconds", float("nan")),
+                    "step_seconds_sum": steps.sum(),
+                    "step_seconds_mean": steps.mean(),
+                }
+            )
+    return pd.DataFrame(rows, columns=TIMING_COLUMNS)
+
+
+def write_table(table: pd.DataFrame, path: Path | str) -> None:
+    """Write a CSV atomically (``vhct.pipeline.jobs.atomic_paths``) with the fixed float format."""
+    from vhct.pipeline.jobs import atomic_paths
+
+    with atomic_paths(path) as (tmp,), open(tmp, "w", encoding="utf-8", newline="") as handle:
+        table.to_csv(handle, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
+
+
+def aggregate_experiment(
+    run_paths: Mapping[str, Sequence[Path | str]],
+    info: Mapping[str, Mapping],
+    regret_path: Path | str,
+    final_path: Path | str,
+    timing_path: Path | str,
+) -> None:
+    """Read every run of an experiment (tables and JSON sidecars) and write the three tables.
+
+    Every run is checked first (:func:`vhct.pipeline.tables.read_run`: complete, ``t = 1..n`` with ``n``
+    the setting's horizon in ``info``, consistent with its sidecar, finite values) and all
+    three tables are computed before any is written: bad runs fail naming every bad file.
+    """
+    horizons = {setting: int(info[setting]["horizon"]) for setting in run_paths}
+    runs, metas = read_runs(run_paths, RUN_COLUMNS, horizons)
+    tables = regret_table(runs, info), final_table(runs, info), timing_table(runs, metas, info)
+    for table, path in zip(tables, (regret_path, final_path, timing_path), strict=True):
+        write_table(table, path)

@@ -1,0 +1,249 @@
+"""The work behind each pipeline rule: fetch a data file, run, aggregate, draw a figure.
+
+Snakemake scripts (``workflow/scripts``) are one call into this module, so every job runs in
+its own process and can also be called from Python. Every output is written atomically
+(temporary file in the target directory, then rename): a failed or interrupted job leaves
+no partial output behind.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import platform
+import re
+import secrets
+import time
+from collections.abc import Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+logger = logging.getLogger("vhct.pipeline.jobs")
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+#: third-party loggers that are verbose at INFO (font subsetting when saving PDFs)
+QUIET_LOGGERS = ("fontTools", "matplotlib", "PIL")
+#: gzip header timestamp of run tables (fixed, so equal tables give equal bytes)
+GZIP_MTIME = 0
+
+
+def setup_logging(log_path: Path | str | None) -> None:
+    """Send this process's log records to ``log_path`` (or stderr when None)."""
+    console = logging.StreamHandler()
+    handlers: list[logging.Handler] = [console]
+    if log_path is not None:
+        console.setLevel(logging.WARNING)  # the log file has everything; the console only problems
+        Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+        handlers.append(logging.FileHandler(log_path, mode="w", encoding="utf-8"))
+    logging.basicConfig(level=logging.INFO, format=LOG_FORMAT, handlers=handlers, force=True)
+    for chatty in QUIET_LOGGERS:
+        logging.getLogger(chatty).setLevel(logging.WARNING)
+
+
+#: temporary files are ``.<target name>.<TEMP_TOKEN_BYTES random bytes in hex>.tmp`` next to the target
+TEMP_SUFFIX = ".tmp"
+TEMP_TOKEN_BYTES = 6
+#: permissions asked for a new output before the umask applies (what ``open(path, "w")`` asks)
+OUTPUT_MODE = 0o666
+
+
+def _temp_pattern(final: Path) -> re.Pattern[str]:
+    """Names of temporary files of ``final``: ours and the ``mkstemp`` ones of earlier versions."""
+    return re.compile(rf"\.{re.escape(final.name)}\.[A-Za-z0-9_]+{re.escape(TEMP_SUFFIX)}")
+
+
+def remove_stale_temps(final: Path | str) -> list[Path]:
+    """Delete the temporary files a killed writer of ``final`` left next to it; return them.
+
+    Safe because Snakemake runs at most one job per output at a time (its directory lock).
+    """
+    final = Path(final)
+    if not final.parent.is_dir():
+        return []
+    pattern = _temp_pattern(final)
+    stale = [p for p in final.parent.iterdir() if pattern.fullmatch(p.name)]
+    for path in stale:
+        path.unlink(missing_ok=True)
+        logger.info("removed %s, left by an interrupted writer of %s", path, final)
+    return stale
+
+
+def _new_temp(final: Path) -> Path:
+    """Create an empty, unique temporary file next to ``final`` with the umask's permissions."""
+    while True:
+        tmp = final.parent / f".{final.name}.{secrets.token_hex(TEMP_TOKEN_BYTES)}{TEMP_SUFFIX}"
+        try:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, OUTPUT_MODE))
+        except FileExistsError:
+            continue
+        return tmp
+
+
+@contextmanager
+def atomic_paths(*paths: Path | str):
+    """Yield temporary paths next to ``paths``; rename them onto ``paths`` only if the block succeeds.
+
+    Outputs get the permissions of any new file (``0o666`` minus the umask), not ``mkstemp``'s
+    0600, so a group can read results on a shared file system. Temporary files of the same
+    targets left by a killed earlier writer are removed first.
+    """
+    finals = [Path(p) for p in paths]
+    temps = []
+    try:
+        for final in finals:
+            final.parent.mkdir(parents=True, exist_ok=True)
+            remove_stale_temps(final)
+            temps.append(_new_temp(final))
+        yield temps
+        for tmp, final in zip(temps, finals, strict=True):
+            os.replace(tmp, final)
+    finally:
+        for tmp in temps:
+            tmp.unlink(missing_ok=True)
+
+
+def json_default(value: Any) -> Any:
+    """JSON encoding of numpy scalars/arrays and paths (for sidecars and the audit)."""
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, Path):
+        return str(value)
+    return repr(value)
+
+
+def run_job(
+    spec: Mapping[str, Any],
+    table_path: Path | str,
+    meta_path: Path | str,
+    data_stamps: Sequence[Path | str] = (),
+) -> None:
+    """Run one (experiment, setting, seed) and write its per-round table and JSON sidecar.
+
+    The data files of ``data_stamps`` (verification stamps) are checked first: a file changed
+    since its verification is hashed again, and a corrupted one fails naming the file.
+    """
+    from vhct.pipeline.data import check_stamp
+    from vhct.pipeline.run import run_experiment
+
+    for stamp in data_stamps:
+        check_stamp(stamp)
+
+    tag = (spec["experiment"], spec["setting"], int(spec["seed"]))
+    logger.info(
+        "run %s/%s/seed%d: %s on %s, horizon %d, noise %g",
+        *tag,
+        spec["algorithm"],
+        spec["objective"],
+        spec["horizon"],
+        spec["noise"],
+    )
+    start = time.perf_counter()
+    table, meta = run_experiment(
+        algorithm=spec["algorithm"],
+        params=dict(spec["params"]),
+        objective=spec["objective"],
+        objective_params=dict(spec["objective_params"]),
+        noise=float(spec["noise"]),
+        horizon=int(spec["horizon"]),
+        seed=int(spec["seed"]),
+        progress_every=int(spec["progress_every"]),
+    )
+    wall = time.perf_counter() - start
+    sidecar = {
+        "run": dict(spec),
+        "seed": int(spec["seed"]),
+        "rounds": len(table),
+        "wall_seconds": wall,
+        "python": platform.python_version(),
+        "host": platform.node(),
+        "metadata": meta,
+    }
+    with atomic_paths(table_path, meta_path) as (tmp_table, tmp_meta):
+        table.to_csv(tmp_table, index=False, compression={"method": "gzip", "mtime": GZIP_MTIME})
+        tmp_meta.write_text(json.dumps(sidecar, indent=2, default=json_default) + "\n", encoding="utf-8")
+    final = float(table["cumulative_regret"].iloc[-1])
+    logger.info("done %s/%s/seed%d: R_n = %.6g after %d rounds in %.2f s", *tag, final, len(table), wall)
+
+
+def aggregate_job(
+    info: Mapping[str, Mapping[str, Any]],
+    run_paths: Mapping[str, Sequence[str]],
+    regret_path: Path | str,
+    final_path: Path | str,
+    timing_path: Path | str,
+) -> None:
+    """Aggregate one experiment's runs into its regret, final and timing tables."""
+    from vhct.pipeline.aggregate import aggregate_experiment
+
+    logger.info("aggregating %d settings, %d runs", len(run_paths), sum(map(len, run_paths.values())))
+    aggregate_experiment(run_paths, info, regret_path, final_path, timing_path)
+    logger.info("wrote %s, %s, %s", regret_path, final_path, timing_path)
+
+
+def figure_job(
+    figure: Mapping[str, Any], regret_paths: Mapping[str, str], pdf_path: Path | str, png_path: Path | str
+) -> None:
+    """Draw one declared figure as PDF and PNG."""
+    from vhct.reporting import plots
+
+    logger.info("figure %s (%s, %d panels)", figure["name"], figure["kind"], len(figure["panels"]))
+    plots.make_figure(figure, regret_paths, pdf_path, png_path)
+    logger.info("wrote %s and %s", pdf_path, png_path)
+
+
+def data_job(
+    spec: Mapping[str, Any],
+    data_dir: Path | str,
+    mirror: str | None,
+    data_path: Path | str,
+    stamp_path: Path | str | None = None,
+) -> None:
+    """Fetch and verify one declared data file into ``data_dir`` (atomic, see ``vhct.pipeline.data``).
+
+    A present file is verified and, when corrupted, fetched again. With ``stamp_path``, the
+    verification stamp is written after (the record that run jobs check the file against).
+    """
+    from vhct.pipeline.data import fetch_file, stamp_record
+
+    got = fetch_file(dict(spec), Path(data_dir), mirror=Path(mirror) if mirror else None)
+    if Path(got).resolve() != Path(data_path).resolve():
+        raise ValueError(f"data file spec path {spec['path']!r} does not match the rule's file {data_path}")
+    if stamp_path is not None:
+        record = stamp_record(data_path, spec)
+        with atomic_paths(stamp_path) as (tmp,):
+            tmp.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    logger.info("data file ready and verified: %s", got)
+
+
+TASKS = ("data", "verify", "run", "aggregate", "figure")
+
+
+def from_snakemake(task: str, smk: Any) -> None:
+    """Entry point of the Snakemake scripts: log to the rule's log file and run one task."""
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {TASKS}, got {task!r}")
+    setup_logging(smk.log[0] if len(smk.log) else None)
+    try:
+        if task in ("data", "verify"):
+            data_path = str(smk.output[0] if task == "data" else smk.input[0])
+            data_dir = data_path[: -len(smk.params.spec["path"])] or "."
+            stamp = smk.output[0] if task == "verify" else None
+            data_job(smk.params.spec, data_dir, smk.params.mirror, data_path, stamp)
+        elif task == "run":
+            run_job(smk.params.spec, smk.output.table, smk.output.meta, smk.input.verified)
+        elif task == "aggregate":
+            aggregate_job(
+                smk.params.info, smk.params.run_paths, smk.output.regret, smk.output.final, smk.output.timing
+            )
+        else:
+            figure_job(smk.params.spec, smk.params.regret_paths, smk.output.pdf, smk.output.png)
+    except Exception:
+        logger.exception("%s job failed", task)
+        raise

@@ -1,0 +1,158 @@
+"""One optimization run: an optimizer against a (noisy) objective for ``n`` rounds, as a per-round table.
+
+A run owns its randomness: the seed feeds a ``SeedSequence`` whose children seed the
+optimizer (split dimensions, instance seeds), the additive noise, and, for objectives
+whose evaluation is itself random, the evaluation of round ``t`` (seeded by ``(seed, t)``).
+Same seed, same table (wall times excepted: they sit in their own column).
+"""
+
+from __future__ import annotations
+
+import logging
+import platform
+import time
+from collections.abc import Mapping
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from vhct.objectives import make_objective
+from vhct.objectives.base import Objective
+from vhct.objectives.noise import UniformNoise
+from vhct.optimizers.base import Optimizer, check_reward
+from vhct.optimizers.registry import make_optimizer
+
+log = logging.getLogger(__name__)
+
+#: packages whose versions go into every run's metadata
+RECORDED_PACKAGES = (
+    "vhct",
+    "numpy",
+    "pandas",
+    "scipy",
+    "scikit-learn",
+    "torch",
+    "GPy",
+    "GPyOpt",
+    "snakemake",
+)
+
+
+def package_versions() -> dict[str, str]:
+    """Installed versions of the packages a result depends on (``"absent"`` when not installed)."""
+    versions = {"python": platform.python_version()}
+    for name in RECORDED_PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "absent"
+    return versions
+
+
+def run(
+    optimizer: Optimizer,
+    objective: Objective,
+    horizon: int,
+    noise: UniformNoise,
+    seed: int,
+    progress_every: int | None = None,
+) -> pd.DataFrame:
+    """Run ``horizon`` rounds and return the per-round table.
+
+    Columns: ``t``; the point ``x0..x{d-1}``; ``reward`` (what the optimizer saw:
+    ``f(x)`` plus noise); ``value`` ``f(x)``; ``regret`` = reference - ``f(x)`` (the
+    pseudo-regret the paper plots, with reference ``f*`` or 1 when unknown);
+    ``cumulative_regret``; ``depth`` of the pulled node (NaN for non-tree methods);
+    ``step_seconds``, the wall time of the round (ask + evaluate + tell).
+    """
+    if not isinstance(horizon, int | np.integer) or horizon < 1:
+        raise ValueError(f"horizon must be an integer >= 1, got {horizon!r}")
+    dim = objective.dim
+    points = np.empty((horizon, dim))
+    rewards = np.empty(horizon)
+    values = np.empty(horizon)
+    depths = np.full(horizon, np.nan)
+    seconds = np.empty(horizon)
+    stochastic = objective.stochastic
+    started = time.perf_counter()
+    for k in range(horizon):
+        tick = time.perf_counter()
+        x = optimizer.ask()
+        value = check_reward(objective(x, seed=(seed, k + 1)) if stochastic else objective(x))
+        reward = value + noise.sample()
+        optimizer.tell(x, reward)
+        seconds[k] = time.perf_counter() - tick
+        points[k] = x
+        values[k] = value
+        rewards[k] = reward
+        depth = optimizer.pulled_depth
+        if depth is not None:
+            depths[k] = depth
+        if progress_every and (k + 1) % progress_every == 0:
+            elapsed = time.perf_counter() - started
+            log.info(
+                "round %d/%d (%.0f%%), %.1f s elapsed", k + 1, horizon, 100 * (k + 1) / horizon, elapsed
+            )
+    regret = objective.regret_reference - values
+    table = pd.DataFrame({"t": np.arange(1, horizon + 1)})
+    for j in range(dim):
+        table[f"x{j}"] = points[:, j]
+    table["reward"] = rewards
+    table["value"] = values
+    table["regret"] = regret
+    table["cumulative_regret"] = np.cumsum(regret)
+    table["depth"] = depths
+    table["step_seconds"] = seconds
+    return table
+
+
+def run_experiment(
+    algorithm: str,
+    params: Mapping[str, Any],
+    objective: str,
+    objective_params: Mapping[str, Any],
+    noise: float,
+    horizon: int,
+    seed: int,
+    progress_every: int | None = None,
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Build the objective and optimizer from names, run, and return (table, metadata)."""
+    if not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    f = make_objective(objective, **dict(objective_params))
+    optimizer_seed, noise_seed = np.random.SeedSequence(int(seed)).spawn(2)
+    optimizer = make_optimizer(
+        algorithm, f.domain, horizon, np.random.default_rng(optimizer_seed), **dict(params)
+    )
+    noise_source = UniformNoise(noise, np.random.default_rng(noise_seed))
+    started = time.perf_counter()
+    table = run(optimizer, f, horizon, noise_source, int(seed), progress_every)
+    wall = time.perf_counter() - started
+    final = table.iloc[-1]
+    recommendation = optimizer.recommend()
+    meta = {
+        "algorithm": algorithm,
+        "params": dict(params),
+        "objective": objective,
+        "objective_params": dict(objective_params),
+        "noise": noise,
+        "horizon": int(horizon),
+        "seed": int(seed),
+        "f_star": f.f_star,
+        "regret_reference": f.regret_reference,
+        "final_cumulative_regret": float(final["cumulative_regret"]),
+        "recommendation": recommendation.tolist(),
+        "recommendation_value": float(
+            f(recommendation, seed=(seed, 0)) if f.stochastic else f(recommendation)
+        ),
+        "tree_depth": getattr(optimizer, "tree_depth", None),
+        "tree_size": getattr(optimizer, "size", None),
+        "wall_seconds": wall,
+        "versions": package_versions(),
+    }
+    for attr in ("mode",):
+        if hasattr(f, attr):
+            meta[f"objective_{attr}"] = getattr(f, attr)
+    return table, meta

@@ -1,0 +1,4 @@
+"""Reporting on the pipeline's results: figures, statistics, the audit of the paper's claims.
+
+Imports every lower layer (optimizers, objectives, pipeline); nothing imports it back.
+"""

@@ -1,0 +1,394 @@
+"""Writing the audit: Markdown, JSON and HTML renderings, the audit job, and the report's figure captions.
+
+The checks and verdicts are in :mod:`vhct.reporting.audit`; this module only presents them.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from vhct.pipeline.jobs import atomic_paths, json_default, setup_logging
+
+from .audit import (
+    DIGITS,
+    INCONCLUSIVE,
+    NOT_EVALUATED,
+    NOT_REPRODUCED,
+    REPRODUCED,
+    check_aggregates,
+    claims_experiments,
+    config_summary,
+    display_path,
+    file_sha256,
+    load_claims,
+    read_runs,
+    run_audit,
+)
+
+# ---------------------------------------------------------------- rendering
+
+
+def _num(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return f"{value:.{DIGITS}g}"
+    return str(value)
+
+
+def _comparison_row(c: Mapping[str, Any]) -> list[str]:
+    if "mean_by_round" in c:
+        means = ", ".join(f"t={t}: {_num(v)}" for t, v in c["mean_by_round"].items())
+        numbers = f"n = {c['n_a']}; mean by round {means}"
+    elif "mean_a" in c:
+        numbers = (
+            f"{_num(c['mean_a'])} ± {_num(c['std_a'])} (n={c['n_a']}) vs "
+            f"{_num(c['mean_b'])} ± {_num(c['std_b'])} (n={c['n_b']}) at t={c['round']}"
+        )
+    else:
+        numbers = ""
+    p = f"{_num(c.get('p_value'))} / {_num(c.get('p_value_opposite'))}" if "p_value" in c else ""
+    effect = f"{_num(c.get('effect'))} (threshold {_num(c.get('effect_threshold'))})" if "effect" in c else ""
+    return [f"{c['a']} vs {c['b']}", numbers, p, effect, c["verdict"], c["reason"]]
+
+
+COMPARISON_HEADER = ["comparison", "numbers (mean ± sd)", "p / p opposite", "effect", "verdict", "why"]
+
+
+def document(audit: Mapping[str, Any]) -> list[tuple]:
+    """The audit as blocks ('h', level, text) / ('p', text) / ('quote', text) / ('table', header, rows)."""
+    ctx = audit["context"]
+    blocks: list[tuple] = [("h", 1, "Audit of the paper's claims")]
+    blocks.append(
+        (
+            "p",
+            "Each claim of the paper (quoted and located) is checked on the runs of this pipeline: "
+            "one number per run (seed), a one-sided test across seeds, an effect size and a verdict "
+            "(reproduced, not reproduced, inconclusive, not evaluated). The rules and thresholds are "
+            "data in the claims file. A claim is judged on the experiments this configuration runs "
+            "(its 'evaluated on'); inconclusive means too few seeds, too small an effect or no "
+            "significant result, not evidence against the claim. p / p opposite: one-sided p-value of "
+            "the claimed direction / of the opposite one. Effect: the claim's effect size against its "
+            "threshold.",
+        )
+    )
+    blocks.append(("h", 2, "Configuration"))
+    rows = [
+        ["config files", ", ".join(ctx.get("configfiles", [])) or "-"],
+        ["claims file", f"{ctx.get('claims_file', '-')} (sha256 {ctx.get('claims_sha256', '-')[:16]})"],
+    ]
+    blocks.append(("table", ["item", "value"], rows))
+    exp_rows = []
+    for name, e in ctx.get("experiments", {}).items():
+        settings = ", ".join(
+            f"{s}{' (max ' + str(v['max_horizon']) + ' rounds)' if 'max_horizon' in v else ''}"
+            for s, v in e["settings"].items()
+        )
+        params = f" {e['objective_params']}" if e["objective_params"] else ""
+        exp_rows.append(
+            [
+                name,
+                f"{e['objective']}{params}",
+                _num(e["noise"]),
+                str(e["horizon"]),
+                str(len(e["seeds"])),
+                settings,
+            ]
+        )
+    if exp_rows:
+        blocks.append(
+            (
+                "table",
+                ["experiment", "objective", "noise half-width", "horizon", "seeds", "settings"],
+                exp_rows,
+            )
+        )
+    blocks.append(("h", 2, "Summary"))
+    counts = ", ".join(f"{v}: {n}" for v, n in audit["summary"].items())
+    blocks.append(("p", counts))
+    if audit.get("sensitivity"):
+        flipped = audit.get("flipped_claims", [])
+        blocks.append(
+            (
+                "p",
+                "Verdicts that flip under an implementation choice the paper leaves open: "
+                + (", ".join(flipped) if flipped else "none")
+                + " (see 'Sensitivity to implementation choices').",
+            )
+        )
+    blocks.append(
+        (
+            "table",
+            ["claim", "location", "kind", "verdict", "under the variants", "evaluated on", "why"],
+            [
+                [
+                    c["id"],
+                    c["location"],
+                    c["kind"],
+                    c["verdict"],
+                    _variants_text(c),
+                    c["coverage"],
+                    c["reason"],
+                ]
+                for c in audit["claims"]
+            ],
+        )
+    )
+    blocks.append(("h", 2, "Claims"))
+    for c in audit["claims"]:
+        blocks.append(("h", 3, f"{c['id']}: {c['verdict']}"))
+        blocks.append(("p", f"Evaluated on: {c['coverage']}."))
+        blocks.append(("quote", c["quote"]))
+        blocks.append(("p", f"Location: {c['location']}."))
+        if c.get("note"):
+            blocks.append(("p", f"Reading: {c['note']}"))
+        if c.get("sensitivity"):
+            blocks.append(("p", f"Under the implementation choices' variants: {_variants_text(c)}."))
+        thresholds = ", ".join(f"{k} = {v}" for k, v in c["thresholds"].items())
+        blocks.append(
+            (
+                "p",
+                f"Check: {c['kind']} on {c['statistic']}; test {c['test']} (one-sided), "
+                f"alpha = {c['alpha']}, at least {c['min_seeds']} seeds; {thresholds}. "
+                f"Rule: {audit['rules'][c['kind']]}",
+            )
+        )
+        rows = []
+        for e in c["experiments"]:
+            if not e["comparisons"]:
+                rows.append([e["experiment"], "", "", "", "", e["verdict"], e["reason"]])
+            for comp in e["comparisons"]:
+                rows.append([e["experiment"], *_comparison_row(comp)])
+        blocks.append(("table", ["experiment", *COMPARISON_HEADER], rows))
+    blocks += _sensitivity_blocks(audit.get("sensitivity", []))
+    blocks.append(("h", 2, "Discrepancies in the paper and in the authors' library"))
+    blocks.append(
+        (
+            "table",
+            ["id", "where", "the paper", "the problem", "what this project does"],
+            [[d["id"], d["where"], d["paper"], d["issue"], d["resolution"]] for d in audit["discrepancies"]],
+        )
+    )
+    return blocks
+
+
+def _variants_text(claim: Mapping[str, Any]) -> str:
+    """The claim's verdict under each choice's variant, e.g. ``pct-schedule: inconclusive (flips)``."""
+    parts = [
+        f"{s['choice']}: {s['verdict']}{' (flips)' if s['flips'] else ''}"
+        for s in claim.get("sensitivity", [])
+    ]
+    return "; ".join(parts) or "-"
+
+
+def _sensitivity_blocks(sensitivity: Sequence[Mapping[str, Any]]) -> list[tuple]:
+    """One table per implementation choice: both verdicts of every claim that reads its settings."""
+    if not sensitivity:
+        return []
+    blocks: list[tuple] = [
+        ("h", 2, "Sensitivity to implementation choices"),
+        (
+            "p",
+            "Choices the paper leaves open are parameters with a default; the configuration also runs "
+            "each variant as extra settings. Every claim that reads a substituted setting is evaluated "
+            "again with the variant's settings in its place. A verdict flips when both readings were "
+            "evaluated and disagree; such a claim is not decided by this project's default.",
+        ),
+    ]
+    for choice in sensitivity:
+        blocks.append(("h", 3, f"{choice['id']}: {choice['choice']}"))
+        pairs = ", ".join(f"{a} -> {b}" for a, b in choice["substitute"].items())
+        blocks.append(
+            ("p", f"Default: {choice['default']}. Variant: {choice['variant']}. Settings: {pairs}.")
+        )
+        rows = [
+            [
+                r["claim"],
+                r["default_verdict"],
+                r["variant_verdict"],
+                "yes" if r["flips"] else "no",
+                r["variant_coverage"],
+                r["variant_reason"],
+            ]
+            for r in choice["claims"]
+        ]
+        blocks.append(
+            (
+                "table",
+                ["claim", "default", "variant", "flips", "variant evaluated on", "why (variant)"],
+                rows or [["(no claim reads these settings)", "", "", "", "", ""]],
+            )
+        )
+    return blocks
+
+
+def _md_cell(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def render_markdown(audit: Mapping[str, Any]) -> str:
+    """The audit as Markdown (readable on its own)."""
+    lines: list[str] = []
+    for block in document(audit):
+        if block[0] == "h":
+            lines += ["#" * block[1] + " " + block[2], ""]
+        elif block[0] == "p":
+            lines += [" ".join(block[1].split()), ""]
+        elif block[0] == "quote":
+            lines += ["> " + " ".join(block[1].split()), ""]
+        else:
+            _, header, rows = block
+            lines.append("| " + " | ".join(header) + " |")
+            lines.append("|" + "---|" * len(header))
+            lines += ["| " + " | ".join(_md_cell(x) for x in row) + " |" for row in rows]
+            lines.append("")
+    return "\n".join(lines)
+
+
+VERDICT_COLORS = {
+    REPRODUCED: "#d4edda",
+    NOT_REPRODUCED: "#f8d7da",
+    INCONCLUSIVE: "#fff3cd",
+    NOT_EVALUATED: "#e2e3e5",
+}
+HTML_STYLE = (
+    "body{font-family:sans-serif;margin:1.5em;max-width:1300px}"
+    "table{border-collapse:collapse;margin:0.5em 0 1.2em;font-size:0.88em}"
+    "td,th{border:1px solid #bbb;padding:3px 6px;vertical-align:top;text-align:left}"
+    "th{background:#eee}blockquote{border-left:4px solid #999;margin:0.5em 0;padding:0.2em 0.8em;color:#333}"
+)
+
+
+def render_html(audit: Mapping[str, Any]) -> str:
+    """The audit as a standalone HTML page (for the Snakemake report); verdict cells are coloured."""
+    out = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Audit of the paper's claims</title>",
+        f"<style>{HTML_STYLE}</style></head><body>",
+    ]
+    for block in document(audit):
+        if block[0] == "h":
+            out.append(f"<h{block[1]}>{html.escape(block[2])}</h{block[1]}>")
+        elif block[0] == "p":
+            out.append(f"<p>{html.escape(block[1])}</p>")
+        elif block[0] == "quote":
+            out.append(f"<blockquote>{html.escape(block[1])}</blockquote>")
+        else:
+            _, header, rows = block
+            out.append("<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr>")
+            for row in rows:
+                cells = []
+                for x in row:
+                    color = VERDICT_COLORS.get(str(x))
+                    style = f" style='background:{color}'" if color else ""
+                    cells.append(f"<td{style}>{html.escape(str(x))}</td>")
+                out.append("<tr>" + "".join(cells) + "</tr>")
+            out.append("</table>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def write_audit(
+    audit: Mapping[str, Any], md_path: Path | str, json_path: Path | str, html_path: Path | str | None = None
+) -> None:
+    """Write the audit as Markdown, JSON (and HTML); infinities/nan are written as JSON strings."""
+    def clean(x: Any) -> Any:
+        if isinstance(x, float) and not math.isfinite(x):
+            return _num(x)
+        if isinstance(x, dict):
+            return {k: clean(v) for k, v in x.items()}
+        if isinstance(x, list | tuple):
+            return [clean(v) for v in x]
+        return x
+
+    paths = [md_path, json_path] + ([html_path] if html_path is not None else [])
+    with atomic_paths(*paths) as temps:
+        temps[0].write_text(render_markdown(audit), encoding="utf-8")
+        temps[1].write_text(
+            json.dumps(clean(audit), indent=2, default=json_default) + "\n", encoding="utf-8"
+        )
+        if html_path is not None:
+            temps[2].write_text(render_html(audit), encoding="utf-8")
+
+
+def audit_job(
+    claims_path: Path | str,
+    run_paths: Mapping[str, Mapping[str, Sequence[Path | str]]],
+    final_paths: Mapping[str, Path | str],
+    config: Mapping[str, Any],
+    configfiles: Sequence[str],
+    md_path: Path | str,
+    json_path: Path | str,
+    html_path: Path | str | None = None,
+) -> dict[str, Any]:
+    """The audit stage: read claims and runs, cross-check the aggregates, evaluate, write."""
+    claims = load_claims(claims_path)
+    runs = read_runs(run_paths)
+    check_aggregates(runs, final_paths)
+    context = {
+        "configfiles": [display_path(p) for p in configfiles],
+        "claims_file": display_path(claims_path),
+        "claims_sha256": file_sha256(claims_path),
+        "experiments": config_summary(config, claims_experiments(claims)),
+    }
+    audit = run_audit(claims, runs, context)
+    write_audit(audit, md_path, json_path, html_path)
+    return audit
+
+
+# ---------------------------------------------------------------- report captions
+
+
+def figure_caption(config: Mapping[str, Any], figure: str, captions_dir: Path | str) -> str:
+    """reStructuredText caption of a figure for the Snakemake report: the paper figure it reproduces
+    (``<captions_dir>/<figure>.rst``, else a generic line) and the settings behind each panel."""
+    fig = config["figures"][figure]
+    source = Path(captions_dir) / f"{figure}.rst"
+    head = (
+        source.read_text(encoding="utf-8").strip()
+        if source.exists()
+        else (f"Figure ``{figure}`` ({fig['kind']}); no paper caption is recorded for this name.")
+    )
+    lines = [head, "", "**Settings behind it**", ""]
+    for i, panel in enumerate(fig["panels"]):
+        if "experiment" in panel:
+            exp = config["experiments"][panel["experiment"]]
+            seeds = exp["seeds"] if isinstance(exp["seeds"], int) else len(exp["seeds"])
+            chosen = panel.get("settings") or ([panel["setting"]] if "setting" in panel else exp["settings"])
+            algos = "; ".join(_setting_text(config, s) for s in chosen)
+            params = f" {dict(exp['objective_params'])}" if exp.get("objective_params") else ""
+            extra = f", seed {panel.get('seed', 0)}, round {panel['round']}" if "round" in panel else ""
+            lines.append(
+                f"- panel {i + 1}: experiment ``{panel['experiment']}``: "
+                f"objective {exp['objective']}{params}, noise Uniform(-{exp['noise']}, {exp['noise']}), "
+                f"horizon {exp['horizon']}, {seeds} seeds"
+                f"{extra}; {algos}"
+            )
+        else:
+            params = f" {dict(panel['objective_params'])}" if panel.get("objective_params") else ""
+            lines.append(f"- panel {i + 1}: objective {panel['objective']}{params} (no runs)")
+    return "\n".join(lines) + "\n"
+
+
+def _setting_text(config: Mapping[str, Any], setting: str) -> str:
+    s = config["settings"][setting]
+    params = ", ".join(f"{k}={v}" for k, v in (s.get("params") or {}).items())
+    cap = f", max {s['max_horizon']} rounds" if "max_horizon" in s else ""
+    return f"{setting} ({s['algorithm']}{': ' + params if params else ''}{cap})"
+
+
+def caption_job(caption: str, out_path: Path | str, log_path: Path | str | None = None) -> None:
+    """Write a figure's report caption atomically (the report embeds it beside the figure)."""
+    setup_logging(log_path)
+    out = Path(out_path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_paths(out) as (tmp,):
+        Path(tmp).write_text(caption, encoding="utf-8")

@@ -1,0 +1,153 @@
+"""Helpers shared by the unit and integration tests (importable: pytest puts ``tests`` on the path).
+
+Paths of the checkout (``REPO``, ``CONFIG_DIR``, ``TINY``), a Snakemake runner for the tiny
+pipeline, and small files with the real data formats, generated at test time:
+``write_landmine_mat`` writes a MATLAB file shaped like ``LandmineData.mat`` (``feature`` and
+``label``: 1 x n_fields cell arrays of (n, 9) floats and (n, 1) 0/1 labels);
+``write_mnist_dir`` writes gzip-compressed IDX files with MNIST's names, magic numbers and
+layout. Both carry a learnable signal so an objective's value depends on its arguments.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import scipy.io
+import yaml
+
+LANDMINE_FEATURES = 9
+IMAGE_MAGIC = 2051
+LABEL_MAGIC = 2049
+SIDE = 28
+N_CLASSES = 10
+MNIST_NAMES = {
+    "train": ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
+    "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"),
+}
+
+
+def write_landmine_mat(path: Path, n_fields: int = 3, n_per_field: int = 80, seed: int = 0) -> Path:
+    """Write a small Landmine-like .mat file: positives (~25%) are shifted in a few features."""
+    rng = np.random.default_rng(seed)
+    features = np.empty((1, n_fields), dtype=object)
+    labels = np.empty((1, n_fields), dtype=object)
+    for k in range(n_fields):
+        y = (rng.random(n_per_field) < 0.25).astype(np.uint8)
+        y[:4] = [1, 1, 0, 0]  # both classes, enough of each to stratify
+        x = rng.normal(size=(n_per_field, LANDMINE_FEATURES))
+        x[:, :3] += 1.2 * y[:, None] * rng.normal(1.0, 0.5, size=(n_per_field, 3))
+        features[0, k] = x
+        labels[0, k] = y.reshape(-1, 1)
+    scipy.io.savemat(path, {"feature": features, "label": labels})
+    return path
+
+
+def idx_images_bytes(images: np.ndarray, magic: int = IMAGE_MAGIC) -> bytes:
+    """IDX3 bytes of uint8 images of shape (n, rows, cols)."""
+    n, rows, cols = images.shape
+    return struct.pack(">IIII", magic, n, rows, cols) + images.astype(np.uint8).tobytes()
+
+
+def idx_labels_bytes(labels: np.ndarray, magic: int = LABEL_MAGIC) -> bytes:
+    """IDX1 bytes of uint8 labels of shape (n,)."""
+    return struct.pack(">II", magic, len(labels)) + labels.astype(np.uint8).tobytes()
+
+
+def synthetic_digits(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Images whose class shows as a bright horizontal band at a class-specific height, plus noise."""
+    labels = rng.integers(0, N_CLASSES, size=n).astype(np.uint8)
+    images = rng.integers(0, 60, size=(n, SIDE, SIDE)).astype(np.uint8)
+    for i, c in enumerate(labels):
+        row = 2 + 2 * int(c)
+        images[i, row : row + 3, 4:24] = rng.integers(180, 256, size=(3, 20))
+    return images, labels
+
+
+def write_mnist_dir(folder: Path, n_train: int = 120, n_test: int = 150, seed: int = 0) -> Path:
+    """Write the four MNIST .gz IDX files (with ``n_train`` and ``n_test`` images) into ``folder``."""
+    rng = np.random.default_rng(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    for split, n in (("train", n_train), ("test", n_test)):
+        images, labels = synthetic_digits(n, rng)
+        image_name, label_name = MNIST_NAMES[split]
+        (folder / image_name).write_bytes(gzip.compress(idx_images_bytes(images)))
+        (folder / label_name).write_bytes(gzip.compress(idx_labels_bytes(labels)))
+    return folder
+
+
+#: the checkout under test and its configs
+REPO = Path(__file__).resolve().parents[1]
+CONFIG_DIR = REPO / "config"
+#: the test configuration of the pipeline
+TINY = CONFIG_DIR / "tiny.yaml"
+
+
+def clean_env() -> dict[str, str]:
+    """This process's environment without a data mirror (the test configs name their own)."""
+    return {k: v for k, v in os.environ.items() if k != "VHCT_DATA_MIRROR"}
+
+
+def fixture_config(folder: Path) -> Path:
+    """Write fixture data files into ``folder/mirror`` and a tiny config that fetches them.
+
+    Each data file's only URL points at a missing file (an unreachable official source), so
+    the download stage must fall back to the mirror; its checksum is the fixture's sha256.
+    """
+    mirror = folder / "mirror"
+    (mirror / "landmine").mkdir(parents=True)
+    write_landmine_mat(mirror / "landmine" / "LandmineData.mat")
+    write_mnist_dir(mirror / "mnist")
+    config = yaml.safe_load(TINY.read_text(encoding="utf-8"))
+    config["data"]["mirror"] = str(mirror)
+    for spec in config["data"]["files"].values():
+        source = mirror / spec["path"]
+        for key in ("sha256", "md5", "content_sha256"):
+            spec.pop(key, None)
+        spec["sha256"] = hashlib.sha256(source.read_bytes()).hexdigest()
+        spec["urls"] = [(folder / "offline" / spec["path"]).as_uri()]
+    path = folder / "tiny-fixtures.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return path
+
+
+# ---------------------------------------------------------------- running the pipeline
+
+BIN = Path(sys.executable).parent
+SNAKEMAKE = str(BIN / "snakemake")
+CORES = "2"
+#: umask of every Snakemake run here: outputs must then be readable by group and others (0644)
+UMASK = 0o022
+
+
+def snakemake(workdir: Path, *args: str, configfile: Path = TINY) -> subprocess.CompletedProcess:
+    cmd = [
+        SNAKEMAKE,
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--configfile",
+        str(configfile),
+        "--cores",
+        CORES,
+        *args,
+    ]
+    return subprocess.run(
+        cmd, capture_output=True, text=True, check=False, env=clean_env(), preexec_fn=set_umask
+    )
+
+
+def set_umask() -> None:
+    os.umask(UMASK)
+
+
+def ok(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result

@@ -1,0 +1,239 @@
+"""Aggregation across seeds: statistics, table layout, byte-stable writing; run tables checked
+against their sidecars and the config before anything is written."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from vhct.pipeline import aggregate as ag
+from vhct.pipeline.tables import RunTableError, read_run
+
+INFO = {
+    "A": {"algorithm": "VHCT", "label": "VHCT", "horizon": 5},
+    "B": {"algorithm": "HCT", "label": "HCT, x", "horizon": 4},
+}
+
+
+def fake_run(regrets: np.ndarray, values: np.ndarray | None = None) -> pd.DataFrame:
+    n = len(regrets)
+    return pd.DataFrame(
+        {
+            "t": np.arange(1, n + 1),
+            "x0": np.linspace(0, 1, n),
+            "value": 1 - regrets if values is None else values,
+            "regret": regrets,
+            "cumulative_regret": np.cumsum(regrets),
+            "step_seconds": np.full(n, 0.001),
+        }
+    )
+
+
+@pytest.fixture
+def runs() -> dict[str, list[pd.DataFrame]]:
+    rng = np.random.default_rng(0)
+    return {
+        "A": [fake_run(rng.random(5)) for _ in range(3)],
+        "B": [fake_run(rng.random(4)) for _ in range(2)],
+    }
+
+
+def test_regret_table_mean_and_std_per_round(runs):
+    table = ag.regret_table(runs, INFO)
+    assert list(table.columns) == ag.REGRET_COLUMNS
+    assert len(table) == 5 + 4
+    a = table[table.setting == "A"]
+    stacked = np.vstack([r["cumulative_regret"] for r in runs["A"]])
+    np.testing.assert_allclose(a["mean"], stacked.mean(axis=0))
+    np.testing.assert_allclose(a["std"], stacked.std(axis=0, ddof=1))
+    assert a["t"].tolist() == [1, 2, 3, 4, 5]
+    assert set(a["n_seeds"]) == {3}
+    assert set(table[table.setting == "B"]["algorithm"]) == {"HCT"}
+
+
+def test_single_seed_has_zero_std():
+    table = ag.regret_table({"A": [fake_run(np.array([0.5, 0.25]))]}, INFO)
+    assert table["std"].tolist() == [0.0, 0.0]
+    assert table["mean"].tolist() == [0.5, 0.75]
+
+
+def test_runs_of_different_lengths_are_rejected():
+    with pytest.raises(ValueError, match="different lengths"):
+        ag.regret_table({"A": [fake_run(np.ones(3)), fake_run(np.ones(4))]}, INFO)
+    with pytest.raises(ValueError, match="no runs"):
+        ag.regret_table({"A": []}, INFO)
+
+
+def test_final_table(runs):
+    final = ag.final_table(runs, INFO).set_index("setting")
+    assert list(final.reset_index().columns) == ag.FINAL_COLUMNS
+    ends = np.array([r["cumulative_regret"].iloc[-1] for r in runs["A"]])
+    assert final.loc["A", "final_mean"] == pytest.approx(ends.mean())
+    assert final.loc["A", "final_std"] == pytest.approx(ends.std(ddof=1))
+    assert final.loc["A", "average_mean"] == pytest.approx(ends.mean() / 5)
+    assert final.loc["B", "horizon"] == 4 and final.loc["B", "label"] == "HCT, x"
+    best = np.array([r["value"].max() for r in runs["B"]])
+    assert final.loc["B", "best_value_mean"] == pytest.approx(best.mean())
+
+
+def test_write_table_is_byte_stable_and_atomic(runs, tmp_path):
+    table = ag.regret_table(runs, INFO)
+    first, second = tmp_path / "a" / "r.csv", tmp_path / "b.csv"
+    ag.write_table(table, first)
+    ag.write_table(ag.regret_table(runs, INFO), second)
+    assert first.read_bytes() == second.read_bytes()
+    assert list(tmp_path.rglob("*.tmp")) == []
+    back = pd.read_csv(first)
+    np.testing.assert_allclose(back["mean"], table["mean"], rtol=1e-11)
+
+
+def write_runs(runs: dict[str, list[pd.DataFrame]], folder: Path) -> dict[str, list[str]]:
+    """Write run tables (gzip CSV, as the run jobs do) and sidecars; return their paths by setting."""
+    paths: dict[str, list[str]] = {}
+    for setting, tables in runs.items():
+        for seed, table in enumerate(tables):
+            path = folder / "runs" / setting / f"seed{seed}.csv.gz"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            table.to_csv(path, index=False, compression={"method": "gzip", "mtime": 0})
+            sidecar = {"seed": seed, "rounds": len(table), "wall_seconds": 0.5 + seed}
+            path.with_name(f"seed{seed}.json").write_text(json.dumps(sidecar))
+            paths.setdefault(setting, []).append(str(path))
+    return paths
+
+
+def aggregate_into(paths: dict[str, list[str]], out: Path, info=INFO) -> list[Path]:
+    targets = [out / "regret.csv", out / "final.csv", out / "timing.csv"]
+    ag.aggregate_experiment(paths, info, *targets)
+    return targets
+
+
+def test_aggregate_experiment_reads_tables_and_sidecars(runs, tmp_path):
+    out = tmp_path / "agg"
+    aggregate_into(write_runs(runs, tmp_path), out)
+    regret = pd.read_csv(out / "regret.csv")
+    np.testing.assert_allclose(regret["mean"], ag.regret_table(runs, INFO)["mean"], rtol=1e-11)
+    timing = pd.read_csv(out / "timing.csv")
+    assert list(timing.columns) == ag.TIMING_COLUMNS
+    assert timing["wall_seconds"].tolist() == [0.5, 1.5, 2.5, 0.5, 1.5]
+    assert (
+        "wall_seconds" not in regret.columns and "wall_seconds" not in pd.read_csv(out / "final.csv").columns
+    )
+
+
+def test_read_run_requires_the_columns(tmp_path):
+    path = tmp_path / "r.csv.gz"
+    pd.DataFrame({"t": [1], "value": [0.0]}).to_csv(path, index=False)
+    path.with_name("r.json").write_text(json.dumps({"seed": 0, "rounds": 1}))
+    with pytest.raises(RunTableError, match=r"lacks the columns \['cumulative_regret'"):
+        read_run(path, ag.RUN_COLUMNS, 1)
+
+
+def cut_rows(path: Path, rows: int) -> None:
+    """Keep the first ``rows`` rows: still a valid gzip file, just a short table."""
+    pd.read_csv(path).head(rows).to_csv(path, index=False, compression="gzip")
+
+
+def cut_bytes(path: Path, keep: float = 0.5) -> None:
+    """Cut the gzip file itself: decompression ends early."""
+    raw = path.read_bytes()
+    path.write_bytes(raw[: int(len(raw) * keep)])
+
+
+def set_cell(path: Path, column: str, value) -> None:
+    table = pd.read_csv(path)
+    table.loc[1, column] = value
+    table.to_csv(path, index=False, compression="gzip")
+
+
+def edit_sidecar(path: Path, **changes) -> None:
+    sidecar = path.with_name(path.name.removesuffix(".csv.gz") + ".json")
+    sidecar.write_text(json.dumps({**json.loads(sidecar.read_text()), **changes}))
+
+
+@pytest.mark.parametrize(
+    ("damage", "problem"),
+    [
+        (lambda p: cut_rows(p, 2), "2 rows, but the config and the sidecar say 5 rounds"),
+        (cut_bytes, "cannot be read (EOFError"),
+        (lambda p: p.write_bytes(b"\x1f\x8b" + bytes(40)), "cannot be read"),
+        (lambda p: p.write_bytes(gzip.compress(b"")), "cannot be read (EmptyDataError"),
+        (lambda p: set_cell(p, "t", 7), "column 't' is not 1..5"),
+        (lambda p: set_cell(p, "cumulative_regret", np.inf), "non-finite values in the columns ['cumul"),
+        (lambda p: set_cell(p, "value", np.nan), "non-finite values in the columns ['value']"),
+        (lambda p: edit_sidecar(p, rounds=3), "its sidecar records 3 rounds, the config 5"),
+        (lambda p: p.with_name("seed1.json").unlink(), "its sidecar"),
+    ],
+)
+def test_a_bad_run_table_fails_naming_it_before_anything_is_written(runs, tmp_path, damage, problem):
+    paths = write_runs(runs, tmp_path)
+    old = aggregate_into(paths, tmp_path / "agg")
+    before = [p.read_bytes() for p in old]
+    bad = Path(paths["A"][1])
+    damage(bad)
+    with pytest.raises(RunTableError) as err:
+        aggregate_into(paths, tmp_path / "agg")
+    msg = str(err.value)
+    assert msg.startswith(f"run table {bad}: ") and problem in msg
+    assert f"snakemake --forcerun {bad}" in msg and "delete it" in msg
+    assert [p.read_bytes() for p in old] == before  # the previous aggregates are untouched
+    assert not list((tmp_path / "agg").glob(".*"))  # and no temporary file is left
+
+
+def test_every_seed_cut_short_is_rejected_against_the_config(runs, tmp_path):
+    """All seeds of a setting equally short (sidecars rewritten to match): only the config can tell."""
+    paths = write_runs(runs, tmp_path)
+    for path in paths["B"]:
+        cut_rows(Path(path), 2)
+        edit_sidecar(Path(path), rounds=2)
+    with pytest.raises(RunTableError, match=r"seed0\.csv\.gz: its sidecar records 2 rounds, the config 4"):
+        aggregate_into(paths, tmp_path / "agg")
+    for path in paths["B"]:
+        edit_sidecar(Path(path), rounds=4)  # the sidecars of the real failure: the complete run's count
+    with pytest.raises(RunTableError) as err:
+        aggregate_into(paths, tmp_path / "agg")
+    msg = str(err.value)
+    assert msg.startswith("2 run tables are incomplete or damaged:")
+    for path in paths["B"]:  # every bad table named, and one command redoes them all
+        assert f"  - {path}: 2 rows, but the config and the sidecar say 4 rounds" in msg
+    assert f"`snakemake --forcerun {' '.join(paths['B'])}`" in msg
+    assert not (tmp_path / "agg").exists()
+
+
+def test_depth_may_be_nan(tmp_path):
+    path = tmp_path / "seed0.csv.gz"
+    pd.DataFrame({"t": [1, 2], "depth": [np.nan, np.nan], "value": [0.1, 0.2]}).to_csv(path, index=False)
+    path.with_name("seed0.json").write_text(json.dumps({"seed": 0, "rounds": 2}))
+    table, sidecar = read_run(path, ["t", "depth", "value"], 2)
+    assert table["depth"].isna().all() and sidecar["seed"] == 0
+
+
+def test_regret_against_the_best_observed_value():
+    # f* unknown (reference 1): values 0.5..0.8, the best seen by any run of any setting is 0.8
+    runs = {
+        "A": [fake_run(1 - np.array([0.5, 0.6])), fake_run(1 - np.array([0.7, 0.6]))],
+        "B": [fake_run(1 - np.array([0.8, 0.5]))],
+    }
+    regret = ag.regret_table(runs, INFO)
+    a = regret[regret.setting == "A"]
+    # seed 0: 0.3, 0.5; seed 1: 0.1, 0.3 -> mean 0.2, 0.4 (against 1: 0.4, 0.8)
+    np.testing.assert_allclose(a["mean_vs_best"], [0.2, 0.4])
+    np.testing.assert_allclose(a["mean"], [0.4, 0.8])
+    final = ag.final_table(runs, INFO).set_index("setting")
+    assert final["best_observed"].tolist() == pytest.approx([0.8, 0.8])
+    assert final.loc["A", "final_vs_best_mean"] == pytest.approx(0.4)
+    assert final.loc["A", "final_vs_best_std"] == pytest.approx(np.std([0.5, 0.3], ddof=1))
+    assert final.loc["B", "final_vs_best_mean"] == pytest.approx(0.3)
+    # the regret against the best observed value never exceeds the regret against 1
+    assert (regret["mean_vs_best"] <= regret["mean"] + 1e-12).all()
+
+
+def test_best_observed_is_the_maximum_over_every_run(runs):
+    expected = max(t["value"].max() for tables in runs.values() for t in tables)
+    assert ag.best_observed(runs) == expected
+    with pytest.raises(ValueError, match="at least one run"):
+        ag.best_observed({})

@@ -1,0 +1,311 @@
+"""Config loading: schema (with the registries' names), cross-reference checks, expansion into jobs."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+from support import REPO, TINY
+
+from vhct.objectives import OBJECTIVES
+from vhct.optimizers.registry import ALGORITHMS
+from vhct.pipeline import config as vc
+
+
+@pytest.fixture
+def tiny() -> dict:
+    return yaml.safe_load(TINY.read_text(encoding="utf-8"))
+
+
+def check(config: dict) -> dict:
+    vc.schema_validate(config)
+    vc.check_config(config)
+    return config
+
+
+def test_shipped_configs_are_valid():
+    for name in ("tiny", "config", "paper"):
+        config = vc.load_config(REPO / "config" / f"{name}.yaml")
+        assert config["figures"], name
+
+
+def test_schema_enums_follow_the_registries():
+    schema = vc.resolved_schema()
+    props = schema["properties"]
+    assert props["settings"]["additionalProperties"]["properties"]["algorithm"]["enum"] == sorted(ALGORITHMS)
+    assert props["experiments"]["additionalProperties"]["properties"]["objective"]["enum"] == sorted(
+        OBJECTIVES
+    )
+
+
+def test_schema_fills_defaults(tiny):
+    tiny.pop("progress_every")
+    tiny.pop("data")
+    for exp in tiny["experiments"].values():  # the real-data experiments list data files
+        exp.pop("data", None)
+    check(tiny)
+    assert tiny["progress_every"] == 500
+    assert tiny["data"] == {"mirror": None, "files": {}}
+
+
+@pytest.mark.parametrize(
+    ("mutate", "key", "text"),
+    [
+        (lambda c: c["settings"]["POO"].update(algorithm="NOPE"), "settings/POO/algorithm", "NOPE"),
+        (lambda c: c["experiments"]["garland"].update(horizon=-5), "experiments/garland/horizon", "-5"),
+        (lambda c: c["experiments"]["garland"].pop("noise"), "experiments/garland", "noise"),
+        (
+            lambda c: c["experiments"]["garland"].update(objective="nope"),
+            "experiments/garland/objective",
+            "nope",
+        ),
+        (
+            lambda c: c["settings"]["VHCT-rho0.75"]["params"].update(rho=1.5),
+            "settings/VHCT-rho0.75/params/rho",
+            "",
+        ),
+        (lambda c: c["experiments"]["garland"].update(seeds=0), "experiments/garland/seeds", ""),
+        (
+            lambda c: c["settings"]["POO"].update(resources={"runtime": 0}),
+            "settings/POO/resources/runtime",
+            "",
+        ),
+        (lambda c: c["figures"]["osc"].update(kind="movie"), "figures/osc/kind", "movie"),
+        (lambda c: c.pop("figures"), "<root>", "figures"),
+        (lambda c: c["settings"].update({"bad name": {"algorithm": "HCT"}}), "settings", "bad name"),
+    ],
+)
+def test_schema_rejects_and_names_the_key(tiny, mutate, key, text):
+    mutate(tiny)
+    with pytest.raises(vc.ConfigError) as info:
+        vc.schema_validate(tiny)
+    assert f"config key {key}" in str(info.value)
+    assert text in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "key"),
+    [
+        (
+            lambda c: c["figures"]["regret"]["panels"][0].update(experiment="ghost"),
+            "figures/regret/panels/0/experiment",
+        ),
+        (lambda c: c["settings"]["T-HOO-rho0.25"]["params"].update(c=0.1), "settings/T-HOO-rho0.25/params/c"),
+        (
+            lambda c: c["experiments"]["garland"]["settings"].append("ghost"),
+            r"experiments/garland/settings/\d+",
+        ),
+        (
+            lambda c: c["figures"]["average"]["panels"][1].update(settings=["POO"]),
+            "figures/average/panels/1/settings/0",
+        ),
+        (lambda c: c["figures"]["osc"]["panels"][0].update(setting="POO"), "figures/osc/panels/0/setting"),
+        (lambda c: c["figures"]["osc"]["panels"][0].update(round=10_000), "figures/osc/panels/0/round"),
+        (lambda c: c["experiments"]["garland"].update(data=["ghost"]), "experiments/garland/data/0"),
+        (
+            lambda c: c["experiments"]["garland"].update(objective_params={"dim": 3}),
+            "experiments/garland/objective_params/dim",
+        ),
+        (
+            lambda c: c["figures"]["function_1d"]["panels"][0].update(objective_params={"x": 1}),
+            "figures/function_1d/panels/0/objective_params/x",
+        ),
+    ],
+)
+def test_semantic_checks_name_the_key(tiny, mutate, key):
+    vc.schema_validate(tiny)
+    mutate(tiny)
+    with pytest.raises(vc.ConfigError, match=f"config key {key}:"):
+        vc.check_config(tiny)
+
+
+def test_duplicate_data_paths_are_rejected(tiny):
+    spec = {"path": "x/file.bin", "urls": ["https://example.org/file.bin"], "md5": "0" * 32}
+    tiny["data"] = {"files": {"a": dict(spec), "b": dict(spec)}}
+    vc.schema_validate(tiny)
+    with pytest.raises(vc.ConfigError, match="data/files/b/path"):
+        vc.check_config(tiny)
+
+
+def test_data_file_needs_a_checksum(tiny):
+    tiny["data"] = {"files": {"a": {"path": "a.bin", "urls": ["https://example.org/a.bin"]}}}
+    with pytest.raises(vc.ConfigError, match="data/files/a"):
+        vc.schema_validate(tiny)
+
+
+def test_run_jobs_expand_every_setting_and_seed(tiny):
+    config = check(tiny)
+    jobs = vc.run_jobs(config)
+    expected = sum(len(e["settings"]) * len(vc.seeds(config, n)) for n, e in config["experiments"].items())
+    assert len(jobs) == expected == len(set(jobs))
+    assert vc.seeds(config, "counterexample") == [3, 7]
+    assert vc.seeds(config, "garland") == [0, 1]
+    assert ("counterexample", "VHCT-phi2overh", 7) in jobs
+    assert vc.run_jobs(config, ["rastrigin-high-noise"]) == [
+        ("rastrigin-high-noise", s, k) for s in ("VHCT-rho0.75", "HCT-rho0.75") for k in (0, 1)
+    ]
+
+
+def test_run_spec_caps_the_horizon_and_copies_parameters(tiny):
+    config = check(tiny)
+    spec = vc.run_spec(config, "garland", "short", 1)
+    assert spec["horizon"] == 20 and spec["algorithm"] == "T-HOO" and spec["seed"] == 1
+    assert vc.run_spec(config, "garland", "POO", 0)["horizon"] == 60
+    spec["params"]["rho"] = 0.9
+    assert config["settings"]["short"]["params"]["rho"] == 0.5
+    high = vc.run_spec(config, "rastrigin-high-noise", "HCT-rho0.75", 0)
+    assert high["noise"] == 0.5 and high["objective_params"] == {"dim": 2}
+
+
+def test_figure_spec_carries_experiment_info(tiny):
+    config = check(tiny)
+    assert vc.figure_experiments(config, "regret") == ["garland", "counterexample"]
+    assert vc.figure_experiments(config, "function_2d") == []
+    spec = vc.figure_spec(config, "regret")
+    assert set(spec["experiments"]) == {"garland", "counterexample"}
+    assert spec["experiments"]["garland"]["settings"]["short"]["horizon"] == 20
+    osc = vc.figure_spec(config, "osc")
+    assert osc["panels"][0]["run"]["seed"] == 1 and osc["panels"][0]["run"]["algorithm"] == "VHCT"
+
+
+def test_data_files_of_an_experiment(tiny):
+    spec = {"path": "landmine/LandmineData.mat", "urls": ["https://example.org/l.mat"], "md5": "a" * 32}
+    tiny["data"] = {"files": {"landmine": spec}}
+    tiny["experiments"]["garland"]["data"] = ["landmine"]
+    tiny["experiments"]["mnist"].pop("data")
+    config = check(tiny)
+    assert vc.data_files(config, "garland") == ["landmine/LandmineData.mat"]
+    assert vc.data_files(config, "counterexample") == []
+    assert vc.data_spec(config, "landmine/LandmineData.mat")["md5"] == "a" * 32
+    with pytest.raises(vc.ConfigError, match="data/files"):
+        vc.data_spec(config, "missing.bin")
+
+
+def test_paper_config_has_paper_scale():
+    paper = vc.load_config(REPO / "config" / "paper.yaml")
+    default = vc.load_config(REPO / "config" / "config.yaml")
+    assert set(paper["figures"]) == set(default["figures"])
+    for name, exp in paper["experiments"].items():
+        assert vc.seeds(paper, name) == list(range(20)), name
+        assert exp["horizon"] >= default["experiments"].get(name, exp)["horizon"]
+
+
+def test_settings_may_declare_their_own_run_resources(tiny):
+    tiny["settings"]["POO"]["resources"] = {"runtime": 120, "mem_mb": 4000}
+    assert check(tiny)["settings"]["POO"]["resources"]["runtime"] == 120
+    paper = vc.load_config(REPO / "config" / "paper.yaml")
+    assert paper["settings"]["BO"]["resources"]["runtime"] > paper["resources"]["run"]["runtime"]
+
+
+def test_load_config_rejects_a_non_mapping(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("- 1\n- 2\n", encoding="utf-8")
+    with pytest.raises(vc.ConfigError, match="mapping"):
+        vc.load_config(path)
+    bad = copy.deepcopy(yaml.safe_load(TINY.read_text(encoding="utf-8")))
+    bad["experiments"]["garland"]["horizon"] = 0
+    path.write_text(yaml.safe_dump(bad), encoding="utf-8")
+    with pytest.raises(vc.ConfigError, match="experiments/garland/horizon"):
+        vc.load_config(path)
+
+
+# ----------------------------------------------------------------------------- config files
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "# only a comment\n# and another\n"])
+def test_an_empty_or_comment_only_file_is_rejected_naming_it(tmp_path, text):
+    path = write(tmp_path / "empty.yaml", text)
+    with pytest.raises(vc.ConfigError) as info:
+        vc.load_config(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: the config file is empty")
+    assert "settings, experiments, figures" in message and "not merged" in message
+
+
+def test_a_yaml_syntax_error_names_file_line_and_column(tmp_path):
+    path = write(tmp_path / "broken.yaml", "progress_every: 5\nsettings:\n  a: {algorithm: VHCT\n  b: [\n")
+    with pytest.raises(vc.ConfigError) as info:
+        vc.load_config(path)
+    assert str(info.value).startswith(f"{path}:4:4: YAML syntax error: ")
+    assert "flow mapping" in str(info.value)
+
+
+def test_a_non_mapping_file_is_rejected_naming_it(tmp_path):
+    path = write(tmp_path / "list.yaml", "- 1\n- 2\n")
+    with pytest.raises(vc.ConfigError, match=f"^{path}:1: the config file does not hold a mapping"):
+        vc.load_config(path)
+
+
+@pytest.mark.parametrize("text", ["{}\n", "progress_every: 5\n"])
+def test_a_file_without_the_sections_names_the_missing_keys(tmp_path, text):
+    """Not the default config silently: the default is only used when no file is given."""
+    path = write(tmp_path / "partial.yaml", text)
+    with pytest.raises(vc.ConfigError) as info:
+        vc.load_config(path)
+    message = str(info.value)
+    assert message.startswith(
+        f"{path}: config key <root>: missing top-level key(s) settings, experiments, figures"
+    )
+    assert "not merged" in message and "\n" not in message
+    assert info.value.key == ()
+
+
+def test_a_top_level_typo_is_one_line_with_file_line_and_suggestion(tmp_path):
+    text = TINY.read_text(encoding="utf-8").replace("\nexperiments:\n", "\nexperiment:\n")
+    path = write(tmp_path / "typo.yaml", text)
+    line = text.splitlines().index("experiment:") + 1
+    with pytest.raises(vc.ConfigError) as info:
+        vc.load_config(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}:{line}: config key experiment: unknown key 'experiment'")
+    assert "did you mean 'experiments'?" in message
+    assert "\n" not in message and len(message) < 300  # no schema dump
+
+
+def test_errors_point_at_the_line_of_the_offending_key(tmp_path, tiny):
+    tiny["experiments"]["garland"]["horizon"] = -5
+    text = yaml.safe_dump(tiny, sort_keys=False)
+    path = write(tmp_path / "bad.yaml", text)
+    lines = text.splitlines()
+    garland = lines.index("  garland:")
+    horizon = garland + next(i for i, s in enumerate(lines[garland:]) if s.strip().startswith("horizon:"))
+    with pytest.raises(
+        vc.ConfigError, match=f"^{path}:{horizon + 1}: config key experiments/garland/horizon: "
+    ):
+        vc.load_config(path)
+    # a semantic check (not the schema) is located the same way
+    tiny["experiments"]["garland"]["horizon"] = 60
+    tiny["figures"]["regret"]["panels"][0]["experiment"] = "ghost"
+    text = yaml.safe_dump(tiny, sort_keys=False)
+    path = write(tmp_path / "ghost.yaml", text)
+    line = next(i for i, s in enumerate(text.splitlines()) if s.strip() == "- experiment: ghost") + 1
+    with pytest.raises(
+        vc.ConfigError, match=f"^{path}:{line}: config key figures/regret/panels/0/experiment: "
+    ):
+        vc.load_config(path)
+
+
+def test_with_several_files_the_error_names_the_file_that_sets_the_key(tmp_path):
+    override = write(tmp_path / "override.yaml", "experiments:\n  garland:\n    seeds: 0\n")
+    config = vc.merged_config([TINY, override])
+    assert (
+        config["experiments"]["garland"]["seeds"] == 0 and config["experiments"]["garland"]["horizon"] == 60
+    )
+    with pytest.raises(vc.ConfigError, match=f"^{override}:3: config key experiments/garland/seeds: "):
+        vc.validate_config(config, [TINY, override])
+
+
+def test_the_command_line_check(tmp_path, capsys):
+    assert vc.main([str(TINY)]) == 0
+    assert capsys.readouterr().out.startswith(f"{TINY}: valid (5 experiments, ")
+    path = write(tmp_path / "c.yaml", "progress_every: 5\n")
+    assert vc.main([str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}: config key <root>: missing top-level key(s)") and err.count("\n") == 1
