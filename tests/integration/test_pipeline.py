@@ -392,7 +392,7 @@ def test_run_jobs_wait_for_their_data_files(tmp_path):
 
 
 def test_atomic_paths_leave_nothing_on_failure(tmp_path):
-    from vhct.pipeline.jobs import atomic_paths
+    from vhct.pipeline.files import atomic_paths
 
     final = tmp_path / "out" / "table.csv"
     with pytest.raises(RuntimeError), atomic_paths(final) as (tmp,):
@@ -406,7 +406,7 @@ def test_atomic_paths_leave_nothing_on_failure(tmp_path):
 
 def test_atomic_paths_follow_the_umask_and_remove_a_killed_writers_temporary_files(tmp_path):
     from vhct.pipeline.aggregate import write_table
-    from vhct.pipeline.jobs import atomic_paths
+    from vhct.pipeline.files import atomic_paths
 
     final = tmp_path / "seed0.csv.gz"
     stale = [tmp_path / ".seed0.csv.gz.abc123.tmp", tmp_path / ".seed0.csv.gz.k_9Xq2.tmp"]  # ours, mkstemp's

@@ -165,8 +165,8 @@ def timing_table(
 
 
 def write_table(table: pd.DataFrame, path: Path | str) -> None:
-    """Write a CSV atomically (``vhct.pipeline.jobs.atomic_paths``) with the fixed float format."""
-    from vhct.pipeline.jobs import atomic_paths
+    """Write a CSV atomically (``vhct.pipeline.files.atomic_paths``) with the fixed float format."""
+    from vhct.pipeline.files import atomic_paths
 
     with atomic_paths(path) as (tmp,), open(tmp, "w", encoding="utf-8", newline="") as handle:
         table.to_csv(handle, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")

@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from vhct.pipeline.jobs import atomic_paths, json_default, setup_logging
+from vhct.pipeline.files import atomic_paths, json_default
+from vhct.pipeline.jobs import setup_logging
 
 from .audit import (
     DIGITS,

@@ -113,7 +113,7 @@ def _figure(n_panels: int, columns: int | None, projection: str | None = None):
 
 def save(fig, pdf_path: Path | str, png_path: Path | str) -> None:
     """Save a figure as PDF and PNG atomically, then close it."""
-    from vhct.pipeline.jobs import atomic_paths
+    from vhct.pipeline.files import atomic_paths
 
     with atomic_paths(pdf_path, png_path) as (tmp_pdf, tmp_png):
         fig.savefig(tmp_pdf, format="pdf", metadata={"CreationDate": None, "Creator": "vhct"})

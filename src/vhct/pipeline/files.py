@@ -1,0 +1,94 @@
+"""Writing outputs safely: atomically (temporary file next to the target, then rename), with the umask's
+permissions, and removing what a killed writer left behind; JSON encoding of numpy values.
+
+Every pipeline output goes through ``atomic_paths``, so a failed or interrupted job leaves no
+partial file behind.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import secrets
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+logger = logging.getLogger("vhct.pipeline.files")
+
+#: temporary files are ``.<target name>.<TEMP_TOKEN_BYTES random bytes in hex>.tmp`` next to the target
+TEMP_SUFFIX = ".tmp"
+TEMP_TOKEN_BYTES = 6
+#: permissions asked for a new output before the umask applies (what ``open(path, "w")`` asks)
+OUTPUT_MODE = 0o666
+
+
+def _temp_pattern(final: Path) -> re.Pattern[str]:
+    """Names of temporary files of ``final``: ours and the ``mkstemp`` ones of earlier versions."""
+    return re.compile(rf"\.{re.escape(final.name)}\.[A-Za-z0-9_]+{re.escape(TEMP_SUFFIX)}")
+
+
+def remove_stale_temps(final: Path | str) -> list[Path]:
+    """Delete the temporary files a killed writer of ``final`` left next to it; return them.
+
+    Safe because Snakemake runs at most one job per output at a time (its directory lock).
+    """
+    final = Path(final)
+    if not final.parent.is_dir():
+        return []
+    pattern = _temp_pattern(final)
+    stale = [p for p in final.parent.iterdir() if pattern.fullmatch(p.name)]
+    for path in stale:
+        path.unlink(missing_ok=True)
+        logger.info("removed %s, left by an interrupted writer of %s", path, final)
+    return stale
+
+
+def _new_temp(final: Path) -> Path:
+    """Create an empty, unique temporary file next to ``final`` with the umask's permissions."""
+    while True:
+        tmp = final.parent / f".{final.name}.{secrets.token_hex(TEMP_TOKEN_BYTES)}{TEMP_SUFFIX}"
+        try:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, OUTPUT_MODE))
+        except FileExistsError:
+            continue
+        return tmp
+
+
+@contextmanager
+def atomic_paths(*paths: Path | str):
+    """Yield temporary paths next to ``paths``; rename them onto ``paths`` only if the block succeeds.
+
+    Outputs get the permissions of any new file (``0o666`` minus the umask), not ``mkstemp``'s
+    0600, so a group can read results on a shared file system. Temporary files of the same
+    targets left by a killed earlier writer are removed first.
+    """
+    finals = [Path(p) for p in paths]
+    temps = []
+    try:
+        for final in finals:
+            final.parent.mkdir(parents=True, exist_ok=True)
+            remove_stale_temps(final)
+            temps.append(_new_temp(final))
+        yield temps
+        for tmp, final in zip(temps, finals, strict=True):
+            os.replace(tmp, final)
+    finally:
+        for tmp in temps:
+            tmp.unlink(missing_ok=True)
+
+
+def json_default(value: Any) -> Any:
+    """JSON encoding of numpy scalars/arrays and paths (for sidecars and the audit)."""
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, Path):
+        return str(value)
+    return repr(value)
