@@ -10,7 +10,6 @@ import vhct.pipeline.config as vc
 
 REPO = Path(workflow.basedir)
 DEFAULT_CONFIG = REPO / "config" / "config.yaml"
-SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
 # The default config is read only when no --configfile was given at all (Snakemake's
 # `configfile:` directive would deep-merge it with the one given on the command line); a
@@ -25,7 +24,7 @@ if not workflow.overwrite_configfiles:
 # Schema check (names pinned to the registries, defaults filled in), then cross-reference
 # checks; both fail before any job starts, in one line naming the file, line and key path.
 try:
-    vc.validate_config(config, CONFIG_FILES, SCHEMA)
+    vc.validate_config(config, CONFIG_FILES)
 except vc.ConfigError as _error:
     raise WorkflowError(f"invalid config: {_error}") from None
 
