@@ -63,6 +63,20 @@ def check_positive(name: str, value: float) -> float:
     return float(value)
 
 
+def check_horizon(name: str, value: int, least: int = 1) -> int:
+    """Require an integer ``value >= least`` (a horizon, a budget, an epoch length)."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
+        raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
+    return int(value)
+
+
+def check_choice(name: str, value: str, choices: Sequence[str]) -> str:
+    """Require ``value`` to be one of ``choices`` (the readings of an open implementation choice)."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+    return value
+
+
 def check_reward(reward: float) -> float:
     """Require a finite real reward: a real number (numpy's too; not a string or a bool) or a 0-d array."""
     value = reward.item() if isinstance(reward, np.ndarray) and reward.ndim == 0 else reward

@@ -42,7 +42,7 @@ from types import ModuleType
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from vhct.optimizers.base import Optimizer, SeedLike
+from vhct.optimizers.base import Optimizer, SeedLike, check_choice
 
 #: initial design size (uniform points in the box) before the GP is used; the config sets it
 DEFAULT_N_INIT = 5
@@ -124,8 +124,7 @@ class BayesianOptimization(Optimizer):
         super().__init__(domain, seed)
         if isinstance(n_init, bool) or not isinstance(n_init, int | np.integer) or n_init < MIN_N_INIT:
             raise ValueError(f"n_init must be an integer >= {MIN_N_INIT}, got {n_init!r}")
-        if acquisition not in ACQUISITIONS:
-            raise ValueError(f"acquisition must be one of {ACQUISITIONS}, got {acquisition!r}")
+        check_choice("acquisition", acquisition, ACQUISITIONS)
         if not isinstance(exact_feval, bool | np.bool_):
             raise ValueError(f"exact_feval must be a bool, got {exact_feval!r}")
         self.n_init = int(n_init)

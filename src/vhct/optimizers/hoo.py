@@ -7,7 +7,7 @@ from typing import Literal
 
 import numpy as np
 
-from .base import SeedLike, check_open_unit, check_positive
+from .base import SeedLike, check_choice, check_horizon, check_open_unit, check_positive
 from .partition import SplitPolicy
 from .tree import TreeSearch
 
@@ -53,14 +53,10 @@ class TruncatedHOO(TreeSearch):
         seed: SeedLike = None,
     ):
         super().__init__(domain, split=split, seed=seed)
-        if not isinstance(horizon, int | np.integer) or horizon < 1:
-            raise ValueError(f"horizon must be an integer >= 1, got {horizon!r}")
-        if truncation not in TRUNCATIONS:
-            raise ValueError(f"truncation must be one of {TRUNCATIONS}, got {truncation!r}")
+        self.horizon = check_horizon("horizon", horizon)
+        self.truncation = check_choice("truncation", truncation, TRUNCATIONS)
         self.rho = check_open_unit("rho", rho)
         self.nu = check_positive("nu", nu)
-        self.horizon = int(horizon)
-        self.truncation = truncation
         #: ``H``, the depth at which ``nu rho^H`` reaches ``1/sqrt(n)``
         self.truncation_depth = truncation_depth(self.horizon, self.nu, self.rho)
         #: the deepest a node may lie: pulled leaves above it are split

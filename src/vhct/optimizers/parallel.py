@@ -23,7 +23,7 @@ from typing import Literal
 
 import numpy as np
 
-from .base import Optimizer, SeedLike, check_open_unit, check_positive
+from .base import Optimizer, SeedLike, check_choice, check_horizon, check_open_unit, check_positive
 from .hoo import TruncatedHOO, Truncation
 from .partition import SplitPolicy
 from .tree import HCT
@@ -58,12 +58,6 @@ def rho_grid(n_instances: int, rho_max: float) -> list[float]:
 def max_dimension(rho_max: float) -> float:
     """``Dmax = ln K / ln(1/rho_max)`` for the binary partition (K = 2)."""
     return math.log(2.0) / math.log(1.0 / rho_max)
-
-
-def _check_horizon(horizon: int, least: int, what: str = "horizon") -> int:
-    if not isinstance(horizon, int | np.integer) or horizon < least:
-        raise ValueError(f"{what} must be an integer >= {least}, got {horizon!r}")
-    return int(horizon)
 
 
 class _Instance:
@@ -129,7 +123,7 @@ class POO(_Portfolio):
         seed: SeedLike = None,
     ):
         super().__init__(domain, rho_max, nu_max, split, seed)
-        self.horizon = _check_horizon(horizon, 1)
+        self.horizon = check_horizon("horizon", horizon)
         self.truncation = truncation
         self.instances: list[_Instance] = [self._new_instance(self.rho_max, 0, None)]
         #: ``(n, N)`` before each doubling, in order
@@ -238,10 +232,8 @@ class GPO(_Portfolio):
         seed: SeedLike = None,
     ):
         super().__init__(domain, rho_max, nu_max, split, seed)
-        self.budget = _check_horizon(budget, 2, "budget")
-        if candidate not in GPO_CANDIDATES:
-            raise ValueError(f"candidate must be one of {GPO_CANDIDATES}, got {candidate!r}")
-        self.candidate = candidate
+        self.budget = check_horizon("budget", budget, 2)
+        self.candidate = check_choice("candidate", candidate, GPO_CANDIDATES)
         self.base = base
         half = self.budget / 2.0
         ratio = half / math.log(half) if half > math.e else 1.0
@@ -324,15 +316,11 @@ class PCT(_Portfolio):
         seed: SeedLike = None,
     ):
         super().__init__(domain, rho_max, nu_max, split, seed)
-        if schedule not in PCT_SCHEDULES:
-            raise ValueError(f"schedule must be one of {PCT_SCHEDULES}, got {schedule!r}")
-        if candidate not in GPO_CANDIDATES:
-            raise ValueError(f"candidate must be one of {GPO_CANDIDATES}, got {candidate!r}")
-        self.schedule = schedule
-        self.candidate = candidate
-        self.first_epoch = _check_horizon(first_epoch, 2, "first_epoch")
+        self.schedule = check_choice("schedule", schedule, PCT_SCHEDULES)
+        self.candidate = check_choice("candidate", candidate, GPO_CANDIDATES)
+        self.first_epoch = check_horizon("first_epoch", first_epoch, 2)
         if schedule == "fixed_budget":
-            self.horizon: int | None = _check_horizon(horizon, 2, "horizon (schedule='fixed_budget')")
+            self.horizon: int | None = check_horizon("horizon (schedule='fixed_budget')", horizon, 2)
             self._epoch_budget = self.horizon
         else:
             self.horizon = horizon

@@ -13,7 +13,7 @@ from typing import Literal
 
 import numpy as np
 
-from .base import SeedLike, as_domain, as_generator
+from .base import SeedLike, as_domain, as_generator, check_choice
 
 SplitPolicy = Literal["random", "longest"]
 SPLIT_POLICIES: tuple[str, ...] = ("random", "longest")
@@ -29,8 +29,7 @@ class BoxPartition:
     """
 
     def __init__(self, domain, split: SplitPolicy = "random", seed: SeedLike = None):
-        if split not in SPLIT_POLICIES:
-            raise ValueError(f"split must be one of {SPLIT_POLICIES}, got {split!r}")
+        check_choice("split", split, SPLIT_POLICIES)
         self.domain = as_domain(domain)
         self.dim = self.domain.shape[0]
         self.split_policy = split

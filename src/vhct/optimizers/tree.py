@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .base import Optimizer, SeedLike
+from .base import Optimizer, SeedLike, check_choice
 from .partition import BoxPartition, SplitPolicy
 from .resolution import Resolution, make_resolution
 from .uncertainty import Bernstein, ConfidenceSchedule, Hoeffding, Uncertainty
@@ -136,9 +136,7 @@ class OSC(TreeSearch):
         super().__init__(domain, split=split, seed=seed)
         if not callable(resolution):
             raise ValueError(f"resolution must be callable depth -> float, got {resolution!r}")
-        if refresh not in REFRESHES:
-            raise ValueError(f"refresh must be one of {REFRESHES}, got {refresh!r}")
-        self.refresh = refresh
+        self.refresh = check_choice("refresh", refresh, REFRESHES)
         self.resolution = resolution
         self.uncertainty = uncertainty
         self.schedule = schedule
