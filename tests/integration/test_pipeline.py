@@ -44,6 +44,7 @@ from support import (
 from vhct.pipeline import config as vc
 from vhct.pipeline.aggregate import FINAL_COLUMNS, REGRET_COLUMNS, TIMING_COLUMNS
 from vhct.pipeline.data import MIRROR_ENV, PART_SUFFIX
+from vhct.pipeline.tables import sidecar_path
 
 #: experiments of the tiny config that read data files
 REAL_EXPERIMENTS = ("landmine", "mnist")
@@ -195,7 +196,7 @@ def test_a_targeted_aggregate_does_not_see_a_deleted_run_unless_the_run_is_named
     changed = {p for p in after if after[p] != before.get(p)}
     assert changed == {
         run,
-        run.replace(".csv.gz", ".json"),
+        str(sidecar_path(run)),
         *(f"results/aggregates/counterexample/{t}.csv" for t in ("regret", "final", "timing")),
     }
 
@@ -525,7 +526,7 @@ def test_the_make_command_resumes_an_interrupted_run(tmp_path, sig):
     for path, (setting, _) in tables.items():
         table = pd.read_csv(work / path)
         assert len(table) == vc.run_horizon(config, RESUME_EXPERIMENT, setting), path
-        assert (work / path.replace(".csv.gz", ".json")).exists()
+        assert sidecar_path(work / path).exists()
     assert (work / target).exists() and not stale.exists()
     assert not [p for p in work.rglob("*.tmp")]
     assert set(modes(work, "results").values()) == {0o666 & ~UMASK}

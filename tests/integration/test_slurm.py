@@ -28,6 +28,7 @@ import yaml
 from support import REPO, clean_env, fixture_config  # the tiny config on fixture data files
 
 from vhct.pipeline import config as vc
+from vhct.pipeline.tables import sidecar_path
 
 pytestmark = pytest.mark.slurm
 
@@ -164,7 +165,7 @@ def _complete(table: Path) -> bool:
     try:
         with gzip.open(table, "rb") as handle:
             handle.read()
-        json.loads(table.with_name(table.name.removesuffix(".csv.gz") + ".json").read_text())
+        json.loads(sidecar_path(table).read_text())
     except (OSError, EOFError, ValueError):
         return False
     return True

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from vhct.pipeline import aggregate as ag
-from vhct.pipeline.tables import RunTableError, read_run
+from vhct.pipeline.tables import RunTableError, read_run, sidecar_path
 
 INFO = {
     "A": {"algorithm": "VHCT", "label": "VHCT", "horizon": 5},
@@ -130,7 +130,7 @@ def test_read_run_requires_the_columns(tmp_path):
     pd.DataFrame({"t": [1], "value": [0.0]}).to_csv(path, index=False)
     path.with_name("r.json").write_text(json.dumps({"seed": 0, "rounds": 1}))
     with pytest.raises(RunTableError, match=r"lacks the columns \['cumulative_regret'"):
-        read_run(path, ag.RUN_COLUMNS, 1)
+        read_run(path, ag.AGGREGATED_COLUMNS, 1)
 
 
 def cut_rows(path: Path, rows: int) -> None:
@@ -151,7 +151,7 @@ def set_cell(path: Path, column: str, value) -> None:
 
 
 def edit_sidecar(path: Path, **changes) -> None:
-    sidecar = path.with_name(path.name.removesuffix(".csv.gz") + ".json")
+    sidecar = sidecar_path(path)
     sidecar.write_text(json.dumps({**json.loads(sidecar.read_text()), **changes}))
 
 

@@ -7,6 +7,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import update_config
 
 import vhct.pipeline.config as vc
+from vhct.pipeline.tables import sidecar_path
 
 REPO = Path(workflow.basedir)
 DEFAULT_CONFIG = REPO / "config" / "config.yaml"
@@ -30,7 +31,7 @@ except vc.ConfigError as _error:
 
 # ---------------------------------------------------------------- layout
 RUN_TABLE = "results/runs/{experiment}/{setting}/seed{seed}.csv.gz"
-RUN_META = "results/runs/{experiment}/{setting}/seed{seed}.json"
+RUN_META = str(sidecar_path(RUN_TABLE))
 REGRET = "results/aggregates/{experiment}/regret.csv"
 FINAL = "results/aggregates/{experiment}/final.csv"
 TIMING = "results/aggregates/{experiment}/timing.csv"
@@ -82,7 +83,7 @@ def all_targets(wildcards):
     one run's output reruns that run and everything downstream of it.
     """
     runs = [RUN_TABLE.format(experiment=e, setting=s, seed=k) for e, s, k in vc.run_jobs(config)]
-    metas = [p.removesuffix(".csv.gz") + ".json" for p in runs]
+    metas = [str(sidecar_path(p)) for p in runs]
     aggregates = expand([REGRET, FINAL, TIMING], experiment=list(config["experiments"]))
     figures = expand(FIGURE, figure=list(config["figures"]), ext=FIGURE_EXTS)
     return runs + metas + aggregates + figures + list(EXTRA_TARGETS)
@@ -109,7 +110,7 @@ def run_paths(experiment):
 def aggregate_inputs(wildcards):
     """Every run table and sidecar of the experiment."""
     tables = [p for paths in run_paths(wildcards.experiment).values() for p in paths]
-    return {"tables": tables, "metas": [p.removesuffix(".csv.gz") + ".json" for p in tables]}
+    return {"tables": tables, "metas": [str(sidecar_path(p)) for p in tables]}
 
 
 def figure_inputs(wildcards):
@@ -124,5 +125,5 @@ def audit_inputs(wildcards):
         "claims": CLAIMS,
         "finals": [FINAL.format(experiment=e) for e in AUDIT_EXPERIMENTS],
         "tables": tables,
-        "metas": [p.removesuffix(".csv.gz") + ".json" for p in tables],
+        "metas": [str(sidecar_path(p)) for p in tables],
     }

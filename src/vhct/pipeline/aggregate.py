@@ -23,8 +23,8 @@ from vhct.pipeline.tables import read_runs
 
 #: float format of the written tables (fixed, so equal numbers give equal bytes)
 FLOAT_FORMAT = "%.12g"
-#: columns of a run table the aggregates read
-RUN_COLUMNS = ["t", "value", "regret", "cumulative_regret", "step_seconds"]
+#: columns of a run table (``vhct.pipeline.tables.run_table_columns``) the aggregates read
+AGGREGATED_COLUMNS = ["t", "value", "regret", "cumulative_regret", "step_seconds"]
 REGRET_COLUMNS = ["setting", "algorithm", "t", "n_seeds", "mean", "std", "mean_vs_best"]
 FINAL_COLUMNS = [
     "setting",
@@ -186,7 +186,7 @@ def aggregate_experiment(
     three tables are computed before any is written: bad runs fail naming every bad file.
     """
     horizons = {setting: int(info[setting]["horizon"]) for setting in run_paths}
-    runs, metas = read_runs(run_paths, RUN_COLUMNS, horizons)
+    runs, metas = read_runs(run_paths, AGGREGATED_COLUMNS, horizons)
     tables = regret_table(runs, info), final_table(runs, info), timing_table(runs, metas, info)
     for table, path in zip(tables, (regret_path, final_path, timing_path), strict=True):
         write_table(table, path)

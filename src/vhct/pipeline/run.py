@@ -23,6 +23,7 @@ from vhct.objectives.base import Objective
 from vhct.objectives.noise import UniformNoise
 from vhct.optimizers.base import Optimizer, check_reward
 from vhct.optimizers.registry import make_optimizer
+from vhct.pipeline.tables import run_table_columns
 
 log = logging.getLogger(__name__)
 
@@ -96,16 +97,17 @@ def run(
                 "round %d/%d (%.0f%%), %.1f s elapsed", k + 1, horizon, 100 * (k + 1) / horizon, elapsed
             )
     regret = objective.regret_reference - values
-    table = pd.DataFrame({"t": np.arange(1, horizon + 1)})
-    for j in range(dim):
-        table[f"x{j}"] = points[:, j]
-    table["reward"] = rewards
-    table["value"] = values
-    table["regret"] = regret
-    table["cumulative_regret"] = np.cumsum(regret)
-    table["depth"] = depths
-    table["step_seconds"] = seconds
-    return table
+    columns = {
+        "t": np.arange(1, horizon + 1),
+        **{f"x{j}": points[:, j] for j in range(dim)},
+        "reward": rewards,
+        "value": values,
+        "regret": regret,
+        "cumulative_regret": np.cumsum(regret),
+        "depth": depths,
+        "step_seconds": seconds,
+    }
+    return pd.DataFrame(columns, columns=run_table_columns(dim))
 
 
 def run_experiment(

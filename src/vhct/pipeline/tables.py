@@ -24,8 +24,15 @@ TABLE_SUFFIX = ".csv.gz"
 SIDECAR_SUFFIX = ".json"
 #: the column of round numbers, which must be 1..n
 ROUND_COLUMN = "t"
+#: columns of a run table after the round and the point's coordinates ``x0 .. x{d-1}``
+MEASURE_COLUMNS = ("reward", "value", "regret", "cumulative_regret", "depth", "step_seconds")
 #: columns that may hold NaN (the depth of a pulled node, undefined for non-tree methods)
 NAN_COLUMNS = frozenset({"depth"})
+
+
+def run_table_columns(dim: int) -> list[str]:
+    """The columns of a run table of a ``dim``-dimensional objective, in their order in the file."""
+    return [ROUND_COLUMN, *(f"x{j}" for j in range(dim)), *MEASURE_COLUMNS]
 
 
 class RunTableError(ValueError):
