@@ -1,5 +1,8 @@
-"""Snakemake script: draw one figure as PDF and PNG (all work is in vhct.pipeline.jobs)."""
+"""Snakemake script: draw one figure as PDF and PNG (all work is in vhct.reporting.plots)."""
 
-from vhct.pipeline.jobs import from_snakemake
+from vhct.pipeline.jobs import job_logging
+from vhct.reporting.plots import figure_job
 
-from_snakemake("figure", snakemake)  # noqa: F821 (injected by Snakemake)
+smk = snakemake  # noqa: F821 (injected by Snakemake)
+with job_logging("figure", smk.log[0] if len(smk.log) else None):
+    figure_job(smk.params.spec, smk.params.regret_paths, smk.output.pdf, smk.output.png)

@@ -1,6 +1,7 @@
-"""The work behind each pipeline rule: fetch a data file, run, aggregate, draw a figure.
+"""The work behind each pipeline rule: fetch and verify a data file, run, aggregate.
 
-Snakemake scripts (``workflow/scripts``) are one call into this module, so every job runs in
+Snakemake scripts (``workflow/scripts``) are one call into this module (figures and the audit:
+into ``vhct.reporting``, under this module's ``job_logging``), so every job runs in
 its own process and can also be called from Python. Every output is written atomically
 (temporary file in the target directory, then rename): a failed or interrupted job leaves
 no partial output behind.
@@ -13,6 +14,7 @@ import logging
 import platform
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -108,17 +110,6 @@ def aggregate_job(
     logger.info("wrote %s, %s, %s", regret_path, final_path, timing_path)
 
 
-def figure_job(
-    figure: Mapping[str, Any], regret_paths: Mapping[str, str], pdf_path: Path | str, png_path: Path | str
-) -> None:
-    """Draw one declared figure as PDF and PNG."""
-    from vhct.reporting import plots
-
-    logger.info("figure %s (%s, %d panels)", figure["name"], figure["kind"], len(figure["panels"]))
-    plots.make_figure(figure, regret_paths, pdf_path, png_path)
-    logger.info("wrote %s and %s", pdf_path, png_path)
-
-
 def data_job(
     spec: Mapping[str, Any],
     data_dir: Path | str,
@@ -143,15 +134,25 @@ def data_job(
     logger.info("data file ready and verified: %s", got)
 
 
-TASKS = ("data", "verify", "run", "aggregate", "figure")
+TASKS = ("data", "verify", "run", "aggregate")
+
+
+@contextmanager
+def job_logging(task: str, log_path: Path | str | None):
+    """Log to the rule's log file; a failure is logged with its traceback before it propagates."""
+    setup_logging(log_path)
+    try:
+        yield
+    except Exception:
+        logger.exception("%s job failed", task)
+        raise
 
 
 def from_snakemake(task: str, smk: Any) -> None:
     """Entry point of the Snakemake scripts: log to the rule's log file and run one task."""
     if task not in TASKS:
         raise ValueError(f"task must be one of {TASKS}, got {task!r}")
-    setup_logging(smk.log[0] if len(smk.log) else None)
-    try:
+    with job_logging(task, smk.log[0] if len(smk.log) else None):
         if task in ("data", "verify"):
             data_path = str(smk.output[0] if task == "data" else smk.input[0])
             data_dir = data_path[: -len(smk.params.spec["path"])] or "."
@@ -159,12 +160,7 @@ def from_snakemake(task: str, smk: Any) -> None:
             data_job(smk.params.spec, data_dir, smk.params.mirror, data_path, stamp)
         elif task == "run":
             run_job(smk.params.spec, smk.output.table, smk.output.meta, smk.input.verified)
-        elif task == "aggregate":
+        else:
             aggregate_job(
                 smk.params.info, smk.params.run_paths, smk.output.regret, smk.output.final, smk.output.timing
             )
-        else:
-            figure_job(smk.params.spec, smk.params.regret_paths, smk.output.pdf, smk.output.png)
-    except Exception:
-        logger.exception("%s job failed", task)
-        raise

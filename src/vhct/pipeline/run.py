@@ -21,7 +21,7 @@ import pandas as pd
 from vhct.objectives import make_objective
 from vhct.objectives.base import Objective
 from vhct.objectives.noise import UniformNoise
-from vhct.optimizers.base import Optimizer, check_reward
+from vhct.optimizers.base import Optimizer, check_horizon, check_reward
 from vhct.optimizers.registry import make_optimizer
 from vhct.pipeline.tables import run_table_columns
 
@@ -68,8 +68,7 @@ def run(
     ``cumulative_regret``; ``depth`` of the pulled node (NaN for non-tree methods);
     ``step_seconds``, the wall time of the round (ask + evaluate + tell).
     """
-    if not isinstance(horizon, int | np.integer) or horizon < 1:
-        raise ValueError(f"horizon must be an integer >= 1, got {horizon!r}")
+    horizon = check_horizon("horizon", horizon)
     dim = objective.dim
     points = np.empty((horizon, dim))
     rewards = np.empty(horizon)
@@ -110,6 +109,28 @@ def run(
     return pd.DataFrame(columns, columns=run_table_columns(dim))
 
 
+def seeded_run(
+    algorithm: str,
+    params: Mapping[str, Any],
+    objective: str,
+    objective_params: Mapping[str, Any],
+    noise: float,
+    horizon: int,
+    seed: int,
+) -> tuple[Objective, Optimizer, UniformNoise]:
+    """The objective, optimizer and noise of one run, each random source from the run's seed.
+
+    The seed spawns two independent streams, one for the optimizer and one for the noise, so a
+    run (and a replay of its first rounds, ``vhct.reporting.plots.osc_report``) is reproducible.
+    """
+    f = make_objective(objective, **dict(objective_params))
+    optimizer_seed, noise_seed = np.random.SeedSequence(int(seed)).spawn(2)
+    optimizer = make_optimizer(
+        algorithm, f.domain, int(horizon), np.random.default_rng(optimizer_seed), **dict(params)
+    )
+    return f, optimizer, UniformNoise(noise, np.random.default_rng(noise_seed))
+
+
 def run_experiment(
     algorithm: str,
     params: Mapping[str, Any],
@@ -123,12 +144,9 @@ def run_experiment(
     """Build the objective and optimizer from names, run, and return (table, metadata)."""
     if not isinstance(seed, int | np.integer) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    f = make_objective(objective, **dict(objective_params))
-    optimizer_seed, noise_seed = np.random.SeedSequence(int(seed)).spawn(2)
-    optimizer = make_optimizer(
-        algorithm, f.domain, horizon, np.random.default_rng(optimizer_seed), **dict(params)
+    f, optimizer, noise_source = seeded_run(
+        algorithm, params, objective, objective_params, noise, horizon, seed
     )
-    noise_source = UniformNoise(noise, np.random.default_rng(noise_seed))
     started = time.perf_counter()
     table = run(optimizer, f, horizon, noise_source, int(seed), progress_every)
     wall = time.perf_counter() - started

@@ -8,6 +8,7 @@ PDF and PNG, atomically.
 from __future__ import annotations
 
 import inspect
+import logging
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -20,6 +21,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+log = logging.getLogger("vhct.reporting.plots")
 #: colour and line style of each algorithm, in every figure
 PALETTE: dict[str, tuple[str, Any]] = {
     "VHCT": ("#d62728", "-"),
@@ -290,23 +292,13 @@ def function_figure(figure: Mapping[str, Any]):
 
 
 def osc_report(run: Mapping[str, Any], round_: int) -> list[dict[str, Any]]:
-    """Replay the first ``round_ - 1`` rounds of the run (same seeding as ``vhct.pipeline.run``) and return
+    """Replay the first ``round_ - 1`` rounds of the run (``vhct.pipeline.run.seeded_run``) and return
     the traversal report of round ``round_``."""
-    from vhct.objectives import make_objective
-    from vhct.objectives.noise import UniformNoise
-    from vhct.optimizers.registry import make_optimizer
     from vhct.pipeline.run import run as run_rounds
+    from vhct.pipeline.run import seeded_run
 
-    objective = make_objective(run["objective"], **run["objective_params"])
-    optimizer_seed, noise_seed = np.random.SeedSequence(int(run["seed"])).spawn(2)
-    optimizer = make_optimizer(
-        run["algorithm"],
-        objective.domain,
-        int(run["horizon"]),
-        np.random.default_rng(optimizer_seed),
-        **run["params"],
-    )
-    noise = UniformNoise(run["noise"], np.random.default_rng(noise_seed))
+    keys = ("algorithm", "params", "objective", "objective_params", "noise", "horizon", "seed")
+    objective, optimizer, noise = seeded_run(*(run[key] for key in keys))
     if round_ > 1:
         run_rounds(optimizer, objective, round_ - 1, noise, int(run["seed"]))
     return optimizer.traversal_report()
@@ -420,3 +412,12 @@ def make_figure(
         else:
             raise ValueError(f"figure {figure.get('name')!r}: unknown kind {kind!r}")
         save(fig, pdf_path, png_path)
+
+
+def figure_job(
+    figure: Mapping[str, Any], regret_paths: Mapping[str, str], pdf_path: Path | str, png_path: Path | str
+) -> None:
+    """Draw one declared figure as PDF and PNG (the ``figure`` rule's job)."""
+    log.info("figure %s (%s, %d panels)", figure["name"], figure["kind"], len(figure["panels"]))
+    make_figure(figure, regret_paths, pdf_path, png_path)
+    log.info("wrote %s and %s", pdf_path, png_path)
