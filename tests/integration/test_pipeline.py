@@ -43,7 +43,8 @@ from support import (
 
 from vhct.pipeline import config as vc
 from vhct.pipeline.aggregate import FINAL_COLUMNS, REGRET_COLUMNS, TIMING_COLUMNS
-from vhct.pipeline.data import MIRROR_ENV, PART_SUFFIX
+from vhct.pipeline.data import MIRROR_ENV
+from vhct.pipeline.files import TEMP_SUFFIX
 from vhct.pipeline.tables import sidecar_path
 
 #: experiments of the tiny config that read data files
@@ -703,5 +704,5 @@ def test_pipeline_recovers_a_corrupted_data_file(tmp_path):
     assert data_file.read_bytes() == source.read_bytes() and run.exists()
     log = (work / "logs" / "verify_data" / f"{rel}.log").read_text(encoding="utf-8")
     assert f"data/{rel}: the present copy is corrupted" in log
-    assert not [p for p in data_file.parent.iterdir() if p.name.endswith(PART_SUFFIX)]
+    assert not [p for p in data_file.parent.iterdir() if p.name.endswith(TEMP_SUFFIX)]
     assert clean_env().get(MIRROR_ENV) is None  # the mirror came from the config

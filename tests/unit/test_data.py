@@ -343,9 +343,9 @@ def test_temporary_files_of_an_interrupted_fetch_are_removed(dest, tmp_path):
     mirror = tmp_path / "mirror"
     mirror.mkdir()
     (mirror / "a.bin").write_bytes(PAYLOAD)
-    stale = dest / ".a.bin.0123abcd.part"
+    stale = dest / ".a.bin.0123abcd.tmp"
     stale.write_bytes(PAYLOAD[:10])
-    other = dest / ".b.bin.0123abcd.part"  # another file's: left alone
+    other = dest / ".b.bin.0123abcd.tmp"  # another file's: left alone
     other.write_bytes(b"x")
     fetch_file({"path": "a.bin", "sha256": sha256(PAYLOAD)}, dest, mirror=mirror)
     assert all_files(dest) == [other, dest / "a.bin"]

@@ -29,16 +29,16 @@ import json
 import logging
 import os
 import re
-import secrets
 import shutil
 import urllib.error
 import urllib.request
 import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from glob import escape as glob_escape
 from http.client import HTTPException
 from pathlib import Path, PurePosixPath
+
+from vhct.pipeline.files import atomic_paths, remove_stale_temps
 
 logger = logging.getLogger(__name__)
 
@@ -57,11 +57,6 @@ SPEC_KEYS = frozenset({"path", "urls", "sha256", "content_sha256", "md5", "descr
 #: hex-digest length of each checksum kind
 DIGEST_LENGTHS = {"sha256": 64, "content_sha256": 64, "md5": 32}
 GZIP_SUFFIX = ".gz"
-#: suffix of the hidden temporary file a download is written to before it is verified
-PART_SUFFIX = ".part"
-#: random hex digits in a temporary file's name, and attempts at a name not yet taken
-TEMP_TOKEN_BYTES = 8
-TEMP_ATTEMPTS = 10
 #: keys of a verification stamp (see :func:`stamp_record`)
 STAMP_KEYS = ("file", "size", "spec")
 
@@ -187,20 +182,6 @@ def mirror_dirs(mirror: Path | str | None = None) -> list[tuple[Path, str]]:
     return found
 
 
-def _fsync_dir(folder: Path) -> None:
-    """Make a rename in ``folder`` durable (best effort where directories cannot be opened)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def _copy_url(url: str, out, timeout: float) -> None:
     """Stream ``url`` into the open file ``out``; a short transfer is an error."""
     with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 (schemes checked in DataFile)
@@ -228,56 +209,20 @@ def _reason(exc: BaseException, timeout: float) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _temp_pattern(dest: Path) -> str:
-    """Glob pattern of the hidden temporary files of ``dest`` (in its folder)."""
-    return f".{glob_escape(dest.name)}.*{PART_SUFFIX}"
-
-
-def _new_temp(dest: Path) -> Path:
-    """Create a new, empty hidden temporary file next to ``dest`` and return its path.
-
-    Created exclusively by ``open(..., "x")``, so its mode follows the umask (and any default
-    ACL of the folder) like a normal file's, which ``os.replace`` then keeps.
-    """
-    for _ in range(TEMP_ATTEMPTS):
-        tmp = dest.with_name(f".{dest.name}.{secrets.token_hex(TEMP_TOKEN_BYTES)}{PART_SUFFIX}")
-        try:
-            with open(tmp, "xb"):
-                return tmp
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"no free temporary name for {dest} after {TEMP_ATTEMPTS} attempts")
-
-
-def remove_stale_temps(dest: Path) -> list[Path]:
-    """Remove the hidden temporary files an interrupted fetch of ``dest`` left; return them."""
-    stale = sorted(dest.parent.glob(_temp_pattern(dest))) if dest.parent.is_dir() else []
-    for tmp in stale:
-        tmp.unlink(missing_ok=True)
-        logger.info("%s: removed the temporary file %s of an interrupted fetch", dest.name, tmp)
-    return stale
-
-
 def _try_source(kind: str, where: str, spec: DataFile, dest: Path, timeout: float) -> None:
     """Fetch one source into a temp file next to ``dest``, verify it, move it to ``dest``.
 
-    Raises on any failure; the temp file is removed in every case except success.
+    Raises on any failure; the temp file is removed in every case except success
+    (``vhct.pipeline.files.atomic_paths``).
     """
-    tmp = _new_temp(dest)
-    try:
+    with atomic_paths(dest, durable=True) as (tmp,):
         with open(tmp, "wb") as out:
             if kind == "url":
                 _copy_url(where, out, timeout)
             else:
                 with open(where, "rb") as src:
                     shutil.copyfileobj(src, out, CHUNK_SIZE)
-            out.flush()
-            os.fsync(out.fileno())
         verify_file(tmp, spec)
-        os.replace(tmp, dest)
-        _fsync_dir(dest.parent)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def _make_parents(folder: Path) -> list[Path]:

@@ -58,13 +58,36 @@ def _new_temp(final: Path) -> Path:
         return tmp
 
 
+def fsync_dir(folder: Path) -> None:
+    """Make a rename in ``folder`` durable (best effort where directories cannot be opened)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 @contextmanager
-def atomic_paths(*paths: Path | str):
+def atomic_paths(*paths: Path | str, durable: bool = False):
     """Yield temporary paths next to ``paths``; rename them onto ``paths`` only if the block succeeds.
 
     Outputs get the permissions of any new file (``0o666`` minus the umask), not ``mkstemp``'s
     0600, so a group can read results on a shared file system. Temporary files of the same
-    targets left by a killed earlier writer are removed first.
+    targets left by a killed earlier writer are removed first. ``durable`` (downloads) also
+    flushes each file and its folder to disk around the rename.
     """
     finals = [Path(p) for p in paths]
     temps = []
@@ -75,7 +98,11 @@ def atomic_paths(*paths: Path | str):
             temps.append(_new_temp(final))
         yield temps
         for tmp, final in zip(temps, finals, strict=True):
+            if durable:
+                _fsync_file(tmp)
             os.replace(tmp, final)
+            if durable:
+                fsync_dir(final.parent)
     finally:
         for tmp in temps:
             tmp.unlink(missing_ok=True)
