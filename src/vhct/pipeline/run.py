@@ -92,9 +92,7 @@ def run(
             depths[k] = depth
         if progress_every and (k + 1) % progress_every == 0:
             elapsed = time.perf_counter() - started
-            log.info(
-                "round %d/%d (%.0f%%), %.1f s elapsed", k + 1, horizon, 100 * (k + 1) / horizon, elapsed
-            )
+            log.info("round %d/%d (%.0f%%), %.1f s elapsed", k + 1, horizon, 100 * (k + 1) / horizon, elapsed)
     regret = objective.regret_reference - values
     columns = {
         "t": np.arange(1, horizon + 1),
@@ -109,26 +107,24 @@ def run(
     return pd.DataFrame(columns, columns=run_table_columns(dim))
 
 
-def seeded_run(
-    algorithm: str,
-    params: Mapping[str, Any],
-    objective: str,
-    objective_params: Mapping[str, Any],
-    noise: float,
-    horizon: int,
-    seed: int,
-) -> tuple[Objective, Optimizer, UniformNoise]:
+def seeded_run(run: Mapping[str, Any]) -> tuple[Objective, Optimizer, UniformNoise]:
     """The objective, optimizer and noise of one run, each random source from the run's seed.
 
-    The seed spawns two independent streams, one for the optimizer and one for the noise, so a
-    run (and a replay of its first rounds, ``vhct.reporting.plots.osc_report``) is reproducible.
+    ``run`` names ``algorithm``, ``params``, ``objective``, ``objective_params``, ``noise``,
+    ``horizon`` and ``seed``. The seed spawns two independent streams, one for the optimizer and
+    one for the noise, so a run (and a replay of its first rounds,
+    ``vhct.reporting.plots.osc_report``) is reproducible.
     """
-    f = make_objective(objective, **dict(objective_params))
-    optimizer_seed, noise_seed = np.random.SeedSequence(int(seed)).spawn(2)
+    f = make_objective(run["objective"], **dict(run["objective_params"]))
+    optimizer_seed, noise_seed = np.random.SeedSequence(int(run["seed"])).spawn(2)
     optimizer = make_optimizer(
-        algorithm, f.domain, int(horizon), np.random.default_rng(optimizer_seed), **dict(params)
+        run["algorithm"],
+        f.domain,
+        int(run["horizon"]),
+        np.random.default_rng(optimizer_seed),
+        **dict(run["params"]),
     )
-    return f, optimizer, UniformNoise(noise, np.random.default_rng(noise_seed))
+    return f, optimizer, UniformNoise(run["noise"], np.random.default_rng(noise_seed))
 
 
 def run_experiment(
@@ -145,7 +141,15 @@ def run_experiment(
     if not isinstance(seed, int | np.integer) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     f, optimizer, noise_source = seeded_run(
-        algorithm, params, objective, objective_params, noise, horizon, seed
+        {
+            "algorithm": algorithm,
+            "params": params,
+            "objective": objective,
+            "objective_params": objective_params,
+            "noise": noise,
+            "horizon": horizon,
+            "seed": seed,
+        }
     )
     started = time.perf_counter()
     table = run(optimizer, f, horizon, noise_source, int(seed), progress_every)

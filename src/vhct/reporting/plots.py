@@ -297,8 +297,7 @@ def osc_report(run: Mapping[str, Any], round_: int) -> list[dict[str, Any]]:
     from vhct.pipeline.run import run as run_rounds
     from vhct.pipeline.run import seeded_run
 
-    keys = ("algorithm", "params", "objective", "objective_params", "noise", "horizon", "seed")
-    objective, optimizer, noise = seeded_run(*(run[key] for key in keys))
+    objective, optimizer, noise = seeded_run(run)
     if round_ > 1:
         run_rounds(optimizer, objective, round_ - 1, noise, int(run["seed"]))
     return optimizer.traversal_report()
