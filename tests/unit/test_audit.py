@@ -13,7 +13,7 @@ import pytest
 import yaml
 from support import REPO
 
-from vhct.reporting import audit, audit_report, stats
+from vhct.reporting import audit, captions, stats
 from vhct.reporting.audit import INCONCLUSIVE, NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED, ClaimsError, Run
 
 HORIZON = 20
@@ -408,7 +408,7 @@ def test_write_audit_markdown_json_html(tmp_path):
     result = small_audit()
     assert result["summary"][REPRODUCED] == 2
     md, js, page = tmp_path / "audit.md", tmp_path / "audit.json", tmp_path / "audit.html"
-    audit_report.write_audit(result, md, js, page)
+    audit.write_audit(result, md, js, page)
     text = md.read_text(encoding="utf-8")
     assert "### test-lowest: reproduced" in text
     assert "config/x.yaml" in text
@@ -430,7 +430,7 @@ def test_check_aggregates_detects_a_mismatch(tmp_path):
 
 def test_figure_caption_names_the_paper_figure_and_settings(tmp_path):
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))
-    text = audit_report.figure_caption(config, "fig3a_garland", REPO / "workflow" / "report" / "figures")
+    text = captions.figure_caption(config, "fig3a_garland", REPO / "workflow" / "report" / "figures")
     assert "Fig. 3(a)" in text
     panel = config["figures"]["fig3a_garland"]["panels"][0]
     exp = config["experiments"][panel["experiment"]]
@@ -439,7 +439,7 @@ def test_figure_caption_names_the_paper_figure_and_settings(tmp_path):
         assert f"{setting} ({config['settings'][setting]['algorithm']}" in text
         if "max_horizon" in config["settings"][setting]:
             assert f"max {config['settings'][setting]['max_horizon']} rounds" in text
-    fallback = audit_report.figure_caption(config, "fig3a_garland", tmp_path)
+    fallback = captions.figure_caption(config, "fig3a_garland", tmp_path)
     assert "no paper caption" in fallback
 
 
@@ -494,7 +494,7 @@ def test_a_verdict_that_flips_under_a_variant_is_reported():
     assert lowest["verdict"] == REPRODUCED  # the default verdict is kept, the flip shown beside it
     assert lowest["sensitivity"] == [{"choice": "b-choice", "verdict": NOT_REPRODUCED, "flips": True}]
     assert result["claims"][1]["sensitivity"] == []
-    md = audit_report.render_markdown(result)
+    md = audit.render_markdown(result)
     assert "## Sensitivity to implementation choices" in md
     assert "b-choice: not reproduced (flips)" in md
     assert "flip under an implementation choice the paper leaves open: test-lowest" in md

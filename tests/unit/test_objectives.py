@@ -12,18 +12,15 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from vhct.objectives import (
-    OBJECTIVES,
+from vhct.objectives import OBJECTIVES, Objective, make_objective, objective_names
+from vhct.objectives.synthetic import (
     Ackley,
     CounterExample,
     DifficultFunction,
     DoubleSine,
     Garland,
     Himmelblau,
-    Objective,
     Rastrigin,
-    make_objective,
-    objective_names,
 )
 
 GRID_1D = 1_000_001

@@ -7,7 +7,7 @@ The claims file is validated when the workflow is parsed, so a malformed one fai
 """
 
 import vhct.reporting.audit as va
-import vhct.reporting.audit_report as var
+import vhct.reporting.captions as vcap
 
 CLAIMS = str(REPO / "config" / "claims.yaml")
 AUDIT_MD = "results/audit.md"
@@ -61,7 +61,7 @@ rule figure_caption:
     output:
         FIGURE_CAPTION,
     params:
-        caption=lambda wc: var.figure_caption(config, wc.figure, CAPTIONS_DIR),
+        caption=lambda wc: vcap.figure_caption(config, wc.figure, CAPTIONS_DIR),
     log:
         "logs/figure_caption/{figure}.log",
     localrule: True

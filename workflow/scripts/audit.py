@@ -3,7 +3,7 @@
 import logging
 
 from vhct.pipeline.jobs import setup_logging
-from vhct.reporting.audit_report import audit_job
+from vhct.reporting.audit import audit_job
 
 smk = snakemake  # noqa: F821 (injected by Snakemake)
 setup_logging(smk.log[0] if len(smk.log) else None)

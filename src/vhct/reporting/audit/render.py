@@ -1,7 +1,4 @@
-"""Writing the audit: Markdown, JSON and HTML renderings, the audit job, and the report's figure captions.
-
-The checks and verdicts are in :mod:`vhct.reporting.audit`; this module only presents them.
-"""
+"""The audit as Markdown, HTML and JSON: one document model, two renderings."""
 
 from __future__ import annotations
 
@@ -13,25 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from vhct.pipeline.files import atomic_paths, json_default
-from vhct.pipeline.jobs import setup_logging
+from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED
 
-from .audit import (
-    DIGITS,
-    INCONCLUSIVE,
-    NOT_EVALUATED,
-    NOT_REPRODUCED,
-    REPRODUCED,
-    check_aggregates,
-    claims_experiments,
-    config_summary,
-    display_path,
-    file_sha256,
-    load_claims,
-    read_runs,
-    run_audit,
-)
-
-# ---------------------------------------------------------------- rendering
+#: significant digits of the numbers in the Markdown/HTML tables
+DIGITS = 4
 
 
 def _num(value: Any) -> str:
@@ -261,6 +243,8 @@ VERDICT_COLORS = {
     INCONCLUSIVE: "#fff3cd",
     NOT_EVALUATED: "#e2e3e5",
 }
+
+
 HTML_STYLE = (
     "body{font-family:sans-serif;margin:1.5em;max-width:1300px}"
     "table{border-collapse:collapse;margin:0.5em 0 1.2em;font-size:0.88em}"
@@ -318,78 +302,3 @@ def write_audit(
         )
         if html_path is not None:
             temps[2].write_text(render_html(audit), encoding="utf-8")
-
-
-def audit_job(
-    claims_path: Path | str,
-    run_paths: Mapping[str, Mapping[str, Sequence[Path | str]]],
-    final_paths: Mapping[str, Path | str],
-    config: Mapping[str, Any],
-    configfiles: Sequence[str],
-    md_path: Path | str,
-    json_path: Path | str,
-    html_path: Path | str | None = None,
-) -> dict[str, Any]:
-    """The audit stage: read claims and runs, cross-check the aggregates, evaluate, write."""
-    claims = load_claims(claims_path)
-    runs = read_runs(run_paths)
-    check_aggregates(runs, final_paths)
-    context = {
-        "configfiles": [display_path(p) for p in configfiles],
-        "claims_file": display_path(claims_path),
-        "claims_sha256": file_sha256(claims_path),
-        "experiments": config_summary(config, claims_experiments(claims)),
-    }
-    audit = run_audit(claims, runs, context)
-    write_audit(audit, md_path, json_path, html_path)
-    return audit
-
-
-# ---------------------------------------------------------------- report captions
-
-
-def figure_caption(config: Mapping[str, Any], figure: str, captions_dir: Path | str) -> str:
-    """reStructuredText caption of a figure for the Snakemake report: the paper figure it reproduces
-    (``<captions_dir>/<figure>.rst``, else a generic line) and the settings behind each panel."""
-    fig = config["figures"][figure]
-    source = Path(captions_dir) / f"{figure}.rst"
-    head = (
-        source.read_text(encoding="utf-8").strip()
-        if source.exists()
-        else (f"Figure ``{figure}`` ({fig['kind']}); no paper caption is recorded for this name.")
-    )
-    lines = [head, "", "**Settings behind it**", ""]
-    for i, panel in enumerate(fig["panels"]):
-        if "experiment" in panel:
-            exp = config["experiments"][panel["experiment"]]
-            seeds = exp["seeds"] if isinstance(exp["seeds"], int) else len(exp["seeds"])
-            chosen = panel.get("settings") or ([panel["setting"]] if "setting" in panel else exp["settings"])
-            algos = "; ".join(_setting_text(config, s) for s in chosen)
-            params = f" {dict(exp['objective_params'])}" if exp.get("objective_params") else ""
-            extra = f", seed {panel.get('seed', 0)}, round {panel['round']}" if "round" in panel else ""
-            lines.append(
-                f"- panel {i + 1}: experiment ``{panel['experiment']}``: "
-                f"objective {exp['objective']}{params}, noise Uniform(-{exp['noise']}, {exp['noise']}), "
-                f"horizon {exp['horizon']}, {seeds} seeds"
-                f"{extra}; {algos}"
-            )
-        else:
-            params = f" {dict(panel['objective_params'])}" if panel.get("objective_params") else ""
-            lines.append(f"- panel {i + 1}: objective {panel['objective']}{params} (no runs)")
-    return "\n".join(lines) + "\n"
-
-
-def _setting_text(config: Mapping[str, Any], setting: str) -> str:
-    s = config["settings"][setting]
-    params = ", ".join(f"{k}={v}" for k, v in (s.get("params") or {}).items())
-    cap = f", max {s['max_horizon']} rounds" if "max_horizon" in s else ""
-    return f"{setting} ({s['algorithm']}{': ' + params if params else ''}{cap})"
-
-
-def caption_job(caption: str, out_path: Path | str, log_path: Path | str | None = None) -> None:
-    """Write a figure's report caption atomically (the report embeds it beside the figure)."""
-    setup_logging(log_path)
-    out = Path(out_path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_paths(out) as (tmp,):
-        Path(tmp).write_text(caption, encoding="utf-8")

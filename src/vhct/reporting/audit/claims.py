@@ -1,0 +1,105 @@
+"""The claims file: read, validate against the packaged schema, resolve defaults, substitute the
+settings of an implementation choice's variant."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from vhct.resources import CLAIMS, CLAIMS_SCHEMA, resource_path
+
+#: the schema of the claims file and the default claims file
+SCHEMA_PATH = resource_path(CLAIMS_SCHEMA)
+
+
+CLAIMS_PATH = resource_path(CLAIMS)
+
+
+class ClaimsError(ValueError):
+    """A malformed claims file; the message names the file and the offending key path."""
+
+
+def load_claims(path: Path | str = CLAIMS_PATH, schema_path: Path | str = SCHEMA_PATH) -> dict[str, Any]:
+    """Read, validate and resolve a claims file: every claim gets its test, alpha, min_seeds and round."""
+    import jsonschema
+
+    path = Path(path)
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ClaimsError(f"claims file {path}: cannot be read as YAML: {exc}") from exc
+    if not isinstance(doc, dict):
+        raise ClaimsError(f"claims file {path}: does not hold a mapping")
+    schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(doc))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "<root>"
+        raise ClaimsError(f"claims file {path}: key {where}: {error.message}")
+    _check_semantics(doc, path)
+    resolved = copy.deepcopy(doc)
+    resolved.setdefault("sensitivity", [])
+    for claim in resolved["claims"]:
+        for key in ("alpha", "min_seeds", "test", "round"):
+            claim.setdefault(key, doc["defaults"][key])
+        if claim["kind"] == "decreasing":
+            claim["test"] = "page"
+    return resolved
+
+
+def _check_semantics(doc: Mapping[str, Any], path: Path) -> None:
+    """What the schema cannot say: unique ids, a rule for every kind used, no setting listed twice."""
+    for section in ("claims", "discrepancies", "sensitivity"):
+        seen: set[str] = set()
+        for i, item in enumerate(doc.get(section, [])):
+            if item["id"] in seen:
+                raise ClaimsError(f"claims file {path}: key {section}/{i}/id: duplicate id {item['id']!r}")
+            seen.add(item["id"])
+    for i, choice in enumerate(doc.get("sensitivity", [])):
+        same = sorted(k for k, v in choice["substitute"].items() if k == v)
+        if same:
+            raise ClaimsError(
+                f"claims file {path}: key sensitivity/{i}/substitute: a setting substituted by itself: {same}"
+            )
+    for i, claim in enumerate(doc["claims"]):
+        key = f"claims/{i}"
+        if claim["kind"] not in doc["rules"]:
+            raise ClaimsError(f"claims file {path}: key {key}/kind: no rule text for kind {claim['kind']!r}")
+        named = [claim.get("target")] if "target" in claim else []
+        named += list(claim.get("claimed", [])) + list(claim.get("others", []))
+        twice = sorted({s for s in named if named.count(s) > 1})
+        if twice:
+            raise ClaimsError(f"claims file {path}: key {key}: settings listed twice: {twice}")
+        points = claim.get("checkpoints")
+        if points is not None and any(b <= a for a, b in zip(points, points[1:], strict=False)):
+            raise ClaimsError(f"claims file {path}: key {key}/checkpoints: must increase, got {points}")
+        if claim["kind"] == "decreasing" and claim.get("others"):
+            raise ClaimsError(
+                f"claims file {path}: key {key}/others: a decreasing check reads only its target"
+            )
+
+
+def claims_experiments(claims: Mapping[str, Any]) -> list[str]:
+    """Every experiment some claim reads, in first-use order."""
+    return list(dict.fromkeys(e for claim in claims["claims"] for e in claim["experiments"]))
+
+
+#: claim keys that name settings (substituted under a variant)
+SETTING_KEYS = ("target", "claimed", "others")
+
+
+def substitute_settings(claim: Mapping[str, Any], substitute: Mapping[str, str]) -> dict[str, Any] | None:
+    """The claim with the variant's settings in place of the default's, or None if it names none of them."""
+    named = [claim.get("target")] + list(claim.get("claimed", [])) + list(claim.get("others", []))
+    if not set(named) & set(substitute):
+        return None
+    variant = copy.deepcopy(dict(claim))
+    for key in SETTING_KEYS:
+        if key == "target" and key in variant:
+            variant[key] = substitute.get(variant[key], variant[key])
+        elif key in variant:
+            variant[key] = [substitute.get(s, s) for s in variant[key]]
+    return variant

@@ -1,0 +1,38 @@
+"""The audit stage of the pipeline: read the claims and runs, cross-check the aggregates,
+evaluate, write the three renderings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from vhct.reporting.audit.checks import check_aggregates, read_runs
+from vhct.reporting.audit.claims import claims_experiments, load_claims
+from vhct.reporting.audit.evaluate import config_summary, display_path, file_sha256, run_audit
+from vhct.reporting.audit.render import write_audit
+
+
+def audit_job(
+    claims_path: Path | str,
+    run_paths: Mapping[str, Mapping[str, Sequence[Path | str]]],
+    final_paths: Mapping[str, Path | str],
+    config: Mapping[str, Any],
+    configfiles: Sequence[str],
+    md_path: Path | str,
+    json_path: Path | str,
+    html_path: Path | str | None = None,
+) -> dict[str, Any]:
+    """The audit stage: read claims and runs, cross-check the aggregates, evaluate, write."""
+    claims = load_claims(claims_path)
+    runs = read_runs(run_paths)
+    check_aggregates(runs, final_paths)
+    context = {
+        "configfiles": [display_path(p) for p in configfiles],
+        "claims_file": display_path(claims_path),
+        "claims_sha256": file_sha256(claims_path),
+        "experiments": config_summary(config, claims_experiments(claims)),
+    }
+    audit = run_audit(claims, runs, context)
+    write_audit(audit, md_path, json_path, html_path)
+    return audit
