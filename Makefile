@@ -1,11 +1,13 @@
 # Two commands on a fresh machine:  make figures   and   make test
 # Both create .venv from pyproject.toml when it is absent (python3.11 -m venv .venv &&
-# .venv/bin/pip install -e .[test]) and reinstall when pyproject.toml changes.
+# .venv/bin/pip install -e .[all,test]) and reinstall when pyproject.toml changes.
 
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.vhct-installed
+# throwaway venv of `make core-example` (outside the checkout, so `import vhct` is the installed one)
+CORE_VENV ?= /tmp/vhct-core-venv
 CORES ?= all
 CONFIG ?= config/config.yaml
 TARGETS ?=
@@ -29,13 +31,13 @@ endif
 endif
 REAL_FIGURES := figures/fig3b_landmine.pdf figures/fig3c_mnist.pdf
 
-.PHONY: all venv figures real-data data paper test lint dry-run slurm-dry-run unlock clean
+.PHONY: all venv figures real-data data paper test test-quick core-example lint dry-run slurm-dry-run unlock clean
 
 all: figures
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -e ".[test]"
+	$(BIN)/pip install -e ".[all,test]"
 	touch $(STAMP)
 
 ## venv: create .venv and install the project with its test extra (when absent or stale)
@@ -61,9 +63,20 @@ data: $(STAMP)
 paper: $(STAMP)
 	$(MAKE) figures CONFIG=config/paper.yaml
 
-## test: the test suite
+## test: the test suite (unit and integration)
 test: $(STAMP)
 	$(BIN)/pytest
+
+## test-quick: the unit tests only (no Snakemake runs, no installs; a minute or two)
+test-quick: $(STAMP)
+	$(BIN)/pytest -m "not integration"
+
+## core-example: the library example in a throwaway venv with the core install alone (numpy)
+core-example:
+	rm -rf $(CORE_VENV) && $(PYTHON) -m venv $(CORE_VENV)
+	$(CORE_VENV)/bin/pip install --quiet .
+	cd $(CORE_VENV) && bin/python $(CURDIR)/examples/quickstart.py
+	rm -rf $(CORE_VENV)
 
 ## lint: ruff and snakemake --lint
 lint: $(STAMP)

@@ -14,12 +14,17 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import scipy.io
-from sklearn.metrics import roc_auc_score
-from sklearn.model_selection import train_test_split
-from sklearn.svm import SVC
 
-from vhct.objectives.base import Objective
+from vhct.extras import require
+
+require(("scipy", "sklearn"), "real-data", "the landmine objective (vhct.objectives.landmine)")
+
+import scipy.io  # noqa: E402
+from sklearn.metrics import roc_auc_score  # noqa: E402
+from sklearn.model_selection import train_test_split  # noqa: E402
+from sklearn.svm import SVC  # noqa: E402
+
+from vhct.objectives.base import Objective  # noqa: E402
 
 #: search space of the paper, linear scale: C (L2 regularisation) then the RBF gamma
 LANDMINE_DOMAIN = ((1e-4, 10.0), (1e-2, 10.0))

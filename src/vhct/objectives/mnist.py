@@ -22,9 +22,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import torch
 
-from vhct.objectives.base import Objective
+from vhct.extras import require
+
+require(("torch",), "real-data", "the MNIST objective (vhct.objectives.mnist)")
+
+import torch  # noqa: E402
+
+from vhct.objectives.base import Objective  # noqa: E402
 
 #: search space of the paper: batch size, learning rate, weight decay
 MNIST_DOMAIN = ((1.0, 100.0), (1e-6, 1.0), (1e-6, 0.5))

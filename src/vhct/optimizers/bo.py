@@ -40,9 +40,9 @@ from collections.abc import Iterator, Sequence
 from types import ModuleType
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
-from vhct.optimizers.base import Optimizer, SeedLike, check_choice
+from vhct.extras import require
+from vhct.optimizers.base import Optimizer, SeedLike, check_choice, check_horizon
 
 #: initial design size (uniform points in the box) before the GP is used; the config sets it
 DEFAULT_N_INIT = 5
@@ -57,14 +57,24 @@ MIN_N_INIT = 1
 #: A fixed count also keeps the points of a seed independent of the machine's cores (the BLAS
 #: summation order changes with the thread count, and GPyOpt's optimizers amplify the last bits).
 BLAS_THREADS = 1
+#: what the ``bo`` extra installs
+BO_MODULES = ("GPyOpt", "GPy", "threadpoolctl")
 #: exclusive upper bound of the per-call seeds for numpy's legacy global RNG
 _LEGACY_SEED_BOUND = 2**32
+
+
+def _blas_threads(limit: int):
+    """Context limiting BLAS to ``limit`` threads (threadpoolctl, part of the ``bo`` extra)."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=limit, user_api="blas")
 
 
 @functools.cache
 def load_gpyopt() -> ModuleType:
     """Import GPyOpt once (cached; it takes seconds), undoing the global warning settings that
     GPy and GPyOpt change on import. BO calls it lazily; timing code may call it up front."""
+    require(BO_MODULES, "bo", "the BO baseline (vhct.optimizers.bo)")
     format_warning = warnings.formatwarning
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pkg_resources / numpy deprecations raised while importing
@@ -85,7 +95,7 @@ def _gpyopt_call(rng: np.random.Generator) -> Iterator[None]:
         with (
             np.errstate(over="ignore", under="ignore", invalid="ignore"),
             contextlib.redirect_stdout(io.StringIO()),
-            threadpool_limits(limits=BLAS_THREADS, user_api="blas"),
+            _blas_threads(BLAS_THREADS),
         ):
             yield
     finally:
@@ -121,9 +131,9 @@ class BayesianOptimization(Optimizer):
         acquisition: str = DEFAULT_ACQUISITION,
         exact_feval: bool = False,
     ):
+        require(BO_MODULES, "bo", "the BO baseline (vhct.optimizers.bo)")
         super().__init__(domain, seed)
-        if isinstance(n_init, bool) or not isinstance(n_init, int | np.integer) or n_init < MIN_N_INIT:
-            raise ValueError(f"n_init must be an integer >= {MIN_N_INIT}, got {n_init!r}")
+        n_init = check_horizon("n_init", n_init, MIN_N_INIT)
         check_choice("acquisition", acquisition, ACQUISITIONS)
         if not isinstance(exact_feval, bool | np.bool_):
             raise ValueError(f"exact_feval must be a bool, got {exact_feval!r}")

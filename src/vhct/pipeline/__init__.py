@@ -2,3 +2,7 @@
 
 Imports the optimizers and objectives, never the reporting layer (``vhct[pipeline]``).
 """
+
+from vhct.extras import require
+
+require(("pandas", "yaml", "jsonschema"), "pipeline", "the pipeline (vhct.pipeline)")

@@ -2,3 +2,7 @@
 
 Imports every lower layer (optimizers, objectives, pipeline); nothing imports it back.
 """
+
+from vhct.extras import require
+
+require(("pandas", "scipy"), "pipeline", "the reporting (vhct.reporting)")

@@ -14,7 +14,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import matplotlib
+from vhct.extras import require
+
+require(("matplotlib",), "pipeline", "the figures (vhct.reporting.plots)")
+
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

@@ -1,0 +1,85 @@
+"""A wheel built from the checkout works on its own: it ships its schemas and claims file.
+
+The wheel is installed into a throwaway virtual environment (with the few packages config
+validation and the claims loader import, from the package index), and used from a directory
+outside the checkout: the config schema and the default claims file must come from the
+installed package (``importlib.resources``), not from the repository.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+from support import REPO, TINY
+
+#: what validating a config and loading the claims import, beyond the core's numpy
+LIGHT_PIPELINE = ["pyyaml", "jsonschema", "pandas", "scipy"]
+
+CHECK = """
+import json, sys
+import vhct
+from vhct.pipeline.config import SCHEMA_PATH, load_config
+from vhct.reporting.audit import CLAIMS_PATH, load_claims
+config = load_config(sys.argv[1])
+claims = load_claims()
+print(json.dumps({
+    "package": vhct.__file__,
+    "schema": str(SCHEMA_PATH),
+    "claims_file": str(CLAIMS_PATH),
+    "experiments": sorted(config["experiments"]),
+    "claims": len(claims["claims"]),
+}))
+"""
+
+
+def run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """Python of a fresh venv holding the wheel of this checkout (and the light pipeline packages)."""
+    root = tmp_path_factory.mktemp("wheel")
+    built = run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(root)]
+        + [str(REPO)],
+        root,
+    )
+    assert built.returncode == 0, built.stdout + built.stderr
+    (wheel,) = root.glob("vhct-*.whl")
+    env = root / "venv"
+    try:
+        venv.create(env, with_pip=True)
+    except Exception as exc:  # noqa: BLE001 (no ensurepip on this machine)
+        pytest.skip(f"cannot create a virtual environment: {exc}")
+    python = env / "bin" / "python"
+    got = run([str(python), "-m", "pip", "install", "--quiet", str(wheel), *LIGHT_PIPELINE], root)
+    if got.returncode != 0 and "No matching distribution" in got.stderr:
+        pytest.skip(f"package index unreachable: {got.stderr[-300:]}")
+    assert got.returncode == 0, got.stdout + got.stderr
+    return python
+
+
+def test_wheel_ships_the_schemas_and_the_claims_file(installed, tmp_path):
+    out = run([str(installed), "-c", CHECK, str(TINY)], tmp_path)
+    assert out.returncode == 0, out.stderr
+    found = json.loads(out.stdout)
+    site = str(installed.parents[1])
+    for key in ("package", "schema", "claims_file"):
+        assert found[key].startswith(site), (key, found[key])
+        assert not found[key].startswith(str(REPO)), (key, found[key])
+    assert found["schema"].endswith("vhct/resources/config.schema.yaml")
+    assert found["claims_file"].endswith("vhct/resources/claims.yaml")
+    assert "garland" in found["experiments"] and found["claims"] > 5
+
+
+def test_wheel_without_the_bo_extra_names_it(installed, tmp_path):
+    code = "import vhct; vhct.make_optimizer('BO', [[0, 1]], horizon=10, seed=0)"
+    out = run([str(installed), "-c", code], tmp_path)
+    assert out.returncode != 0
+    assert "MissingExtraError" in out.stderr and "pip install 'vhct[bo]'" in out.stderr
