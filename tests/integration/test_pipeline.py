@@ -178,7 +178,7 @@ def test_deleting_one_run_reruns_only_it_and_its_dependents(workdir, config, tin
 
 @pytest.mark.slow
 def test_a_targeted_aggregate_does_not_see_a_deleted_run_unless_the_run_is_named(tmp_path):
-    """What the README promises for targets narrower than the default one.
+    """What docs/pipeline.md promises for targets narrower than the default one.
 
     Snakemake (9) checks only the requested file and what must run for it: behind an existing
     aggregate it does not look for a deleted run (snakemake/snakemake#1978). Naming the run as
