@@ -1,6 +1,7 @@
 """Optional dependencies: which extra of ``pip install vhct[...]`` brings each, and a clear error.
 
-``pip install vhct`` needs numpy alone (the optimizers and the synthetic objectives). The rest
+``pip install vhct`` needs numpy (the optimizers) and SciPy (the exact optima of two synthetic
+objectives). The rest
 comes in extras: ``bo`` (the GPyOpt baseline), ``real-data`` (Landmine and MNIST objectives),
 ``pipeline`` (the Snakemake pipeline and its reporting), ``all`` (everything). A module that
 needs an extra calls :func:`require` first, so a missing package is reported with the command

@@ -52,6 +52,7 @@ def installed(tmp_path_factory) -> Path:
     )
     assert built.returncode == 0, built.stdout + built.stderr
     (wheel,) = root.glob("vhct-*.whl")
+    (root / "wheel.txt").write_text(str(wheel))
     env = root / "venv"
     try:
         venv.create(env, with_pip=True)
@@ -83,3 +84,21 @@ def test_wheel_without_the_bo_extra_names_it(installed, tmp_path):
     out = run([str(installed), "-c", code], tmp_path)
     assert out.returncode != 0
     assert "MissingExtraError" in out.stderr and "pip install 'vhct[bo]'" in out.stderr
+
+
+def test_wheel_metadata_core_is_light_and_resources_ship(installed):
+    import zipfile
+
+    wheel = Path((installed.parents[2] / "wheel.txt").read_text())
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        (meta,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        lines = archive.read(meta).decode().splitlines()
+    core = sorted(
+        x.split(":", 1)[1].strip() for x in lines if x.startswith("Requires-Dist:") and "extra ==" not in x
+    )
+    assert [c.split(">")[0].split("=")[0] for c in core] == ["numpy", "scipy"]
+    extras = sorted(x.split(":", 1)[1].strip() for x in lines if x.startswith("Provides-Extra:"))
+    assert extras == ["all", "bo", "pipeline", "real-data", "test"]
+    for name in ("config.schema.yaml", "claims.schema.yaml", "claims.yaml"):
+        assert f"vhct/resources/{name}" in names
