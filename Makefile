@@ -71,7 +71,7 @@ test: $(STAMP)
 test-quick: $(STAMP)
 	$(BIN)/pytest -m "not integration"
 
-## core-example: the library example in a throwaway venv with the core install alone (numpy)
+## core-example: the library example in a throwaway venv with the core install alone (numpy, SciPy)
 core-example:
 	rm -rf $(CORE_VENV) && $(PYTHON) -m venv $(CORE_VENV)
 	$(CORE_VENV)/bin/pip install --quiet .
