@@ -13,30 +13,22 @@ import pytest
 from scipy import optimize
 
 from vhct.objectives import OBJECTIVES, Objective, make_objective, objective_names
-from vhct.objectives.synthetic import (
-    Ackley,
-    CounterExample,
-    DifficultFunction,
-    DoubleSine,
-    Garland,
-    Himmelblau,
-    Rastrigin,
-)
+from vhct.objectives import synthetic as syn
 
 GRID_1D = 1_000_001
 GRID_2D = 777  # deliberately not the library's own search grid
 TOP_LOCAL_MAXIMA = 6
-ONE_D = [Garland, DoubleSine, CounterExample, DifficultFunction]
+ONE_D = [syn.Garland, syn.DoubleSine, syn.CounterExample, syn.DifficultFunction]
 SYNTHETIC = [
-    Garland(),
-    DoubleSine(),
-    Ackley(),
-    CounterExample(),
-    Himmelblau(),
-    Rastrigin(1),
-    Rastrigin(2),
-    Rastrigin(10),
-    DifficultFunction(),
+    syn.Garland(),
+    syn.DoubleSine(),
+    syn.Ackley(),
+    syn.CounterExample(),
+    syn.Himmelblau(),
+    syn.Rastrigin(1),
+    syn.Rastrigin(2),
+    syn.Rastrigin(10),
+    syn.DifficultFunction(),
 ]
 
 
@@ -82,14 +74,16 @@ def test_1d_maximum_matches_dense_grid(cls: type) -> None:
     assert v_best >= objective.f_star - 1e-7
 
 
-@pytest.mark.parametrize("cls", [DoubleSine, CounterExample, DifficultFunction], ids=lambda c: c.name)
+@pytest.mark.parametrize(
+    "cls", [syn.DoubleSine, syn.CounterExample, syn.DifficultFunction], ids=lambda c: c.name
+)
 def test_maximizer_attains_f_star_exactly(cls: type) -> None:
     objective = cls()
     assert objective(objective.maximizer) == pytest.approx(objective.f_star, abs=1e-12)
 
 
 def test_garland_landmarks() -> None:
-    garland = Garland()
+    garland = syn.Garland()
     # the maximum is the cusp pi/6 on the envelope 4x(1-x), not 1 as PyXAB assumes
     assert garland.maximizer[0] == pytest.approx(math.pi / 6, abs=1e-15)
     assert garland.f_star == pytest.approx(0.99777, abs=1e-5)
@@ -108,7 +102,7 @@ def test_garland_landmarks() -> None:
 
 
 def test_doublesine_range_and_ends() -> None:
-    ds = DoubleSine()
+    ds = syn.DoubleSine()
     _, v = grid_1d(ds)
     assert v.min() >= -1.0 and v.max() <= 0.0
     assert ds(np.array([0.0])) == -1.0 and ds(np.array([1.0])) == -1.0
@@ -116,7 +110,7 @@ def test_doublesine_range_and_ends() -> None:
 
 
 def test_counterexample_is_monotone_from_one_to_zero() -> None:
-    ce = CounterExample()
+    ce = syn.CounterExample()
     x, v = grid_1d(ce)
     assert ce(np.array([0.0])) == 1.0
     assert ce(np.array([math.exp(-1.0)])) == pytest.approx(0.0, abs=1e-12)
@@ -125,7 +119,7 @@ def test_counterexample_is_monotone_from_one_to_zero() -> None:
 
 
 def test_difficult_function_bands() -> None:
-    df = DifficultFunction()
+    df = syn.DifficultFunction()
     x, v = grid_1d(df)
     y = np.abs(x - 0.5)
     assert v.min() >= -math.sqrt(0.5) - 1e-12 and v.max() <= 0.0
@@ -154,7 +148,9 @@ def grid_2d(objective: Objective) -> tuple[np.ndarray, np.ndarray]:
     return pts, objective.values(pts)
 
 
-@pytest.mark.parametrize("objective", [Ackley(), Himmelblau(), Rastrigin(2)], ids=lambda o: o.name)
+@pytest.mark.parametrize(
+    "objective", [syn.Ackley(), syn.Himmelblau(), syn.Rastrigin(2)], ids=lambda o: o.name
+)
 def test_2d_extremes_match_grid_plus_refinement(objective: Objective) -> None:
     pts, v = grid_2d(objective)
     assert v.max() <= objective.f_star + 1e-12
@@ -168,14 +164,14 @@ def test_2d_extremes_match_grid_plus_refinement(objective: Objective) -> None:
 
 
 def test_ackley_maximizer_is_origin() -> None:
-    ackley = Ackley()
+    ackley = syn.Ackley()
     pts, v = grid_2d(ackley)
     assert np.linalg.norm(pts[np.argmax(v)]) < 2 * 10 / (GRID_2D - 1)
     assert ackley(np.zeros(2)) == 0.0
 
 
 def test_himmelblau_has_four_maxima_and_corner_minimum() -> None:
-    him = Himmelblau()
+    him = syn.Himmelblau()
     pts, v = grid_2d(him)
     found = set()
     for i in np.argsort(v)[::-1][:200]:
@@ -195,7 +191,7 @@ def rastrigin_term_slope(t: float) -> float:
 def test_rastrigin_scale_is_the_exact_coordinate_extreme() -> None:
     root = optimize.brentq(rastrigin_term_slope, 0.45, 0.55, xtol=1e-15)
     extreme = 10 * math.cos(2 * math.pi * root) - root**2 - 10
-    r1 = Rastrigin(1)
+    r1 = syn.Rastrigin(1)
     assert r1.scale == pytest.approx(-extreme, abs=1e-9)
     assert r1(np.array([root])) == pytest.approx(-1.0, abs=1e-12)
     assert r1(np.array([-root])) == pytest.approx(-1.0, abs=1e-12)
@@ -206,7 +202,7 @@ def test_rastrigin_scale_is_the_exact_coordinate_extreme() -> None:
 
 
 def test_rastrigin_10d() -> None:
-    r10 = Rastrigin(10)
+    r10 = syn.Rastrigin(10)
     root = optimize.brentq(rastrigin_term_slope, 0.45, 0.55, xtol=1e-15)
     assert r10(np.zeros(10)) == 0.0 and r10.f_star == 0.0
     assert np.array_equal(r10.maximizer, np.zeros(10))
@@ -232,7 +228,7 @@ def test_values_agree_with_call_and_boundary_works(objective: Objective) -> None
 
 
 def test_bad_points_are_rejected() -> None:
-    g, h = Garland(), Himmelblau()
+    g, h = syn.Garland(), syn.Himmelblau()
     with pytest.raises(ValueError, match="x"):
         g(np.array([0.2, 0.3]))
     with pytest.raises(ValueError, match=r"x\[0\]"):
