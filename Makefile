@@ -73,7 +73,7 @@ test-quick: $(STAMP)
 
 ## core-example: the library example in a throwaway venv with the core install alone (numpy, SciPy)
 core-example:
-	rm -rf $(CORE_VENV) && $(PYTHON) -m venv $(CORE_VENV)
+	rm -rf $(CORE_VENV) build && $(PYTHON) -m venv $(CORE_VENV)
 	$(CORE_VENV)/bin/pip install --quiet .
 	cd $(CORE_VENV) && bin/python $(CURDIR)/examples/quickstart.py
 	rm -rf $(CORE_VENV)

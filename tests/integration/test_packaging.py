@@ -9,6 +9,7 @@ installed package (``importlib.resources``), not from the repository.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import venv
@@ -17,6 +18,19 @@ from pathlib import Path
 import pytest
 from support import REPO, TINY
 
+#: what a build does not need from the checkout (large, or left by earlier builds and runs)
+NOT_SOURCE = (
+    ".git",
+    ".venv",
+    "build",
+    "*.egg-info",
+    ".snakemake",
+    "results",
+    "logs",
+    "data",
+    "figures",
+    ".*cache",
+)
 #: what validating a config and loading the claims import, beyond the core's numpy
 LIGHT_PIPELINE = ["pyyaml", "jsonschema", "pandas", "scipy"]
 
@@ -45,9 +59,13 @@ def run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
 def installed(tmp_path_factory) -> Path:
     """Python of a fresh venv holding the wheel of this checkout (and the light pipeline packages)."""
     root = tmp_path_factory.mktemp("wheel")
+    # build from a clean copy: a stale build/ or *.egg-info in the checkout could add old files or
+    # hide missing package data
+    source = root / "source"
+    shutil.copytree(REPO, source, symlinks=True, ignore=shutil.ignore_patterns(*NOT_SOURCE))
     built = run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(root)]
-        + [str(REPO)],
+        + [str(source)],
         root,
     )
     assert built.returncode == 0, built.stdout + built.stderr
