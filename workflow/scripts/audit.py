@@ -2,13 +2,11 @@
 
 import logging
 
-from vhct.pipeline.jobs import setup_logging
+from vhct.pipeline.jobs import job_logging
 from vhct.reporting.audit import audit_job
 
 smk = snakemake  # noqa: F821 (injected by Snakemake)
-setup_logging(smk.log[0] if len(smk.log) else None)
-log = logging.getLogger("vhct.reporting.audit")
-try:
+with job_logging("audit", smk.log[0] if len(smk.log) else None):
     audit = audit_job(
         claims_path=smk.input.claims,
         run_paths=smk.params.run_paths,
@@ -19,7 +17,5 @@ try:
         json_path=smk.output.json,
         html_path=smk.output.html,
     )
-    log.info("audit written: %s", ", ".join(f"{v}: {n}" for v, n in audit["summary"].items()))
-except Exception:
-    log.exception("audit job failed")
-    raise
+    summary = ", ".join(f"{v}: {n}" for v, n in audit["summary"].items())
+    logging.getLogger("vhct.reporting.audit").info("audit written: %s", summary)
