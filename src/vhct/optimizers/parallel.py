@@ -50,7 +50,7 @@ def rho_grid(n_instances: int, rho_max: float) -> list[float]:
     and as the authors' library's GPO runs it. Consequence: the largest value,
     ``rho_max ** (2N / (2N + 1))``, lies slightly above ``rho_max``. (Grill's original code, as
     kept in Shang's ``bbox`` repository, builds the nested grid ``rho_max ** (N / k)``,
-    ``k = 1..N``, instead; on POO the two give the same regret, see the README.)
+    ``k = 1..N``, instead; on POO the two give the same regret, see docs/library.md.)
     """
     return [rho_max ** (2.0 * n_instances / (2 * i + 1)) for i in range(1, n_instances + 1)]
 
