@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
+import signal
 import struct
 import subprocess
 import sys
@@ -151,3 +152,14 @@ def set_umask() -> None:
 def ok(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
     assert result.returncode == 0, result.stdout + result.stderr
     return result
+
+
+def interruptible() -> None:
+    """Child set-up of an interrupted Snakemake: the test's umask, and Ctrl-C handled by default.
+
+    A command started in the background of a non-interactive shell (``cmd &``, as CI runners
+    and ``nohup`` do) inherits SIGINT *ignored*; Python then never raises KeyboardInterrupt and
+    Snakemake would run to the end despite the simulated Ctrl-C.
+    """
+    set_umask()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

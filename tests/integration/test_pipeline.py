@@ -36,6 +36,7 @@ from support import (
     UMASK,
     clean_env,
     fixture_config,
+    interruptible,
     ok,
     set_umask,
     snakemake,
@@ -446,17 +447,6 @@ def incomplete_outputs(workdir: Path) -> set[str]:
     """Outputs Snakemake had marked as under way (one file per output, named by its base64 path)."""
     folder = workdir / ".snakemake" / "incomplete"
     return {base64.b64decode(p.name).decode() for p in folder.iterdir()} if folder.is_dir() else set()
-
-
-def interruptible() -> None:
-    """Child set-up: the test's umask, and Ctrl-C handled by default.
-
-    A command started in the background of a non-interactive shell (``cmd &``, as CI runners
-    and ``nohup`` do) inherits SIGINT *ignored*; Python then never raises KeyboardInterrupt and
-    Snakemake would run to the end despite the simulated Ctrl-C.
-    """
-    set_umask()
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def interrupt(workdir: Path, run_line: str, runs: Path, sig: signal.Signals) -> None:

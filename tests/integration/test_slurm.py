@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from support import REPO, clean_env, fixture_config  # the tiny config on fixture data files
+from support import REPO, clean_env, fixture_config, interruptible  # the tiny config on fixture data files
 
 from vhct.pipeline import config as vc
 from vhct.pipeline.tables import sidecar_path
@@ -141,7 +141,9 @@ def _pipeline(command: list[str], env: dict[str, str], log: Path, interrupt: boo
     Fails at once if the cluster holds a job it can never start (it would wait forever).
     """
     with log.open("w") as out:
-        proc = subprocess.Popen(command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, preexec_fn=interruptible
+        )
         try:
             deadline = time.monotonic() + HANG_GUARD_SECONDS
             while proc.poll() is None and time.monotonic() < deadline:
