@@ -11,6 +11,8 @@ CORE_VENV ?= /tmp/vhct-core-venv
 CORES ?= all
 CONFIG ?= config/config.yaml
 TARGETS ?=
+# a command the Snakemake call of `make figures` runs under (make paper-local: the provenance recorder)
+RUNNER ?=
 # --keep-going: a failed job (e.g. a data file no source could provide) does not stop the
 # independent ones; make still fails at the end. --rerun-incomplete: after an interrupted run
 # (Ctrl-C, a killed Snakemake) the jobs it had under way run again; finished ones are kept.
@@ -31,7 +33,7 @@ endif
 endif
 REAL_FIGURES := figures/fig3b_landmine.pdf figures/fig3c_mnist.pdf
 
-.PHONY: all venv figures real-data data paper test test-quick core-example lint dry-run slurm-dry-run unlock clean
+.PHONY: all venv figures real-data data paper paper-local findings test test-quick core-example lint dry-run slurm-dry-run unlock clean
 
 all: figures
 
@@ -47,7 +49,7 @@ venv: $(STAMP)
 ## (or only TARGETS and what they need: make figures TARGETS=figures/fig3a_garland.pdf)
 figures: $(STAMP)
 	$(PREPARE)
-	$(SNAKEMAKE) $(TARGETS)
+	$(RUNNER) $(SNAKEMAKE) $(TARGETS)
 
 ## real-data: only the real-data figures (Landmine, MNIST) and the jobs they need, data included
 real-data: $(STAMP)
@@ -59,9 +61,19 @@ data: $(STAMP)
 	$(PREPARE)
 	$(SNAKEMAKE) --until verify_data
 
-## paper: the pipeline at the paper's scale (20 seeds, paper horizons)
+## paper: the pipeline at the paper's full scale (20 seeds, paper horizons; BO and MNIST take days: a cluster)
 paper: $(STAMP)
 	$(MAKE) figures CONFIG=config/paper.yaml
+
+## paper-local: paper scale on one machine (config/paper-local.yaml, about an hour on 2 cores),
+## timed: the run's provenance (commit, command, wall time, machine) goes to results/provenance.json
+paper-local: $(STAMP)
+	$(MAKE) figures CONFIG=config/paper-local.yaml RUNNER="$(BIN)/python -m vhct.pipeline.provenance results/provenance.json --"
+
+## findings: docs/findings.md and docs/figures/*.png from a finished `make paper-local`
+## (copies its audit JSON, aggregates, provenance and figure PNGs into docs/, then renders)
+findings: $(STAMP)
+	$(BIN)/python -m vhct.reporting.findings ship
 
 ## test: the test suite (unit and integration)
 test: $(STAMP)

@@ -211,6 +211,67 @@ def test_two_complete_runs_give_identical_aggregates(workdir, config, tiny, tmp_
     assert not (tmp_path / "figures").exists()
 
 
+@pytest.fixture(scope="module")
+def batched(tmp_path_factory, tiny) -> tuple[Path, Path]:
+    """The tiny config with Garland's runs four per job (two settings of two seeds; POO one per job)."""
+    folder = tmp_path_factory.mktemp("batched")
+    config = yaml.safe_load(tiny.read_text(encoding="utf-8"))
+    config["experiments"]["garland"]["runs_per_job"] = 4
+    config["settings"]["POO"]["runs_per_job"] = 1
+    path = folder / "batched.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    root = folder / "work"
+    ok(snakemake(root, *BATCH_TARGETS, configfile=path))
+    return root, path
+
+
+BATCH_TARGETS = [
+    f"results/aggregates/{e}/{t}.csv" for e in ("garland", "counterexample") for t in ("regret", "final")
+]
+
+
+def test_a_batch_job_writes_each_run_as_a_one_run_job_would(workdir, batched):
+    """Tables, per-seed sidecars and aggregates as with one seed per job (aggregates byte for byte)."""
+    root, _ = batched
+    for target in BATCH_TARGETS:
+        assert (root / target).read_bytes() == (workdir / target).read_bytes(), target
+    runs = root / "results" / "runs" / "garland"
+    for setting in ("VHCT-rho0.75", "POO"):
+        for seed in (0, 1):
+            table = pd.read_csv(runs / setting / f"seed{seed}.csv.gz")
+            single = pd.read_csv(workdir / "results" / "runs" / "garland" / setting / f"seed{seed}.csv.gz")
+            pd.testing.assert_frame_equal(
+                table.drop(columns="step_seconds"), single.drop(columns="step_seconds")
+            )
+            assert json.loads((runs / setting / f"seed{seed}.json").read_text())["seed"] == seed
+    logs = root / "logs" / "run" / "garland"
+    assert (logs / "batch0.log").is_file()
+    assert not (logs / "VHCT-rho0.75" / "seed0.log").exists()
+    assert (logs / "POO" / "seed0.log").is_file()  # POO declares one run per job
+
+
+def test_deleting_one_seed_of_a_batch_reruns_only_its_job_and_dependents(batched):
+    """Garland's batch0 holds VHCT-rho0.25 and VHCT-rho0.75, seeds 0 and 1 (config order)."""
+    root, path = batched
+    before = mtimes(root)
+    deleted = "results/runs/garland/VHCT-rho0.75/seed1.csv.gz"
+    (root / deleted).unlink()
+    # named with the aggregates: a narrower target than the default does not look behind them
+    result = ok(snakemake(root, deleted, *BATCH_TARGETS, configfile=path))
+    assert "run_garland_batch0" in result.stdout + result.stderr
+    after = mtimes(root)
+    changed = {p for p in after if after[p] != before.get(p)}
+    assert changed == {
+        *(
+            f"results/runs/garland/{s}/seed{k}.{x}"
+            for s in ("VHCT-rho0.25", "VHCT-rho0.75")
+            for k in (0, 1)
+            for x in ("csv.gz", "json")
+        ),
+        *(f"results/aggregates/garland/{t}.csv" for t in ("regret", "final", "timing")),
+    }
+
+
 def test_one_figure_alone_runs_only_what_it_needs(tmp_path):
     result = ok(snakemake(tmp_path, "figures/function_1d.pdf"))
     assert (tmp_path / "figures" / "function_1d.png").exists()

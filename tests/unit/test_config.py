@@ -26,7 +26,7 @@ def check(config: dict) -> dict:
 
 
 def test_shipped_configs_are_valid():
-    for name in ("tiny", "config", "paper"):
+    for name in ("tiny", "config", "paper", "paper-local"):
         config = vc.load_config(REPO / "config" / f"{name}.yaml")
         assert config["figures"], name
 
@@ -309,3 +309,81 @@ def test_the_command_line_check(tmp_path, capsys):
     assert vc.main([str(path)]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"{path}: config key <root>: missing top-level key(s)") and err.count("\n") == 1
+
+
+def test_paper_local_is_paper_scale_except_bo_and_mnist():
+    """paper-local extends paper.yaml: same seeds and horizons; BO shorter, MNIST in test-split mode."""
+    paper = vc.load_config(REPO / "config" / "paper.yaml")
+    local = vc.load_config(REPO / "config" / "paper-local.yaml")
+    assert "base" not in local
+    assert set(local["experiments"]) == set(paper["experiments"])
+    for name, exp in local["experiments"].items():
+        assert vc.seeds(local, name) == list(range(20)), name
+        if name != "mnist":
+            assert exp["horizon"] == paper["experiments"][name]["horizon"], name
+            assert exp["settings"] == paper["experiments"][name]["settings"], name
+    assert local["experiments"]["mnist"]["objective_params"]["mode"] == "test-split"
+    assert "mnist-train-images" not in local["experiments"]["mnist"]["data"]
+    assert local["settings"]["BO"]["max_horizon"] < paper["settings"]["BO"]["max_horizon"]
+    assert {k: v for k, v in local["settings"].items() if k != "BO"} == {
+        k: v for k, v in paper["settings"].items() if k != "BO"
+    }
+
+
+def test_a_base_file_is_read_first_and_updated_key_by_key(tmp_path, tiny):
+    (tmp_path / "base.yaml").write_text(yaml.safe_dump(tiny))
+    (tmp_path / "sub").mkdir()
+    child = tmp_path / "sub" / "child.yaml"
+    child.write_text("base: ../base.yaml\nsettings:\n  POO: {params: {rho_max: 0.5}}\nprogress_every: 7\n")
+    config = vc.load_config(child)
+    assert config["progress_every"] == 7
+    assert config["settings"]["POO"] == {"algorithm": "POO", "params": {"rho_max": 0.5, "nu_max": 1.0}}
+    assert config["experiments"] == check(copy.deepcopy(tiny))["experiments"]
+    assert vc.with_bases([child]) == [(tmp_path / "base.yaml").resolve(), child.resolve()]
+
+
+def test_a_looping_or_missing_base_is_an_error_naming_the_file(tmp_path):
+    (tmp_path / "a.yaml").write_text("base: b.yaml\n")
+    (tmp_path / "b.yaml").write_text("base: a.yaml\n")
+    with pytest.raises(vc.ConfigError, match="loops"):
+        vc.load_config(tmp_path / "a.yaml")
+    (tmp_path / "c.yaml").write_text("base: nope.yaml\n")
+    with pytest.raises(vc.ConfigError, match="nope.yaml"):
+        vc.load_config(tmp_path / "c.yaml")
+
+
+def test_runs_per_job_setting_wins_over_experiment(tiny):
+    tiny["experiments"]["garland"]["runs_per_job"] = 2
+    tiny["settings"]["POO"]["runs_per_job"] = 1
+    check(tiny)
+    assert vc.runs_per_job(tiny, "garland", "VHCT-rho0.75") == 2
+    assert vc.runs_per_job(tiny, "garland", "POO") == 1
+    assert vc.runs_per_job(tiny, "counterexample", "VHCT-rho0.75") == 1
+    tiny["experiments"]["garland"]["runs_per_job"] = 0
+    with pytest.raises(vc.ConfigError, match="runs_per_job"):
+        check(tiny)
+
+
+def test_run_batches_cover_each_batched_run_once_in_config_order(tiny):
+    tiny["experiments"]["garland"]["seeds"] = 3
+    tiny["experiments"]["garland"]["runs_per_job"] = 4
+    tiny["settings"]["POO"]["runs_per_job"] = 1
+    tiny["experiments"]["counterexample"]["runs_per_job"] = 3  # explicit seeds [3, 7]
+    check(tiny)
+    batches = vc.run_batches(tiny)
+    assert len({b.rule for b in batches}) == len(batches)
+    first = batches[0]
+    assert first.rule == "run_garland_batch0"
+    assert first.runs == (("VHCT-rho0.25", 0), ("VHCT-rho0.25", 1), ("VHCT-rho0.25", 2), ("VHCT-rho0.75", 0))
+    assert all(len(b.runs) <= 4 for b in batches if b.experiment == "garland")
+    counter = [b for b in batches if b.experiment == "counterexample"]
+    assert [b.runs for b in counter] == [
+        (("VHCT-rho0.75", 3), ("VHCT-rho0.75", 7), ("VHCT-phi2overh", 3)),
+        (("VHCT-phi2overh", 7),),
+    ]
+    batched = [(b.experiment, s, k) for b in batches for s, k in b.runs]
+    assert len(batched) == len(set(batched))
+    single = {(e, s, k) for e, s, k in vc.run_jobs(tiny) if vc.runs_per_job(tiny, e, s) == 1}
+    assert ("garland", "POO", 0) in single
+    assert set(batched).isdisjoint(single)
+    assert set(batched) | single == set(vc.run_jobs(tiny))

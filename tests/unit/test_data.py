@@ -492,3 +492,24 @@ def test_loaders_name_a_corrupted_file(tmp_path):
     images.write_bytes(bytes(damaged))
     with pytest.raises(IdxFormatError, match=f"{images}: not a complete, valid gzip file"):
         read_idx_images(images)
+
+
+@pytest.mark.parametrize(("objective", "params"), [("garland", {}), ("rastrigin", {"dim": 3})])
+def test_run_tables_are_written_as_pandas_writes_them_and_read_back_exactly(tmp_path, objective, params):
+    import gzip
+
+    import pandas as pd
+
+    from vhct.pipeline.jobs import table_csv, write_table
+    from vhct.pipeline.run import run_experiment
+
+    table, _ = run_experiment(
+        algorithm="POO", params={}, objective=objective, objective_params=params, noise=0.05,
+        horizon=300, seed=1, progress_every=1000,
+    )  # fmt: skip
+    table.loc[3, "regret"] = float("nan")
+    assert table_csv(table) == table.to_csv(index=False)
+    path = tmp_path / "seed1.csv.gz"
+    write_table(table, path)
+    assert gzip.decompress(path.read_bytes()).decode() == table.to_csv(index=False)
+    pd.testing.assert_frame_equal(pd.read_csv(path), table, check_exact=True)

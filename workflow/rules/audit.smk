@@ -36,7 +36,7 @@ rule audit:
     params:
         run_paths=lambda wc: {e: run_paths(e) for e in AUDIT_EXPERIMENTS},
         final_paths=lambda wc: {e: FINAL.format(experiment=e) for e in AUDIT_EXPERIMENTS},
-        configfiles=[str(p) for p in workflow.configfiles] or [str(DEFAULT_CONFIG.relative_to(REPO))],
+        configfiles=[str(p) for p in CONFIG_FILES],
     log:
         "logs/audit.log",
     threads: 1

@@ -25,6 +25,13 @@ if not workflow.overwrite_configfiles:
 # Schema check (names pinned to the registries, defaults filled in), then cross-reference
 # checks; both fail before any job starts, in one line naming the file, line and key path.
 try:
+    if vc.BASE_KEY in config:  # a file extends another (key `base`): the base's keys first, then the files'
+        _given = dict(config)
+        config.clear()
+        config.update(vc.merged_config(CONFIG_FILES))
+        update_config(config, _given)  # the files and --config overrides again, over the bases
+        config.pop(vc.BASE_KEY)
+        CONFIG_FILES = vc.with_bases(CONFIG_FILES)
     vc.validate_config(config, CONFIG_FILES)
 except vc.ConfigError as _error:
     raise WorkflowError(f"invalid config: {_error}") from None

@@ -1,14 +1,21 @@
-"""One job per experiment x algorithm setting x seed: the per-round table and its JSON sidecar."""
+"""Run jobs: one table and JSON sidecar per experiment x algorithm setting x seed.
+
+A run is one job (rule `run`) unless its setting or experiment declares `runs_per_job` > 1:
+then one job runs that many runs of the experiment (settings x seeds, in config order) one
+after the other, still writing one table and sidecar per run (one rule per such batch, its
+files spelled out: vhct.pipeline.config.run_batches). Short synthetic runs take a fraction of
+a second, about what starting a job's process costs.
+"""
 
 
 rule run:
     input:
         verified=run_data_inputs,
     output:
-        table=RUN_TABLE,
-        meta=RUN_META,
+        tables=[RUN_TABLE],
+        metas=[RUN_META],
     params:
-        spec=lambda wc: vc.run_spec(config, wc.experiment, wc.setting, int(wc.seed)),
+        specs=lambda wc: [vc.run_spec(config, wc.experiment, wc.setting, int(wc.seed))],
     log:
         "logs/run/{experiment}/{setting}/seed{seed}.log",
     threads: lambda wc: resource("run", "threads", wc.experiment, wc.setting)
@@ -19,3 +26,31 @@ rule run:
         "../../environment.yml"
     script:
         "../scripts/run.py"
+
+
+for _batch in vc.run_batches(config):
+    _runs = [{"experiment": _batch.experiment, "setting": s, "seed": k} for s, k in _batch.runs]
+
+    rule:
+        name:
+            _batch.rule
+        input:
+            verified=[DATA_STAMP.format(path=p) for p in vc.data_files(config, _batch.experiment)],
+        output:
+            tables=[RUN_TABLE.format(**run) for run in _runs],
+            metas=[RUN_META.format(**run) for run in _runs],
+        params:
+            specs=[vc.run_spec(config, **run) for run in _runs],
+        log:
+            f"logs/run/{_batch.experiment}/batch{_batch.index}.log",
+        threads: max(resource("run", "threads", r["experiment"], r["setting"]) for r in _runs)
+        resources:
+            mem_mb=max(resource("run", "mem_mb", r["experiment"], r["setting"]) for r in _runs),
+            runtime=sum(resource("run", "runtime", r["experiment"], r["setting"]) for r in _runs),
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/run.py"
+
+    # the batch, not rule `run`, makes these runs' tables
+    workflow.ruleorder(_batch.rule, "run")

@@ -10,10 +10,11 @@ from __future__ import annotations
 import argparse
 import copy
 import difflib
+import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -30,6 +31,8 @@ OSC_ALGORITHMS = frozenset({"VHCT", "HCT"})
 #: the keys a config must have (also the schema's ``required``); named when the whole file is off
 REQUIRED_SECTIONS = ("settings", "experiments", "figures")
 #: said when a config file lacks a section: users may expect the default config to fill it in
+#: key of a config file naming the config file it extends (its keys are read first)
+BASE_KEY = "base"
 NOT_MERGED = (
     "the default config/config.yaml is used only when no config file is given; it is not merged with yours"
 )
@@ -205,9 +208,9 @@ def validate_config(
 
 
 def load_config(path: Path | str, schema_path: Path | str = SCHEMA_PATH) -> dict[str, Any]:
-    """Read a YAML config, validate it against the schema and check it semantically."""
-    config = read_config_file(path)
-    validate_config(config, [path], schema_path)
+    """Read a YAML config (and the file it extends), check it against the schema and semantically."""
+    config = merged_config([path])
+    validate_config(config, with_bases([path]), schema_path)
     return config
 
 
@@ -322,6 +325,53 @@ def run_jobs(
     ]
 
 
+def runs_per_job(config: Mapping[str, Any], experiment: str, setting: str) -> int:
+    """Runs per job of an (experiment, setting): the setting's value, else the experiment's, else 1."""
+    for section in (config["settings"][setting], config["experiments"][experiment]):
+        if section.get("runs_per_job") is not None:
+            return int(section["runs_per_job"])
+    return 1
+
+
+class RunBatch(NamedTuple):
+    """Runs of one experiment that one job runs one after the other: ``(setting, seed)`` pairs."""
+
+    experiment: str
+    index: int
+    runs: tuple[tuple[str, int], ...]
+
+    @property
+    def rule(self) -> str:
+        """Snakemake rule name of this batch (one rule per batch, its outputs spelled out)."""
+        return re.sub(r"\W", "_", f"run_{self.experiment}_batch{self.index}")
+
+
+def run_batches(config: Mapping[str, Any]) -> list[RunBatch]:
+    """The jobs of more than one run: per experiment, its runs in config order (setting by
+    setting, seeds in order), cut into chunks of ``runs_per_job``.
+
+    Runs of settings with ``runs_per_job`` 1 (e.g. BO) are left to the one-run rule. Batches are
+    numbered per experiment, so adding a setting at the end of an experiment's list keeps the
+    existing batches.
+    """
+    batches = []
+    for experiment, exp in config["experiments"].items():
+        size = 0
+        runs: list[tuple[str, int]] = []
+        for setting in exp["settings"]:
+            per_job = runs_per_job(config, experiment, setting)
+            if per_job > 1:
+                size = max(size, per_job)
+                runs += [(setting, seed) for seed in seeds(config, experiment)]
+        for index, start in enumerate(range(0, len(runs), max(size, 1))):
+            batches.append(RunBatch(experiment, index, tuple(runs[start : start + size])))
+    names = [b.rule for b in batches]
+    for name in names:
+        if names.count(name) > 1:
+            raise ConfigError(f"two run batches share the rule name {name!r}; rename an experiment")
+    return batches
+
+
 def run_spec(config: Mapping[str, Any], experiment: str, setting: str, seed: int) -> dict[str, Any]:
     """Everything one run job needs (passed to it as params, recorded in its JSON sidecar)."""
     exp = config["experiments"][experiment]
@@ -416,13 +466,44 @@ def data_spec(config: Mapping[str, Any], path: str) -> dict[str, Any]:
 # ---------------------------------------------------------------- command line
 
 
+def with_bases(files: Sequence[Path | str]) -> list[Path]:
+    """The config files with the files they extend (key ``base``, relative to the file) before them.
+
+    A file's base comes before the file, its base's base before that, and every file appears
+    once; a base chain that loops is an error naming the files.
+    """
+    out: list[Path] = []
+
+    def visit(path: Path, chain: tuple[Path, ...]) -> None:
+        if path in chain:
+            raise ConfigError(
+                f"{path}: 'base' chain loops: {' -> '.join(map(str, (*chain, path)))}", ("base",)
+            )
+        base = read_config_file(path).get(BASE_KEY)
+        if base is not None:
+            if not isinstance(base, str):
+                raise located(_key_error(BASE_KEY, f"must be a file path, got {base!r}"), [path])
+            visit((path.parent / base).resolve(), (*chain, path))
+        if path not in out:
+            out.append(path)
+
+    for path in files:
+        visit(Path(path).resolve(), ())
+    return out
+
+
 def merged_config(files: Sequence[Path | str]) -> dict[str, Any]:
-    """The config Snakemake builds from several ``--configfile`` files: later files update earlier ones."""
+    """The config Snakemake builds from several ``--configfile`` files: later files update earlier ones.
+
+    Each file's ``base`` (the file it extends) is read first (``with_bases``); the result has no
+    ``base`` key.
+    """
     from snakemake.utils import update_config
 
     config: dict[str, Any] = {}
-    for path in files:
+    for path in with_bases(files):
         update_config(config, read_config_file(path))
+    config.pop(BASE_KEY, None)
     return config
 
 
@@ -439,7 +520,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         config = merged_config(args.files)
-        validate_config(config, args.files)
+        validate_config(config, with_bases(args.files))
     except ConfigError as exc:
         print(exc, file=sys.stderr)
         return 1

@@ -9,6 +9,7 @@ no partial output behind.
 
 from __future__ import annotations
 
+import gzip
 import json
 import logging
 import platform
@@ -18,6 +19,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from vhct.pipeline.files import atomic_paths, json_default
 
 logger = logging.getLogger("vhct.pipeline.jobs")
@@ -26,6 +29,8 @@ LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 QUIET_LOGGERS = ("fontTools", "matplotlib", "PIL")
 #: gzip header timestamp of run tables (fixed, so equal tables give equal bytes)
 GZIP_MTIME = 0
+#: gzip level of run tables: 1 is ten times faster than 9 and 15% larger
+GZIP_LEVEL = 1
 
 
 def setup_logging(log_path: Path | str | None) -> None:
@@ -89,10 +94,58 @@ def run_job(
         "metadata": meta,
     }
     with atomic_paths(table_path, meta_path) as (tmp_table, tmp_meta):
-        table.to_csv(tmp_table, index=False, compression={"method": "gzip", "mtime": GZIP_MTIME})
+        write_table(table, tmp_table)
         tmp_meta.write_text(json.dumps(sidecar, indent=2, default=json_default) + "\n", encoding="utf-8")
     final = float(table["cumulative_regret"].iloc[-1])
     logger.info("done %s/%s/seed%d: R_n = %.6g after %d rounds in %.2f s", *tag, final, len(table), wall)
+
+
+def table_csv(table: Any) -> str:
+    """The run table as CSV text, as ``table.to_csv(index=False)`` writes it, in half the time.
+
+    Floats are written with ``repr`` (the shortest text that reads back to the same number, as
+    pandas writes them), column by column; a unit test checks the text against pandas'.
+    """
+    columns = []
+    for name in table.columns:
+        values = table[name].to_numpy()
+        if values.dtype.kind != "f":
+            columns.append(list(map(str, values.tolist())))
+            continue
+        texts = list(map(repr, values.tolist()))
+        for i in np.flatnonzero(np.isnan(values)):  # pandas writes a missing value as nothing
+            texts[i] = ""
+        columns.append(texts)
+    lines = [",".join(map(str, table.columns)), *map(",".join, zip(*columns, strict=True))]
+    return "\n".join(lines) + "\n"
+
+
+def write_table(table: Any, path: Path | str) -> None:
+    """Write a run table as gzip-compressed CSV at level 1 (pandas' gzip stream, at level 9, took
+    longer than a short run itself)."""
+    data = gzip.compress(table_csv(table).encode("utf-8"), compresslevel=GZIP_LEVEL, mtime=GZIP_MTIME)
+    Path(path).write_bytes(data)
+
+
+def run_batch_job(
+    specs: Sequence[Mapping[str, Any]],
+    table_paths: Sequence[Path | str],
+    meta_paths: Sequence[Path | str],
+    data_stamps: Sequence[Path | str] = (),
+) -> None:
+    """Run several seeds one after the other in this process, each into its own table and sidecar.
+
+    Each seed's files are written (atomically) as soon as it finishes, and each run draws only
+    from its own seeded generators, so a seed gives the same table in a batch as alone.
+    """
+    if not len(specs) == len(table_paths) == len(meta_paths):
+        raise ValueError(
+            f"{len(specs)} run specs for {len(table_paths)} tables and {len(meta_paths)} sidecars"
+        )
+    for i, (spec, table_path, meta_path) in enumerate(zip(specs, table_paths, meta_paths, strict=True), 1):
+        run_job(spec, table_path, meta_path, data_stamps if i == 1 else ())
+        if len(specs) > 1:
+            logger.info("batch progress: %d of %d seeds done", i, len(specs))
 
 
 def aggregate_job(
@@ -159,7 +212,7 @@ def from_snakemake(task: str, smk: Any) -> None:
             stamp = smk.output[0] if task == "verify" else None
             data_job(smk.params.spec, data_dir, smk.params.mirror, data_path, stamp)
         elif task == "run":
-            run_job(smk.params.spec, smk.output.table, smk.output.meta, smk.input.verified)
+            run_batch_job(smk.params.specs, smk.output.tables, smk.output.metas, smk.input.verified)
         else:
             aggregate_job(
                 smk.params.info, smk.params.run_paths, smk.output.regret, smk.output.final, smk.output.timing

@@ -16,7 +16,8 @@ from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED, NOT_REPRO
 DIGITS = 4
 
 
-def _num(value: Any) -> str:
+def format_number(value: Any) -> str:
+    """A number for the tables: DIGITS significant digits, nan/inf spelled out, None empty."""
     if value is None:
         return ""
     if isinstance(value, float):
@@ -30,17 +31,25 @@ def _num(value: Any) -> str:
 
 def _comparison_row(c: Mapping[str, Any]) -> list[str]:
     if "mean_by_round" in c:
-        means = ", ".join(f"t={t}: {_num(v)}" for t, v in c["mean_by_round"].items())
+        means = ", ".join(f"t={t}: {format_number(v)}" for t, v in c["mean_by_round"].items())
         numbers = f"n = {c['n_a']}; mean by round {means}"
     elif "mean_a" in c:
         numbers = (
-            f"{_num(c['mean_a'])} ± {_num(c['std_a'])} (n={c['n_a']}) vs "
-            f"{_num(c['mean_b'])} ± {_num(c['std_b'])} (n={c['n_b']}) at t={c['round']}"
+            f"{format_number(c['mean_a'])} ± {format_number(c['std_a'])} (n={c['n_a']}) vs "
+            f"{format_number(c['mean_b'])} ± {format_number(c['std_b'])} (n={c['n_b']}) at t={c['round']}"
         )
     else:
         numbers = ""
-    p = f"{_num(c.get('p_value'))} / {_num(c.get('p_value_opposite'))}" if "p_value" in c else ""
-    effect = f"{_num(c.get('effect'))} (threshold {_num(c.get('effect_threshold'))})" if "effect" in c else ""
+    p = (
+        f"{format_number(c.get('p_value'))} / {format_number(c.get('p_value_opposite'))}"
+        if "p_value" in c
+        else ""
+    )
+    effect = (
+        f"{format_number(c.get('effect'))} (threshold {format_number(c.get('effect_threshold'))})"
+        if "effect" in c
+        else ""
+    )
     return [f"{c['a']} vs {c['b']}", numbers, p, effect, c["verdict"], c["reason"]]
 
 
@@ -81,7 +90,7 @@ def document(audit: Mapping[str, Any]) -> list[tuple]:
             [
                 name,
                 f"{e['objective']}{params}",
-                _num(e["noise"]),
+                format_number(e["noise"]),
                 str(e["horizon"]),
                 str(len(e["seeds"])),
                 settings,
@@ -214,7 +223,8 @@ def _sensitivity_blocks(sensitivity: Sequence[Mapping[str, Any]]) -> list[tuple]
     return blocks
 
 
-def _md_cell(text: str) -> str:
+def md_cell(text: Any) -> str:
+    """One Markdown table cell: on one line, pipes escaped."""
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
@@ -229,12 +239,15 @@ def render_markdown(audit: Mapping[str, Any]) -> str:
         elif block[0] == "quote":
             lines += ["> " + " ".join(block[1].split()), ""]
         else:
-            _, header, rows = block
-            lines.append("| " + " | ".join(header) + " |")
-            lines.append("|" + "---|" * len(header))
-            lines += ["| " + " | ".join(_md_cell(x) for x in row) + " |" for row in rows]
-            lines.append("")
+            lines += markdown_table(*block[1:])
     return "\n".join(lines)
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
+    """Lines of a Markdown table, then an empty line (cells on one line, pipes escaped)."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(md_cell(x) for x in row) + " |" for row in rows]
+    return lines + [""]
 
 
 VERDICT_COLORS = {
@@ -285,9 +298,10 @@ def write_audit(
     audit: Mapping[str, Any], md_path: Path | str, json_path: Path | str, html_path: Path | str | None = None
 ) -> None:
     """Write the audit as Markdown, JSON (and HTML); infinities/nan are written as JSON strings."""
+
     def clean(x: Any) -> Any:
         if isinstance(x, float) and not math.isfinite(x):
-            return _num(x)
+            return format_number(x)
         if isinstance(x, dict):
             return {k: clean(v) for k, v in x.items()}
         if isinstance(x, list | tuple):
@@ -297,8 +311,6 @@ def write_audit(
     paths = [md_path, json_path] + ([html_path] if html_path is not None else [])
     with atomic_paths(*paths) as temps:
         temps[0].write_text(render_markdown(audit), encoding="utf-8")
-        temps[1].write_text(
-            json.dumps(clean(audit), indent=2, default=json_default) + "\n", encoding="utf-8"
-        )
+        temps[1].write_text(json.dumps(clean(audit), indent=2, default=json_default) + "\n", encoding="utf-8")
         if html_path is not None:
             temps[2].write_text(render_html(audit), encoding="utf-8")

@@ -1,0 +1,333 @@
+"""The replication's findings, shipped with the repository: ``docs/findings.md`` and its figures.
+
+    python -m vhct.reporting.findings ship     # after `make paper-local`: copy its results, render
+    python -m vhct.reporting.findings render   # render docs/findings.md from the shipped results
+
+``ship`` copies what a finished pipeline run produced into ``docs/``: the audit's JSON, the
+final and timing aggregates of every audited experiment and the run's provenance record into
+``docs/findings/``, the figures' PNGs into ``docs/figures/``. ``render`` writes
+``docs/findings.md`` from those files alone, so the document is never typed by hand and a
+test can check that it is what the shipped files give.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from vhct.pipeline.files import atomic_paths
+from vhct.reporting.audit.render import format_number, markdown_table, md_cell
+from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED, VERDICTS
+
+#: the shipped inputs of the document, relative to the docs directory
+DATA_DIR = "findings"
+AUDIT_JSON = "audit.json"
+PROVENANCE_JSON = "provenance.json"
+AGGREGATES = ("final.csv", "timing.csv")
+FIGURES_DIR = "figures"
+DOCUMENT = "findings.md"
+#: reasons for what a local run does not do at the paper's scale, by fact
+BO_REASON = (
+    "GPyOpt's cost grows with the cube of the observations (about 0.5 CPU-s per round at 50, 2 s at "
+    "300; benchmarks/bo_cost.py): 20 seeds of 500 rounds on each of these experiments would take "
+    "about 15 CPU-hours. The figures' legends give BO's horizon."
+)
+MNIST_REASON = (
+    "The official MNIST training images are not in the offline data mirror this run used "
+    "(data/README.md), so the network trains on part of the official test set and is validated on "
+    "a disjoint part of it."
+)
+
+
+class FindingsError(RuntimeError):
+    """A shipped input is missing or unreadable; the message names the file."""
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise FindingsError(f"{path}: cannot read it as JSON ({exc})") from exc
+
+
+def audited_experiments(audit: Mapping[str, Any]) -> list[str]:
+    """Experiments the audit read (its context's config summary), in config order."""
+    return list(audit["context"]["experiments"])
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def headline(audit: Mapping[str, Any]) -> str:
+    """One sentence: the verdict counts at the run's number of seeds, and the flips."""
+    claims = audit["claims"]
+    counts = {v: sum(c["verdict"] == v for c in claims) for v in VERDICTS}
+    seeds = sorted({len(e["seeds"]) for e in audit["context"]["experiments"].values()})
+    seed_text = " to ".join(map(str, (seeds[0], seeds[-1]) if len(seeds) > 1 else seeds))
+    parts = [f"{counts[REPRODUCED]} reproduced", f"{counts[NOT_REPRODUCED]} not reproduced"]
+    parts.append(f"{counts[INCONCLUSIVE]} inconclusive")
+    if counts[NOT_EVALUATED]:
+        parts.append(f"{counts[NOT_EVALUATED]} not evaluated")
+    flips = len(audit.get("flipped_claims", []))
+    return (
+        f"At {seed_text} seeds per curve, of the paper's {_count(len(claims), 'audited claim')}: "
+        f"{', '.join(parts[:-1])} and {parts[-1]}; {_count(flips, 'claim')} "
+        f"{'flips' if flips == 1 else 'flip'} under an implementation choice the paper leaves open."
+    )
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min {secs:02d} s ({seconds:.0f} s)"
+
+
+def provenance_lines(prov: Mapping[str, Any]) -> list[str]:
+    """The provenance block: commit, config, command, date, wall time, machine."""
+    machine = prov["machine"]
+    commit = prov["commit"] or "unknown"
+    if prov.get("uncommitted_changes"):
+        commit += " (with uncommitted changes)"
+    rows = [
+        ["commit", commit],
+        ["config", ", ".join(prov["config_files"]) or "-"],
+        ["command", f"`{prov['command']}`"],
+        ["started (UTC)", prov["started_utc"]],
+        ["wall time", _duration(prov["wall_seconds"])],
+        [
+            "machine",
+            f"{machine['cpus']} CPUs ({machine['cpu_model']}), {machine['system']}, "
+            f"Python {machine['python']}",
+        ],
+    ]
+    return markdown_table(["", ""], rows)
+
+
+def scale_lines(audit: Mapping[str, Any]) -> list[str]:
+    """What this run did not do at the paper's full scale, and why (from the audited config)."""
+    experiments = audit["context"]["experiments"]
+    capped: dict[tuple[str, int], list[str]] = {}
+    for name, exp in experiments.items():
+        for setting, info in exp["settings"].items():
+            if "max_horizon" in info and info["max_horizon"] < exp["horizon"]:
+                capped.setdefault((setting, info["max_horizon"]), []).append(f"{name} (n = {exp['horizon']})")
+    lines = []
+    for (setting, cap), where in capped.items():
+        lines.append(f"- **{setting} stops at t = {cap} rounds** in {', '.join(where)}. {BO_REASON}")
+    for name, exp in experiments.items():
+        params = exp.get("objective_params") or {}
+        if params.get("mode") == "test-split":
+            lines.append(
+                f"- **{name} runs in test-split mode**: {params.get('n_train')} training and "
+                f"{params.get('n_valid')} validation images, n = {exp['horizon']} rounds. {MNIST_REASON}"
+            )
+    return (lines or ["- Nothing: every experiment ran at the configured paper scale."]) + [""]
+
+
+def verdict_lines(audit: Mapping[str, Any]) -> list[str]:
+    """Every claim's verdict, its reading under the variants, where it was evaluated and why."""
+    rows = []
+    for c in audit["claims"]:
+        variants = "; ".join(
+            f"{s['choice']}: {s['verdict']}{' (flips)' if s['flips'] else ''}"
+            for s in c.get("sensitivity", [])
+        )
+        rows.append(
+            [c["id"], c["location"], f"**{c['verdict']}**", c["coverage"], c["reason"], variants or "-"]
+        )
+    return markdown_table(
+        ["claim", "where in the paper", "verdict", "evaluated on", "why", "under the variants"], rows
+    )
+
+
+def sensitivity_lines(audit: Mapping[str, Any]) -> list[str]:
+    """Per implementation choice the paper leaves open: the claims whose verdict it changes."""
+    lines: list[str] = []
+    for choice in audit.get("sensitivity", []):
+        flipped = [r for r in choice["claims"] if r["flips"]]
+        same = [r["claim"] for r in choice["claims"] if not r["flips"]]
+        lines.append(
+            f"- **{choice['id']}** ({choice['choice']}): default {choice['default']}; "
+            f"variant {choice['variant']}."
+        )
+        for r in flipped:
+            lines.append(
+                f"  - {r['claim']} flips: {r['default_verdict']} -> {r['variant_verdict']} "
+                f"({md_cell(r['variant_reason'])})"
+            )
+        if same:
+            lines.append(f"  - unchanged: {', '.join(same)}")
+    return (lines or ["- The run evaluated no variant settings."]) + [""]
+
+
+def discrepancy_lines(audit: Mapping[str, Any]) -> list[str]:
+    rows = [[d["id"], d["where"], d["paper"], d["issue"], d["resolution"]] for d in audit["discrepancies"]]
+    return markdown_table(["id", "where", "the paper", "the problem", "what this project does"], rows)
+
+
+def cost_lines(aggregates: Mapping[str, Mapping[str, pd.DataFrame]], audit: Mapping[str, Any]) -> list[str]:
+    """Seconds per evaluation (optimizer and objective together) of each experiment, by algorithm."""
+    per: dict[str, dict[str, float]] = {}
+    for name, tables in aggregates.items():
+        timing = tables["timing.csv"]
+        sums = timing.groupby("algorithm", sort=False)[["wall_seconds", "rounds"]].sum()
+        per[name] = (sums["wall_seconds"] / sums["rounds"]).to_dict()
+    algorithms = list(dict.fromkeys(a for row in per.values() for a in row))
+    experiments = audit["context"]["experiments"]
+    rows = [
+        [name, experiments[name]["objective"], *(format_number(per[name].get(a)) or "-" for a in algorithms)]
+        for name in per
+    ]
+    return markdown_table(["experiment", "objective", *algorithms], rows)
+
+
+def regret_lines(aggregates: Mapping[str, Mapping[str, pd.DataFrame]]) -> list[str]:
+    """Final cumulative regret of every setting, best first, one collapsed table per experiment."""
+    lines: list[str] = []
+    for name, tables in aggregates.items():
+        final = tables["final.csv"].sort_values("final_mean", kind="stable")
+        rows = [
+            [r.setting, r.horizon, r.n_seeds, f"{format_number(r.final_mean)} ± {format_number(r.final_std)}"]
+            for r in final.itertuples()
+        ]
+        lines += [f"<details><summary>{name}</summary>", ""]
+        lines += markdown_table(["setting", "n", "seeds", "R_n (mean ± sd)"], rows)
+        lines += ["</details>", ""]
+    return lines
+
+
+def render(docs: Path | str) -> str:
+    """``docs/findings.md`` from the shipped files under ``docs/findings`` and ``docs/figures``."""
+    docs = Path(docs)
+    data = docs / DATA_DIR
+    audit = _read_json(data / AUDIT_JSON)
+    prov = _read_json(data / PROVENANCE_JSON)
+    aggregates = {}
+    for name in audited_experiments(audit):
+        tables = {}
+        for file in AGGREGATES:
+            path = data / "aggregates" / name / file
+            try:
+                tables[file] = pd.read_csv(path)
+            except (OSError, ValueError) as exc:
+                raise FindingsError(f"{path}: cannot read the aggregate ({exc})") from exc
+        aggregates[name] = tables
+    figures = sorted((docs / FIGURES_DIR).glob("*.png"))
+    lines = [
+        "# What the replication found",
+        "",
+        "<!-- Generated by `make findings` (python -m vhct.reporting.findings) from the files under "
+        "docs/findings/ and docs/figures/; do not edit by hand. -->",
+        "",
+        f"**{headline(audit)}**",
+        "",
+        "The audit checks each claim of the paper on the runs of this pipeline: one number per seed, a "
+        "one-sided test across seeds, an effect size and a verdict; the rules are data in "
+        "`config/claims.yaml` and explained in [docs/audit.md](audit.md). *Inconclusive* means too few "
+        "seeds, too small an effect or no significant difference, not evidence against the claim. The "
+        "full audit, with every comparison's numbers, is in [findings/audit.json](findings/audit.json) "
+        "and, rendered, in the run's `results/audit.md`.",
+        "",
+        "## Provenance",
+        "",
+        *provenance_lines(prov),
+        "## Not at the paper's full scale",
+        "",
+        *scale_lines(audit),
+        "## Verdicts",
+        "",
+        *verdict_lines(audit),
+        "## Sensitivity to implementation choices the paper leaves open",
+        "",
+        "Each choice runs as extra settings; every claim that reads a substituted setting is evaluated "
+        "again with the variant in its place. A claim that flips is not decided by this project's default.",
+        "",
+        *sensitivity_lines(audit),
+        "## Discrepancies in the paper and in the authors' library",
+        "",
+        *discrepancy_lines(audit),
+        "## Cost: seconds per evaluation",
+        "",
+        "Wall seconds of a run divided by its rounds (the optimizer's work and the objective's evaluation "
+        "together), summed over the settings and seeds of each algorithm.",
+        "",
+        *cost_lines(aggregates, audit),
+        "## Final cumulative regret",
+        "",
+        *regret_lines(aggregates),
+        "## Figures",
+        "",
+    ]
+    for figure in figures:
+        lines += [f"### {figure.stem}", "", f"![{figure.stem}]({FIGURES_DIR}/{figure.name})", ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def ship(results: Path | str, figures: Path | str, docs: Path | str) -> list[Path]:
+    """Copy a finished run's audit, aggregates, provenance and figure PNGs into ``docs``; return the copies.
+
+    Every input is checked first, so a missing one fails naming it and changes nothing.
+    """
+    results, figures, docs = Path(results), Path(figures), Path(docs)
+    audit_path = results / AUDIT_JSON
+    audit = _read_json(audit_path)
+    sources = {audit_path: docs / DATA_DIR / AUDIT_JSON}
+    sources[results / PROVENANCE_JSON] = docs / DATA_DIR / PROVENANCE_JSON
+    for name in audited_experiments(audit):
+        for file in AGGREGATES:
+            sources[results / "aggregates" / name / file] = docs / DATA_DIR / "aggregates" / name / file
+    for png in sorted(figures.glob("*.png")):
+        sources[png] = docs / FIGURES_DIR / png.name
+    missing = [str(p) for p in sources if not p.is_file()]
+    if missing:
+        raise FindingsError(
+            f"missing input(s) of the findings (run `make paper-local` first): {', '.join(missing)}"
+        )
+    for stale in (docs / DATA_DIR, docs / FIGURES_DIR):
+        shutil.rmtree(stale, ignore_errors=True)
+    for source, target in sources.items():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    return list(sources.values())
+
+
+def write(docs: Path | str) -> Path:
+    """Render and write ``docs/findings.md`` (atomically)."""
+    path = Path(docs) / DOCUMENT
+    text = render(docs)
+    with atomic_paths(path) as (tmp,):
+        tmp.write_text(text, encoding="utf-8")
+    return path
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m vhct.reporting.findings", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("action", choices=["ship", "render"])
+    parser.add_argument("--results", type=Path, default=Path("results"), help="results of the run (ship)")
+    parser.add_argument("--figures", type=Path, default=Path("figures"), help="figures of the run (ship)")
+    parser.add_argument("--docs", type=Path, default=Path("docs"))
+    args = parser.parse_args(argv)
+    try:
+        if args.action == "ship":
+            copied = ship(args.results, args.figures, args.docs)
+            print(f"copied {len(copied)} files into {args.docs}")
+        path = write(args.docs)
+    except FindingsError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

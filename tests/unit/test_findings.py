@@ -1,0 +1,130 @@
+"""The findings generator (vhct.reporting.findings) and the run provenance recorder."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from support import REPO
+
+from vhct.pipeline import provenance
+from vhct.reporting import findings
+
+
+def _made_up_run(tmp_path: Path) -> tuple[Path, Path]:
+    """A finished run's results/ and figures/ as `make paper-local` leaves them (small, made up)."""
+    results, figures = tmp_path / "results", tmp_path / "figures"
+    settings = {"VHCT-rho0.75": {"algorithm": "VHCT"}, "BO": {"algorithm": "BO", "max_horizon": 50}}
+    audit = {
+        "context": {
+            "experiments": {
+                "garland": {"objective": "garland", "objective_params": {}, "noise": 0.05, "horizon": 5000,
+                            "seeds": list(range(20)), "settings": settings},
+                "mnist": {"objective": "mnist", "objective_params": {"mode": "test-split", "n_train": 2000,
+                          "n_valid": 1000}, "noise": 0.05, "horizon": 100, "seeds": list(range(20)),
+                          "settings": settings},
+            }
+        },
+        "claims": [
+            {"id": "C1", "location": "Sec. 5", "verdict": "reproduced", "coverage": "garland, mnist",
+             "reason": "VHCT below BO", "sensitivity": [{"choice": "osc-refresh", "verdict": "inconclusive",
+                                                         "flips": True}]},
+            {"id": "C2", "location": "Fig. 3", "verdict": "inconclusive", "coverage": "garland",
+             "reason": "p = 0.2", "sensitivity": []},
+        ],
+        "flipped_claims": ["C1"],
+        "sensitivity": [{"id": "osc-refresh", "choice": "when U is refreshed", "default": "doubling",
+                         "variant": "current", "claims": [
+                             {"claim": "C1", "default_verdict": "reproduced",
+                              "variant_verdict": "inconclusive",
+                              "flips": True, "variant_reason": "p = 0.1"}]}],
+        "discrepancies": [{"id": "D1", "where": "App.", "paper": "tau", "issue": "typo",
+                           "resolution": "fixed"}],
+    }  # fmt: skip
+    results.mkdir()
+    (results / findings.AUDIT_JSON).write_text(json.dumps(audit))
+    (results / findings.PROVENANCE_JSON).write_text(
+        json.dumps(
+            provenance.record(
+                ["snakemake", "--configfile", "config/paper-local.yaml"], datetime.now(UTC), 3725.0
+            )
+        )
+    )
+    for name in audit["context"]["experiments"]:
+        folder = results / "aggregates" / name
+        folder.mkdir(parents=True)
+        pd.DataFrame(
+            {"setting": ["VHCT-rho0.75", "BO"], "horizon": [5000, 50], "n_seeds": [20, 20],
+             "final_mean": [12.5, 30.25], "final_std": [1.5, 2.0]}
+        ).to_csv(folder / "final.csv", index=False)  # fmt: skip
+        pd.DataFrame(
+            {"setting": ["VHCT-rho0.75", "BO"], "algorithm": ["VHCT", "BO"], "seed": [0, 0],
+             "rounds": [5000, 50], "wall_seconds": [0.5, 25.0]}
+        ).to_csv(folder / "timing.csv", index=False)  # fmt: skip
+    figures.mkdir()
+    for name in ("fig3a_garland", "fig3c_mnist"):
+        (figures / f"{name}.png").write_bytes(b"\x89PNG")
+    return results, figures
+
+
+def test_ship_copies_a_run_into_docs_and_renders_every_part(tmp_path):
+    results, figures = _made_up_run(tmp_path)
+    docs = tmp_path / "docs"
+    copied = findings.ship(results, figures, docs)
+    assert all(p.is_file() for p in copied)
+    text = findings.write(docs).read_text(encoding="utf-8")
+    audit = json.loads((results / findings.AUDIT_JSON).read_text())
+    assert findings.headline(audit) in text
+    for needle in ("| C1 |", "| C2 |", "C1 flips: reproduced -> inconclusive", "| D1 |", "BO stops at t = 50",
+                   "mnist runs in test-split mode", "1 h 02 min 05 s", "config/paper-local.yaml", "| 0.5 |",
+                   "12.5 ± 1.5"):  # fmt: skip
+        assert needle in text, needle
+    links = re.findall(r"\]\(([^)#]+)\)", text)
+    assert "figures/fig3a_garland.png" in links
+    for link in links:
+        if link.startswith(("figures/", "findings/")):
+            assert (docs / link).is_file(), link
+    # the document is a function of the shipped files alone
+    assert findings.render(docs) == text
+
+
+def test_ship_names_a_missing_input_and_changes_nothing(tmp_path):
+    results, figures = _made_up_run(tmp_path)
+    (results / findings.PROVENANCE_JSON).unlink()
+    docs = tmp_path / "docs"
+    (docs / findings.DATA_DIR).mkdir(parents=True)
+    (docs / findings.DATA_DIR / "keep.txt").write_text("old")
+    with pytest.raises(findings.FindingsError, match="provenance.json"):
+        findings.ship(results, figures, docs)
+    assert (docs / findings.DATA_DIR / "keep.txt").read_text() == "old"
+
+
+def test_headline_counts_the_verdicts_and_flips():
+    audit = {
+        "claims": [{"verdict": v} for v in ("reproduced", "reproduced", "not reproduced", "inconclusive")],
+        "context": {"experiments": {"a": {"seeds": list(range(20))}}},
+        "flipped_claims": ["C3"],
+    }
+    assert findings.headline(audit) == (
+        "At 20 seeds per curve, of the paper's 4 audited claims: 2 reproduced, 1 not reproduced and "
+        "1 inconclusive; 1 claim flips under an implementation choice the paper leaves open."
+    )
+
+
+def test_provenance_records_a_successful_command_only(tmp_path, monkeypatch):
+    monkeypatch.chdir(REPO)
+    out = tmp_path / "prov.json"
+    ok = [sys.executable, "-c", "pass", "--configfile", "config/paper-local.yaml"]
+    assert provenance.main([str(out), "--", *ok]) == 0
+    record = json.loads(out.read_text())
+    assert record["config_files"] == ["config/paper-local.yaml"]
+    assert record["wall_seconds"] >= 0 and record["machine"]["cpus"] >= 1
+    assert re.fullmatch(r"[0-9a-f]{40}", record["commit"])
+    failed = tmp_path / "failed.json"
+    assert provenance.main([str(failed), "--", sys.executable, "-c", "raise SystemExit(3)"]) == 3
+    assert not failed.exists()
