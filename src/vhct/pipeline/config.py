@@ -498,11 +498,15 @@ def merged_config(files: Sequence[Path | str]) -> dict[str, Any]:
     Each file's ``base`` (the file it extends) is read first (``with_bases``); the result has no
     ``base`` key.
     """
-    from snakemake.utils import update_config
+    paths = with_bases(files)
+    if len(paths) == 1:  # nothing to merge: a lone config needs no Snakemake (an optional extra)
+        config = dict(read_config_file(paths[0]))
+    else:
+        from snakemake.utils import update_config
 
-    config: dict[str, Any] = {}
-    for path in with_bases(files):
-        update_config(config, read_config_file(path))
+        config = {}
+        for path in paths:
+            update_config(config, read_config_file(path))
     config.pop(BASE_KEY, None)
     return config
 
