@@ -111,3 +111,28 @@ def test_garland_paper_settings_vhct_beats_hct_and_regret_is_sublinear():
     for algorithm in ("VHCT", "HCT"):
         assert final[algorithm].mean() / 5000 < at_1000[algorithm].mean() / 1000
     assert recommendation_ok["VHCT"] >= 18 and recommendation_ok["HCT"] >= 18, recommendation_ok
+
+
+def test_a_run_job_writes_its_table_without_importing_pandas(tmp_path):
+    """Importing pandas takes about a second: a run job (jobs.run_batch_job) must not pay it."""
+    import subprocess
+    import sys
+    import textwrap
+
+    spec = {
+        "experiment": "garland", "setting": "HCT", "algorithm": "HCT", "params": {"rho": 0.5},
+        "objective": "garland", "objective_params": {}, "noise": 0.1, "horizon": 50, "seed": 3,
+        "progress_every": 0,
+    }  # fmt: skip
+    code = textwrap.dedent(
+        f"""
+        import sys
+        from vhct.pipeline.jobs import run_batch_job
+        run_batch_job([{spec!r}], [{str(tmp_path / "t.csv.gz")!r}], [{str(tmp_path / "t.json")!r}])
+        print("pandas" in sys.modules)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+    table = pd.read_csv(tmp_path / "t.csv.gz")
+    assert len(table) == 50 and (table["step_seconds"] > 0).all()

@@ -8,7 +8,18 @@ a second, about what starting a job's process costs.
 """
 
 
+#: (experiment, setting) pairs run one seed per job; rule `run` matches only their files, so
+#: the DAG does not weigh it against the batch rules for every batched file. These are the long
+#: runs (BO, real data), so they start first (priority) and the short batches fill the cores
+#: at the end instead of one long run finishing alone.
+_SINGLE_RUNS = {(e, s) for e, s, _ in vc.run_jobs(config) if vc.runs_per_job(config, e, s) == 1}
+
+
 rule run:
+    wildcard_constraints:
+        experiment=_names({e for e, _ in _SINGLE_RUNS}),
+        setting=_names({s for _, s in _SINGLE_RUNS}),
+    priority: 1
     input:
         verified=run_data_inputs,
     output:

@@ -58,7 +58,7 @@ def run_job(
     since its verification is hashed again, and a corrupted one fails naming the file.
     """
     from vhct.pipeline.data import check_stamp
-    from vhct.pipeline.run import run_experiment
+    from vhct.pipeline.run import experiment_columns
 
     for stamp in data_stamps:
         check_stamp(stamp)
@@ -73,7 +73,7 @@ def run_job(
         spec["noise"],
     )
     start = time.perf_counter()
-    table, meta = run_experiment(
+    table, meta = experiment_columns(
         algorithm=spec["algorithm"],
         params=dict(spec["params"]),
         objective=spec["objective"],
@@ -87,7 +87,7 @@ def run_job(
     sidecar = {
         "run": dict(spec),
         "seed": int(spec["seed"]),
-        "rounds": len(table),
+        "rounds": len(table["t"]),
         "wall_seconds": wall,
         "python": platform.python_version(),
         "host": platform.node(),
@@ -96,19 +96,21 @@ def run_job(
     with atomic_paths(table_path, meta_path) as (tmp_table, tmp_meta):
         write_table(table, tmp_table)
         tmp_meta.write_text(json.dumps(sidecar, indent=2, default=json_default) + "\n", encoding="utf-8")
-    final = float(table["cumulative_regret"].iloc[-1])
-    logger.info("done %s/%s/seed%d: R_n = %.6g after %d rounds in %.2f s", *tag, final, len(table), wall)
+    final = meta["final_cumulative_regret"]
+    logger.info("done %s/%s/seed%d: R_n = %.6g after %d rounds in %.2f s", *tag, final, len(table["t"]), wall)
 
 
 def table_csv(table: Any) -> str:
-    """The run table as CSV text, as ``table.to_csv(index=False)`` writes it, in half the time.
+    """The run table (a DataFrame or a mapping of column arrays) as CSV text, as pandas'
+    ``to_csv(index=False)`` writes it, in half the time.
 
     Floats are written with ``repr`` (the shortest text that reads back to the same number, as
     pandas writes them), column by column; a unit test checks the text against pandas'.
     """
+    names = list(table)  # a DataFrame's columns, a mapping's keys
     columns = []
-    for name in table.columns:
-        values = table[name].to_numpy()
+    for name in names:
+        values = np.asarray(table[name])
         if values.dtype.kind != "f":
             columns.append(list(map(str, values.tolist())))
             continue
@@ -116,7 +118,7 @@ def table_csv(table: Any) -> str:
         for i in np.flatnonzero(np.isnan(values)):  # pandas writes a missing value as nothing
             texts[i] = ""
         columns.append(texts)
-    lines = [",".join(map(str, table.columns)), *map(",".join, zip(*columns, strict=True))]
+    lines = [",".join(map(str, names)), *map(",".join, zip(*columns, strict=True))]
     return "\n".join(lines) + "\n"
 
 

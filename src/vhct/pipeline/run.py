@@ -8,15 +8,15 @@ Same seed, same table (wall times excepted: they sit in their own column).
 
 from __future__ import annotations
 
+import functools
 import logging
 import platform
 import time
 from collections.abc import Mapping
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from vhct.objectives import make_objective
 from vhct.objectives.base import Objective
@@ -24,6 +24,9 @@ from vhct.objectives.noise import UniformNoise
 from vhct.optimizers.base import Optimizer, check_horizon, check_reward
 from vhct.optimizers.registry import make_optimizer
 from vhct.pipeline.tables import run_table_columns
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -43,13 +46,19 @@ RECORDED_PACKAGES = (
 
 def package_versions() -> dict[str, str]:
     """Installed versions of the packages a result depends on (``"absent"`` when not installed)."""
-    versions = {"python": platform.python_version()}
+    return dict(_installed_versions())
+
+
+@functools.cache
+def _installed_versions() -> tuple[tuple[str, str], ...]:
+    """Looked up once per process: the lookups take about 15 ms, a short run not much more."""
+    versions = [("python", platform.python_version())]
     for name in RECORDED_PACKAGES:
         try:
-            versions[name] = metadata.version(name)
+            versions.append((name, metadata.version(name)))
         except metadata.PackageNotFoundError:
-            versions[name] = "absent"
-    return versions
+            versions.append((name, "absent"))
+    return tuple(versions)
 
 
 def run(
@@ -60,7 +69,29 @@ def run(
     seed: int,
     progress_every: int | None = None,
 ) -> pd.DataFrame:
-    """Run ``horizon`` rounds and return the per-round table.
+    """Run ``horizon`` rounds and return the per-round table (``run_columns`` as a DataFrame)."""
+    return as_frame(run_columns(optimizer, objective, horizon, noise, seed, progress_every))
+
+
+def as_frame(columns: Mapping[str, np.ndarray]) -> pd.DataFrame:
+    """A run table's columns as a pandas DataFrame (pandas is imported here, on first use)."""
+    import pandas as pd
+
+    return pd.DataFrame(dict(columns), columns=list(columns))
+
+
+def run_columns(
+    optimizer: Optimizer,
+    objective: Objective,
+    horizon: int,
+    noise: UniformNoise,
+    seed: int,
+    progress_every: int | None = None,
+) -> dict[str, np.ndarray]:
+    """Run ``horizon`` rounds and return the per-round table as columns, in table order.
+
+    Without pandas, whose import takes about a second: a run job writes the columns directly
+    (``vhct.pipeline.jobs.write_table``).
 
     Columns: ``t``; the point ``x0..x{d-1}``; ``reward`` (what the optimizer saw:
     ``f(x)`` plus noise); ``value`` ``f(x)``; ``regret`` = reference - ``f(x)`` (the
@@ -74,16 +105,16 @@ def run(
     rewards = np.empty(horizon)
     values = np.empty(horizon)
     depths = np.full(horizon, np.nan)
-    seconds = np.empty(horizon)
+    nanoseconds = np.empty(horizon, dtype=np.int64)  # the clock's resolution: short table text
     stochastic = objective.stochastic
     started = time.perf_counter()
     for k in range(horizon):
-        tick = time.perf_counter()
+        tick = time.perf_counter_ns()
         x = optimizer.ask()
         value = check_reward(objective(x, seed=(seed, k + 1)) if stochastic else objective(x))
         reward = value + noise.sample()
         optimizer.tell(x, reward)
-        seconds[k] = time.perf_counter() - tick
+        nanoseconds[k] = time.perf_counter_ns() - tick
         points[k] = x
         values[k] = value
         rewards[k] = reward
@@ -102,9 +133,9 @@ def run(
         "regret": regret,
         "cumulative_regret": np.cumsum(regret),
         "depth": depths,
-        "step_seconds": seconds,
+        "step_seconds": nanoseconds / 1e9,
     }
-    return pd.DataFrame(columns, columns=run_table_columns(dim))
+    return {name: columns[name] for name in run_table_columns(dim)}
 
 
 def seeded_run(run: Mapping[str, Any]) -> tuple[Objective, Optimizer, UniformNoise]:
@@ -138,6 +169,23 @@ def run_experiment(
     progress_every: int | None = None,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Build the objective and optimizer from names, run, and return (table, metadata)."""
+    columns, meta = experiment_columns(
+        algorithm, params, objective, objective_params, noise, horizon, seed, progress_every
+    )
+    return as_frame(columns), meta
+
+
+def experiment_columns(
+    algorithm: str,
+    params: Mapping[str, Any],
+    objective: str,
+    objective_params: Mapping[str, Any],
+    noise: float,
+    horizon: int,
+    seed: int,
+    progress_every: int | None = None,
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """``run_experiment`` with the table as columns (``run_columns``): what a run job writes."""
     if not isinstance(seed, int | np.integer) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     f, optimizer, noise_source = seeded_run(
@@ -152,9 +200,8 @@ def run_experiment(
         }
     )
     started = time.perf_counter()
-    table = run(optimizer, f, horizon, noise_source, int(seed), progress_every)
+    table = run_columns(optimizer, f, horizon, noise_source, int(seed), progress_every)
     wall = time.perf_counter() - started
-    final = table.iloc[-1]
     recommendation = optimizer.recommend()
     meta = {
         "algorithm": algorithm,
@@ -166,7 +213,7 @@ def run_experiment(
         "seed": int(seed),
         "f_star": f.f_star,
         "regret_reference": f.regret_reference,
-        "final_cumulative_regret": float(final["cumulative_regret"]),
+        "final_cumulative_regret": float(table["cumulative_regret"][-1]),
         "recommendation": recommendation.tolist(),
         "recommendation_value": float(
             f(recommendation, seed=(seed, 0)) if f.stochastic else f(recommendation)

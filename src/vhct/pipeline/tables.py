@@ -15,10 +15,12 @@ import json
 import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TABLE_SUFFIX = ".csv.gz"
 SIDECAR_SUFFIX = ".json"
@@ -85,6 +87,8 @@ def read_run(table_path: Path | str, columns: Sequence[str], horizon: int) -> tu
     """
     sidecar = read_sidecar(table_path)
     wanted = set(columns) | {ROUND_COLUMN}
+    import pandas as pd  # here, not at import: a run job writes its table without pandas
+
     try:
         table = pd.read_csv(table_path, usecols=lambda c: c in wanted)
     except (OSError, EOFError, zlib.error, ValueError) as exc:  # ValueError: pandas' parser errors
