@@ -495,8 +495,9 @@ def test_loaders_name_a_corrupted_file(tmp_path):
 
 
 @pytest.mark.parametrize(("objective", "params"), [("garland", {}), ("rastrigin", {"dim": 3})])
-def test_run_tables_are_written_as_pandas_writes_them_and_read_back_exactly(tmp_path, objective, params):
+def test_run_tables_read_back_exactly_with_pandas_header_and_missing_values(tmp_path, objective, params):
     import gzip
+    import io
 
     import pandas as pd
 
@@ -508,8 +509,32 @@ def test_run_tables_are_written_as_pandas_writes_them_and_read_back_exactly(tmp_
         horizon=300, seed=1, progress_every=1000,
     )  # fmt: skip
     table.loc[3, "regret"] = float("nan")
-    assert table_csv(table) == table.to_csv(index=False)
+    table.loc[4, "reward"] = 1e-7  # exponent form: orjson's 1e-7 is pandas' 1e-07, the same number
+    text = table_csv(table)
+    lines, pandas_lines = text.decode().splitlines(), table.to_csv(index=False).splitlines()
+    assert lines[0] == pandas_lines[0] and len(lines) == len(pandas_lines)
+    assert lines[4].split(",")[table.columns.get_loc("regret")] == ""  # NaN: an empty field, as pandas
+    for mine, theirs in zip(lines[7].split(","), pandas_lines[7].split(","), strict=True):
+        assert mine == theirs or ("e" in theirs and float(mine) == float(theirs))  # exponent forms only
+    pd.testing.assert_frame_equal(pd.read_csv(io.BytesIO(text)), table, check_exact=True)
     path = tmp_path / "seed1.csv.gz"
     write_table(table, path)
-    assert gzip.decompress(path.read_bytes()).decode() == table.to_csv(index=False)
+    assert gzip.decompress(path.read_bytes()) == text
     pd.testing.assert_frame_equal(pd.read_csv(path), table, check_exact=True)
+
+
+def test_table_text_round_trips_every_float_exactly():
+    import io
+
+    import pandas as pd
+
+    from vhct.pipeline.jobs import table_csv
+
+    rng = np.random.default_rng(5)
+    values = rng.standard_normal(20_000) * 10.0 ** rng.integers(-300, 300, 20_000)
+    values[:6] = [0.1 + 0.2, -0.0, 5e-324, 1.7976931348623157e308, 1e16, float("nan")]
+    table = {"t": np.arange(1, values.size + 1), "v": values}
+    back = pd.read_csv(io.BytesIO(table_csv(table)))
+    assert np.array_equal(back["t"].to_numpy(), table["t"])
+    assert np.array_equal(back["v"].to_numpy(), values, equal_nan=True)
+    assert np.signbit(back["v"].to_numpy()[1])

@@ -100,32 +100,38 @@ def run_job(
     logger.info("done %s/%s/seed%d: R_n = %.6g after %d rounds in %.2f s", *tag, final, len(table["t"]), wall)
 
 
-def table_csv(table: Any) -> str:
-    """The run table (a DataFrame or a mapping of column arrays) as CSV text, as pandas'
-    ``to_csv(index=False)`` writes it, in half the time.
+def table_csv(table: Any) -> bytes:
+    """The run table (a DataFrame or a mapping of column arrays) as CSV bytes, header first.
 
-    Floats are written with ``repr`` (the shortest text that reads back to the same number, as
-    pandas writes them), column by column; a unit test checks the text against pandas'.
+    Numbers are formatted by orjson (its shortest round-trip form, in C: a 5000-round table in a
+    few milliseconds, where Python's ``repr`` takes some 50), so every value reads back exactly;
+    the text is pandas' ``to_csv(index=False)`` except for the exponent form (orjson writes
+    ``1e-7`` and ``0.00001`` where pandas writes ``1e-07`` and ``1e-05``). A missing value (NaN)
+    is an empty field, as pandas writes it. Other columns are written with ``str``.
     """
+    import orjson
+
     names = list(table)  # a DataFrame's columns, a mapping's keys
     columns = []
     for name in names:
         values = np.asarray(table[name])
-        if values.dtype.kind != "f":
-            columns.append(list(map(str, values.tolist())))
+        if values.dtype.kind not in "fiu":
+            columns.append([str(v).encode() for v in values.tolist()])
             continue
-        texts = list(map(repr, values.tolist()))
-        for i in np.flatnonzero(np.isnan(values)):  # pandas writes a missing value as nothing
-            texts[i] = ""
-        columns.append(texts)
-    lines = [",".join(map(str, names)), *map(",".join, zip(*columns, strict=True))]
-    return "\n".join(lines) + "\n"
+        array = orjson.dumps(np.ascontiguousarray(values), option=orjson.OPT_SERIALIZE_NUMPY)
+        texts = array[1:-1].split(b",")
+        if values.dtype.kind == "f":
+            for i in np.flatnonzero(np.isnan(values)):  # orjson's null
+                texts[i] = b""
+        columns.append(texts if len(values) else [])
+    lines = [",".join(map(str, names)).encode(), *map(b",".join, zip(*columns, strict=True))]
+    return b"\n".join(lines) + b"\n"
 
 
 def write_table(table: Any, path: Path | str) -> None:
     """Write a run table as gzip-compressed CSV at level 1 (pandas' gzip stream, at level 9, took
     longer than a short run itself)."""
-    data = gzip.compress(table_csv(table).encode("utf-8"), compresslevel=GZIP_LEVEL, mtime=GZIP_MTIME)
+    data = gzip.compress(table_csv(table), compresslevel=GZIP_LEVEL, mtime=GZIP_MTIME)
     Path(path).write_bytes(data)
 
 

@@ -3,6 +3,9 @@
     python -m vhct.reporting.findings ship     # after `make paper-local`: copy its results, render
     python -m vhct.reporting.findings render   # render docs/findings.md from the shipped results
 
+Both also rewrite the README's findings block (between ``README_BEGIN`` and ``README_END``):
+the headline and a link to the document, on the README's first screen.
+
 ``ship`` copies what a finished pipeline run produced into ``docs/``: the audit's JSON, the
 final and timing aggregates of every audited experiment and the run's provenance record into
 ``docs/findings/``, the figures' PNGs into ``docs/figures/``. ``render`` writes
@@ -33,6 +36,9 @@ PROVENANCE_JSON = "provenance.json"
 AGGREGATES = ("final.csv", "timing.csv")
 FIGURES_DIR = "figures"
 DOCUMENT = "findings.md"
+#: the README's block that `write` keeps equal to the shipped headline (between these markers)
+README_BEGIN = "<!-- findings:begin (written by `make findings`) -->"
+README_END = "<!-- findings:end -->"
 #: reasons for what a local run does not do at the paper's scale, by fact
 BO_REASON = (
     "GPyOpt's cost grows with the cube of the observations (about 0.5 CPU-s per round at 50, 2 s at "
@@ -299,12 +305,40 @@ def ship(results: Path | str, figures: Path | str, docs: Path | str) -> list[Pat
     return list(sources.values())
 
 
-def write(docs: Path | str) -> Path:
-    """Render and write ``docs/findings.md`` (atomically)."""
+def readme_block(docs: Path | str) -> str:
+    """The README's findings block: the shipped audit's headline and a link to the document."""
+    audit = _read_json(Path(docs) / DATA_DIR / AUDIT_JSON)
+    return "\n".join(
+        [
+            README_BEGIN,
+            f"**{headline(audit)}** Every claim's verdict and why, the implementation choices that "
+            f"change verdicts, the discrepancies found and the figures at that scale: "
+            f"[docs/findings.md](docs/{DOCUMENT}).",
+            README_END,
+        ]
+    )
+
+
+def with_readme_block(readme: str, block: str) -> str:
+    """``readme`` with the text between the findings markers replaced by ``block``."""
+    start, end = readme.find(README_BEGIN), readme.find(README_END)
+    if start < 0 or end < start:
+        raise FindingsError(f"the README lacks the findings markers {README_BEGIN!r} ... {README_END!r}")
+    return readme[:start] + block + readme[end + len(README_END) :]
+
+
+def write(docs: Path | str, readme: Path | str | None = None) -> Path:
+    """Render and write ``docs/findings.md`` and, given ``readme``, its findings block (atomically)."""
     path = Path(docs) / DOCUMENT
     text = render(docs)
+    updated = None
+    if readme is not None:
+        updated = with_readme_block(Path(readme).read_text(encoding="utf-8"), readme_block(docs))
     with atomic_paths(path) as (tmp,):
         tmp.write_text(text, encoding="utf-8")
+    if updated is not None:
+        with atomic_paths(readme) as (tmp,):
+            tmp.write_text(updated, encoding="utf-8")
     return path
 
 
@@ -316,12 +350,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--results", type=Path, default=Path("results"), help="results of the run (ship)")
     parser.add_argument("--figures", type=Path, default=Path("figures"), help="figures of the run (ship)")
     parser.add_argument("--docs", type=Path, default=Path("docs"))
+    parser.add_argument(
+        "--readme", type=Path, default=Path("README.md"), help="README whose findings block to update"
+    )
     args = parser.parse_args(argv)
     try:
         if args.action == "ship":
             copied = ship(args.results, args.figures, args.docs)
             print(f"copied {len(copied)} files into {args.docs}")
-        path = write(args.docs)
+        path = write(args.docs, args.readme)
     except FindingsError as exc:
         print(exc, file=sys.stderr)
         return 1
