@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 from support import REPO
 
 from vhct.pipeline import provenance
@@ -128,3 +130,69 @@ def test_provenance_records_a_successful_command_only(tmp_path, monkeypatch):
     failed = tmp_path / "failed.json"
     assert provenance.main([str(failed), "--", sys.executable, "-c", "raise SystemExit(3)"]) == 3
     assert not failed.exists()
+
+
+def test_readme_block_is_replaced_between_the_markers_and_missing_markers_fail(tmp_path):
+    results, figures = _made_up_run(tmp_path)
+    docs = tmp_path / "docs"
+    findings.ship(results, figures, docs)
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# title\n\n{findings.README_BEGIN}\nold headline\n{findings.README_END}\n\nrest\n")
+    findings.write(docs, readme)
+    text = readme.read_text()
+    assert "old headline" not in text and text.startswith("# title\n") and text.endswith("\n\nrest\n")
+    assert findings.headline(json.loads((results / findings.AUDIT_JSON).read_text())) in text
+    readme.write_text("# no markers\n")
+    with pytest.raises(findings.FindingsError, match="markers"):
+        findings.write(docs, readme)
+
+
+# ---------------------------------------------------------------- the shipped findings
+DOCS = REPO / "docs"
+#: what a newcomer sees without scrolling
+README_FIRST_SCREEN_LINES = 25
+
+
+def _shipped(name: str) -> dict:
+    return json.loads((DOCS / findings.DATA_DIR / name).read_text(encoding="utf-8"))
+
+
+def test_shipped_findings_document_is_what_the_generator_makes_of_the_shipped_files():
+    assert (DOCS / findings.DOCUMENT).read_text(encoding="utf-8") == findings.render(DOCS)
+
+
+def test_every_file_the_shipped_findings_link_exists_and_every_figure_is_shown():
+    text = (DOCS / findings.DOCUMENT).read_text(encoding="utf-8")
+    links = [link for link in re.findall(r"\]\(([^)#\s]+)\)", text) if "://" not in link]
+    assert links
+    for link in links:
+        assert (DOCS / link).exists(), link
+    pngs = sorted((DOCS / findings.FIGURES_DIR).glob("*.png"))
+    assert pngs, "no figure shipped"
+    for png in pngs:
+        assert f"{findings.FIGURES_DIR}/{png.name}" in links, png.name
+        assert png.read_bytes().startswith(b"\x89PNG"), png.name
+
+
+def test_shipped_findings_are_at_paper_scale_from_committed_code():
+    audit, prov = _shipped(findings.AUDIT_JSON), _shipped(findings.PROVENANCE_JSON)
+    for name, experiment in audit["context"]["experiments"].items():
+        assert len(experiment["seeds"]) == 20, name
+    assert prov["config_files"] == ["config/paper-local.yaml"]
+    assert re.fullmatch(r"[0-9a-f]{40}", prov["commit"]) and not prov["uncommitted_changes"]
+    claims = yaml.safe_load((REPO / "config" / "claims.yaml").read_text(encoding="utf-8"))["claims"]
+    text = (DOCS / findings.DOCUMENT).read_text(encoding="utf-8")
+    assert [c["id"] for c in audit["claims"]] == [c["id"] for c in claims]
+    for claim in claims:
+        assert f"| {claim['id']} |" in text, claim["id"]
+    if (REPO / ".git").exists():  # a checkout with history: the commit is one of main's
+        ancestry = ["git", "-C", str(REPO), "merge-base", "--is-ancestor", prov["commit"], "HEAD"]
+        assert subprocess.run(ancestry, check=False).returncode == 0, f"{prov['commit']} not in history"
+
+
+def test_readme_first_screen_carries_the_shipped_headline_and_links_the_findings():
+    first_screen = "\n".join(
+        (REPO / "README.md").read_text(encoding="utf-8").splitlines()[:README_FIRST_SCREEN_LINES]
+    )
+    assert findings.readme_block(DOCS) in first_screen
+    assert "](docs/findings.md)" in first_screen
