@@ -33,11 +33,14 @@ def _made_up_run(tmp_path: Path) -> tuple[Path, Path]:
             }
         },
         "claims": [
-            {"id": "C1", "location": "Sec. 5", "verdict": "reproduced", "coverage": "garland, mnist",
+            {"id": "C1", "quote": "VHCT is fastest", "note": "read as the lowest final regret",
+             "location": "Sec. 5", "verdict": "reproduced", "coverage": "garland, mnist",
              "reason": "VHCT below BO", "sensitivity": [{"choice": "osc-refresh", "verdict": "inconclusive",
-                                                         "flips": True}]},
-            {"id": "C2", "location": "Fig. 3", "verdict": "inconclusive", "coverage": "garland",
-             "reason": "p = 0.2", "sensitivity": []},
+                                                         "flips": True}],
+             "experiments": [{"experiment": "garland", "verdict": "reproduced", "reason": "vs BO: p = 0.01"},
+                             {"experiment": "mnist", "verdict": "reproduced", "reason": "vs BO: p = 0.02"}]},
+            {"id": "C2", "quote": "VHCT and HCT alike", "location": "Fig. 3", "verdict": "inconclusive",
+             "coverage": "garland", "reason": "p = 0.2", "sensitivity": [], "experiments": []},
         ],
         "flipped_claims": ["C1"],
         "sensitivity": [{"id": "osc-refresh", "choice": "when U is refreshed", "default": "doubling",
@@ -62,7 +65,7 @@ def _made_up_run(tmp_path: Path) -> tuple[Path, Path]:
         folder.mkdir(parents=True)
         pd.DataFrame(
             {"setting": ["VHCT-rho0.75", "BO"], "horizon": [5000, 50], "n_seeds": [20, 20],
-             "final_mean": [12.5, 30.25], "final_std": [1.5, 2.0]}
+             "final_mean": [12.5, 3.25], "final_std": [1.5, 2.0]}
         ).to_csv(folder / "final.csv", index=False)  # fmt: skip
         pd.DataFrame(
             {"setting": ["VHCT-rho0.75", "BO"], "algorithm": ["VHCT", "BO"], "seed": [0, 0],
@@ -84,8 +87,13 @@ def test_ship_copies_a_run_into_docs_and_renders_every_part(tmp_path):
     assert findings.headline(audit) in text
     for needle in ("| C1 |", "| C2 |", "C1 flips: reproduced -> inconclusive", "| D1 |", "BO stops at t = 50",
                    "mnist runs in test-split mode", "1 h 02 min 05 s", "config/paper-local.yaml", "| 0.5 |",
-                   "12.5 ± 1.5"):  # fmt: skip
+                   "12.5 ± 1.5", "**C1** (reproduced): read as the lowest final regret",
+                   "  - mnist: reproduced (vs BO: p = 0.02)",
+                   "**C2** (inconclusive): VHCT and HCT alike"):  # fmt: skip
         assert needle in text, needle
+    # BO stopped at t = 50 follows the full-horizon setting although its R_n is smaller
+    vhct_row = text.index("| VHCT-rho0.75 | 5000 | 20 | 12.5 ± 1.5 | 0.0025 |")
+    assert vhct_row < text.index("| BO | 50 | 20 | 3.25 ± 2 |")
     links = re.findall(r"\]\(([^)#]+)\)", text)
     assert "figures/fig3a_garland.png" in links
     for link in links:
