@@ -213,8 +213,9 @@ def regret_lines(aggregates: Mapping[str, Mapping[str, pd.DataFrame]]) -> list[s
     """
     lines: list[str] = []
     for name, tables in aggregates.items():
-        final = tables["final.csv"]
-        final = final.assign(_order=-final["horizon"]).sort_values(["_order", "final_mean"], kind="stable")
+        final = tables["final.csv"].sort_values(
+            ["horizon", "final_mean"], ascending=[False, True], kind="stable"
+        )
         rows = [
             [
                 r.setting,
