@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
@@ -49,23 +50,44 @@ def as_domain(domain: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
     return box
 
 
+def is_number(value: object) -> bool:
+    """The one rule for numeric parameters: a real number (Python's or numpy's), never a bool.
+
+    ``numbers.Real`` covers int, float, fractions and numpy's integer and floating types;
+    a bool is an int to Python but a mistake here, so it is refused.
+    """
+    return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
+
+
+def check_real(name: str, value: float) -> float:
+    """Require a finite real number (the numeric rule of :func:`is_number`; NaN and infinity refused)."""
+    if not is_number(value):
+        raise ValueError(f"{name} must be a real number (not a bool or a string), got {value!r}")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return number
+
+
 def check_open_unit(name: str, value: float) -> float:
-    """Require ``0 < value < 1``."""
-    if not (isinstance(value, int | float | np.floating) and 0.0 < float(value) < 1.0):
+    """Require a real number with ``0 < value < 1``."""
+    number = check_real(name, value)
+    if not 0.0 < number < 1.0:
         raise ValueError(f"{name} must lie in (0, 1), got {value!r}")
-    return float(value)
+    return number
 
 
 def check_positive(name: str, value: float) -> float:
-    """Require a finite ``value > 0``."""
-    if not (isinstance(value, int | float | np.floating) and math.isfinite(value) and value > 0):
+    """Require a finite real number ``> 0``."""
+    number = check_real(name, value)
+    if not number > 0:
         raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return float(value)
+    return number
 
 
 def check_horizon(name: str, value: int, least: int = 1) -> int:
-    """Require an integer ``value >= least`` (a horizon, a budget, an epoch length)."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
+    """Require an integer ``value >= least`` (a horizon, a budget, an epoch length); a bool is refused."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) or value < least:
         raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
     return int(value)
 
@@ -80,12 +102,20 @@ def check_choice(name: str, value: str, choices: Sequence[str]) -> str:
 def check_reward(reward: float) -> float:
     """Require a finite real reward: a real number (numpy's too; not a string or a bool) or a 0-d array."""
     value = reward.item() if isinstance(reward, np.ndarray) and reward.ndim == 0 else reward
-    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
-        raise ValueError(f"reward must be a real number, got {reward!r}")
-    r = float(value)
-    if not math.isfinite(r):
-        raise ValueError(f"reward must be finite, got {reward!r}")
-    return r
+    return check_real("reward", value)
+
+
+class RewardRangeWarning(UserWarning):
+    """Rewards break the range an optimizer assumes (the paper's known bound ``b``); see docs/library.md."""
+
+
+def reward_overflow(name: str, reward: float, quantity: str, where: str) -> ValueError:
+    """The error for a reward whose arithmetic would overflow: it names the reward and what overflows."""
+    return ValueError(
+        f"reward {reward!r} is too large for {name}: it would make {quantity} overflow at {where}; "
+        "nothing was recorded (tell() the pending point again with a valid reward). Rewards should "
+        "lie in a known range such as [0, 1]: scale them (see docs/library.md)"
+    )
 
 
 class Optimizer(ABC):
@@ -93,6 +123,9 @@ class Optimizer(ABC):
 
     Subclasses implement ``_ask`` and ``_tell``; this class enforces the protocol
     (one ``tell`` per ``ask``, with the point that was asked and a finite reward).
+    ``_tell`` must be atomic: it raises before changing anything, or records the round
+    completely; ``tell`` then counts the round, so a rejected reward leaves the optimizer
+    as it was and the pending point can be told again.
     """
 
     #: short name used in tables and figures
@@ -105,6 +138,10 @@ class Optimizer(ABC):
         self._pending: np.ndarray | None = None
         #: number of completed ask/tell rounds
         self.t = 0
+        #: the optimizer that issues this one's reward-range warning (a wrapper adopts its instances)
+        self._warning_owner: Optimizer = self
+        self._reward_warning: str | None = None
+        self._reward_warned = False
 
     def ask(self) -> np.ndarray:
         """Return the next point to evaluate (a fresh array of shape (d,))."""
@@ -124,9 +161,27 @@ class Optimizer(ABC):
         # byte comparison first: this runs every round and np.allclose costs ~20 us
         if given.tobytes() != pending.tobytes() and not np.array_equal(given, pending):
             raise ValueError(f"tell() point {point!r} is not the pending point {pending.tolist()}")
+        self._tell(r)  # atomic: raises before changing anything
         self._pending = None
         self.t += 1
-        self._tell(r)
+        if self._reward_warning is not None and self._warning_owner is self:
+            message, self._reward_warning = self._reward_warning, None
+            warnings.warn(message, RewardRangeWarning, stacklevel=2)
+
+    def _flag_reward_range(self, message: str) -> None:
+        """Ask for a :class:`RewardRangeWarning`, issued once per optimizer after the round is recorded.
+
+        A wrapper's instances flag their owner, so a wrapper warns once, not once per instance.
+        """
+        owner = self._warning_owner
+        if not owner._reward_warned:
+            owner._reward_warned = True
+            owner._reward_warning = message
+
+    def adopt(self, child: Optimizer) -> Optimizer:
+        """Make this optimizer (or its own owner) issue ``child``'s reward-range warning."""
+        child._warning_owner = self._warning_owner
+        return child
 
     @abstractmethod
     def _ask(self) -> np.ndarray:

@@ -23,9 +23,17 @@ from typing import Literal
 
 import numpy as np
 
-from .base import Optimizer, SeedLike, check_choice, check_horizon, check_open_unit, check_positive
+from .base import (
+    Optimizer,
+    SeedLike,
+    check_choice,
+    check_horizon,
+    check_open_unit,
+    check_positive,
+    reward_overflow,
+)
 from .hoo import TruncatedHOO, Truncation
-from .partition import SplitPolicy
+from .partition import SplitPolicy, midpoint
 from .tree import HCT
 
 #: first epoch budget of PCT's anytime (doubling) schedule
@@ -72,9 +80,17 @@ class _Instance:
         self.pulls = 0
         self.mean_reward = 0.0
 
-    def record(self, reward: float) -> None:
+    def mean_after(self, reward: float, name: str) -> float:
+        """The running average once ``reward`` is recorded; raises (changing nothing) if it overflows."""
+        mean = self.mean_reward + (reward - self.mean_reward) / (self.pulls + 1)
+        if not math.isfinite(mean):
+            raise reward_overflow(name, reward, "the average reward", f"the instance with rho={self.rho!r}")
+        return mean
+
+    def record(self, reward: float, mean: float) -> None:
+        """Count ``reward``, whose new average :meth:`mean_after` computed."""
         self.pulls += 1
-        self.mean_reward += (reward - self.mean_reward) / self.pulls
+        self.mean_reward = mean
 
 
 class _Portfolio(Optimizer):
@@ -91,6 +107,10 @@ class _Portfolio(Optimizer):
         """An independent generator for a new base instance, drawn from ours."""
         return np.random.default_rng(self.rng.integers(2**63))
 
+    def _centre(self) -> np.ndarray:
+        """The domain's centre: the recommendation before any evaluation."""
+        return midpoint(self.domain[:, 0], self.domain[:, 1])
+
 
 class POO(_Portfolio):
     """POO (Grill, Valko & Munos 2015, Algorithm 1) over T-HOO instances; anytime.
@@ -101,7 +121,10 @@ class POO(_Portfolio):
     ``rho_grid(N)`` join, each first catching up with ``n/N`` evaluations, then ``n`` and
     ``N`` double (so the set always holds ``N`` instances: 1, 2, 4, ...). A pass gives every
     instance one evaluation and adds ``N`` to ``n``. The condition is undefined for
-    ``n < 2`` (``ln n <= 0``); no doubling happens there.
+    ``n < 2`` (``ln n <= 0``); no doubling happens there. Nor once ``n >= horizon``: the
+    new instances' evaluations would all come after the horizon; this bounds the instances
+    by ``2 * horizon`` when ``rho_max`` is close to 1 (``Dmax`` huge), where the condition
+    would otherwise keep doubling without end.
 
     No rounding is needed: ``n/N`` is always an integer, the evaluations every instance has
     had at the start of a pass (a pass adds 1 to it, a doubling leaves it unchanged and
@@ -158,7 +181,7 @@ class POO(_Portfolio):
             truncation=self.truncation,
             seed=self._child_seed(),
         )
-        return _Instance(rho, hoo, catch_up, batch)
+        return _Instance(rho, self.adopt(hoo), catch_up, batch)
 
     def needs_more_instances(self, n: int, n_instances: int) -> bool:
         """Grill's doubling condition ``N <= Dmax/2 * ln(n / ln n)`` (false for n < 2)."""
@@ -166,7 +189,7 @@ class POO(_Portfolio):
 
     def _plan(self) -> None:
         """Queue the next evaluations: new instances with their catch-up, then one pass."""
-        while self.needs_more_instances(self._n, self._N):
+        while self._n < self.horizon and self.needs_more_instances(self._n, self._N):
             catch_up = self._n // self._N  # exact: see the class docstring
             batch = len(self.doublings)
             self.doublings.append((self._n, self._N))
@@ -187,8 +210,9 @@ class POO(_Portfolio):
     def _tell(self, reward: float) -> None:
         entry = self._queue[0]
         instance = self.instances[entry[0]]
-        instance.optimizer.tell(instance.optimizer.ask(), reward)
-        instance.record(reward)
+        mean = instance.mean_after(reward, self.name)  # may raise: nothing changed yet
+        instance.optimizer.tell(instance.optimizer.ask(), reward)  # atomic
+        instance.record(reward, mean)
         self._depth = instance.optimizer.pulled_depth
         entry[1] -= 1
         if entry[1] == 0:
@@ -216,6 +240,8 @@ class GPO(_Portfolio):
     budget, and any round after it, exploits the candidate with the best cross-validated
     average. ``candidate`` (see :data:`GPO_CANDIDATES`) is the phase's last pulled point
     (default, as in the authors' library) or the base algorithm's ``recommend()``.
+    ``N`` is at most ``budget // 2`` (each phase needs two evaluations): without that cap a
+    ``rho_max`` close to 1 would ask for a practically endless grid.
     """
 
     name = "GPO"
@@ -237,7 +263,8 @@ class GPO(_Portfolio):
         self.base = base
         half = self.budget / 2.0
         ratio = half / math.log(half) if half > math.e else 1.0
-        self.n_phases = max(1, math.ceil(0.5 * self.dmax * math.log(ratio))) if ratio > 1 else 1
+        wanted = max(1, math.ceil(0.5 * self.dmax * math.log(ratio))) if ratio > 1 else 1
+        self.n_phases = min(wanted, max(1, self.budget // 2))
         self.phase_length = max(1, self.budget // (2 * self.n_phases))
         self.rhos = rho_grid(self.n_phases, self.rho_max)
         self.candidates: list[tuple[np.ndarray, _Instance]] = []
@@ -255,8 +282,8 @@ class GPO(_Portfolio):
             return self._exploit()
         if self._step == 0:
             rho = self.rhos[self._phase]
-            self._optimizer = self.base(
-                self.domain, rho=rho, nu=self.nu_max, split=self.split, seed=self._child_seed()
+            self._optimizer = self.adopt(
+                self.base(self.domain, rho=rho, nu=self.nu_max, split=self.split, seed=self._child_seed())
             )
         if self._step < self.phase_length:
             return self._optimizer.ask()
@@ -266,16 +293,18 @@ class GPO(_Portfolio):
         return self.candidates[-1][0]
 
     def _tell(self, reward: float) -> None:
-        self._depth = None
         if self._phase >= self.n_phases:
+            self._depth = None
             return
         if self._step < self.phase_length:
             point = self._optimizer.ask()
-            self._optimizer.tell(point, reward)
+            self._optimizer.tell(point, reward)  # atomic: raises before anything here changes
             self._last_point = point
             self._depth = self._optimizer.pulled_depth
         else:
-            self.candidates[-1][1].record(reward)
+            instance = self.candidates[-1][1]
+            instance.record(reward, instance.mean_after(reward, self.name))
+            self._depth = None
         self._step += 1
         if self._step == 2 * self.phase_length:
             self._phase += 1
@@ -291,7 +320,7 @@ class GPO(_Portfolio):
             return self._exploit().copy()
         if self._optimizer is not None:
             return self._optimizer.recommend()
-        return self.domain.mean(axis=1)
+        return self._centre()
 
 
 class PCT(_Portfolio):
@@ -323,14 +352,14 @@ class PCT(_Portfolio):
             self.horizon: int | None = check_horizon("horizon (schedule='fixed_budget')", horizon, 2)
             self._epoch_budget = self.horizon
         else:
-            self.horizon = horizon
+            self.horizon = None if horizon is None else check_horizon("horizon", horizon)
             self._epoch_budget = self.first_epoch
         self._left_in_epoch = 0
         self._gpo: GPO | None = None
         self._previous: GPO | None = None
 
     def _new_gpo(self) -> GPO:
-        return GPO(
+        return self.adopt(GPO(
             self.domain,
             self._epoch_budget,
             base=HCT,
@@ -339,7 +368,7 @@ class PCT(_Portfolio):
             split=self.split,
             candidate=self.candidate,
             seed=self._child_seed(),
-        )
+        ))
 
     def _ask(self) -> np.ndarray:
         if self._gpo is None:
@@ -371,4 +400,4 @@ class PCT(_Portfolio):
             return self._gpo.recommend()
         if self._previous is not None:
             return self._previous.recommend()
-        return self.domain.mean(axis=1)
+        return self._centre()

@@ -18,6 +18,21 @@ from .base import SeedLike, as_domain, as_generator, check_choice
 SplitPolicy = Literal["random", "longest"]
 SPLIT_POLICIES: tuple[str, ...] = ("random", "longest")
 _INITIAL_CAPACITY = 256
+#: bounds beyond which ``lo + hi`` (or ``hi - lo``) could overflow
+_HALF_MAX = np.finfo(float).max / 2.0
+
+
+def midpoint(lo, hi):
+    """``0.5 * (lo + hi)``, or ``0.5 * lo + 0.5 * hi`` where the sum overflows (bounds near the float max).
+
+    Halving is exact away from subnormals, so the two agree bit for bit whenever the sum is
+    finite; the first is kept there, so ordinary domains give the points they always gave.
+    """
+    with np.errstate(over="ignore"):
+        mid = 0.5 * (lo + hi)
+    if np.all(np.isfinite(mid)):
+        return mid
+    return 0.5 * lo + 0.5 * hi
 
 
 class BoxPartition:
@@ -34,6 +49,8 @@ class BoxPartition:
         self.dim = self.domain.shape[0]
         self.split_policy = split
         self.rng = as_generator(seed)
+        #: whether a cell's ``lo + hi`` or ``hi - lo`` can overflow (a bound beyond half the float maximum)
+        self._wide = bool(np.any(np.abs(self.domain) > _HALF_MAX))
         self._lo = np.empty((_INITIAL_CAPACITY, self.dim))
         self._hi = np.empty((_INITIAL_CAPACITY, self.dim))
         self._lo[0] = self.domain[:, 0]
@@ -59,7 +76,9 @@ class BoxPartition:
         return self._hi[node]
 
     def centre(self, node: int) -> np.ndarray:
-        """The point at which a node is evaluated."""
+        """The point at which a node is evaluated (finite also for bounds near the float maximum)."""
+        if self._wide:
+            return midpoint(self._lo[node], self._hi[node])
         return 0.5 * (self._lo[node] + self._hi[node])
 
     def is_leaf(self, node: int) -> bool:
@@ -70,6 +89,8 @@ class BoxPartition:
             return 0
         if self.split_policy == "random":
             return int(self.rng.integers(self.dim))
+        if self._wide:  # half-widths: the same order, without overflow
+            return int(np.argmax(0.5 * self._hi[node] - 0.5 * self._lo[node]))
         return int(np.argmax(self._hi[node] - self._lo[node]))
 
     def split(self, node: int) -> tuple[int, int]:
@@ -83,7 +104,7 @@ class BoxPartition:
             self._hi = np.concatenate([self._hi, np.empty((grow, self.dim))])
         axis = self._split_dimension(node)
         lo, hi = self._lo[node], self._hi[node]
-        mid = 0.5 * (lo[axis] + hi[axis])
+        mid = midpoint(lo[axis], hi[axis]) if self._wide else 0.5 * (lo[axis] + hi[axis])
         self._lo[k] = lo
         self._hi[k] = hi
         self._hi[k, axis] = mid

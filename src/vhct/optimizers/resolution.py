@@ -25,8 +25,8 @@ class Exponential:
     rho: float = 0.5
 
     def __post_init__(self) -> None:
-        check_positive("nu", self.nu)
-        check_open_unit("rho", self.rho)
+        object.__setattr__(self, "nu", check_positive("nu", self.nu))
+        object.__setattr__(self, "rho", check_open_unit("rho", self.rho))
 
     def __call__(self, depth: int) -> float:
         return self.nu * self.rho**depth
@@ -48,9 +48,8 @@ class Polynomial:
     cap: float = 1.0
 
     def __post_init__(self) -> None:
-        check_positive("a", self.a)
-        check_positive("p", self.p)
-        check_positive("cap", self.cap)
+        for name in ("a", "p", "cap"):
+            object.__setattr__(self, name, check_positive(name, getattr(self, name)))
 
     def __call__(self, depth: int) -> float:
         return min(self.cap, self.a / max(depth, 1) ** self.p)

@@ -17,10 +17,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .base import Optimizer, SeedLike, check_choice
+from .base import Optimizer, SeedLike, check_choice, is_number, reward_overflow
 from .partition import BoxPartition, SplitPolicy
 from .resolution import Resolution, make_resolution
-from .uncertainty import Bernstein, ConfidenceSchedule, Hoeffding, Uncertainty
+from .uncertainty import MAX_LOG_TERM, Bernstein, ConfidenceSchedule, Hoeffding, Uncertainty
 
 INF = math.inf
 
@@ -32,6 +32,10 @@ Refresh = Literal["paper", "current"]
 #: after each power of two), so every U always uses the current ``L``. Thresholds tau always use
 #: the current ``L`` (the paper defines ``tau_{h,i}(t)`` at round ``t``).
 REFRESHES: tuple[str, ...] = ("paper", "current")
+
+#: relative slack on the bound ``b^2/4`` of a node's variance before :class:`RewardRangeWarning`:
+#: rewards within a range of width ``b`` never exceed it (Popoviciu), up to rounding
+VARIANCE_BOUND_SLACK = 1e-9
 
 
 class TreeSearch(Optimizer):
@@ -143,10 +147,24 @@ class OSC(TreeSearch):
         if name is not None:
             self.name = name
         self._m2: list[float] = [0.0]
-        self._tau: list[int] = [0]  # the root always passes
+        #: threshold tau of each node (``math.inf`` when no pull count reaches it)
+        self._tau: list[int | float] = [0]  # the root always passes
         self._oe: list[float] = []
         self._log_term = schedule.log_term(1)
+        self._check_scale()
+        b = getattr(uncertainty, "b", None)
+        #: largest node variance rewards within the declared width ``b`` allow (no check without a ``b``)
+        self._variance_bound = b * b / 4.0 * (1.0 + VARIANCE_BOUND_SLACK) if is_number(b) else math.inf
         self._expand(0)
+
+    def _check_scale(self) -> None:
+        """Reject parameters for which ``U = mean + OE_0 + SE`` overflows whatever the rewards."""
+        oe, se = self.oe(0), self.uncertainty(1, 0.0, MAX_LOG_TERM)
+        if not math.isfinite(oe + se):
+            raise ValueError(
+                f"{self.name}: the resolution OE_0 = {oe!r} (nu for nu rho^h) plus the uncertainty "
+                f"SE = {se!r} overflow the upper bound U; lower nu, c or b"
+            )
 
     # -- per-node quantities ----------------------------------------------------------
     def oe(self, depth: int) -> float:
@@ -227,18 +245,48 @@ class OSC(TreeSearch):
         return self.partition.centre(self._path[-1])
 
     def _tell(self, reward: float) -> None:
-        node = self._path[-1]
+        node = self._path[-1]  # never the root
         n = self.count[node] + 1
-        self.count[node] = n
         diff = reward - self.mean[node]
         mean = self.mean[node] + diff / n
+        m2 = self._m2[node] + diff * (reward - mean)
+        # everything that can fail comes before the first change: a rejected reward changes nothing
+        h = self.partition.depth[node]
+        self._check_update(reward, node, n, mean, m2)
+        variance, oe = m2 / n, self.oe(h)
+        upper = mean + oe + self.uncertainty(n, variance, self._log_term)
+        tau = self.uncertainty.threshold(oe, variance, self._log_term)
+        expand = self.partition.left[node] < 0 and n >= tau
+        if expand:
+            self.oe(h + 1)  # a bad resolution raises here, not half-way through the expansion
+        self.count[node] = n
         self.mean[node] = mean
-        self._m2[node] += diff * (reward - mean)
-        self._refresh_node(node)
-        if self.partition.left[node] < 0 and n >= self._tau[node]:
+        self._m2[node] = m2
+        self.upper_bound[node] = upper
+        self._tau[node] = tau
+        if expand:
             self._expand(node)
         self._backup(self._path)
         self._last_pulled = node
+        if variance > self._variance_bound:
+            b = self.uncertainty.b
+            self._flag_reward_range(
+                f"{self.name}: the rewards at one point vary more than b={b!r} allows (a node's variance "
+                f"{variance:.4g} > b^2/4 = {b * b / 4:.4g}): the paper assumes rewards in [0, 1] with noise "
+                "within [-b/2, b/2]. The thresholds grow with the variance, so the tree stays shallow: scale "
+                "the rewards (see docs/library.md) or declare a larger b. (Warned once per optimizer.)"
+            )
+
+    def _check_update(self, reward: float, node: int, n: int, mean: float, m2: float) -> None:
+        """Raise if the node's new statistics overflow, or its U would at any reachable log term."""
+        h = self.partition.depth[node]
+        where = f"node (h={h}, i={self.partition.index[node]})"
+        if not math.isfinite(mean):
+            raise reward_overflow(self.name, reward, "the node's mean", where)
+        if not math.isfinite(m2):
+            raise reward_overflow(self.name, reward, "the node's variance", where)
+        if not math.isfinite(mean + self.oe(h) + self.uncertainty(n, m2 / n, MAX_LOG_TERM)):
+            raise reward_overflow(self.name, reward, "the node's upper bound U = mean + OE + SE", where)
 
     def recommend(self) -> np.ndarray:
         """Centre of the pulled node with the highest lower confidence bound ``mean - SE``.
