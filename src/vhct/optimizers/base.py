@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -15,6 +16,12 @@ from collections.abc import Sequence
 import numpy as np
 
 SeedLike = int | np.random.Generator | np.random.SeedSequence | None
+
+#: rounds any run may reach; bounds the sums the optimizers keep
+MAX_ROUNDS = 2**64
+#: largest reward magnitude: a node's sum of squared reward differences (Welford's ``M2``, at most
+#: ``rounds * (2 * limit)**2``) stays finite over ``MAX_ROUNDS`` rounds, so no later reward can overflow it
+REWARD_LIMIT = math.sqrt(sys.float_info.max / (4.0 * MAX_ROUNDS))
 
 
 def as_generator(seed: SeedLike) -> np.random.Generator:
@@ -109,12 +116,12 @@ class RewardRangeWarning(UserWarning):
     """Rewards break the range an optimizer assumes (the paper's known bound ``b``); see docs/library.md."""
 
 
-def reward_overflow(name: str, reward: float, quantity: str, where: str) -> ValueError:
-    """The error for a reward whose arithmetic would overflow: it names the reward and what overflows."""
+def reward_overflow(name: str, reward: float, reason: str) -> ValueError:
+    """The error for a reward whose arithmetic would overflow: it names the reward and the reason."""
     return ValueError(
-        f"reward {reward!r} is too large for {name}: it would make {quantity} overflow at {where}; "
-        "nothing was recorded (tell() the pending point again with a valid reward). Rewards should "
-        "lie in a known range such as [0, 1]: scale them (see docs/library.md)"
+        f"reward {reward!r} is too large for {name}: {reason}; nothing was recorded (tell() the pending "
+        "point again with a valid reward). Rewards should lie in a known range such as [0, 1]: scale "
+        "them (see docs/library.md)"
     )
 
 
@@ -156,6 +163,9 @@ class Optimizer(ABC):
         if self._pending is None:
             raise ValueError("tell() called without a pending ask()")
         r = check_reward(reward)
+        if abs(r) > REWARD_LIMIT:
+            reason = f"|reward| must be <= {REWARD_LIMIT:.3g}, beyond which a node's variance can overflow"
+            raise reward_overflow(self.name, reward, reason)
         given = np.asarray(point, dtype=float)
         pending = self._pending
         # byte comparison first: this runs every round and np.allclose costs ~20 us

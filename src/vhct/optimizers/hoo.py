@@ -7,7 +7,7 @@ from typing import Literal
 
 import numpy as np
 
-from .base import SeedLike, check_choice, check_horizon, check_open_unit, check_positive, reward_overflow
+from .base import SeedLike, check_choice, check_horizon, check_open_unit, check_positive
 from .partition import SplitPolicy
 from .tree import TreeSearch
 
@@ -76,19 +76,11 @@ class TruncatedHOO(TreeSearch):
 
     def _tell(self, reward: float) -> None:
         depth, count, mean, upper = self.partition.depth, self.count, self.mean, self.upper_bound
-        updates = []  # computed for the whole path first: a rejected reward changes nothing
         for node in self._path:
             n = count[node] + 1
-            new_mean = mean[node] + (reward - mean[node]) / n
-            new_upper = new_mean + math.sqrt(self._two_log_n / n) + self.nu * self.rho ** depth[node]
-            if not math.isfinite(new_upper):
-                where = f"node (h={depth[node]}, i={self.partition.index[node]})"
-                raise reward_overflow(self.name, reward, "the mean or upper bound U", where)
-            updates.append((node, n, new_mean, new_upper))
-        for node, n, new_mean, new_upper in updates:
             count[node] = n
-            mean[node] = new_mean
-            upper[node] = new_upper
+            mean[node] += (reward - mean[node]) / n
+            upper[node] = mean[node] + math.sqrt(self._two_log_n / n) + self.nu * self.rho ** depth[node]
         leaf = self._path[-1]
         if depth[leaf] < self.max_depth:
             self._expand(leaf)

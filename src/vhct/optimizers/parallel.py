@@ -30,7 +30,6 @@ from .base import (
     check_horizon,
     check_open_unit,
     check_positive,
-    reward_overflow,
 )
 from .hoo import TruncatedHOO, Truncation
 from .partition import SplitPolicy, midpoint
@@ -80,17 +79,9 @@ class _Instance:
         self.pulls = 0
         self.mean_reward = 0.0
 
-    def mean_after(self, reward: float, name: str) -> float:
-        """The running average once ``reward`` is recorded; raises (changing nothing) if it overflows."""
-        mean = self.mean_reward + (reward - self.mean_reward) / (self.pulls + 1)
-        if not math.isfinite(mean):
-            raise reward_overflow(name, reward, "the average reward", f"the instance with rho={self.rho!r}")
-        return mean
-
-    def record(self, reward: float, mean: float) -> None:
-        """Count ``reward``, whose new average :meth:`mean_after` computed."""
+    def record(self, reward: float) -> None:
         self.pulls += 1
-        self.mean_reward = mean
+        self.mean_reward += (reward - self.mean_reward) / self.pulls
 
 
 class _Portfolio(Optimizer):
@@ -210,9 +201,8 @@ class POO(_Portfolio):
     def _tell(self, reward: float) -> None:
         entry = self._queue[0]
         instance = self.instances[entry[0]]
-        mean = instance.mean_after(reward, self.name)  # may raise: nothing changed yet
-        instance.optimizer.tell(instance.optimizer.ask(), reward)  # atomic
-        instance.record(reward, mean)
+        instance.optimizer.tell(instance.optimizer.ask(), reward)  # atomic: raises before any change
+        instance.record(reward)
         self._depth = instance.optimizer.pulled_depth
         entry[1] -= 1
         if entry[1] == 0:
@@ -302,8 +292,7 @@ class GPO(_Portfolio):
             self._last_point = point
             self._depth = self._optimizer.pulled_depth
         else:
-            instance = self.candidates[-1][1]
-            instance.record(reward, instance.mean_after(reward, self.name))
+            self.candidates[-1][1].record(reward)
             self._depth = None
         self._step += 1
         if self._step == 2 * self.phase_length:

@@ -278,15 +278,18 @@ class OSC(TreeSearch):
             )
 
     def _check_update(self, reward: float, node: int, n: int, mean: float, m2: float) -> None:
-        """Raise if the node's new statistics overflow, or its U would at any reachable log term."""
+        """Raise if the node's new statistics overflow, or its U would at any reachable log term.
+
+        Rewards within ``REWARD_LIMIT`` and the validated quantifiers cannot overflow; this guards
+        quantifiers of the user's own.
+        """
         h = self.partition.depth[node]
-        where = f"node (h={h}, i={self.partition.index[node]})"
-        if not math.isfinite(mean):
-            raise reward_overflow(self.name, reward, "the node's mean", where)
-        if not math.isfinite(m2):
-            raise reward_overflow(self.name, reward, "the node's variance", where)
+        where = f"at node (h={h}, i={self.partition.index[node]})"
+        if not (math.isfinite(mean) and math.isfinite(m2)):
+            raise reward_overflow(self.name, reward, f"the mean or variance would overflow {where}")
         if not math.isfinite(mean + self.oe(h) + self.uncertainty(n, m2 / n, MAX_LOG_TERM)):
-            raise reward_overflow(self.name, reward, "the node's upper bound U = mean + OE + SE", where)
+            reason = f"U = mean + OE + SE would overflow {where} (SE from {self.uncertainty!r})"
+            raise reward_overflow(self.name, reward, reason)
 
     def recommend(self) -> np.ndarray:
         """Centre of the pulled node with the highest lower confidence bound ``mean - SE``.

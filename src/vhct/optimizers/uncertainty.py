@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass
 from typing import Protocol
 
-from .base import check_open_unit, check_positive
+from .base import MAX_ROUNDS, check_open_unit, check_positive
 
 #: Floor on the node variance in the Bernstein quantifier. The paper assumes the variance
 #: exceeds "a fixed small constant" (appendix, Preliminary Notations); the authors'
@@ -23,11 +23,9 @@ DEFAULT_VARIANCE_FLOOR = 1e-3
 
 #: ``-log`` of the smallest positive float: no positive ``delta`` or ``c1`` lies further below 1
 _LOG_TINY = -math.log(math.ulp(0.0))
-#: the last round any run reaches: thresholds are searched up to here, log terms bounded up to here
-MAX_ROUND = 2**64
-#: bound on ``L(t) = log(t+) - log(c1 delta)`` for every valid schedule and ``t <= MAX_ROUND``;
+#: bound on ``L(t) = log(t+) - log(c1 delta)`` for every valid schedule and ``t <= MAX_ROUNDS``;
 #: the quantifiers are validated so that SE stays finite up to it
-MAX_LOG_TERM = math.log(MAX_ROUND) + 2.0 * _LOG_TINY
+MAX_LOG_TERM = math.log(MAX_ROUNDS) + 2.0 * _LOG_TINY
 #: largest pull count searched for a threshold (``SE`` needs ``float(T)``); beyond it tau is infinite
 _MAX_COUNT = 2**1023
 
