@@ -204,3 +204,19 @@ def test_readme_first_screen_carries_the_shipped_headline_and_links_the_findings
     )
     assert findings.readme_block(DOCS) in first_screen
     assert "](docs/findings.md)" in first_screen
+
+
+def test_the_gpyopt_cost_explains_only_bos_cap():
+    """A capped setting that is not BO gets its config key as the reason, not GPyOpt's cost."""
+    settings = {
+        "BO": {"algorithm": "BO", "max_horizon": 50},
+        "T-HOO-short": {"algorithm": "T-HOO", "max_horizon": 20},
+        "VHCT": {"algorithm": "VHCT"},
+    }
+    audit = {"context": {"experiments": {"garland": {"horizon": 100, "settings": settings}}}}
+    lines = findings.scale_lines(audit)
+    bo = next(line for line in lines if line.startswith("- **BO stops at t = 50"))
+    short = next(line for line in lines if line.startswith("- **T-HOO-short stops at t = 20"))
+    assert findings.BO_REASON in bo
+    assert findings.BO_REASON not in short and "GPyOpt" not in short and findings.CAP_REASON in short
+    assert not any("VHCT" in line for line in lines)
