@@ -74,7 +74,8 @@ paper-local: $(STAMP)
 	$(MAKE) figures CONFIG=config/paper-local.yaml RUNNER="$(BIN)/python -m vhct.pipeline.provenance results/provenance.json --"
 
 ## findings: docs/findings.md and docs/figures/*.png from a finished `make paper-local`
-## (copies its audit JSON, aggregates, provenance and figure PNGs into docs/, then renders)
+## (copies its audit JSON, aggregates, provenance and linked figure PNGs into docs/, then renders;
+## refuses, changing nothing, unless all of them come from the run results/provenance.json records)
 findings: $(STAMP)
 	$(BIN)/python -m vhct.reporting.findings ship
 
