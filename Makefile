@@ -10,18 +10,21 @@ STAMP := $(VENV)/.vhct-installed
 CORE_VENV ?= /tmp/vhct-core-venv
 CORES ?= all
 CONFIG ?= config/config.yaml
+# a make value as one shell word in single quotes (a path with spaces or quotes stays one argument)
+shell_quote = '$(subst ','\'',$(1))'
+CONFIG_ARG = $(call shell_quote,$(CONFIG))
 TARGETS ?=
 # a command the Snakemake call of `make figures` runs under (make paper-local: the provenance recorder)
 RUNNER ?=
 # --keep-going: a failed job (e.g. a data file no source could provide) does not stop the
 # independent ones; make still fails at the end. --rerun-incomplete: after an interrupted run
 # (Ctrl-C, a killed Snakemake) the jobs it had under way run again; finished ones are kept.
-SNAKEMAKE := $(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) --keep-going --rerun-incomplete
+SNAKEMAKE := $(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG_ARG) --keep-going --rerun-incomplete
 # Before Snakemake starts: the config file is checked (errors name file, line and key; Snakemake
 # itself reports a YAML syntax error or an empty file without its name), and a lock left by a
 # killed Snakemake is cleared, only if no Snakemake process of this machine works in this
 # directory any more (vhct.pipeline.workdir_lock; exit 0 = stale).
-PREPARE := $(BIN)/python -m vhct.pipeline.config $(CONFIG) && \
+PREPARE := $(BIN)/python -m vhct.pipeline.config $(CONFIG_ARG) && \
 	if $(BIN)/python -m vhct.pipeline.workdir_lock; then $(SNAKEMAKE) --unlock; fi
 # Offline data mirror for the real-data experiments (files at <mirror>/<path>, see data/README.md):
 # an already set VHCT_DATA_MIRROR wins; else ../shared/data is used when that directory exists.
@@ -71,7 +74,8 @@ paper-local: $(STAMP)
 	$(MAKE) figures CONFIG=config/paper-local.yaml RUNNER="$(BIN)/python -m vhct.pipeline.provenance results/provenance.json --"
 
 ## findings: docs/findings.md and docs/figures/*.png from a finished `make paper-local`
-## (copies its audit JSON, aggregates, provenance and figure PNGs into docs/, then renders)
+## (copies its audit JSON, aggregates, provenance and linked figure PNGs into docs/, then renders;
+## refuses, changing nothing, unless all of them come from the run results/provenance.json records)
 findings: $(STAMP)
 	$(BIN)/python -m vhct.reporting.findings ship
 
@@ -97,11 +101,11 @@ lint: $(STAMP)
 
 ## dry-run: show the jobs the pipeline would run
 dry-run: $(STAMP)
-	$(BIN)/python -m vhct.pipeline.config $(CONFIG)
+	$(BIN)/python -m vhct.pipeline.config $(CONFIG_ARG)
 	$(SNAKEMAKE) --dry-run
 
 slurm-dry-run: $(STAMP)
-	$(BIN)/snakemake --profile workflow/profiles/slurm --configfile $(CONFIG) --dry-run
+	$(BIN)/snakemake --profile workflow/profiles/slurm --configfile $(CONFIG_ARG) --dry-run
 
 ## unlock: clear Snakemake's lock after a killed run (make figures does this by itself when safe)
 unlock: $(STAMP)

@@ -221,6 +221,46 @@ def test_env_mirror_tried_after_config_mirror(dest, tmp_path, monkeypatch):
     assert fetch_file({"path": "a.bin", "sha256": sha256(PAYLOAD)}, dest, mirror=empty).is_file()
 
 
+@pytest.fixture
+def locked(tmp_path, monkeypatch):
+    """A mirror whose ``landmine`` folder cannot be read (mode 000). Root reads it anyway, so as root
+    every stat below it fails with EACCES the way it does for other users (simulated)."""
+    mirror = tmp_path / "locked"
+    folder = mirror / "landmine"
+    folder.mkdir(parents=True)
+    (folder / "L.mat").write_bytes(PAYLOAD)
+    folder.chmod(0)
+    if os.geteuid() == 0:
+        real_stat = Path.stat
+
+        def denied(self, *args, **kwargs):
+            if folder in self.parents:
+                raise PermissionError(13, "Permission denied", str(self))
+            return real_stat(self, *args, **kwargs)
+
+        monkeypatch.setattr(Path, "stat", denied)
+    yield mirror
+    folder.chmod(0o755)
+
+
+def test_an_unreadable_mirror_folder_is_a_failed_source_not_a_traceback(dest, tmp_path, monkeypatch, locked):
+    spec = {"path": "landmine/L.mat", "sha256": sha256(PAYLOAD)}
+    with pytest.raises(DownloadError) as info:
+        fetch_file(spec, dest, mirror=locked)
+    message = str(info.value)
+    assert (
+        f"mirror {locked} (config): cannot read {locked / 'landmine' / 'L.mat'} (Permission denied)"
+        in message
+    )
+    assert not (dest / "landmine").exists()
+    # the next source is still tried
+    full = tmp_path / "full"
+    (full / "landmine").mkdir(parents=True)
+    (full / "landmine" / "L.mat").write_bytes(PAYLOAD)
+    monkeypatch.setenv(MIRROR_ENV, str(full))
+    assert fetch_file(spec, dest, mirror=locked).read_bytes() == PAYLOAD
+
+
 def test_failure_leaves_nothing_and_message_names_every_source(server, dest, tmp_path):
     base, www, _ = server
     (www / "bad.bin").write_bytes(b"wrong")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pandas as pd
@@ -51,28 +53,30 @@ def _made_up_run(tmp_path: Path) -> tuple[Path, Path]:
         "discrepancies": [{"id": "D1", "where": "App.", "paper": "tau", "issue": "typo",
                            "resolution": "fixed"}],
     }  # fmt: skip
-    results.mkdir()
+    # the run started an hour ago and ends in two minutes: the files written now lie within it
+    config = provenance.config_record([REPO / "config" / "paper-local.yaml"])
+    config["figures"] = ["fig3a_garland", "fig3c_mnist"]
+    audit["context"]["configfiles"] = config["config_files"]
+    results.mkdir(parents=True)
     (results / findings.AUDIT_JSON).write_text(json.dumps(audit))
-    (results / findings.PROVENANCE_JSON).write_text(
-        json.dumps(
-            provenance.record(
-                ["snakemake", "--configfile", "config/paper-local.yaml"], datetime.now(UTC), 3725.0
-            )
-        )
+    started = datetime.now(UTC) - timedelta(seconds=3600)
+    prov = provenance.record(
+        ["snakemake", "--configfile", "config/paper-local.yaml"], started, 3725.0, config
     )
-    for name in audit["context"]["experiments"]:
+    (results / findings.PROVENANCE_JSON).write_text(json.dumps(prov))
+    for name, exp in audit["context"]["experiments"].items():
         folder = results / "aggregates" / name
         folder.mkdir(parents=True)
         pd.DataFrame(
-            {"setting": ["VHCT-rho0.75", "BO"], "horizon": [5000, 50], "n_seeds": [20, 20],
+            {"setting": ["VHCT-rho0.75", "BO"], "horizon": [exp["horizon"], 50], "n_seeds": [20, 20],
              "final_mean": [12.5, 3.25], "final_std": [1.5, 2.0]}
         ).to_csv(folder / "final.csv", index=False)  # fmt: skip
         pd.DataFrame(
             {"setting": ["VHCT-rho0.75", "BO"], "algorithm": ["VHCT", "BO"], "seed": [0, 0],
-             "rounds": [5000, 50], "wall_seconds": [0.5, 25.0]}
+             "rounds": [exp["horizon"], 50], "wall_seconds": [0.5, 25.0]}
         ).to_csv(folder / "timing.csv", index=False)  # fmt: skip
-    figures.mkdir()
-    for name in ("fig3a_garland", "fig3c_mnist"):
+    figures.mkdir(parents=True)
+    for name in ("fig3a_garland", "fig3c_mnist", "tiny_regret"):  # tiny_regret: another config's
         (figures / f"{name}.png").write_bytes(b"\x89PNG")
     return results, figures
 
@@ -82,7 +86,7 @@ def test_ship_copies_a_run_into_docs_and_renders_every_part(tmp_path):
     docs = tmp_path / "docs"
     copied = findings.ship(results, figures, docs)
     assert all(p.is_file() for p in copied)
-    text = findings.write(docs).read_text(encoding="utf-8")
+    text = (docs / findings.DOCUMENT).read_text(encoding="utf-8")
     audit = json.loads((results / findings.AUDIT_JSON).read_text())
     assert findings.headline(audit) in text
     for needle in ("| C1 |", "| C2 |", "C1 flips: reproduced -> inconclusive", "| D1 |", "BO stops at t = 50",
@@ -114,6 +118,121 @@ def test_ship_names_a_missing_input_and_changes_nothing(tmp_path):
     assert (docs / findings.DATA_DIR / "keep.txt").read_text() == "old"
 
 
+def snapshot(*folders: Path) -> dict[str, bytes]:
+    """Every file below ``folders`` (paths relative to their parent) with its bytes."""
+    return {
+        str(path.relative_to(folder.parent)): path.read_bytes()
+        for folder in folders
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+@pytest.fixture
+def shipped(tmp_path):
+    """A run shipped once into docs/ (with a README), then a second made-up run to ship over it."""
+    first, first_figures = _made_up_run(tmp_path / "first")
+    docs, readme = tmp_path / "docs", tmp_path / "README.md"
+    readme.write_text(f"# title\n\n{findings.README_BEGIN}\nold\n{findings.README_END}\n")
+    findings.ship(first, first_figures, docs, readme)
+    results, figures = _made_up_run(tmp_path / "second")
+    return results, figures, docs, readme
+
+
+def refused(results: Path, figures: Path, docs: Path, readme: Path, match: str) -> None:
+    """Ship must refuse with ``match`` in its message and leave docs/ and the README byte-unchanged."""
+    before = snapshot(docs), readme.read_bytes()
+    with pytest.raises(findings.FindingsError, match=match):
+        findings.ship(results, figures, docs, readme)
+    assert (snapshot(docs), readme.read_bytes()) == before
+
+
+def backdate(path: Path, seconds: float) -> None:
+    stamp = path.stat().st_mtime + seconds
+    os.utime(path, (stamp, stamp))
+
+
+def test_ship_refuses_an_audit_of_other_config_files(shipped):
+    """make paper-local, then make figures (default config), then make findings: refused."""
+    results, figures, docs, readme = shipped
+    audit = json.loads((results / findings.AUDIT_JSON).read_text())
+    audit["context"]["configfiles"] = ["config/config.yaml"]
+    (results / findings.AUDIT_JSON).write_text(json.dumps(audit))
+    refused(
+        results,
+        figures,
+        docs,
+        readme,
+        r"made with the config file\(s\) config/config.yaml, the recorded run with",
+    )
+
+
+def test_ship_refuses_outputs_written_after_the_recorded_run(shipped):
+    results, figures, docs, readme = shipped
+    prov = json.loads((results / findings.PROVENANCE_JSON).read_text())
+    end = datetime.fromisoformat(prov["finished_utc"]).timestamp()
+    later = end + 600 - (figures / "fig3a_garland.png").stat().st_mtime
+    backdate(figures / "fig3a_garland.png", later)  # a figure rewritten by a later run
+    refused(
+        results, figures, docs, readme, "fig3a_garland.png was written at .* after the recorded run ended"
+    )
+    backdate(figures / "fig3a_garland.png", -later)
+    backdate(results / findings.AUDIT_JSON, -7200)  # an audit older than the run's start
+    refused(results, figures, docs, readme, "audit.json was written at .* outside the recorded run")
+
+
+def test_ship_refuses_aggregates_of_another_config(shipped):
+    results, figures, docs, readme = shipped
+    final = results / "aggregates" / "garland" / "final.csv"
+    table = pd.read_csv(final)
+    table["n_seeds"] = 4  # the default config's seeds
+    table.to_csv(final, index=False)
+    refused(results, figures, docs, readme, r"final.csv .* with seeds \{'VHCT-rho0.75': 4")
+
+
+def test_ship_refuses_a_different_run_id_or_config_checksum_when_the_audit_records_them(shipped):
+    results, figures, docs, readme = shipped
+    audit = json.loads((results / findings.AUDIT_JSON).read_text())
+    prov = json.loads((results / findings.PROVENANCE_JSON).read_text())
+    audit["context"]["run_id"] = prov["run_id"] + "-other"
+    (results / findings.AUDIT_JSON).write_text(json.dumps(audit))
+    refused(results, figures, docs, readme, "records run_id .* they come from different runs")
+    audit["context"]["run_id"] = prov["run_id"]
+    audit["context"]["config_sha256"] = {k: "0" * 64 for k in prov["config_sha256"]}
+    (results / findings.AUDIT_JSON).write_text(json.dumps(audit))
+    refused(results, figures, docs, readme, "records config_sha256")
+    audit["context"]["config_sha256"] = prov["config_sha256"]
+    (results / findings.AUDIT_JSON).write_text(json.dumps(audit))
+    findings.ship(results, figures, docs, readme)  # the same ids: shipped
+
+
+def test_ship_refuses_an_older_provenance_record_and_a_readme_without_markers(shipped):
+    results, figures, docs, readme = shipped
+    prov = json.loads((results / findings.PROVENANCE_JSON).read_text())
+    del prov["run_id"], prov["finished_utc"]
+    (results / findings.PROVENANCE_JSON).write_text(json.dumps(prov))
+    refused(results, figures, docs, readme, "lacks run_id, finished_utc")
+    results, figures = _made_up_run(readme.parent / "third")
+    readme.write_text("# no markers any more\n")
+    refused(results, figures, docs, readme, "markers")
+
+
+def test_ship_copies_only_the_figures_the_findings_link(shipped):
+    results, figures, docs, readme = shipped
+    (docs / findings.FIGURES_DIR / "stale.png").write_bytes(b"old")  # from an earlier shipping
+    shipped_files = findings.ship(results, figures, docs, readme)
+    assert sorted(p.name for p in (docs / findings.FIGURES_DIR).iterdir()) == [
+        "fig3a_garland.png",
+        "fig3c_mnist.png",
+    ]
+    text = (docs / findings.DOCUMENT).read_text(encoding="utf-8")
+    assert set(findings.FIGURE_LINK.findall(text)) == {"figures/fig3a_garland.png", "figures/fig3c_mnist.png"}
+    assert "tiny_regret" not in text  # in figures/, but not a figure of the recorded run's config
+    assert all(p.is_file() for p in shipped_files) and docs / findings.DOCUMENT in shipped_files
+    assert findings.headline(json.loads((results / findings.AUDIT_JSON).read_text())) in readme.read_text()
+    assert not list(docs.glob(".findings-staging-*"))
+
+
 def test_headline_counts_the_verdicts_and_flips():
     audit = {
         "claims": [{"verdict": v} for v in ("reproduced", "reproduced", "not reproduced", "inconclusive")],
@@ -128,16 +247,29 @@ def test_headline_counts_the_verdicts_and_flips():
 
 def test_provenance_records_a_successful_command_only(tmp_path, monkeypatch):
     monkeypatch.chdir(REPO)
-    out = tmp_path / "prov.json"
-    ok = [sys.executable, "-c", "pass", "--configfile", "config/paper-local.yaml"]
+    out, seen = tmp_path / "prov.json", tmp_path / "run-id"
+    write_id = "import os, sys; open(sys.argv[1], 'w').write(os.environ['VHCT_RUN_ID'])"
+    ok = [sys.executable, "-c", write_id, str(seen), "--configfile", "config/paper-local.yaml"]
     assert provenance.main([str(out), "--", *ok]) == 0
     record = json.loads(out.read_text())
-    assert record["config_files"] == ["config/paper-local.yaml"]
+    chain = ["config/config.yaml", "config/paper.yaml", "config/paper-local.yaml"]  # bases first
+    assert record["config_files"] == chain
+    assert record["config_sha256"] == {p: hashlib.sha256((REPO / p).read_bytes()).hexdigest() for p in chain}
+    assert record["figures"] == list(yaml.safe_load((REPO / "config" / "config.yaml").read_text())["figures"])
+    assert record["run_id"] == seen.read_text()  # the command's jobs see the run's id
+    started = datetime.fromisoformat(record["started_utc"])
+    assert datetime.fromisoformat(record["finished_utc"]) >= started
     assert record["wall_seconds"] >= 0 and record["machine"]["cpus"] >= 1
     assert re.fullmatch(r"[0-9a-f]{40}", record["commit"])
     failed = tmp_path / "failed.json"
     assert provenance.main([str(failed), "--", sys.executable, "-c", "raise SystemExit(3)"]) == 3
     assert not failed.exists()
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("progress_every: 5\n")
+    ran = tmp_path / "ran"
+    touch = [sys.executable, "-c", f"open({str(ran)!r}, 'w')", "--configfile", str(bad)]
+    assert provenance.main([str(failed), "--", *touch]) == 1  # an invalid config: nothing runs
+    assert not ran.exists() and not failed.exists()
 
 
 def test_readme_block_is_replaced_between_the_markers_and_missing_markers_fail(tmp_path):
@@ -204,3 +336,19 @@ def test_readme_first_screen_carries_the_shipped_headline_and_links_the_findings
     )
     assert findings.readme_block(DOCS) in first_screen
     assert "](docs/findings.md)" in first_screen
+
+
+def test_the_gpyopt_cost_explains_only_bos_cap():
+    """A capped setting that is not BO gets its config key as the reason, not GPyOpt's cost."""
+    settings = {
+        "BO": {"algorithm": "BO", "max_horizon": 50},
+        "T-HOO-short": {"algorithm": "T-HOO", "max_horizon": 20},
+        "VHCT": {"algorithm": "VHCT"},
+    }
+    audit = {"context": {"experiments": {"garland": {"horizon": 100, "settings": settings}}}}
+    lines = findings.scale_lines(audit)
+    bo = next(line for line in lines if line.startswith("- **BO stops at t = 50"))
+    short = next(line for line in lines if line.startswith("- **T-HOO-short stops at t = 20"))
+    assert findings.BO_REASON in bo
+    assert findings.BO_REASON not in short and "GPyOpt" not in short and findings.CAP_REASON in short
+    assert not any("VHCT" in line for line in lines)

@@ -4,37 +4,25 @@ import re
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
-from snakemake.utils import update_config
 
 import vhct.pipeline.config as vc
 from vhct.pipeline.tables import sidecar_path
 
 REPO = Path(workflow.basedir)
-DEFAULT_CONFIG = REPO / "config" / "config.yaml"
 
-# The default config is read only when no --configfile was given at all (Snakemake's
-# `configfile:` directive would deep-merge it with the one given on the command line); a
-# given file lacking sections is an error below, not silently the default.
-CONFIG_FILES = [Path(p) for p in workflow.overwrite_configfiles] or [DEFAULT_CONFIG]
-if not workflow.overwrite_configfiles:
-    _cli = dict(config)  # --config key=value overrides
-    config.clear()
-    config.update(vc.read_config_file(DEFAULT_CONFIG))
-    update_config(config, _cli)
-
-# Schema check (names pinned to the registries, defaults filled in), then cross-reference
-# checks; both fail before any job starts, in one line naming the file, line and key path.
+# The config is read once more by the package's loader (vhct.pipeline.config.pipeline_config),
+# which replaces what Snakemake read: it rejects a key given twice, reads each file's `base`
+# first, applies the --config overrides, fills in the schema's defaults and checks every value
+# (each setting's optimizer is built once). A mistake fails here, before any job starts, in one
+# line naming the file, line and key. The default config is read only when no --configfile was
+# given at all; a given file lacking sections is an error, not silently the default.
+CONFIG_FILES = [Path(p) for p in workflow.overwrite_configfiles] or [REPO / vc.DEFAULT_CONFIG]
 try:
-    if vc.BASE_KEY in config:  # a file extends another (key `base`): the base's keys first, then the files'
-        _given = dict(config)
-        config.clear()
-        config.update(vc.merged_config(CONFIG_FILES))
-        update_config(config, _given)  # the files and --config overrides again, over the bases
-        config.pop(vc.BASE_KEY)
-        CONFIG_FILES = vc.with_bases(CONFIG_FILES)
-    vc.validate_config(config, CONFIG_FILES)
+    _config, CONFIG_FILES = vc.pipeline_config(CONFIG_FILES, dict(workflow.config_settings.config))
 except vc.ConfigError as _error:
     raise WorkflowError(f"invalid config: {_error}") from None
+config.clear()
+config.update(_config)
 
 # ---------------------------------------------------------------- layout
 RUN_TABLE = "results/runs/{experiment}/{setting}/seed{seed}.csv.gz"
@@ -48,13 +36,6 @@ DATA_DIR = "data"
 #: verification stamp of data/<path> (rule verify_data); run jobs read the file only through it
 DATA_STAMP = "data/.verified/{path}.json"
 
-#: default resources per rule family (overridden by config `resources` and per experiment)
-DEFAULT_RESOURCES = {
-    "data": {"threads": 1, "mem_mb": 500, "runtime": 30},
-    "run": {"threads": 1, "mem_mb": 1000, "runtime": 60},
-    "aggregate": {"threads": 1, "mem_mb": 2000, "runtime": 10},
-    "figure": {"threads": 1, "mem_mb": 2000, "runtime": 15},
-}
 #: targets added to `all` by other rule files (e.g. an audit report)
 EXTRA_TARGETS = []
 
@@ -74,13 +55,7 @@ wildcard_constraints:
 
 def resource(family, key, experiment=None, setting=None):
     """Threads/mem_mb/runtime of a rule family, with config, per-experiment and per-setting overrides."""
-    value = DEFAULT_RESOURCES[family][key]
-    value = (config.get("resources", {}).get(family) or {}).get(key, value)
-    if experiment is not None:
-        value = (config["experiments"][experiment].get("resources") or {}).get(key, value)
-    if setting is not None:
-        value = (config["settings"][setting].get("resources") or {}).get(key, value)
-    return value
+    return vc.resource(config, family, key, experiment, setting)
 
 
 def all_targets(wildcards):

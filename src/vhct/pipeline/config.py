@@ -8,8 +8,11 @@ per algorithm) and turns experiments into the run jobs of the Snakemake DAG.
 from __future__ import annotations
 
 import argparse
+import ast
 import copy
 import difflib
+import importlib.util
+import math
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -33,6 +36,24 @@ REQUIRED_SECTIONS = ("settings", "experiments", "figures")
 #: said when a config file lacks a section: users may expect the default config to fill it in
 #: key of a config file naming the config file it extends (its keys are read first)
 BASE_KEY = "base"
+#: the config read when no config file is given (relative to the checkout)
+DEFAULT_CONFIG = Path("config") / "config.yaml"
+#: default resources per rule family (overridden by config `resources`, per experiment, per setting)
+DEFAULT_RESOURCES: dict[str, dict[str, int]] = {
+    "data": {"threads": 1, "mem_mb": 500, "runtime": 30},
+    "run": {"threads": 1, "mem_mb": 1000, "runtime": 60},
+    "aggregate": {"threads": 1, "mem_mb": 2000, "runtime": 10},
+    "figure": {"threads": 1, "mem_mb": 2000, "runtime": 15},
+}
+#: bytes a run job holds per value of its run table at its peak: 8 in the table's arrays and
+#: 121 while writing it as CSV text (measured: benchmarks/run_table_memory.py, 129 in all)
+TABLE_BYTES_PER_VALUE = 130
+#: megabytes of a run job that are not its table (interpreter, numpy, objective, tree: a
+#: synthetic run of n = 5000 peaks at 85 MiB, config/paper.yaml)
+RUN_BASE_MB = 100
+#: synthetic stand-in domain for the optimizer check of objectives imported lazily (torch):
+#: the parameters of every algorithm are checked the same way on any box
+STAND_IN_DOMAIN = ((0.0, 1.0), (0.0, 1.0))
 NOT_MERGED = (
     "the default config/config.yaml is used only when no config file is given; it is not merged with yours"
 )
@@ -131,15 +152,47 @@ def _matches(pattern: str, key: Any) -> bool:
 # ---------------------------------------------------------------- reading files, locating keys
 
 
+class DuplicateKeyError(yaml.MarkedYAMLError):
+    """A mapping gives the same key twice (YAML parsers silently keep the last one)."""
+
+
+class UniqueKeyLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that rejects a key given twice in one mapping, naming both lines.
+
+    Keys brought in by a YAML merge (``<<: *anchor``) may be overridden, as YAML intends.
+    """
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        first: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            if not isinstance(key, str | int | float | bool | None):
+                continue  # unhashable or unusual keys: the base class reports them
+            if key in first:
+                raise DuplicateKeyError(
+                    problem=f"duplicate key {key!r} (first given on line {first[key]}): a mapping may "
+                    "give a key only once",
+                    problem_mark=key_node.start_mark,
+                )
+            first[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep=deep)
+
+
 def read_config_file(path: Path | str) -> dict[str, Any]:
-    """Parse one YAML config file; an empty file, a syntax error or a non-mapping names the file and line."""
+    """Parse one YAML config file; an empty file, a syntax error, a key given twice or a
+    non-mapping names the file and line."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the config file: {exc.strerror or exc}") from exc
     try:
-        config = yaml.safe_load(text)
+        config = yaml.load(text, Loader=UniqueKeyLoader)  # noqa: S506 (a SafeLoader)
+    except DuplicateKeyError as exc:
+        mark = exc.problem_mark
+        raise ConfigError(f"{path}:{mark.line + 1}:{mark.column + 1}: {exc.problem}") from exc
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
@@ -201,17 +254,51 @@ def validate_config(
 ) -> None:
     """Schema (filling defaults in place) and cross-reference checks; errors name file, line and key."""
     try:
+        check_finite(config)
         schema_validate(config, schema_path)
         check_config(config)
     except ConfigError as exc:
         raise located(exc, files) from None
 
 
+def pipeline_config(
+    files: Sequence[Path | str],
+    overrides: Mapping[str, Any] | None = None,
+    schema_path: Path | str = SCHEMA_PATH,
+) -> tuple[dict[str, Any], list[Path]]:
+    """The config a pipeline run uses, and the files it was read from (bases first).
+
+    The files are read with :class:`UniqueKeyLoader`, each after the files it extends, and
+    merged in order (:func:`merge`), then ``overrides`` (Snakemake's ``--config KEY=VALUE``);
+    the result is validated (schema defaults filled in). This is the one loader: the pre-check
+    (``python -m vhct.pipeline.config``) and the workflow (``workflow/rules/common.smk``) both
+    call it. Errors name the file, the line and the key.
+    """
+    chain = _base_chain(files)
+    config = _merge_chain(chain)
+    if overrides:
+        config = merge(config, overrides)
+    paths = [path for path, _ in chain]
+    validate_config(config, paths, schema_path)
+    return config, paths
+
+
 def load_config(path: Path | str, schema_path: Path | str = SCHEMA_PATH) -> dict[str, Any]:
-    """Read a YAML config (and the file it extends), check it against the schema and semantically."""
-    config = merged_config([path])
-    validate_config(config, with_bases([path]), schema_path)
-    return config
+    """Read a YAML config (and the files it extends), check it against the schema and semantically."""
+    return pipeline_config([path], schema_path=schema_path)[0]
+
+
+def check_finite(value: Any, key: tuple[str, ...] = ()) -> None:
+    """Reject NaN and infinity anywhere in a config (YAML ``.nan``, ``.inf``): they pass the
+    schema's ``minimum`` checks and would fail, or run silently wrong, inside a job."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise _key_error(key, f"must be a finite number, got {value!r}")
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            check_finite(v, (*key, str(k)))
+    elif isinstance(value, list | tuple):
+        for i, v in enumerate(value):
+            check_finite(v, (*key, str(i)))
 
 
 def _need(section: Mapping[str, Any], name: str, key_path: str, what: str) -> None:
@@ -242,8 +329,12 @@ def check_config(config: Mapping[str, Any]) -> None:
             raise _key_error(f"data/files/{name}/path", f"{spec['path']!r} already used by {other}")
         paths[spec["path"]] = name
     experiments = config["experiments"]
+    _check_name_collisions(experiments)
+    dims = {}
     for name, exp in experiments.items():
-        _check_objective_params(exp["objective"], exp.get("objective_params"), f"experiments/{name}")
+        dims[name] = _check_objective_params(
+            exp["objective"], exp.get("objective_params"), f"experiments/{name}"
+        )
         for i, setting in enumerate(exp["settings"]):
             _need(settings, setting, f"experiments/{name}/settings/{i}", "setting")
         for i, item in enumerate(exp.get("data", [])):
@@ -251,17 +342,75 @@ def check_config(config: Mapping[str, Any]) -> None:
     for fig_name, fig in config["figures"].items():
         for i, panel in enumerate(fig["panels"]):
             _check_panel(config, fig["kind"], panel, f"figures/{fig_name}/panels/{i}")
+    _check_optimizers(config, dims)
+    _check_table_memory(config, dims)
 
 
-def _check_objective_params(objective: str, params: Mapping[str, Any] | None, key: str) -> None:
-    """Parameter names against the objective's constructor (skipped for lazily imported ones: torch)."""
+def rule_safe(name: str) -> str:
+    """``name`` as Snakemake rule names spell it (characters other than letters, digits and
+    ``_`` become ``_``): two experiments the same here would give two rules one name."""
+    return re.sub(r"\W", "_", name)
+
+
+def _check_name_collisions(experiments: Mapping[str, Any]) -> None:
+    seen: dict[str, str] = {}
+    for name in experiments:
+        other = seen.setdefault(rule_safe(name), name)
+        if other != name:
+            raise _key_error(
+                f"experiments/{name}",
+                f"the name collides with experiment {other!r}: both are {rule_safe(name)!r} in "
+                "Snakemake's rule names (rename one)",
+            )
+
+
+def _lazy_objective(target: str) -> tuple[set[str], int | None]:
+    """Constructor parameters and dimension of an objective class imported lazily (torch), read
+    from its module's source without importing it: parameters from ``__init__``, the dimension
+    from the module constant it passes to ``super().__init__``, when it is a literal."""
+    module, _, attribute = target.partition(":")
+    spec = importlib.util.find_spec(module)
+    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+    constants = {
+        t.id: node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    }
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == attribute)
+    init = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    params = {a.arg for a in (*init.args.args[1:], *init.args.kwonlyargs)}
+    dim = None
+    for call in ast.walk(init):
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "__init__"
+            and call.args
+            and isinstance(call.args[0], ast.Name)
+            and call.args[0].id in constants
+        ):
+            dim = len(ast.literal_eval(constants[call.args[0].id]))
+    return params, dim
+
+
+def _check_objective_params(objective: str, params: Mapping[str, Any] | None, key: str) -> int | None:
+    """Check an objective's parameters before any job and return its dimension (None: unknown).
+
+    Synthetic objectives are built with their parameters (cheap), so a bad value fails here;
+    those imported lazily (real data: scikit-learn, torch, data files) have their parameter
+    names checked against the constructor's source.
+    """
     import inspect
 
     from vhct import objectives
 
-    if objective in getattr(objectives, "_LAZY", {}):
-        return
-    accepted = set(inspect.signature(objectives.OBJECTIVES[objective]).parameters)
+    lazy = getattr(objectives, "_LAZY", {})
+    if objective in lazy:
+        accepted, dim = _lazy_objective(lazy[objective])
+    else:
+        accepted, dim = set(inspect.signature(objectives.OBJECTIVES[objective]).parameters), None
     for param in params or {}:
         if param not in accepted:
             raise _key_error(
@@ -269,6 +418,106 @@ def _check_objective_params(objective: str, params: Mapping[str, Any] | None, ke
                 f"objective {objective!r} does not accept "
                 f"parameter {param!r} (accepted: {', '.join(sorted(accepted)) or 'none'})",
             )
+    if objective in lazy:
+        return dim
+    try:
+        return objectives.OBJECTIVES[objective](**copy.deepcopy(dict(params or {}))).dim
+    except (ValueError, TypeError, ArithmeticError) as exc:
+        raise _key_error(
+            _param_key(f"{key}/objective_params", params, exc), f"objective {objective!r}: {exc}"
+        ) from None
+
+
+def _param_key(prefix: str, params: Mapping[str, Any] | None, error: Exception) -> str:
+    """The key of the parameter an error message names (the longest name it contains), else ``prefix``."""
+    text = str(error)
+    named = [p for p in params or {} if re.search(rf"(?<![\w-]){re.escape(str(p))}(?![\w-])", text)]
+    return f"{prefix}/{max(named, key=len)}" if named else prefix
+
+
+def _experiment_domain(config: Mapping[str, Any], experiment: str, dim: int | None) -> tuple:
+    exp = config["experiments"][experiment]
+    from vhct import objectives
+
+    if exp["objective"] in getattr(objectives, "_LAZY", {}):
+        return STAND_IN_DOMAIN if dim is None else ((0.0, 1.0),) * dim
+    f = objectives.OBJECTIVES[exp["objective"]](**copy.deepcopy(dict(exp.get("objective_params") or {})))
+    return tuple(map(tuple, f.domain.tolist()))
+
+
+def _check_optimizers(config: Mapping[str, Any], dims: Mapping[str, int | None]) -> None:
+    """Build every setting's optimizer once per experiment domain and horizon it runs with (no
+    round is run: milliseconds), so a value the algorithm rejects (``truncation: 5``,
+    ``schedule: fast``, ``variance_floor: -1``, ...) fails before any job, naming its key.
+
+    Objectives imported lazily (real data) lend a box of their dimension: the algorithms check
+    their parameters the same way on any box.
+    """
+    from vhct.extras import MissingExtraError
+    from vhct.optimizers.registry import make_optimizer
+
+    built: set[tuple[str, tuple, int]] = set()
+    for experiment, exp in config["experiments"].items():
+        domain = _experiment_domain(config, experiment, dims.get(experiment))
+        for setting in exp["settings"]:
+            horizon = run_horizon(config, experiment, setting)
+            if (setting, domain, horizon) in built:
+                continue
+            built.add((setting, domain, horizon))
+            algo = config["settings"][setting]
+            params = copy.deepcopy(dict(algo.get("params") or {}))
+            try:
+                make_optimizer(algo["algorithm"], [list(r) for r in domain], horizon, 0, **params)
+            except MissingExtraError:
+                continue  # the job reports the missing extra by name
+            except (ValueError, TypeError, ArithmeticError) as exc:
+                raise _key_error(
+                    _param_key(f"settings/{setting}/params", params, exc),
+                    f"{algo['algorithm']} rejects it (built for experiment {experiment!r}, "
+                    f"horizon {horizon}): {exc}",
+                ) from None
+
+
+def resource(
+    config: Mapping[str, Any],
+    family: str,
+    key: str,
+    experiment: str | None = None,
+    setting: str | None = None,
+) -> int:
+    """Threads/mem_mb/runtime of a rule family: the default, then the config's ``resources``,
+    then the experiment's, then the setting's (the setting wins)."""
+    value = DEFAULT_RESOURCES[family][key]
+    value = (config.get("resources", {}).get(family) or {}).get(key, value)
+    if experiment is not None:
+        value = (config["experiments"][experiment].get("resources") or {}).get(key, value)
+    if setting is not None:
+        value = (config["settings"][setting].get("resources") or {}).get(key, value)
+    return value
+
+
+def _check_table_memory(config: Mapping[str, Any], dims: Mapping[str, int | None]) -> None:
+    """A run's table must fit its job's ``mem_mb``: a horizon of 10^9 would allocate gigabytes in
+    the job; here it fails before any job, with the largest horizon that fits."""
+    from vhct.pipeline.tables import run_table_columns
+
+    for experiment, exp in config["experiments"].items():
+        dim = dims.get(experiment)
+        columns = len(run_table_columns(1 if dim is None else dim))
+        for setting in exp["settings"]:
+            horizon = run_horizon(config, experiment, setting)
+            mem_mb = resource(config, "run", "mem_mb", experiment, setting)
+            need_mb = RUN_BASE_MB + horizon * columns * TABLE_BYTES_PER_VALUE / 1e6
+            if need_mb > mem_mb:
+                fits = max(int((mem_mb - RUN_BASE_MB) * 1e6 / (columns * TABLE_BYTES_PER_VALUE)), 0)
+                key = "horizon" if config["settings"][setting].get("max_horizon") is None else None
+                raise _key_error(
+                    f"experiments/{experiment}/horizon" if key else f"settings/{setting}/max_horizon",
+                    f"a run of {horizon} rounds ({setting}) needs about {need_mb:,.0f} MB "
+                    f"({columns} table columns x {TABLE_BYTES_PER_VALUE} bytes per value, plus "
+                    f"{RUN_BASE_MB} MB), more than its job's mem_mb {mem_mb}: at most {fits} rounds "
+                    "fit (or raise resources/run/mem_mb)",
+                )
 
 
 def _check_panel(config: Mapping[str, Any], kind: str, panel: Mapping[str, Any], key: str) -> None:
@@ -288,12 +537,23 @@ def _check_panel(config: Mapping[str, Any], kind: str, panel: Mapping[str, Any],
                     f"{panel['experiment']!r} (its settings: {', '.join(declared)})",
                 )
     if kind == "osc":
-        exp = experiments[panel["experiment"]]
         algorithm = config["settings"][panel["setting"]]["algorithm"]
         if algorithm not in OSC_ALGORITHMS:
             raise _key_error(f"{key}/setting", f"the OSC figure needs VHCT or HCT, got {algorithm}")
-        if panel["round"] > exp["horizon"]:
-            raise _key_error(f"{key}/round", f"{panel['round']} exceeds the horizon {exp['horizon']}")
+        horizon = run_horizon(config, panel["experiment"], panel["setting"])
+        if panel["round"] > horizon:
+            raise _key_error(
+                f"{key}/round",
+                f"{panel['round']} exceeds the horizon {horizon} of setting {panel['setting']!r} "
+                f"in experiment {panel['experiment']!r}",
+            )
+        run = seeds(config, panel["experiment"])
+        if panel.get("seed", 0) not in run:
+            raise _key_error(
+                f"{key}/seed",
+                f"seed {panel.get('seed', 0)} is not run in experiment {panel['experiment']!r} "
+                f"(its seeds: {', '.join(map(str, run))})",
+            )
 
 
 # ---------------------------------------------------------------- expansion into jobs
@@ -343,7 +603,7 @@ class RunBatch(NamedTuple):
     @property
     def rule(self) -> str:
         """Snakemake rule name of this batch (one rule per batch, its outputs spelled out)."""
-        return re.sub(r"\W", "_", f"run_{self.experiment}_batch{self.index}")
+        return rule_safe(f"run_{self.experiment}_batch{self.index}")
 
 
 def run_batches(config: Mapping[str, Any]) -> list[RunBatch]:
@@ -466,49 +726,62 @@ def data_spec(config: Mapping[str, Any], path: str) -> dict[str, Any]:
 # ---------------------------------------------------------------- command line
 
 
-def with_bases(files: Sequence[Path | str]) -> list[Path]:
-    """The config files with the files they extend (key ``base``, relative to the file) before them.
+def merge(base: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
+    """``base`` updated by ``update``, neither changed: a mapping in both is merged key by key
+    (recursively); any other value of ``update`` (list, number, string, null) replaces the base's."""
+    out = copy.deepcopy(dict(base))
+    for key, value in update.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
 
-    A file's base comes before the file, its base's base before that, and every file appears
-    once; a base chain that loops is an error naming the files.
-    """
-    out: list[Path] = []
+
+def _base_chain(files: Sequence[Path | str]) -> list[tuple[Path, dict[str, Any]]]:
+    """Each config file (resolved) with its content, the files it extends (key ``base``,
+    relative to the file) before it; every file once. A base chain that loops is an error."""
+    out: dict[Path, dict[str, Any]] = {}
 
     def visit(path: Path, chain: tuple[Path, ...]) -> None:
         if path in chain:
             raise ConfigError(
                 f"{path}: 'base' chain loops: {' -> '.join(map(str, (*chain, path)))}", ("base",)
             )
-        base = read_config_file(path).get(BASE_KEY)
+        content = out[path] if path in out else read_config_file(path)
+        base = content.get(BASE_KEY)
         if base is not None:
             if not isinstance(base, str):
                 raise located(_key_error(BASE_KEY, f"must be a file path, got {base!r}"), [path])
             visit((path.parent / base).resolve(), (*chain, path))
-        if path not in out:
-            out.append(path)
+        out.setdefault(path, content)
 
     for path in files:
         visit(Path(path).resolve(), ())
-    return out
+    return list(out.items())
+
+
+def _merge_chain(chain: Sequence[tuple[Path, Mapping[str, Any]]]) -> dict[str, Any]:
+    config: dict[str, Any] = {}
+    for _, content in chain:
+        config = merge(config, content)
+    config.pop(BASE_KEY, None)
+    return config
+
+
+def with_bases(files: Sequence[Path | str]) -> list[Path]:
+    """The config files with the files they extend (key ``base``, relative to the file) before them.
+
+    A file's base comes before the file, its base's base before that, and every file appears
+    once; a base chain that loops is an error naming the files.
+    """
+    return [path for path, _ in _base_chain(files)]
 
 
 def merged_config(files: Sequence[Path | str]) -> dict[str, Any]:
-    """The config Snakemake builds from several ``--configfile`` files: later files update earlier ones.
-
-    Each file's ``base`` (the file it extends) is read first (``with_bases``); the result has no
-    ``base`` key.
-    """
-    paths = with_bases(files)
-    if len(paths) == 1:  # nothing to merge: a lone config needs no Snakemake (an optional extra)
-        config = dict(read_config_file(paths[0]))
-    else:
-        from snakemake.utils import update_config
-
-        config = {}
-        for path in paths:
-            update_config(config, read_config_file(path))
-    config.pop(BASE_KEY, None)
-    return config
+    """The files merged as the pipeline merges them (each after its bases; later files update
+    earlier ones, :func:`merge`), not validated; the result has no ``base`` key."""
+    return _merge_chain(_base_chain(files))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -523,8 +796,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("files", nargs="+", type=Path, help="config files, in --configfile order")
     args = parser.parse_args(argv)
     try:
-        config = merged_config(args.files)
-        validate_config(config, with_bases(args.files))
+        config, _ = pipeline_config(args.files)
     except ConfigError as exc:
         print(exc, file=sys.stderr)
         return 1

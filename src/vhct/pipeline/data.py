@@ -225,6 +225,19 @@ def _try_source(kind: str, where: str, spec: DataFile, dest: Path, timeout: floa
         verify_file(tmp, spec)
 
 
+def mirror_problem(path: Path) -> str | None:
+    """Why the mirror copy at ``path`` cannot be used (None: a readable file). An unreadable
+    mirror folder is one more failed source in the error, not a traceback."""
+    try:
+        if not path.is_file():
+            return f"missing in mirror ({path})"
+        with open(path, "rb"):
+            pass
+    except OSError as exc:
+        return f"cannot read {path} ({exc.strerror or exc})"
+    return None
+
+
 def _make_parents(folder: Path) -> list[Path]:
     """Create ``folder`` and missing parents; return the ones created, deepest first."""
     created = []
@@ -277,8 +290,9 @@ def fetch_file(
     failures: list[str] = []
     for kind, where, label in sources:
         logger.info("%s: trying %s", spec.path, label)
-        if kind == "mirror" and not Path(where).is_file():
-            failures.append(f"{label}: missing in mirror ({where})")
+        problem = mirror_problem(Path(where)) if kind == "mirror" else None
+        if problem is not None:
+            failures.append(f"{label}: {problem}")
             logger.info("%s: %s", spec.path, failures[-1])
             continue
         try:

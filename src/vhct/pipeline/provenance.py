@@ -5,11 +5,17 @@
 runs the command and, when it succeeds, writes a JSON record of it (``make paper-local`` does
 this). The findings document (``vhct.reporting.findings``) prints the record; the wall time in
 it is that of the command, data download included.
+
+The record identifies the run, so that ``make findings`` ships the outputs of this run only: a
+run id (also given to the command's jobs as ``$VHCT_RUN_ID``), its start and end, the config
+files it read (bases first, as ``vhct.pipeline.config.pipeline_config`` reads them) with the
+sha256 of each at the start, and the figures the config declares.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -17,12 +23,16 @@ import shlex
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
-from datetime import UTC, datetime
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from vhct.pipeline.config import DEFAULT_CONFIG, ConfigError, pipeline_config
 from vhct.pipeline.files import atomic_paths
+
+#: environment variable carrying the run id to the command's jobs
+RUN_ID_ENV = "VHCT_RUN_ID"
 
 
 def _git(*args: str) -> str | None:
@@ -60,15 +70,52 @@ def config_files(command: Sequence[str]) -> list[str]:
     return files
 
 
-def record(command: Sequence[str], started: datetime, wall_seconds: float) -> dict[str, Any]:
-    """The provenance record of a finished command."""
-    status = _git("status", "--porcelain", "--untracked-files=no")
+def display_path(path: Path | str) -> str:
+    """The path relative to the working directory when inside it (as the audit records it), else absolute."""
+    path = Path(path).absolute()
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def config_record(files: Sequence[Path | str]) -> dict[str, Any]:
+    """The config files a run reads (bases first) with the sha256 of each, and the figures it declares.
+
+    No file given: the default config, as the workflow reads it. Raises ``ConfigError`` for an
+    invalid config (the command would fail on it too).
+    """
+    config, paths = pipeline_config(files or [DEFAULT_CONFIG])
     return {
+        "config_files": [display_path(p) for p in paths],
+        "config_sha256": {display_path(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in paths},
+        "figures": list(config["figures"]),
+    }
+
+
+def run_id(started: datetime) -> str:
+    """The run's identity: its start to the microsecond and the recorder's process id."""
+    return f"{started:%Y%m%dT%H%M%S.%fZ}-{os.getpid()}"
+
+
+def record(
+    command: Sequence[str],
+    started: datetime,
+    wall_seconds: float,
+    config: Mapping[str, Any] | None = None,
+    run: str | None = None,
+) -> dict[str, Any]:
+    """The provenance record of a finished command (``config``: its :func:`config_record`)."""
+    status = _git("status", "--porcelain", "--untracked-files=no")
+    config = dict(config) if config is not None else config_record(config_files(command))
+    return {
+        "run_id": run or run_id(started),
         "command": shlex.join(command),
-        "config_files": config_files(command),
+        **config,
         "commit": _git("rev-parse", "HEAD"),
         "uncommitted_changes": bool(status) if status is not None else None,
         "started_utc": started.isoformat(timespec="seconds"),
+        "finished_utc": (started + timedelta(seconds=wall_seconds)).isoformat(timespec="seconds"),
         "wall_seconds": round(wall_seconds, 1),
         "machine": {
             "host": platform.node(),
@@ -89,16 +136,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         parser.error("no command given after --")
+    try:  # the config as the run starts (an edit during the run does not change the record)
+        config = config_record(config_files(command))
+    except ConfigError as exc:
+        print(f"provenance: {exc}", file=sys.stderr)
+        return 1
     started = datetime.now(UTC)
+    run = run_id(started)
     start = time.perf_counter()
-    code = subprocess.call(command)
+    code = subprocess.call(command, env={**os.environ, RUN_ID_ENV: run})
     wall = time.perf_counter() - start
     if code != 0:
         print(f"provenance: the command failed (exit {code}); {args.out} not written", file=sys.stderr)
         return code
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    prov = record(command, started, wall, config, run)
     with atomic_paths(args.out) as (tmp,):
-        tmp.write_text(json.dumps(record(command, started, wall), indent=2) + "\n", encoding="utf-8")
+        tmp.write_text(json.dumps(prov, indent=2) + "\n", encoding="utf-8")
     print(f"provenance: {wall:.0f} s; record in {args.out}")
     return 0
 

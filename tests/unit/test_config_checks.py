@@ -1,0 +1,190 @@
+"""Every config mistake fails in the pre-check (``python -m vhct.pipeline.config FILE``) and in the
+workflow's own load, before any job, naming the file, the line and the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support import REPO, TINY, snakemake
+
+from vhct.pipeline import config as vc
+
+
+def precheck(path: Path, capsys) -> str:
+    """The pre-check's error line for a config that must be rejected."""
+    assert vc.main([str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err  # one line
+    return err.rstrip("\n")
+
+
+def derived(tmp_path: Path, text: str) -> Path:
+    """A config extending the tiny one with ``text`` (line 1 is ``base``)."""
+    path = tmp_path / "derived.yaml"
+    path.write_text(f"base: {TINY}\n{text}", encoding="utf-8")
+    return path
+
+
+def test_a_key_given_twice_is_rejected_with_its_line(tmp_path, capsys):
+    """Two settings `VHCT-rho0.75` (the second with rho 0.1) no longer run silently under one name."""
+    lines = TINY.read_text(encoding="utf-8").splitlines()
+    first = next(i for i, s in enumerate(lines) if s.startswith("  VHCT-rho0.75:")) + 1
+    lines.insert(first, '  VHCT-rho0.75: {algorithm: VHCT, label: "VHCT", params: {rho: 0.1}}')
+    path = tmp_path / "twice.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    err = precheck(path, capsys)
+    assert err == (
+        f"{path}:{first + 1}:3: duplicate key 'VHCT-rho0.75' (first given on line {first}): "
+        "a mapping may give a key only once"
+    )
+    with pytest.raises(vc.ConfigError, match=f"^{path}:{first + 1}:3: duplicate key"):
+        vc.pipeline_config([path])
+    # in a file that is only a base of the one given, too
+    child = tmp_path / "child.yaml"
+    child.write_text(f"base: {path.name}\n", encoding="utf-8")
+    with pytest.raises(vc.ConfigError, match=f"^{path}:{first + 1}:3: duplicate key"):
+        vc.load_config(child)
+
+
+def test_duplicates_deep_inside_and_yaml_merge_keys(tmp_path):
+    path = tmp_path / "deep.yaml"
+    path.write_text("a:\n  b: {c: 1, d: 2, c: 3}\n", encoding="utf-8")
+    with pytest.raises(vc.ConfigError, match=f"^{path}:2:19: duplicate key 'c' \\(first given on line 2\\)"):
+        vc.read_config_file(path)
+    # a key brought in by a YAML merge may be overridden: that is what the merge is for
+    path.write_text("x-d: &d {p: 1, q: 2}\na: {<<: *d, q: 3}\n", encoding="utf-8")
+    assert vc.read_config_file(path)["a"] == {"p": 1, "q": 3}
+
+
+def test_the_workflow_rejects_a_duplicate_key_before_any_job(tmp_path):
+    """Snakemake's own --configfile load keeps the last value; the workflow reads the file again
+    through the package's loader and stops at parse time, naming the file and line."""
+    lines = TINY.read_text(encoding="utf-8").splitlines()
+    at = lines.index("progress_every: 20") + 1
+    lines.insert(at, "progress_every: 30")
+    path = tmp_path / "twice.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    done = snakemake(tmp_path / "w", "--dry-run", configfile=path)
+    assert done.returncode != 0
+    output = done.stdout + done.stderr
+    assert (
+        f"invalid config: {path}:{at + 1}:1: duplicate key 'progress_every' (first given on line {at})"
+        in output
+    )
+    assert not (tmp_path / "w" / "results").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "key", "words"),
+    [
+        # each of these passed the former pre-check and failed only inside a job
+        ("settings:\n  T-HOO-rho0.25: {params: {truncation: 5}}\n", 3,
+         "settings/T-HOO-rho0.25/params/truncation", "truncation"),
+        ("settings:\n  PCT:\n    params: {schedule: fast}\n", 4, "settings/PCT/params/schedule", "fast"),
+        ("settings:\n  VHCT-rho0.75: {params: {rho: .nan}}\n", 3,
+         "settings/VHCT-rho0.75/params/rho", "finite number, got nan"),
+        ("experiments:\n  garland: {noise: .inf}\n", 3, "experiments/garland/noise", "got inf"),
+        ("settings:\n  VHCT-rho0.75:\n    params: {variance_floor: -1}\n", 4,
+         "settings/VHCT-rho0.75/params/variance_floor", "variance_floor"),
+        ("settings:\n  PCT:\n    params: {first_epoch: 1.5}\n", 4, "settings/PCT/params/first_epoch", "1.5"),
+        ("experiments:\n  garland: {horizon: 1000000000}\n", 3, "experiments/garland/horizon", "mem_mb"),
+        ("experiments:\n  rastrigin-high-noise:\n    objective_params: {dim: 0}\n", 4,
+         "experiments/rastrigin-high-noise/objective_params/dim", "dim"),
+        ("experiments:\n  mnist:\n    objective_params: {modus: official}\n", 4,
+         "experiments/mnist/objective_params/modus", "does not accept"),
+        ("resources:\n  run: {mem_mb: .inf}\n", 3, "resources/run/mem_mb", "finite"),
+    ],
+)  # fmt: skip
+def test_formerly_job_time_errors_fail_in_the_precheck_with_file_line_and_key(
+    tmp_path, capsys, text, line, key, words
+):
+    path = derived(tmp_path, text)
+    err = precheck(path, capsys)
+    assert err.startswith(f"{path}:{line}: config key {key}: "), err
+    assert words in err
+
+
+def test_nan_is_rejected_wherever_it_stands(tmp_path):
+    """NaN passes the schema's `minimum` (every comparison with NaN is false); the check does not."""
+    config = vc.merged_config([TINY])
+    config["figures"]["osc"]["panels"][0]["title"] = "fine"
+    config["experiments"]["garland"]["objective_params"] = {"weights": [1.0, float("nan")]}
+    with pytest.raises(vc.ConfigError, match="config key experiments/garland/objective_params/weights/1: "):
+        vc.check_finite(config)
+    with pytest.raises(vc.ConfigError, match="progress_every"):
+        vc.pipeline_config([TINY], {"progress_every": float("inf")})
+
+
+def test_a_horizon_whose_table_fits_mem_mb_passes_and_the_message_says_what_fits(tmp_path, capsys):
+    config = vc.load_config(TINY)
+    columns = 1 + 1 + 6  # t, x0, six measures: garland is 1-D
+    per_round = columns * vc.TABLE_BYTES_PER_VALUE / 1e6
+    fits = int((1000 - vc.RUN_BASE_MB) / per_round)
+    ok = derived(
+        tmp_path, f"resources:\n  run: {{mem_mb: 1000}}\nexperiments:\n  garland: {{horizon: {fits}}}\n"
+    )
+    assert vc.load_config(ok)["experiments"]["garland"]["horizon"] == fits
+    bad = derived(
+        tmp_path, f"resources:\n  run: {{mem_mb: 1000}}\nexperiments:\n  garland: {{horizon: {fits + 2}}}\n"
+    )
+    err = precheck(bad, capsys)
+    assert err.startswith(f"{bad}:5: config key experiments/garland/horizon: a run of {fits + 2} rounds")
+    assert f"at most {fits} rounds fit" in err
+    # a setting's own mem_mb counts; its capped horizon is the one that must fit
+    config["settings"]["short"]["max_horizon"] = 10**8
+    config["experiments"]["garland"]["horizon"] = 10**8
+    with pytest.raises(
+        vc.ConfigError, match="config key experiments/garland/horizon: a run of 100000000 rounds"
+    ):
+        vc.check_config(config)
+
+
+def test_experiment_names_that_collide_in_rule_names_are_rejected(tmp_path, capsys):
+    text = (
+        "experiments:\n"
+        "  gar-land: {title: a, objective: garland, noise: 0.05, horizon: 10, seeds: 2, settings: [POO]}\n"
+        "  gar_land: {title: b, objective: garland, noise: 0.05, horizon: 10, seeds: 2, settings: [POO]}\n"
+    )
+    path = derived(tmp_path, text)
+    err = precheck(path, capsys)
+    assert err.startswith(
+        f"{path}:4: config key experiments/gar_land: the name collides with experiment 'gar-land'"
+    )
+
+
+@pytest.mark.parametrize(
+    ("panel", "key", "words"),
+    [
+        ("{experiment: garland, setting: VHCT-rho0.75, seed: 5, round: 30}", "seed", "seed 5 is not run"),
+        # the OSC report exists for VHCT and HCT only
+        ("{experiment: garland, setting: short, seed: 0, round: 30}", "setting", "needs VHCT or HCT"),
+        (
+            "{experiment: garland, setting: VHCT-rho0.75, seed: 0, round: 61}",
+            "round",
+            "exceeds the horizon 60",
+        ),
+    ],
+)
+def test_osc_panels_need_a_run_seed_and_a_round_within_the_horizon(tmp_path, capsys, panel, key, words):
+    path = derived(tmp_path, f"figures:\n  osc:\n    panels: [{panel}]\n")
+    err = precheck(path, capsys)
+    assert err.startswith(f"{path}:4: config key figures/osc/panels/0/{key}: "), err
+    assert words in err
+
+
+def test_an_osc_round_past_the_settings_capped_horizon_is_rejected():
+    config = vc.load_config(TINY)
+    config["settings"]["VHCT-rho0.75"]["max_horizon"] = 25  # garland runs 60 rounds, this setting 25
+    config["figures"]["osc"]["panels"][0]["round"] = 30
+    with pytest.raises(vc.ConfigError, match="round: 30 exceeds the horizon 25 of setting 'VHCT-rho0.75'"):
+        vc.check_config(config)
+    config["figures"]["osc"]["panels"][0]["round"] = 25
+    vc.check_config(config)
+
+
+def test_the_shipped_configs_pass_every_check():
+    for name in ("tiny", "config", "paper", "paper-local"):
+        config, files = vc.pipeline_config([REPO / "config" / f"{name}.yaml"])
+        assert files[-1] == (REPO / "config" / f"{name}.yaml").resolve()
+        assert vc.run_jobs(config)

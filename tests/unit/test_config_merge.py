@@ -1,0 +1,127 @@
+"""Config files that extend others (key `base`): the one merge of the package, and the derived
+shipped configs merging to what they stated in full before."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from support import REPO, TINY
+
+from vhct.pipeline import config as vc
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_mappings_merge_key_by_key_and_everything_else_is_replaced():
+    base = {
+        "a": {"x": 1, "y": {"p": 1, "q": 2}},
+        "lst": [1, 2, 3],
+        "s": "base",
+        "m": {"k": 1},
+        "n": None,
+    }
+    update = {"a": {"y": {"q": 20}, "z": 3}, "lst": [9], "s": None, "m": 5, "n": {"k": 2}, "new": [1]}
+    merged = vc.merge(base, update)
+    assert merged == {
+        "a": {"x": 1, "y": {"p": 1, "q": 20}, "z": 3},
+        "lst": [9],  # a list replaces, it is not appended to
+        "s": None,
+        "m": 5,  # a value replaces a mapping
+        "n": {"k": 2},  # and a mapping replaces a value
+        "new": [1],
+    }
+    assert list(merged) == ["a", "lst", "s", "m", "n", "new"]  # base order first, new keys after
+    assert base["a"]["y"] == {"p": 1, "q": 2} and update["a"] == {"y": {"q": 20}, "z": 3}  # unchanged
+    merged["new"].append(2)
+    assert update["new"] == [1]  # the result shares nothing with the arguments
+
+
+def test_a_base_chain_is_read_from_the_root_and_each_file_updates_it(tmp_path):
+    root = write(tmp_path / "root.yaml", "progress_every: 1\nresources: {run: {mem_mb: 10, runtime: 5}}\n")
+    write(
+        tmp_path / "mid" / "mid.yaml",
+        "base: ../root.yaml\nprogress_every: 2\nresources: {run: {runtime: 6}}\n",
+    )
+    leaf = write(
+        tmp_path / "mid" / "deeper" / "leaf.yaml", "base: ../mid.yaml\nresources: {data: {threads: 3}}\n"
+    )
+    assert vc.with_bases([leaf]) == [
+        root.resolve(),
+        (tmp_path / "mid" / "mid.yaml").resolve(),
+        leaf.resolve(),
+    ]
+    assert vc.merged_config([leaf]) == {
+        "progress_every": 2,
+        "resources": {"run": {"mem_mb": 10, "runtime": 6}, "data": {"threads": 3}},
+    }
+
+
+def test_base_paths_are_relative_to_the_file_not_the_working_directory(tmp_path, monkeypatch):
+    write(tmp_path / "conf" / "base.yaml", "progress_every: 3\n")
+    child = write(tmp_path / "conf" / "child.yaml", "base: base.yaml\n")
+    write(tmp_path / "base.yaml", "progress_every: 99\n")  # the same name in the working directory
+    monkeypatch.chdir(tmp_path)
+    assert vc.merged_config([Path("conf/child.yaml")]) == {"progress_every": 3}
+    assert vc.with_bases([child])[0] == (tmp_path / "conf" / "base.yaml").resolve()
+
+
+def test_a_base_cycle_is_rejected_naming_the_files(tmp_path):
+    write(tmp_path / "a.yaml", "base: b.yaml\n")
+    write(tmp_path / "b.yaml", "base: c.yaml\n")
+    write(tmp_path / "c.yaml", "base: a.yaml\n")
+    with pytest.raises(vc.ConfigError, match="'base' chain loops") as info:
+        vc.merged_config([tmp_path / "a.yaml"])
+    for name in ("a.yaml", "b.yaml", "c.yaml"):
+        assert name in str(info.value)
+    write(tmp_path / "self.yaml", "base: self.yaml\n")
+    with pytest.raises(vc.ConfigError, match="loops"):
+        vc.with_bases([tmp_path / "self.yaml"])
+
+
+def test_a_base_that_is_not_a_path_is_rejected_with_its_line(tmp_path):
+    path = write(tmp_path / "c.yaml", "progress_every: 2\nbase: [a.yaml]\n")
+    with pytest.raises(vc.ConfigError, match=f"^{path}:2: config key base: must be a file path"):
+        vc.merged_config([path])
+
+
+def test_command_line_overrides_come_last(tmp_path):
+    override = write(tmp_path / "o.yaml", f"base: {TINY}\nprogress_every: 7\n")
+    config, files = vc.pipeline_config([override], {"progress_every": 9})
+    assert config["progress_every"] == 9 and files == [TINY.resolve(), override.resolve()]
+
+
+def test_paper_yaml_merges_to_its_former_full_text():
+    """config/paper.yaml derives from config.yaml and states only the scale changes; merged, it is
+    what the former full file was (frozen in the fixture), so the pipeline plans the same jobs."""
+    former = json.loads((FIXTURES / "paper.expanded.json").read_text(encoding="utf-8"))["config"]
+    paper = REPO / "config" / "paper.yaml"
+    merged = vc.merged_config([paper])
+    assert merged == former
+    for section in ("settings", "experiments", "figures"):  # their order orders the jobs
+        assert list(merged[section]) == list(former[section]), section
+    assert vc.with_bases([paper]) == [(REPO / "config" / "config.yaml").resolve(), paper.resolve()]
+    assert vc.run_jobs(vc.load_config(paper)) == vc.run_jobs(vc.pipeline_config([paper])[0])
+
+
+def test_paper_yaml_states_only_what_differs_from_the_default():
+    """No key of paper.yaml repeats config.yaml's value (a repeated value is a second place to edit)."""
+    default = yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))
+    paper = yaml.safe_load((REPO / "config" / "paper.yaml").read_text(encoding="utf-8"))
+
+    def repeats(derived, base, path=()):
+        for key, value in derived.items():
+            if isinstance(value, dict) and isinstance(base.get(key), dict):
+                yield from repeats(value, base[key], (*path, key))
+            elif key in base and base[key] == value:
+                yield "/".join((*path, key))
+
+    assert list(repeats({k: v for k, v in paper.items() if k != "base"}, default)) == []
