@@ -230,3 +230,12 @@ def test_poo_stops_adding_instances_at_its_horizon():
     poo = POO([[0.0, 1.0]], 500, rho_max=1 - 1e-9, seed=0)
     drive(poo, 600, np.random.default_rng(0))
     assert all(n < 500 for n, _ in poo.doublings) and len(poo.instances) <= 2 * 500
+
+
+@pytest.mark.parametrize("name", ["T-HOO", "POO"])
+def test_optimizers_without_b_do_not_check_the_range(name):
+    opt = make_optimizer(name, [[0.0, 1.0]], 500, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RewardRangeWarning)
+        drive(opt, 500, np.random.default_rng(0), scale=1e3)
+    assert opt.t == 500
