@@ -81,15 +81,32 @@ def test_formerly_hanging_or_crashing_parameters_run(construct):
     assert instances <= 2 * 300  # POO's instances stay bounded by its horizon
 
 
-@pytest.mark.parametrize("construct", ["VHCT([[0, 1]], rho=1e-30)", "HCT([[0, 1]], c=1e20)"])
-def test_huge_thresholds_are_the_exact_least_count(construct):
-    """tau = min{T : SE(T) <= OE}, far beyond 2^53 where stepping by one never ended."""
+@pytest.mark.parametrize(
+    ("construct", "depth"),
+    [
+        ("VHCT([[0, 1]], rho=1e-30, seed=0)", 1),
+        ("VHCT([[0, 1]], c=1e20, seed=0)", 1),
+        ("VHCT([[0, 1]], nu=1e-20, seed=0)", 2),
+        ("HCT([[0, 1]], c=1e20, seed=0)", 1),
+    ],
+)
+def test_huge_thresholds_are_the_exact_least_count(construct, depth):
+    """tau = min{T : SE(T) <= OE}, far beyond 2^53 where stepping by one never ended: a shallow tree."""
     opt = eval(construct)  # noqa: S307 - a literal from the parametrization
-    for node in (1, 2):
-        tau, oe = opt._tau[node], opt.oe(1)
-        assert isinstance(tau, int) and tau > 2**53
-        se = opt.uncertainty
-        assert se(tau, 0.0, opt._log_term) <= oe < se(tau - 1, 0.0, opt._log_term)
+    drive(opt, 300, np.random.default_rng(0))
+    assert opt.tree_depth == depth
+    se, log_term = opt.uncertainty, opt._log_term
+    for node in range(1, opt.size):
+        tau, oe, variance = opt._tau[node], opt.oe(opt.partition.depth[node]), opt.variance(node)
+        assert se(tau, variance, log_term) <= oe < se(tau - 1, variance, log_term)
+    assert max(opt._tau) > 2**53
+
+
+def test_a_resolution_of_zero_is_an_infinite_threshold():
+    opt = HCT([[0, 1]], resolution=lambda h: 1.0 if h < 2 else 0.0, seed=0)
+    drive(opt, 500, np.random.default_rng(0))
+    deep = [node for node in range(opt.size) if opt.partition.depth[node] == 2]
+    assert deep and all(opt._tau[node] == math.inf for node in deep) and opt.tree_depth == 2
 
 
 def test_a_threshold_no_count_reaches_is_infinite():
@@ -112,6 +129,9 @@ def test_least_count_is_exact_whatever_the_estimate(quantifier):
 
         tau = quantifier.threshold(oe, variance, log_term)
         assert se(tau) <= oe and (tau == 1 or se(tau - 1) > oe)
+        calls = []
+        _least_count(lambda n, f=se, seen=calls: seen.append(n) or f(n), oe, tau - 0.5)
+        assert tau > 2**53 or len(calls) == 2  # a right estimate (below 2^53) costs two evaluations
         for estimate in (0.0, 1.0, tau * 1e-9, tau * 3.7, tau * 1e12, math.inf, math.nan):
             assert _least_count(se, oe, estimate) == tau
 
