@@ -67,3 +67,64 @@ def test_numeric_rewards_are_accepted(good):
 def test_non_finite_rewards_are_rejected(bad):
     with pytest.raises(ValueError, match="reward must be finite"):
         check_reward(bad)
+
+
+#: every numeric parameter of every optimizer built here, with a valid value of it
+NUMERIC_PARAMETERS = [
+    ("VHCT", "rho", 0.5),
+    ("VHCT", "nu", 2),
+    ("VHCT", "c", 0.1),
+    ("VHCT", "delta", 0.01),
+    ("VHCT", "b", 1),
+    ("VHCT", "variance_floor", 0.001),
+    ("HCT", "rho", 0.5),
+    ("HCT", "nu", 2),
+    ("HCT", "c", 0.1),
+    ("HCT", "delta", 0.01),
+    ("HCT", "b", 1),
+    ("T-HOO", "rho", 0.5),
+    ("T-HOO", "nu", 2),
+    ("POO", "rho_max", 0.9),
+    ("POO", "nu_max", 2),
+    ("PCT", "rho_max", 0.9),
+    ("PCT", "nu_max", 2),
+    ("PCT", "first_epoch", 64),
+]
+
+
+def build(name, param, value):
+    return make_optimizer(name, [[0.0, 1.0]], 50, seed=0, **{param: value})
+
+
+@pytest.mark.parametrize(("name", "param", "value"), NUMERIC_PARAMETERS)
+def test_a_bool_is_never_a_number(name, param, value):
+    for flag in (True, np.bool_(True)):
+        with pytest.raises(ValueError, match=f"{param} must be"):
+            build(name, param, flag)
+
+
+@pytest.mark.parametrize(("name", "param", "value"), NUMERIC_PARAMETERS)
+def test_numpy_numbers_are_numbers_and_give_the_same_run(name, param, value):
+    as_numpy = np.int64(value) if isinstance(value, int) else np.float64(value)
+    plain, numpy = build(name, param, value), build(name, param, as_numpy)
+    for _ in range(30):
+        x = plain.ask()
+        np.testing.assert_array_equal(numpy.ask(), x)
+        plain.tell(x, float(np.sin(5 * x[0])))
+        numpy.tell(x, float(np.sin(5 * x[0])))
+
+
+@pytest.mark.parametrize(("name", "param", "value"), [p for p in NUMERIC_PARAMETERS if p[1] != "first_epoch"])
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), "0.5"])
+def test_nan_infinity_and_strings_are_rejected_naming_the_parameter(name, param, value, bad):
+    with pytest.raises(ValueError, match=f"{param} must be"):
+        build(name, param, bad)
+
+
+@pytest.mark.parametrize(
+    ("name", "horizon"), [("T-HOO", True), ("POO", np.bool_(True)), ("PCT", True), ("T-HOO", 5.0)]
+)
+def test_integer_parameters_take_integers_not_bools_or_floats(name, horizon):
+    with pytest.raises(ValueError, match="horizon must be an integer"):
+        make_optimizer(name, [[0.0, 1.0]], horizon)
+    assert make_optimizer(name, [[0.0, 1.0]], np.int64(50)).horizon == 50

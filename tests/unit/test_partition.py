@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from vhct.optimizers.partition import BoxPartition
+from vhct.optimizers.partition import BoxPartition, midpoint
 
 
 def _grow(partition: BoxPartition, rng: np.random.Generator, splits: int) -> None:
@@ -109,3 +109,32 @@ def test_bad_arguments_are_named():
         p = BoxPartition([[0, 1]])
         p.split(0)
         p.split(0)
+
+
+def test_midpoints_near_the_float_maximum_are_finite_and_inside():
+    big = np.finfo(float).max
+    for domain in ([[-big, big]], [[big / 2, big]], [[-big, big], [0.0, 1.0]]):
+        for split in ("random", "longest"):
+            part = BoxPartition(domain, split=split, seed=0)
+            leaves = [0]
+            for _ in range(40):
+                leaves += list(part.split(leaves.pop(0)))
+            for node in range(len(part)):
+                c = part.centre(node)
+                assert np.all(np.isfinite(c))
+                assert np.all(part.lower(node) < c) and np.all(c < part.upper(node))
+    assert midpoint(-big, big) == 0.0 and midpoint(big, big) == big
+
+
+def test_midpoint_is_bit_identical_to_the_plain_formula_where_the_sum_is_finite():
+    rng = np.random.default_rng(0)
+    lo = rng.uniform(-1e6, 1e6, 10_000) * 10.0 ** rng.integers(-300, 300, 10_000)
+    hi = lo + np.abs(rng.normal(size=10_000)) * 10.0 ** rng.integers(-300, 300, 10_000)
+    plain = 0.5 * (lo + hi)
+    finite = np.isfinite(plain)
+    assert finite.mean() > 0.9
+    for a, b in zip(lo[finite], hi[finite], strict=True):
+        assert midpoint(a, b).tobytes() == (0.5 * (a + b)).tobytes()
+    # the overflow-safe formula agrees too wherever the sum is finite and no subnormal is involved
+    normal = finite & (np.minimum(np.abs(lo), np.abs(hi)) > 1e-290)
+    np.testing.assert_array_equal((0.5 * lo + 0.5 * hi)[normal], plain[normal])

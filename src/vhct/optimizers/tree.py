@@ -168,12 +168,17 @@ class OSC(TreeSearch):
 
     # -- per-node quantities ----------------------------------------------------------
     def oe(self, depth: int) -> float:
-        """``OE_h``, cached per depth; must lie in (0, inf)."""
+        """``OE_h``, cached per depth; must lie in [0, inf).
+
+        0 is what a positive descriptor gives once it underflows (``nu rho^h`` near depth 1075 for
+        ``rho = 0.5``, reachable when a tiny ``nu`` makes the log term 0): SE then never reaches
+        it while the log term is positive, so tau is infinite and the node is not split.
+        """
         while len(self._oe) <= depth:
             h = len(self._oe)
             value = float(self.resolution(h))
-            if not (value > 0 and math.isfinite(value)):
-                raise ValueError(f"resolution({h}) must be a finite positive number, got {value!r}")
+            if not (value >= 0 and math.isfinite(value)):
+                raise ValueError(f"resolution({h}) must be a finite number >= 0, got {value!r}")
             self._oe.append(value)
         return self._oe[depth]
 

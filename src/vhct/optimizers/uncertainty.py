@@ -87,6 +87,14 @@ class Uncertainty(Protocol):
         ...
 
 
+def _start(se, bound: float, estimate: float) -> int:
+    """Where the search starts: ``ceil(estimate)``; for an overflowed estimate, 1 if it is the answer
+    (SE is 0 when the log term is), else the largest count searched."""
+    if estimate < _MAX_COUNT:
+        return max(1, math.ceil(estimate))
+    return 1 if se(1) <= bound else _MAX_COUNT
+
+
 def _least_count(se, bound: float, estimate: float) -> int | float:
     """The least integer ``T >= 1`` with ``se(T) <= bound``, given a real solution ``estimate`` of equality.
 
@@ -97,7 +105,7 @@ def _least_count(se, bound: float, estimate: float) -> int | float:
     thresholds cost two evaluations, as stepping by one did. ``math.inf`` when no count up
     to ``2**1023`` reaches the bound: no run can pull a node that often.
     """
-    tau = max(1, math.ceil(estimate)) if estimate < _MAX_COUNT else _MAX_COUNT
+    tau = _start(se, bound, estimate)
     if se(tau) <= bound:
         hi, step = tau, 1
         lo = hi - 1
