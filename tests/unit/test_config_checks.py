@@ -188,3 +188,15 @@ def test_the_shipped_configs_pass_every_check():
         config, files = vc.pipeline_config([REPO / "config" / f"{name}.yaml"])
         assert files[-1] == (REPO / "config" / f"{name}.yaml").resolve()
         assert vc.run_jobs(config)
+
+
+def test_real_data_objectives_are_checked_from_their_source_without_importing_them():
+    """Their parameter names and dimension come from the module's source (no torch at parse time)."""
+    import inspect
+
+    from vhct.objectives.landmine import LANDMINE_DOMAIN, LandmineSVM
+    from vhct.objectives.mnist import MNIST_DOMAIN, MnistMLP
+
+    for cls, domain in ((LandmineSVM, LANDMINE_DOMAIN), (MnistMLP, MNIST_DOMAIN)):
+        params, dim = vc._lazy_objective(f"{cls.__module__}:{cls.__name__}")
+        assert params == set(inspect.signature(cls).parameters) and dim == len(domain)

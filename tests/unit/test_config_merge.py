@@ -109,7 +109,23 @@ def test_paper_yaml_merges_to_its_former_full_text():
     for section in ("settings", "experiments", "figures"):  # their order orders the jobs
         assert list(merged[section]) == list(former[section]), section
     assert vc.with_bases([paper]) == [(REPO / "config" / "config.yaml").resolve(), paper.resolve()]
-    assert vc.run_jobs(vc.load_config(paper)) == vc.run_jobs(vc.pipeline_config([paper])[0])
+    # expanded into jobs, the two are the same: runs, batches, what each run and figure is given
+    derived = vc.load_config(paper)
+    vc.validate_config(former)
+    assert vc.run_jobs(derived) == vc.run_jobs(former)
+    assert vc.run_batches(derived) == vc.run_batches(former)
+    assert [vc.run_spec(derived, *job) for job in vc.run_jobs(derived)] == [
+        vc.run_spec(former, *job) for job in vc.run_jobs(former)
+    ]
+    assert {f: vc.figure_spec(derived, f) for f in derived["figures"]} == {
+        f: vc.figure_spec(former, f) for f in former["figures"]
+    }
+    for experiment in derived["experiments"]:
+        for setting in derived["experiments"][experiment]["settings"]:
+            for key in ("threads", "mem_mb", "runtime"):
+                assert vc.resource(derived, "run", key, experiment, setting) == vc.resource(
+                    former, "run", key, experiment, setting
+                )
 
 
 def test_paper_yaml_states_only_what_differs_from_the_default():
