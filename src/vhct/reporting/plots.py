@@ -27,6 +27,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 log = logging.getLogger("vhct.reporting.plots")
+#: room right of the longest bar of a cost panel, for its label (a factor: the axis is logarithmic)
+COST_AXIS_ROOM = 30
 #: markers telling apart settings of one algorithm inside a panel
 VARIANT_MARKERS = ["o", "s", "^", "D", "v"]
 #: marker at the last point of a curve that stops before the horizon (e.g. BO)
@@ -230,10 +232,16 @@ def timing_path(regret_path: Path | str) -> Path:
     return Path(regret_path).with_name("timing.csv")
 
 
+def seconds_text(seconds: float) -> str:
+    """A duration for a label: milliseconds below one second, else seconds."""
+    return f"{seconds * 1e3:.3g} ms" if seconds < 1 else f"{seconds:.3g} s"
+
+
 def draw_cost_panel(ax, exp: Mapping[str, Any], timing: pd.DataFrame, settings: Sequence[str]) -> None:
     """Seconds per round (ask + evaluate + tell) of each setting: mean over seeds, a bar with the
     seeds' range, on a log axis (the baselines' costs span orders of magnitude)."""
     info = exp["settings"]
+    longest = 0.0
     for row, setting in enumerate(settings):
         per_seed = timing.loc[timing["setting"] == setting, "step_seconds_mean"].to_numpy(dtype=float)
         if per_seed.size == 0:
@@ -242,13 +250,15 @@ def draw_cost_panel(ax, exp: Mapping[str, Any], timing: pd.DataFrame, settings: 
         mean = float(per_seed.mean())
         ax.barh(row, mean, color=colour, alpha=0.85)
         ax.plot([per_seed.min(), per_seed.max()], [row, row], color="black", linewidth=1)
-        label = f"{mean * 1e3:.3g} ms"
-        ax.annotate(label, (mean, row), xytext=(3, 0), textcoords="offset points", va="center")
+        right = max(mean, float(per_seed.max()))
+        ax.annotate(seconds_text(mean), (right, row), xytext=(4, 0), textcoords="offset points", va="center")
+        longest = max(longest, right)
     ax.set_yticks(range(len(settings)), [info[s]["label"] for s in settings])
     ax.invert_yaxis()
     ax.set_xscale("log")
+    ax.set_xlim(right=longest * COST_AXIS_ROOM)
     ax.set_xlabel("seconds per round (ask + evaluate + tell)")
-    ax.set_title(f"{exp['title']}: cost per round\nmean over seeds, line: range across seeds")
+    ax.set_title(f"{exp['title']}: cost per round\nmean over seeds, black line: range across seeds")
     ax.grid(alpha=0.3, axis="x")
 
 
