@@ -203,3 +203,19 @@ def test_without_the_extra_the_error_names_it(monkeypatch):
         import vhct.integrations.optuna  # noqa: F401
     with pytest.raises(MissingExtraError, match=r"the TPE baseline .*pip install 'vhct\[optuna\]'"):
         make_optimizer("TPE", [[0.0, 1.0]])
+
+
+def test_a_pruned_trial_is_told_its_last_intermediate_value():
+    study = optuna.create_study(direction="maximize", sampler=VHCTSampler(seed=3, search_space=SPACE))
+    trial = study.ask(SPACE)
+    value = f(trial.params["a"], trial.params["b"])
+    trial.report(value, step=1)
+    study.tell(trial, state=optuna.trial.TrialState.PRUNED)
+    for _ in range(8):
+        t = study.ask(SPACE)
+        study.tell(t, f(t.params["a"], t.params["b"]))
+    assert study_points(study) == loop_points(9)  # round 0 was told `value`: no repetition
+    # without an intermediate value, a pruned trial counts as failed: its point comes again
+    bare = study.ask(SPACE)
+    study.tell(bare, state=optuna.trial.TrialState.PRUNED)
+    assert study.ask(SPACE).params == bare.params

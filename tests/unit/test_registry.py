@@ -189,3 +189,9 @@ def test_bad_baseline_parameters_are_named():
         make_optimizer("TPE", [[0.0, 1.0]], n_startup_trials=-1)
     with pytest.raises(ValueError, match="TPE does not accept parameter"):
         make_optimizer("TPE", [[0.0, 1.0]], sigma0=1.0)
+
+
+def test_flags_must_be_bools():
+    pytest.importorskip("optuna")
+    with pytest.raises(ValueError, match="multivariate must be a bool, got 'yes'"):
+        make_optimizer("TPE", [[0.0, 1.0]], multivariate="yes")

@@ -48,6 +48,13 @@ def quiet_optuna() -> Iterator[None]:
         logger.setLevel(level)
 
 
+def check_flag(name: str, value: bool) -> bool:
+    """Require a bool (a config's ``true``/``false``), naming the parameter otherwise."""
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be a bool, got {value!r}")
+    return value
+
+
 def parameter_names(dim: int) -> list[str]:
     """Names of the study's parameters, one per dimension of the box."""
     return [f"x{i}" for i in range(dim)]
@@ -130,9 +137,7 @@ class TPE(OptunaBaseline):
         multivariate: bool = False,
     ):
         self.n_startup_trials = check_horizon("n_startup_trials", n_startup_trials, 0)
-        if not isinstance(multivariate, bool):
-            raise ValueError(f"multivariate must be a bool, got {multivariate!r}")
-        self.multivariate = multivariate
+        self.multivariate = check_flag("multivariate", multivariate)
         super().__init__(domain, seed)
 
     def make_sampler(self, seed: int) -> Any:
@@ -198,9 +203,7 @@ class GPOptuna(OptunaBaseline):
         deterministic_objective: bool = False,
     ):
         self.n_startup_trials = check_horizon("n_startup_trials", n_startup_trials, 0)
-        if not isinstance(deterministic_objective, bool):
-            raise ValueError(f"deterministic_objective must be a bool, got {deterministic_objective!r}")
-        self.deterministic_objective = deterministic_objective
+        self.deterministic_objective = check_flag("deterministic_objective", deterministic_objective)
         super().__init__(domain, seed)
 
     def make_sampler(self, seed: int) -> Any:
