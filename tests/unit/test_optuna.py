@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -219,3 +220,18 @@ def test_a_pruned_trial_is_told_its_last_intermediate_value():
     bare = study.ask(SPACE)
     study.tell(bare, state=optuna.trial.TrialState.PRUNED)
     assert study.ask(SPACE).params == bare.params
+
+
+def test_parallel_jobs_keep_the_optimizers_rounds_in_order():
+    """n_jobs=2: trials run in threads; the ones that are VHCT's follow the loop's points."""
+    study = optuna.create_study(direction="maximize", sampler=VHCTSampler(seed=3, search_space=SPACE))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # trials drawn by the independent sampler
+        study.optimize(objective, n_trials=40, n_jobs=2)
+    rounds = sorted(
+        (t.system_attrs["vhct:round"], t.number, [t.params["a"], t.params["b"]])
+        for t in study.trials
+        if "vhct:round" in t.system_attrs
+    )
+    assert [r[0] for r in rounds] == list(range(len(rounds))) and len(rounds) >= 10
+    assert [r[2] for r in rounds] == loop_points(len(rounds))

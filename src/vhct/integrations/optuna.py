@@ -26,7 +26,9 @@ box): they are drawn by the independent sampler (default ``RandomSampler``, seed
 Several trials at once. The optimizers are sequential: a round's point is asked, evaluated and
 told before the next is asked. A trial that starts while the optimizer's current point is still
 being evaluated by another running trial is drawn by the independent sampler and never told to
-the optimizer (a warning says so): with ``n_jobs > 1`` only one trial at a time is VHCT's.
+the optimizer (a warning says so): with ``n_jobs > 1`` only one trial at a time is VHCT's (and
+Optuna reseeds the independent sampler in each thread, so those other trials are not
+reproducible; the optimizer's are).
 
 Failed and pruned trials. A trial that fails leaves its round open: the next trial gets the
 same point again. A pruned trial with an intermediate value is told that value; without one it
@@ -43,6 +45,7 @@ raises). Resuming therefore needs an integer ``seed``.
 from __future__ import annotations
 
 import math
+import threading
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -125,6 +128,18 @@ class VHCTSampler(BaseSampler):
         self._intersection = IntersectionSearchSpace(include_pruned=True)
         self._optimizer: Optimizer | None = None
         self._warned: set[str] = set()
+        # n_jobs > 1 runs trials in threads: one proposal at a time, so that a trial started
+        # meanwhile sees the round the other one took
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ Optuna's sampler interface
 
@@ -148,6 +163,12 @@ class VHCTSampler(BaseSampler):
         if not search_space:
             return {}
         self._raise_error_if_multi_objective(study)
+        with self._lock:
+            return self._propose(study, trial)
+
+    def _propose(self, study: optuna.Study, trial: FrozenTrial) -> dict[str, Any]:
+        """The next round's point for ``trial`` (recorded in its system attributes), or {} when
+        the round is still being evaluated by another trial."""
         optimizer = self._catch_up(study)
         if self._round_running_elsewhere(study, trial, optimizer.t):
             self._warn_once(
