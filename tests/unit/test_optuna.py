@@ -235,3 +235,19 @@ def test_parallel_jobs_keep_the_optimizers_rounds_in_order():
     )
     assert [r[0] for r in rounds] == list(range(len(rounds))) and len(rounds) >= 10
     assert [r[2] for r in rounds] == loop_points(len(rounds))
+
+
+@pytest.mark.parametrize(
+    ("name", "module", "extra"), [("CMA-ES", "cmaes", "optuna"), ("GP-Optuna", "torch", "real-data")]
+)
+def test_a_baselines_own_dependency_is_named_with_its_extra(monkeypatch, name, module, extra):
+    from vhct import extras
+
+    real = extras.missing_modules
+    monkeypatch.setattr(
+        extras, "missing_modules", lambda names: [m for m in names if m == module] or real(names)
+    )
+    with pytest.raises(
+        MissingExtraError, match=rf"the {name} baseline .*needs {module}, .*'vhct\[{extra}\]'"
+    ):
+        make_optimizer(name, [[0.0, 1.0]])

@@ -25,8 +25,8 @@ class Algorithm:
     Args:
         name: the name in configs, tables and legends.
         target: ``"module:Class"``, the module absolute or relative to ``vhct.optimizers``
-            (``".tree:VHCT"``);
-            the class takes ``domain``, ``seed`` and, if it declares one, ``horizon``.
+            (``".tree:VHCT"``); the class takes ``domain``, ``seed`` and, if it declares one,
+            ``horizon``.
         colour: its colour in every figure (unique across the table).
         line: its matplotlib line style.
         osc: it exposes the OSC traversal report (the fig. 2 panel).
