@@ -87,11 +87,13 @@ test: $(STAMP)
 test-quick: $(STAMP)
 	$(BIN)/pytest -m "not integration"
 
-## core-example: the library example in a throwaway venv with the core install alone (numpy, SciPy)
+## core-example: the library examples in a throwaway venv with the core install alone (numpy, SciPy);
+## the Optuna example needs its extra and runs in `make test` (tests/unit/test_examples.py)
 core-example:
 	rm -rf $(CORE_VENV) build && $(PYTHON) -m venv $(CORE_VENV)
 	$(CORE_VENV)/bin/pip install --quiet .
 	cd $(CORE_VENV) && bin/python $(CURDIR)/examples/quickstart.py
+	cd $(CORE_VENV) && bin/python $(CURDIR)/examples/one_call.py
 	rm -rf $(CORE_VENV)
 
 ## lint: ruff and snakemake --lint

@@ -2,9 +2,11 @@
 
 Reference replication of Li, Wang, Cheng and Song, "Optimum-statistical Collaboration
 Towards General and Efficient Black-box Optimization" (TMLR 2023). All optimizers
-maximize and share ``ask() / tell(point, reward) / recommend()``.
+maximize and share ``ask() / tell(point, reward) / recommend()``; ``maximize`` and
+``minimize`` run one in a single call. ``import vhct`` needs numpy alone.
 """
 
+from .api import Result, maximize, minimize
 from .optimizers.base import Optimizer
 from .optimizers.hoo import TruncatedHOO
 from .optimizers.parallel import PCT, POO
@@ -20,7 +22,10 @@ __all__ = [
     "POO",
     "VHCT",
     "Optimizer",
+    "Result",
     "TruncatedHOO",
     "algorithm_names",
     "make_optimizer",
+    "maximize",
+    "minimize",
 ]

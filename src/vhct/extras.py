@@ -3,7 +3,8 @@
 ``pip install vhct`` needs numpy (the optimizers) and SciPy (the exact optima of two synthetic
 objectives). The rest
 comes in extras: ``bo`` (the GPyOpt baseline), ``real-data`` (Landmine and MNIST objectives),
-``pipeline`` (the Snakemake pipeline and its reporting), ``all`` (everything). A module that
+``pipeline`` (the Snakemake pipeline and its reporting), ``optuna`` (today's baselines through
+Optuna, and VHCT as an Optuna sampler), ``all`` (everything). A module that
 needs an extra calls :func:`require` first, so a missing package is reported with the command
 that installs it, not as an ImportError from deep inside.
 """
@@ -18,6 +19,7 @@ EXTRAS = {
     "bo": "the Bayesian-optimization baseline (GPyOpt, GPy)",
     "real-data": "the real-data objectives (scikit-learn, SciPy, torch, torchvision)",
     "pipeline": "the pipeline and its reporting (Snakemake, pandas, matplotlib, SciPy, ...)",
+    "optuna": "the Optuna baselines and sampler (optuna, cmaes; the GP sampler also needs real-data's torch)",
     "all": "everything above",
 }
 

@@ -117,6 +117,6 @@ def test_wheel_metadata_core_is_light_and_resources_ship(installed):
     )
     assert [c.split(">")[0].split("=")[0] for c in core] == ["numpy", "scipy"]
     extras = sorted(x.split(":", 1)[1].strip() for x in lines if x.startswith("Provides-Extra:"))
-    assert extras == ["all", "bo", "pipeline", "real-data", "test"]
+    assert extras == ["all", "bo", "optuna", "pipeline", "real-data", "test"]
     for name in ("config.schema.yaml", "claims.schema.yaml", "claims.yaml"):
         assert f"vhct/resources/{name}" in names

@@ -1,103 +1,144 @@
-"""Algorithm names, as used in configs, mapped to constructors with a uniform signature."""
+"""The one table of algorithms: a row per name (as used in configs), from which everything follows.
+
+A row says where the class is (imported lazily: BO pulls in GPy, the Optuna baselines Optuna),
+its colour and line style in every figure, and whether it exposes the OSC traversal report
+(fig. 2). Names, config parameters (the class's keyword arguments), the figures' palette and the
+config checks are all read from here, so adding an algorithm means adding one row
+(:func:`register`).
+"""
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from .base import Optimizer, SeedLike
 
 
-def _vhct(domain, horizon, seed, **params):
-    from .tree import VHCT
+@dataclass(frozen=True)
+class Algorithm:
+    """One registered algorithm.
 
-    return VHCT(domain, seed=seed, **params)
+    Args:
+        name: the name in configs, tables and legends.
+        target: ``"module:Class"``, the module absolute or relative to ``vhct.optimizers``
+            (``".tree:VHCT"``); the class takes ``domain``, ``seed`` and, if it declares one,
+            ``horizon``.
+        colour: its colour in every figure (unique across the table).
+        line: its matplotlib line style.
+        osc: it exposes the OSC traversal report (the fig. 2 panel).
+    """
 
+    name: str
+    target: str
+    colour: str
+    line: Any = "-"
+    osc: bool = False
 
-def _hct(domain, horizon, seed, **params):
-    from .tree import HCT
-
-    return HCT(domain, seed=seed, **params)
-
-
-def _thoo(domain, horizon, seed, **params):
-    from .hoo import TruncatedHOO
-
-    return TruncatedHOO(domain, horizon, seed=seed, **params)
-
-
-def _poo(domain, horizon, seed, **params):
-    from .parallel import POO
-
-    return POO(domain, horizon, seed=seed, **params)
-
-
-def _pct(domain, horizon, seed, **params):
-    from .parallel import PCT
-
-    return PCT(domain, horizon=horizon, seed=seed, **params)
+    def load(self) -> Callable[..., Optimizer]:
+        """The class behind this row (imported now)."""
+        module, _, attr = self.target.partition(":")
+        return getattr(importlib.import_module(module, __package__), attr)
 
 
-def _bo(domain, horizon, seed, **params):
-    from .bo import BayesianOptimization
-
-    return BayesianOptimization(domain, seed=seed, **params)
-
-
-def _target(name: str) -> Callable[..., Any]:
-    """The class or factory behind a registry name (imported lazily: BO pulls in GPy)."""
-    if name in ("VHCT", "HCT"):
-        from . import tree
-
-        return getattr(tree, name)
-    if name == "T-HOO":
-        from .hoo import TruncatedHOO
-
-        return TruncatedHOO
-    if name in ("POO", "PCT"):
-        from . import parallel
-
-        return getattr(parallel, name)
-    from .bo import BayesianOptimization
-
-    return BayesianOptimization
-
-
-ALGORITHMS: dict[str, Callable[..., Optimizer]] = {
-    "VHCT": _vhct,
-    "HCT": _hct,
-    "T-HOO": _thoo,
-    "POO": _poo,
-    "PCT": _pct,
-    "BO": _bo,
-}
+#: every algorithm, in the order of figures' legends; the paper's first, then today's baselines
+ALGORITHM_TABLE: dict[str, Algorithm] = {}
 
 #: arguments every constructor takes from the runner, not from the config
 _RUNNER_ARGS = {"self", "domain", "horizon", "seed"}
 
 
+def register(algorithm: Algorithm) -> Algorithm:
+    """Add a row: its name and its colour must be new (two algorithms never share a colour)."""
+    if algorithm.name in ALGORITHM_TABLE:
+        raise ValueError(f"algorithm {algorithm.name!r} is already registered")
+    clash = [a.name for a in ALGORITHM_TABLE.values() if a.colour.lower() == algorithm.colour.lower()]
+    if clash:
+        raise ValueError(f"colour {algorithm.colour!r} of {algorithm.name!r} is already {clash[0]!r}'s")
+    ALGORITHM_TABLE[algorithm.name] = algorithm
+    return algorithm
+
+
+def unregister(name: str) -> None:
+    """Remove a row (for tests that register a temporary algorithm)."""
+    _check_name(name)
+    del ALGORITHM_TABLE[name]
+
+
+for _row in (
+    Algorithm("VHCT", ".tree:VHCT", "#d62728", "-", osc=True),
+    Algorithm("HCT", ".tree:HCT", "#1f77b4", "--", osc=True),
+    Algorithm("T-HOO", ".hoo:TruncatedHOO", "#2ca02c", "-."),
+    Algorithm("POO", ".parallel:POO", "#7f7f7f", ":"),
+    Algorithm("PCT", ".parallel:PCT", "#ff7f0e", (0, (5, 1, 1, 1))),
+    Algorithm("BO", ".bo:BayesianOptimization", "#9467bd", (0, (3, 1, 1, 1, 1, 1))),
+    Algorithm("Random", ".optuna_baselines:RandomSearch", "#8c564b", (0, (1, 1))),
+    Algorithm("TPE", ".optuna_baselines:TPE", "#e377c2", (0, (4, 2))),
+    Algorithm("CMA-ES", ".optuna_baselines:CMAES", "#17becf", (0, (6, 2, 1, 2))),
+    Algorithm("GP-Optuna", ".optuna_baselines:GPOptuna", "#bcbd22", (0, (2, 2, 6, 2))),
+):
+    register(_row)
+
+
+#: the same table under its earlier name (name -> row; iterating gives the names)
+ALGORITHMS = ALGORITHM_TABLE
+
+
 def algorithm_names() -> list[str]:
-    return list(ALGORITHMS)
+    return list(ALGORITHM_TABLE)
+
+
+def algorithm(name: str) -> Algorithm:
+    """The row of ``name``."""
+    _check_name(name)
+    return ALGORITHM_TABLE[name]
+
+
+def osc_algorithms() -> frozenset[str]:
+    """Algorithms that expose the OSC traversal report."""
+    return frozenset(a.name for a in ALGORITHM_TABLE.values() if a.osc)
+
+
+def palette() -> dict[str, tuple[str, Any]]:
+    """Colour and line style of every algorithm."""
+    return {a.name: (a.colour, a.line) for a in ALGORITHM_TABLE.values()}
+
+
+def needs_horizon(name: str) -> bool:
+    """Whether the algorithm's constructor takes the horizon (T-HOO, POO, PCT)."""
+    return "horizon" in inspect.signature(algorithm(name).load()).parameters
 
 
 def algorithm_params(name: str) -> set[str]:
     """Parameter names that ``name`` accepts from a config."""
-    _check_name(name)
-    signature = inspect.signature(_target(name))
+    signature = inspect.signature(algorithm(name).load())
     return {p for p in signature.parameters if p not in _RUNNER_ARGS}
 
 
 def _check_name(name: str) -> None:
-    if name not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {name!r}; known: {', '.join(ALGORITHMS)}")
+    if name not in ALGORITHM_TABLE:
+        raise ValueError(f"unknown algorithm {name!r}; known: {', '.join(ALGORITHM_TABLE)}")
 
 
-def make_optimizer(name: str, domain, horizon: int, seed: SeedLike = None, **params: Any) -> Optimizer:
+def _build(name: str, domain, horizon: int | None, seed: SeedLike, params: dict[str, Any]) -> Optimizer:
+    cls = algorithm(name).load()
+    if needs_horizon(name):
+        return cls(domain, horizon=horizon, seed=seed, **params)
+    return cls(domain, seed=seed, **params)
+
+
+def make_optimizer(
+    name: str, domain, horizon: int | None = None, seed: SeedLike = None, **params: Any
+) -> Optimizer:
     """Build the optimizer ``name`` for ``domain``; ``horizon`` is used only by those that need it."""
     _check_name(name)
     unknown = set(params) - algorithm_params(name)
     if unknown:
         accepted = sorted(algorithm_params(name))
         raise ValueError(f"{name} does not accept parameter(s) {sorted(unknown)}; accepted: {accepted}")
-    return ALGORITHMS[name](domain, horizon, seed, **params)
+    if horizon is None and needs_horizon(name):
+        raise ValueError(f"{name} needs the horizon (the number of rounds it will run); horizon is None")
+    return _build(name, domain, horizon, seed, params)

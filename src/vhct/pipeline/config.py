@@ -26,9 +26,7 @@ from vhct.resources import CONFIG_SCHEMA, resource_path
 #: the schema shipped with the workflow
 SCHEMA_PATH = resource_path(CONFIG_SCHEMA)
 #: figure kinds whose panels are experiments
-CURVE_KINDS = frozenset({"regret", "average_regret"})
-#: algorithms that expose the OSC traversal report (fig. 2)
-OSC_ALGORITHMS = frozenset({"VHCT", "HCT"})
+CURVE_KINDS = frozenset({"regret", "average_regret", "regret_cost"})
 
 
 #: the keys a config must have (also the schema's ``required``); named when the whole file is off
@@ -538,8 +536,11 @@ def _check_panel(config: Mapping[str, Any], kind: str, panel: Mapping[str, Any],
                 )
     if kind == "osc":
         algorithm = config["settings"][panel["setting"]]["algorithm"]
-        if algorithm not in OSC_ALGORITHMS:
-            raise _key_error(f"{key}/setting", f"the OSC figure needs VHCT or HCT, got {algorithm}")
+        from vhct.optimizers.registry import osc_algorithms  # the registry's osc column
+
+        if algorithm not in osc_algorithms():
+            needs = ", ".join(sorted(osc_algorithms()))
+            raise _key_error(f"{key}/setting", f"the OSC figure needs one of {needs}, got {algorithm}")
         horizon = run_horizon(config, panel["experiment"], panel["setting"])
         if panel["round"] > horizon:
             raise _key_error(

@@ -1,8 +1,9 @@
 """Draw the paper's figures from aggregate tables, objectives and a live VHCT run.
 
-One palette: every algorithm keeps its colour and line style in every figure; settings of the
-same algorithm within one panel (a rho sweep) are told apart by markers. Figures are saved as
-PDF and PNG, atomically.
+One palette, the registry's (``vhct.optimizers.registry``): every algorithm keeps its colour and
+line style in every figure, and no two algorithms share a colour; settings of the same algorithm
+within one panel (a rho sweep) are told apart by markers. Figures are saved as PDF and PNG,
+atomically.
 """
 
 from __future__ import annotations
@@ -26,17 +27,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 log = logging.getLogger("vhct.reporting.plots")
-#: colour and line style of each algorithm, in every figure
-PALETTE: dict[str, tuple[str, Any]] = {
-    "VHCT": ("#d62728", "-"),
-    "HCT": ("#1f77b4", "--"),
-    "T-HOO": ("#2ca02c", "-."),
-    "POO": ("#7f7f7f", ":"),
-    "PCT": ("#ff7f0e", (0, (5, 1, 1, 1))),
-    "BO": ("#9467bd", (0, (3, 1, 1, 1, 1, 1))),
-}
-#: colours for algorithms registered later and not in PALETTE (assigned by sorted name)
-EXTRA_COLOURS = ["#8c564b", "#e377c2", "#17becf", "#bcbd22"]
+#: room right of the longest bar of a cost panel, for its label (a factor: the axis is logarithmic)
+COST_AXIS_ROOM = 30
 #: markers telling apart settings of one algorithm inside a panel
 VARIANT_MARKERS = ["o", "s", "^", "D", "v"]
 #: marker at the last point of a curve that stops before the horizon (e.g. BO)
@@ -72,10 +64,11 @@ RC = {
 
 
 def style(algorithm: str) -> tuple[str, Any]:
-    """Colour and line style of an algorithm (stable for names outside PALETTE too)."""
-    if algorithm in PALETTE:
-        return PALETTE[algorithm]
-    return EXTRA_COLOURS[sum(map(ord, algorithm)) % len(EXTRA_COLOURS)], "-"
+    """Colour and line style of an algorithm, from its row in the registry (unique per algorithm)."""
+    from vhct.optimizers.registry import algorithm as registered
+
+    row = registered(algorithm)
+    return row.colour, row.line
 
 
 def noise_text(noise: float) -> str:
@@ -234,6 +227,66 @@ def regret_figure(figure: Mapping[str, Any], regret_paths: Mapping[str, str]):
     return fig
 
 
+def timing_path(regret_path: Path | str) -> Path:
+    """The timing table beside a regret aggregate (both are outputs of one aggregate job)."""
+    return Path(regret_path).with_name("timing.csv")
+
+
+def seconds_text(seconds: float) -> str:
+    """A duration for a label: milliseconds below one second, else seconds."""
+    return f"{seconds * 1e3:.3g} ms" if seconds < 1 else f"{seconds:.3g} s"
+
+
+def draw_cost_panel(ax, exp: Mapping[str, Any], timing: pd.DataFrame, settings: Sequence[str]) -> None:
+    """Seconds per round (ask + evaluate + tell) of each setting: mean over seeds, a bar with the
+    seeds' range, on a log axis (the baselines' costs span orders of magnitude)."""
+    info = exp["settings"]
+    longest = 0.0
+    for row, setting in enumerate(settings):
+        per_seed = timing.loc[timing["setting"] == setting, "step_seconds_mean"].to_numpy(dtype=float)
+        if per_seed.size == 0:
+            raise ValueError(f"timing of experiment {exp['name']!r} has no rows for setting {setting!r}")
+        colour, _ = style(info[setting]["algorithm"])
+        mean = float(per_seed.mean())
+        ax.barh(row, mean, color=colour, alpha=0.85)
+        ax.plot([per_seed.min(), per_seed.max()], [row, row], color="black", linewidth=1)
+        right = max(mean, float(per_seed.max()))
+        ax.annotate(seconds_text(mean), (right, row), xytext=(4, 0), textcoords="offset points", va="center")
+        longest = max(longest, right)
+    ax.set_yticks(range(len(settings)), [info[s]["label"] for s in settings])
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlim(right=longest * COST_AXIS_ROOM)
+    ax.set_xlabel("seconds per round (ask + evaluate + tell)")
+    ax.set_title(f"{exp['title']}: cost per round\nmean over seeds, black line: range across seeds")
+    ax.grid(alpha=0.3, axis="x")
+
+
+def regret_cost_figure(figure: Mapping[str, Any], regret_paths: Mapping[str, str]):
+    """Figure of kind ``regret_cost`` ("beyond the paper"): per panel (an experiment), the cumulative
+    regret curves on the left and each setting's seconds per round on the right."""
+    n = len(figure["panels"])
+    fig = plt.figure(figsize=(PANEL_SIZE[0] * 2.4, PANEL_SIZE[1] * n + 0.5), layout="constrained")
+    axes = fig.subplots(n, 2, squeeze=False)
+    used = {}
+    for panel in figure["panels"]:
+        info = figure["experiments"][panel["experiment"]]["settings"]
+        for setting in panel.get("settings") or list(info):
+            used[setting] = info[setting]["algorithm"]
+    markers = variant_markers(used)
+    for (regret_ax, cost_ax), panel in zip(axes, figure["panels"], strict=True):
+        exp = figure["experiments"][panel["experiment"]]
+        settings = panel.get("settings") or list(exp["settings"])
+        regret_path = regret_paths[panel["experiment"]]
+        regret = pd.read_csv(regret_path)
+        draw_regret_panel(regret_ax, exp, regret, settings, False, panel.get("title"), markers)
+        draw_cost_panel(cost_ax, exp, pd.read_csv(timing_path(regret_path)), settings)
+    shared_legend(fig, [row[0] for row in axes], LEGEND_COLUMNS)
+    if figure.get("title"):
+        fig.suptitle(figure["title"])
+    return fig
+
+
 # ----------------------------------------------------------------------------- objectives
 
 
@@ -268,7 +321,7 @@ def function_figure(figure: Mapping[str, Any]):
             if obj.maximizer is not None:
                 ax.axvline(
                     float(np.ravel(obj.maximizer)[0]),
-                    color=PALETTE["VHCT"][0],
+                    color=style("VHCT")[0],
                     linestyle=":",
                     label="maximizer",
                 )
@@ -343,7 +396,7 @@ def draw_osc_path(ax, report: Sequence[Mapping[str, Any]]) -> None:
     ax.plot(centre, -depth, color="grey", linewidth=1, zorder=1)
     pulled = len(report) - 1
     for k, r in enumerate(report):
-        colour = PALETTE["VHCT"][0] if k == pulled else PALETTE["HCT"][0]
+        colour = style("VHCT")[0] if k == pulled else style("HCT")[0]
         ax.scatter(centre[k], -depth[k], s=60 if k == pulled else 30, color=colour, zorder=2)
         if r["depth"] == 0:
             text = "root: always passed (the paper sets T = tau := 1)"
@@ -376,7 +429,7 @@ def draw_osc_errors(ax, report: Sequence[Mapping[str, Any]]) -> None:
     oe = _finite([r["resolution"] for r in report])
     se = _finite([r["uncertainty"] for r in report])
     ax.plot(depth, oe, color="black", marker="o", label="$OE_h$ (resolution)")
-    ax.plot(depth, se, color=PALETTE["VHCT"][0], marker="s", linestyle="--", label="$SE_h$ (uncertainty)")
+    ax.plot(depth, se, color=style("VHCT")[0], marker="s", linestyle="--", label="$SE_h$ (uncertainty)")
     finite = np.concatenate([oe[np.isfinite(oe)], se[np.isfinite(se)]])
     top = float(finite.max()) * 3 if finite.size else 1.0
     infinite = np.isnan(se)
@@ -385,7 +438,7 @@ def draw_osc_errors(ax, report: Sequence[Mapping[str, Any]]) -> None:
             depth[infinite],
             np.full(infinite.sum(), top),
             marker="^",
-            color=PALETTE["VHCT"][0],
+            color=style("VHCT")[0],
             label="$SE_h = \\infty$ (never pulled)",
         )
     ax.axvline(depth[-1], color="grey", linestyle=":", linewidth=1, label="depth of the node pulled")
@@ -408,6 +461,8 @@ def make_figure(
         kind = figure["kind"]
         if kind in ("regret", "average_regret"):
             fig = regret_figure(figure, regret_paths)
+        elif kind == "regret_cost":
+            fig = regret_cost_figure(figure, regret_paths)
         elif kind == "function":
             fig = function_figure(figure)
         elif kind == "osc":

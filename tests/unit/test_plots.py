@@ -1,0 +1,70 @@
+"""The "beyond the paper" figure (kind regret_cost): regret curves beside each setting's cost per round."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pd = pytest.importorskip("pandas")
+pytest.importorskip("matplotlib")
+
+from vhct.optimizers.registry import palette  # noqa: E402
+from vhct.reporting import plots  # noqa: E402
+
+SETTINGS = {"VHCT-a": "VHCT", "Random": "Random", "GP": "GP-Optuna"}
+#: seconds per round of each setting's two seeds
+COST = {"VHCT-a": [1e-4, 3e-4], "Random": [6e-4, 8e-4], "GP": [0.2, 0.4]}
+
+
+def write_tables(tmp_path):
+    rows, timing = [], []
+    for setting, algorithm in SETTINGS.items():
+        horizon = 4 if setting == "GP" else 10
+        for t in range(1, horizon + 1):
+            rows.append({"setting": setting, "algorithm": algorithm, "t": t, "mean": 0.5 * t, "std": 0.1})
+        for seed, seconds in enumerate(COST[setting]):
+            timing.append(
+                {"setting": setting, "algorithm": algorithm, "seed": seed, "step_seconds_mean": seconds}
+            )
+    regret = tmp_path / "regret.csv"
+    pd.DataFrame(rows).to_csv(regret, index=False)
+    pd.DataFrame(timing).to_csv(plots.timing_path(regret), index=False)
+    return str(regret)
+
+
+def figure_spec():
+    info = {s: {"algorithm": a, "label": s, "horizon": 4 if s == "GP" else 10} for s, a in SETTINGS.items()}
+    exp = {"name": "e", "title": "E", "noise": 0.05, "seeds": [0, 1], "horizon": 10, "objective": "garland"}
+    return {
+        "name": "beyond",
+        "kind": "regret_cost",
+        "panels": [{"experiment": "e"}],
+        "experiments": {"e": {**exp, "settings": info}},
+    }
+
+
+def test_cost_panel_draws_each_settings_mean_and_range_in_its_colour(tmp_path):
+    regret_path = write_tables(tmp_path)
+    with plots.plt.rc_context(plots.RC):
+        fig = plots.regret_cost_figure(figure_spec(), {"e": regret_path})
+    regret_ax, cost_ax = fig.axes[:2]
+    bars = cost_ax.patches
+    assert [b.get_width() for b in bars] == pytest.approx([np.mean(COST[s]) for s in SETTINGS])
+    colours = [palette()[a][0] for a in SETTINGS.values()]
+    assert [plots.matplotlib.colors.to_hex(b.get_facecolor()) for b in bars] == colours
+    ranges = [line.get_xdata().tolist() for line in cost_ax.lines]
+    assert ranges == [COST[s] for s in SETTINGS]
+    assert [t.get_text() for t in cost_ax.texts] == ["0.2 ms", "0.7 ms", "300 ms"]
+    assert cost_ax.get_xscale() == "log"
+    assert [line.get_label() for line in regret_ax.lines][:1] == ["VHCT-a"]
+    plots.plt.close(fig)
+
+
+def test_make_figure_saves_the_kind(tmp_path):
+    regret_path = write_tables(tmp_path)
+    plots.make_figure(figure_spec(), {"e": regret_path}, tmp_path / "f.pdf", tmp_path / "f.png")
+    assert (tmp_path / "f.pdf").stat().st_size > 0 and (tmp_path / "f.png").stat().st_size > 0
+
+
+def test_seconds_text():
+    assert plots.seconds_text(0.0123) == "12.3 ms" and plots.seconds_text(2.5) == "2.5 s"
