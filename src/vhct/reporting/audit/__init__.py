@@ -37,6 +37,8 @@ from vhct.reporting.audit.claims import (
     substitute_settings,
 )
 from vhct.reporting.audit.evaluate import (
+    AUDIT_FORMAT,
+    conclude,
     config_summary,
     display_path,
     evaluate_claim,
@@ -63,6 +65,8 @@ from vhct.reporting.audit.verdicts import (
 
 __all__ = [
     "AUDITED_COLUMNS",
+    "AUDIT_FORMAT",
+    "conclude",
     "CHECKS",
     "CLAIMS_PATH",
     "Comparison",

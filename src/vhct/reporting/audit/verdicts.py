@@ -27,6 +27,8 @@ NOT_EVALUATED = "not evaluated"
 #: a comparison whose tests are computed but whose verdict the claim level has not decided yet
 PENDING = "pending"
 VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_EVALUATED)
+#: how a comparison's label marks a round before the experiment's horizon ("at t = 50 of 500")
+EARLY_MARK = " at t = "
 
 
 def _fmt(p: float) -> str:
@@ -125,7 +127,9 @@ def _reason(verdicts: Sequence[str], reasons: Sequence[str], strict: bool = True
     """A short reason for a combined verdict: the reasons of the parts that decided it."""
     verdict = combine(verdicts, strict)
     if verdict == REPRODUCED:
-        return "every comparison reproduced"
+        # a comparison read before the horizon keeps its round in every reason that covers it
+        early = [r for r in reasons if EARLY_MARK in r]
+        return "; ".join(["every comparison reproduced", *dict.fromkeys(early)])
     if verdict == NOT_REPRODUCED:
         picked = [r for v, r in zip(verdicts, reasons, strict=True) if v == NOT_REPRODUCED]
     elif verdict == INCONCLUSIVE and not strict:
