@@ -382,6 +382,45 @@ def test_readings_of_one_statement_that_disagree_are_a_flip():
     assert "the readings disagree (a flip)" in audit.render_markdown(result)
 
 
+# ---------------------------------------------------------------- the shipped claims on the tiny config
+
+
+def test_every_shipped_claim_evaluates_on_runs_shaped_like_the_tiny_config():
+    """Made-up runs with the tiny config's experiments, settings, seeds and horizons (BO capped):
+    every claim gets a verdict and a reason; missing settings are "not evaluated", never a crash."""
+    config = yaml.safe_load((REPO / "config" / "tiny.yaml").read_text(encoding="utf-8"))
+    rng = np.random.default_rng(0)
+    runs = {}
+    for name, exp in config["experiments"].items():
+        seeds = exp["seeds"] if isinstance(exp["seeds"], list) else list(range(exp["seeds"]))
+        runs[name] = {}
+        for setting in exp["settings"]:
+            h = min(exp["horizon"], config["settings"][setting].get("max_horizon", exp["horizon"]))
+            f_star = None if exp["objective"] in ("landmine", "mnist") else 0.0
+            runs[name][setting] = [
+                make_run(s, 5.0 + rng.random(), horizon=h, power=0.7, f_star=f_star) for s in seeds
+            ]
+    claims = audit.load_claims()
+    result = audit.run_audit(claims, runs, {"experiments": {}}, {"himmelblau": 0.15})
+    by_id = {c["id"]: c for c in result["claims"]}
+    assert list(by_id) == [c["id"] for c in claims["claims"]]
+    assert all(c["verdict"] in audit.VERDICTS and c["reason"] for c in result["claims"])
+    counter = by_id["phi-conjecture-with-phi-oe"]["experiments"][0]
+    assert counter["verdict"] == NOT_EVALUATED and "setting HCT-rho0.75 not run" in counter["reason"]
+    assert by_id["himmelblau-easier"]["verdict"] == NOT_EVALUATED
+    # 2 seeds: nothing decided, but said why
+    assert (
+        by_id["fig3-vhct-lowest"]["verdict"] == INCONCLUSIVE
+        and "too few seeds" in by_id["fig3-vhct-lowest"]["reason"]
+    )
+    bo = next(e for e in by_id["bo-regret-not-better"]["experiments"] if e["experiment"] == "landmine")
+    (comp,) = bo["comparisons"]
+    assert comp.early and comp.label == "VHCT-rho0.75 vs BO at t = 6 of 12"
+    assert "best value observed" in comp.reference  # real data: regret against the best value observed
+    fig3 = next(e for e in by_id["fig3-vhct-lowest"]["experiments"] if e["experiment"] == "landmine")
+    assert "BO" not in {c.b for c in fig3["comparisons"]}
+
+
 # ---------------------------------------------------------------- calibration (fast version)
 
 
