@@ -109,7 +109,7 @@ def test_ship_copies_a_run_into_docs_and_renders_every_part(tmp_path):
                    "- **Not reproduced** (1):\n  - C3 (App.): mnist: BO vs VHCT-rho0.75 at t = 50 of 100",
                    "- **Inconclusive** (1), neither the claim nor its refutation significant: C2.",
                    "- **Two readings disagree** on S: C1: reproduced, C3: not reproduced.",
-                   "- **Read before the horizon** (1 comparisons",
+                   "- **Read before the horizon** (1 comparison, each labelled with its round",
                    # the cost table: the very comparison the cost claim tested
                    "| mnist | VHCT-rho0.75 | 1..50 of 100 | 0.35 | 0.05 | 7 | not reproduced |"):  # fmt: skip
         assert needle in text, needle

@@ -263,8 +263,8 @@ def summary_lines(audit: Mapping[str, Any]) -> list[str]:
     )
     if early:
         lines.append(
-            f"- **Read before the horizon** ({len(early)} comparisons, each labelled with its round, "
-            "in separate checks from the claims about the final round): " + "; ".join(early) + "."
+            f"- **Read before the horizon** ({_count(len(early), 'comparison')}, each labelled with its "
+            "round, in separate checks from the claims about the final round): " + "; ".join(early) + "."
         )
     return lines + [""]
 
