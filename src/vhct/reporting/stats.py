@@ -7,7 +7,7 @@ linear in the means, ``mean_a - c * mean_b < 0``, so Welch's unequal-variance st
 against the sample ``c * b`` tests it (scaling ``b`` scales its variance by ``c**2``):
 :func:`ratio_test`. Its p-value comes from the studentized bootstrap rather than Student's t:
 Welch's t-test exceeds its level on bimodal samples such as T-HOO's on 2-D Rastrigin (one-sided
-error 0.066 at 20 seeds, 0.12 at 4), the bootstrap-t keeps it from 12 seeds on
+error 0.066 at 20 seeds, 0.12 at 4); the bootstrap-t keeps it at 20 seeds, not below
 (``benchmarks/audit_calibration.py``).
 
 A contrast of two ratios (is setting A's lead over B larger on one experiment than on another?) is

@@ -12,7 +12,8 @@ every comparison of the claim (the least favourable configuration for the claim-
 
 Distributions: normal with the spread of the shipped data (coefficient of variation 0.27, the 90th
 percentile over the shipped comparisons) and bimodal like T-HOO rho = 0.25 on 2-D Rastrigin (30 %
-of seeds near 0.28 of the upper mode, spread 40 %). Seeds: 20 (the paper's) and the claims' minimum, 12.
+of seeds near 0.28 of the upper mode, spread 40 %). Seeds: 20 (the paper's, and the claims' minimum)
+and 12 (below it, to show why: bimodal samples break the level there).
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ class Rule:
 
 
 def _claim(kind: str, thresholds: Mapping[str, float], **extra: Any) -> dict[str, Any]:
-    base = {"id": kind, "kind": kind, "thresholds": dict(thresholds), "alpha": ALPHA, "min_seeds": min(SEEDS)}
+    # every sample size is evaluated here; the audit itself decides only from its min_seeds (20) on
+    base = {"id": kind, "kind": kind, "thresholds": dict(thresholds), "alpha": ALPHA, "min_seeds": 2}
     return {"require": "all", **base, **extra}
 
 
