@@ -4,8 +4,9 @@
     snakemake --cores 2 --configfile config/paper.yaml
     snakemake --cores 2 figures/fig3a_garland.pdf      # one figure and only what it needs
 
-Rule files under workflow/rules/ are included in sorted order after common.smk, so a new
-rule family (e.g. an audit) is a new .smk file that may append to EXTRA_TARGETS.
+Rule files under workflow/rules/ are included in sorted order after common.smk. A new rule
+family is a new .smk file that may append to EXTRA_TARGETS, plus, when its inputs depend on the
+config, an input function in common.smk (as the audit's `audit_inputs`).
 """
 
 from pathlib import Path

@@ -722,6 +722,17 @@ def test_the_run_writes_the_audit_and_the_report(workdir, config, tiny):
     assert sum(result["summary"].values()) == len(result["claims"])
     expected = {e for e in claims_experiments(claims) if e in config["experiments"]}
     assert set(result["context"]["experiments"]) == expected
+    assert result["format"] == 2
+    # the claims added from Sec. 4.4 and the appendix are evaluated; those whose settings the tiny config
+    # does not run say so (the counterexample runs VHCT only: no HCT or T-HOO to compare with)
+    verdicts = {c["id"]: c for c in result["claims"]}
+    for new in ("vhct-faster-low-noise", "vhct-lead-low-vs-high-noise", "phi-conjecture-with-phi-oe",
+                "phi-conjecture-with-default-oe", "himmelblau-easier"):  # fmt: skip
+        assert verdicts[new]["verdict"] in ("reproduced", "not reproduced", "inconclusive", "not evaluated")
+        assert verdicts[new]["reason"], new
+    counter = verdicts["phi-conjecture-with-phi-oe"]["experiments"][0]
+    assert counter["verdict"] == "not evaluated"
+    assert "setting HCT-rho0.75 not run" in counter["comparisons"][0]["reason"]
     md = (workdir / "results" / "audit.md").read_text(encoding="utf-8")
     assert "## Discrepancies in the paper" in md
     # sensitivity: every choice is evaluated on garland with its variant settings, run by the tiny config

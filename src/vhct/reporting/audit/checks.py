@@ -1,11 +1,18 @@
-"""The runs a claim reads and the kinds of check: one function per kind, each comparing the
-settings' per-seed statistics and giving every comparison a verdict."""
+"""The runs a claim reads and the kinds of check: one function per kind, each turning the settings'
+per-seed statistics into typed comparisons (:class:`Comparison`) with their two one-sided p-values.
+
+Every kind states two regions of the ratio of means (or of a slope): the claimed one and the
+refuting one, each with its margin. A check only computes the tests; the verdict of every
+comparison is decided at the claim level (``vhct.reporting.audit.verdicts.decide``), where the
+refuting tests of all the claim's experiments are Holm-corrected together.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -14,22 +21,26 @@ import pandas as pd
 
 from vhct.pipeline.tables import read_sidecar
 from vhct.reporting import stats
-from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED, ladder
+from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED, PENDING
 
 #: columns of a run table (``vhct.pipeline.tables.run_table_columns``) the audit reads
 AUDITED_COLUMNS = ("t", "cumulative_regret", "depth", "step_seconds")
-
-
+#: statistics that are regrets (rebased onto the best value observed where f* is unknown)
+REGRET_STATISTICS = ("cumulative_regret", "average_regret", "normalized_regret")
 #: relative tolerance of the cross-check of per-seed finals against the aggregate table
 AGGREGATE_RTOL = 1e-8
 
 
 @dataclass(frozen=True)
 class Run:
-    """One run (one seed) of one setting: its per-round table (columns ``AUDITED_COLUMNS``)."""
+    """One run (one seed) of one setting: its per-round table (columns ``AUDITED_COLUMNS``).
+
+    ``f_star`` is the objective's maximum when known; None for real data, whose regret is against 1.
+    """
 
     seed: int
     table: pd.DataFrame
+    f_star: float | None = 0.0
 
     @property
     def horizon(self) -> int:
@@ -40,12 +51,77 @@ class Run:
 Runs = Mapping[str, Mapping[str, Sequence[Run]]]
 
 
-def read_runs(run_paths: Mapping[str, Mapping[str, Sequence[Path | str]]]) -> dict[str, dict[str, list[Run]]]:
-    """Read run tables (``.csv.gz``) and the seed from their JSON sidecars, by experiment and setting.
+@dataclass(frozen=True)
+class Comparison:
+    """One test of a claim: setting ``a`` against ``b`` (or against a bound when ``b`` is ``-``).
 
-    The tables were checked when they were aggregated (``vhct.pipeline.tables.read_run``), and the
-    audit cross-checks its numbers against the aggregates (``check_aggregates``).
+    ``claimed`` and ``refuted`` state the two regions tested (e.g. ``mean_a < 0.95 mean_b``);
+    ``p_claimed`` is the one-sided p-value of the claimed region, ``p_refuted`` of the refuting
+    one and ``p_refuted_holm`` the latter Holm-adjusted over the claim's refuting tests. ``round``
+    is where the statistic was read and ``horizon`` the experiment's last round: a comparison
+    read earlier says so in its label (``VHCT vs BO at t = 50 of 500``).
     """
+
+    experiment: str
+    a: str
+    b: str
+    claimed: str = ""
+    refuted: str = ""
+    round: int | None = None
+    horizon: int | None = None
+    n_a: int = 0
+    n_b: int = 0
+    mean_a: float = math.nan
+    mean_b: float = math.nan
+    std_a: float = math.nan
+    std_b: float = math.nan
+    effect: float = math.nan
+    effect_name: str = ""
+    p_claimed: float | None = None
+    p_refuted: float | None = None
+    p_refuted_holm: float | None = None
+    verdict: str = PENDING
+    reason: str = ""
+    reference: str = ""
+    values_a: Mapping[str, float] = field(default_factory=dict)
+    values_b: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def early(self) -> bool:
+        """Read before the experiment's last round (a setting that stopped early)."""
+        return self.round is not None and self.horizon is not None and self.round < self.horizon
+
+    @property
+    def label(self) -> str:
+        """``a vs b``, with the round when it is not the experiment's last (``at t = 50 of 500``)."""
+        text = self.a if self.b == "-" else f"{self.a} vs {self.b}"
+        return text + (f" at t = {self.round} of {self.horizon}" if self.early else "")
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as JSON-ready data, with its label (derived fields are not read back)."""
+        return {"label": self.label, "early": self.early, **dataclasses.asdict(self)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Comparison:
+        """The record written by ``to_json``; a missing or unknown field fails, naming it."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - names - {"label", "early"}
+        if unknown:
+            raise ValueError(f"comparison record has unknown fields {sorted(unknown)}")
+        fields = {k: v for k, v in data.items() if k in names}
+        for key in ("mean_a", "mean_b", "std_a", "std_b", "effect"):
+            if isinstance(fields.get(key), str):
+                fields[key] = float(fields[key])
+        return cls(**fields)
+
+    @classmethod
+    def of(cls, item: Comparison | Mapping[str, Any]) -> Comparison:
+        """The record itself, or read from its JSON form."""
+        return item if isinstance(item, Comparison) else cls.from_json(item)
+
+
+def read_runs(run_paths: Mapping[str, Mapping[str, Sequence[Path | str]]]) -> dict[str, dict[str, list[Run]]]:
+    """Run tables (``.csv.gz``) with the seed and f* of their JSON sidecars, by experiment and setting."""
     runs: dict[str, dict[str, list[Run]]] = {}
     for experiment, by_setting in run_paths.items():
         runs[experiment] = {}
@@ -56,17 +132,13 @@ def read_runs(run_paths: Mapping[str, Mapping[str, Sequence[Path | str]]]) -> di
                 missing = set(AUDITED_COLUMNS) - set(table.columns)
                 if missing:
                     raise ValueError(f"run table {path} lacks columns {sorted(missing)}")
-                seed = int(read_sidecar(path)["seed"])
-                runs[experiment][setting].append(Run(seed, table))
+                meta = read_sidecar(path)
+                runs[experiment][setting].append(Run(int(meta["seed"]), table, meta.get("f_star")))
     return runs
 
 
 def check_aggregates(runs: Runs, final_paths: Mapping[str, Path | str]) -> None:
-    """Require the per-seed final regrets to average to the aggregate table's ``final_mean``.
-
-    The audit reads the runs (it needs one number per seed) while the figures read the aggregates;
-    this check guarantees both describe the same results.
-    """
+    """Require the per-seed final regrets to average to the aggregate table's ``final_mean``."""
     for experiment, path in final_paths.items():
         final = pd.read_csv(path).set_index("setting")
         for setting, setting_runs in runs.get(experiment, {}).items():
@@ -80,8 +152,33 @@ def check_aggregates(runs: Runs, final_paths: Mapping[str, Path | str]) -> None:
                 )
 
 
-def statistic(run: Run, name: str, at_round: int) -> float:
-    """The named statistic of one run at round ``at_round`` (1-based); nan if undefined for the run."""
+def rebase(exp_runs: Mapping[str, Sequence[Run]]) -> tuple[dict[str, list[Run]], str]:
+    """Regret against the best value observed in any run, where f* is unknown (real data).
+
+    The paper's regret on real data is against 1, which halves relative effects; the audit tests
+    against the best value any run of the experiment observed (regret ``R_t - t * r_min`` with
+    ``r_min`` the smallest per-round regret), and says so. Synthetic runs are returned unchanged.
+    """
+    all_runs = [r for runs in exp_runs.values() for r in runs]
+    if not all_runs or any(r.f_star is not None for r in all_runs):
+        return {s: list(v) for s, v in exp_runs.items()}, ""
+    r_min = min(float(np.diff(r.table["cumulative_regret"].to_numpy(), prepend=0.0).min()) for r in all_runs)
+    out = {}
+    for setting, runs in exp_runs.items():
+        out[setting] = []
+        for r in runs:
+            table = r.table.copy()
+            table["cumulative_regret"] = table["cumulative_regret"] - table["t"] * r_min
+            out[setting].append(Run(r.seed, table, r.f_star))
+    return out, f"regret against the best value observed in any run, {1.0 - r_min:.4g} (not 1)"
+
+
+def statistic(run: Run, name: str, at_round: int, scale: float | None = None) -> float:
+    """The named statistic of one run at round ``at_round`` (1-based); nan if undefined for the run.
+
+    ``normalized_regret`` is ``R_t / (t * scale)`` with ``scale = f* - mean of f over the domain``,
+    the per-round regret of uniform random search: 1 means no better than random search.
+    """
     if not 1 <= at_round <= run.horizon:
         raise ValueError(f"round {at_round} is outside the run's rounds 1..{run.horizon}")
     head = run.table.iloc[:at_round]
@@ -89,6 +186,10 @@ def statistic(run: Run, name: str, at_round: int) -> float:
         return float(head["cumulative_regret"].iloc[-1])
     if name == "average_regret":
         return float(head["cumulative_regret"].iloc[-1]) / at_round
+    if name == "normalized_regret":
+        if not scale:
+            return math.nan
+        return float(head["cumulative_regret"].iloc[-1]) / (at_round * scale)
     if name == "max_depth":
         depth = head["depth"].to_numpy(dtype=float)
         return math.nan if np.all(np.isnan(depth)) else float(np.nanmax(depth))
@@ -97,9 +198,9 @@ def statistic(run: Run, name: str, at_round: int) -> float:
     raise ValueError(f"unknown statistic {name!r}")
 
 
-def samples(runs: Sequence[Run], name: str, at_round: int) -> dict[int, float]:
+def samples(runs: Sequence[Run], name: str, at_round: int, scale: float | None = None) -> dict[int, float]:
     """Seed -> statistic at ``at_round``."""
-    return {run.seed: statistic(run, name, at_round) for run in runs}
+    return {run.seed: statistic(run, name, at_round, scale) for run in runs}
 
 
 def horizon(runs: Sequence[Run]) -> int:
@@ -107,284 +208,270 @@ def horizon(runs: Sequence[Run]) -> int:
     return min(run.horizon for run in runs)
 
 
-def _too_few(claim: Mapping[str, Any], n_a: int, n_b: int, checkpoints: int = 0) -> str | None:
-    """Why the seeds cannot decide this comparison, or None."""
+@dataclass(frozen=True)
+class Region:
+    """A one-sided region of ``mean_a`` against ``factor * mean_b``: ``less`` or ``greater``."""
+
+    alternative: str
+    factor: float
+
+    def text(self, what: str = "mean_a", of: str = "mean_b") -> str:
+        sign = "<" if self.alternative == "less" else ">"
+        return f"{what} {sign} {self.factor:.4g} {of}"
+
+
+def regions(claim: Mapping[str, Any]) -> tuple[Region, Region] | tuple[Region, Region, Region, Region]:
+    """The claimed and refuting regions of a pairwise kind, from the claim's thresholds."""
+    th, kind = claim["thresholds"], claim["kind"]
+    if kind == "lowest":
+        m = th["min_relative_effect"]
+        return Region("less", 1.0 - m), Region("greater", 1.0 / (1.0 - m))
+    if kind in ("among_fastest", "best_parameter"):
+        d = th["max_excess_over_best"]
+        return Region("less", 1.0 + d), Region("greater", 1.0 + d)
+    if kind == "greater":
+        r = th["min_ratio"]
+        return Region("greater", r), Region("less", th.get("refuted_below", r))
+    if kind == "similar":
+        lo, hi = th["lower_ratio"], th["upper_ratio"]
+        return Region("greater", lo), Region("less", hi), Region("less", lo), Region("greater", hi)
+    raise ValueError(f"kind {kind!r} has no ratio regions")
+
+
+def _too_few(claim: Mapping[str, Any], n_a: int, n_b: int) -> str | None:
     if min(n_a, n_b) < claim["min_seeds"]:
         return f"too few seeds (n = {n_a} vs {n_b}; the claim needs at least {claim['min_seeds']})"
-    smallest = stats.min_p_value(claim["test"], n_a, n_b, checkpoints)
-    if smallest > claim["alpha"]:
-        return (
-            f"too few seeds: with n = {n_a} vs {n_b} the {claim['test']} test cannot reach "
-            f"p <= {claim['alpha']:g} (smallest p = {smallest:.3g})"
-        )
     return None
 
 
-def _comparison(a: str, b: str, at_round: int, sa: Mapping[int, float], sb: Mapping[int, float]) -> dict:
-    """The numbers of a pairwise comparison (values per seed, n, mean, std)."""
-    da, db = stats.describe(sa), stats.describe(sb)
-    return {
-        "a": a,
-        "b": b,
-        "round": at_round,
-        "n_a": da["n"],
-        "n_b": db["n"],
-        "mean_a": da["mean"],
-        "mean_b": db["mean"],
-        "std_a": da["std"],
-        "std_b": db["std"],
-        "values_a": {str(k): v for k, v in sorted(sa.items())},
-        "values_b": {str(k): v for k, v in sorted(sb.items())},
-        "probability_a_lower": stats.probability_of_superiority(sa, sb),
-    }
+def _at_round(claim: Mapping[str, Any], h_a: int, h_b: int, full: int) -> int | str:
+    """The round of a comparison, or why there is none.
 
-
-def _skipped(a: str, b: str, reason: str) -> dict:
-    return {"a": a, "b": b, "verdict": NOT_EVALUATED, "reason": reason}
-
-
-def _pair_round(claim: Mapping[str, Any], runs_a: Sequence[Run], runs_b: Sequence[Run]) -> int | str:
-    """The round of a comparison, or a reason why there is none."""
-    common = min(horizon(runs_a), horizon(runs_b))
-    if claim["round"] == "final":
+    ``final``: the experiment's last round, which both settings must have run (a setting that
+    stopped early is left out of a claim about the final round); ``common``: the last round both
+    ran (labelled when earlier than the experiment's); an integer: that round.
+    """
+    at = claim["round"]
+    if at == "final":
+        short = [h for h in (h_a, h_b) if h < full]
+        if short:
+            return f"stopped at t = {min(short)} of {full}: not compared at the final round"
+        return full
+    common = min(h_a, h_b)
+    if at == "common":
         return common
-    if claim["round"] > common:
-        return f"round {claim['round']} is beyond the {common} rounds both settings ran"
-    return int(claim["round"])
+    if at > common:
+        return f"round {at} is beyond the {common} rounds both settings ran"
+    return int(at)
 
 
-def _pair_samples(claim, exp_runs, a, b) -> tuple[dict | None, Any, Any]:
-    """Samples of a and b at the comparison round, or (skipped-comparison, None, None)."""
-    if b not in exp_runs:
-        return _skipped(a, b, f"setting {b} not run in this config"), None, None
-    at = _pair_round(claim, exp_runs[a], exp_runs[b])
+def pair(
+    claim: Mapping[str, Any],
+    experiment: str,
+    runs_a: Sequence[Run] | None,
+    runs_b: Sequence[Run] | None,
+    a: str,
+    b: str,
+    full: int,
+    scales: tuple[float | None, float | None] = (None, None),
+    reference: str = "",
+) -> Comparison:
+    """Setting ``a``'s per-seed statistic against ``b``'s on the claim's ratio regions."""
+    for name, runs in ((a, runs_a), (b, runs_b)):
+        if runs is None:
+            return Comparison(
+                experiment, a, b, verdict=NOT_EVALUATED, reason=f"setting {name} not run in this config"
+            )
+    at = _at_round(claim, horizon(runs_a), horizon(runs_b), full)
     if isinstance(at, str):
-        return _skipped(a, b, at), None, None
-    sa = samples(exp_runs[a], claim["statistic"], at)
-    sb = samples(exp_runs[b], claim["statistic"], at)
+        return Comparison(experiment, a, b, verdict=NOT_EVALUATED, reason=at)
+    sa = samples(runs_a, claim["statistic"], at, scales[0])
+    sb = samples(runs_b, claim["statistic"], at, scales[1])
     for name, s in ((a, sa), (b, sb)):
         if any(math.isnan(v) for v in s.values()):
-            return _skipped(a, b, f"{claim['statistic']} is undefined for setting {name}"), None, None
-    return _comparison(a, b, at, sa, sb), sa, sb
+            return Comparison(
+                experiment,
+                a,
+                b,
+                verdict=NOT_EVALUATED,
+                reason=f"{claim['statistic']} is undefined for {name}",
+            )
+    return compare_samples(claim, experiment, a, b, sa, sb, at, full, reference)
 
 
-def _directional(
-    claim, exp_runs, a: str, b: str, claimed: str, effect: Callable, threshold: float, n_tests: int
-):
-    """Shared rule of lowest/greater/best_parameter: a vs b in the ``claimed`` direction, with effect size."""
-    comp, sa, sb = _pair_samples(claim, exp_runs, a, b)
-    if sa is None:
-        return comp
-    test, alpha = claim["test"], claim["alpha"]
-    opposite = "greater" if claimed == "less" else "less"
-    p_yes = stats.compare(sa, sb, claimed, test)
-    p_no = stats.compare(sa, sb, opposite, test)
-    value = effect(comp["mean_a"], comp["mean_b"])
-    comp.update(test=test, p_value=p_yes, p_value_opposite=p_no, effect=value, effect_threshold=threshold)
-    few = _too_few(claim, *stats.sample_sizes(sa, sb, test))
-    rungs = [
-        (
-            p_yes <= alpha and value >= threshold,
-            REPRODUCED,
-            f"p = {p_yes:.3g} <= {alpha:g}, effect {value:.3g} >= {threshold:g}",
-        ),
-        (
-            p_no <= alpha / n_tests,
-            NOT_REPRODUCED,
-            f"opposite direction significant: p = {p_no:.3g} <= {alpha:g}/{n_tests}",
-        ),
-        (p_yes <= alpha, INCONCLUSIVE, f"effect too small: {value:.3g} < {threshold:g}"),
-    ]
-    comp.update(ladder(few, rungs, f"not significant: p = {p_yes:.3g} > {alpha:g}"))
-    return comp
+def compare_samples(
+    claim: Mapping[str, Any],
+    experiment: str,
+    a: str,
+    b: str,
+    sa: Mapping[int, float],
+    sb: Mapping[int, float],
+    at: int | None = None,
+    full: int | None = None,
+    reference: str = "",
+) -> Comparison:
+    """The comparison of two per-seed samples on the claim's ratio regions (checks and calibration)."""
+    da, db = stats.describe(sa), stats.describe(sb)
+    base = Comparison(
+        experiment, a, b, round=at, horizon=full, n_a=da["n"], n_b=db["n"], mean_a=da["mean"],
+        mean_b=db["mean"], std_a=da["std"], std_b=db["std"], effect=stats.ratio(da["mean"], db["mean"]),
+        effect_name="ratio of means", reference=reference,
+        values_a={str(k): v for k, v in sorted(sa.items())},
+        values_b={str(k): v for k, v in sorted(sb.items())},
+    )  # fmt: skip
+    return test_regions(claim, base, sa, sb)
 
 
-def check_lowest(claim: Mapping[str, Any], exp_runs: Mapping[str, Sequence[Run]]) -> list[dict]:
-    """The target's statistic is lower than each other setting's (relative difference of means)."""
-    a, others = claim["target"], claim["others"]
-    threshold = claim["thresholds"]["min_relative_effect"]
+def test_regions(claim: Mapping[str, Any], base: Comparison, sa, sb) -> Comparison:
+    """The claimed and refuting Welch tests of a pairwise comparison (all claimed tests must hold)."""
+    rs = regions(claim)
+    half = len(rs) // 2
+    claimed, refuting = rs[:half], rs[half:]
+    few = _too_few(claim, base.n_a, base.n_b)
+    text_c = " and ".join(r.text() for r in claimed)
+    text_r = " or ".join(r.text() for r in refuting)
+    if few:
+        return dataclasses.replace(base, claimed=text_c, refuted=text_r, verdict=INCONCLUSIVE, reason=few)
+    p_c = max(stats.ratio_test(sa, sb, r.factor, r.alternative) for r in claimed)
+    # two refuting regions (similar): Bonferroni within the comparison, then Holm across the claim
+    p_r = min(1.0, len(refuting) * min(stats.ratio_test(sa, sb, r.factor, r.alternative) for r in refuting))
+    return dataclasses.replace(base, claimed=text_c, refuted=text_r, p_claimed=p_c, p_refuted=p_r)
+
+
+def _full(exp_runs: Mapping[str, Sequence[Run]]) -> int:
+    """The experiment's horizon: the most rounds any of its settings ran."""
+    return max(horizon(r) for r in exp_runs.values())
+
+
+def check_against_others(claim, experiment, exp_runs, reference="", scales=None) -> list[Comparison]:
+    """lowest, greater, among_fastest, similar: the target against each other setting."""
+    a, full = claim["target"], _full(exp_runs)
+    return [pair(claim, experiment, exp_runs.get(a), exp_runs.get(b), a, b, full, reference=reference)
+            for b in claim["others"]]  # fmt: skip
+
+
+def check_best_parameter(claim, experiment, exp_runs, reference="", scales=None) -> list[Comparison]:
+    """Each claimed setting against each other setting (non-inferiority: "a good choice")."""
+    full = _full(exp_runs)
     return [
-        _directional(claim, exp_runs, a, b, "less", stats.relative_difference, threshold, len(others))
-        for b in others
+        pair(claim, experiment, exp_runs.get(c), exp_runs.get(o), c, o, full, reference=reference)
+        for c in claim["claimed"]
+        for o in claim["others"]
     ]
 
 
-def check_greater(claim: Mapping[str, Any], exp_runs: Mapping[str, Sequence[Run]]) -> list[dict]:
-    """The target's statistic is greater than each other setting's (ratio of means)."""
-    a, others = claim["target"], claim["others"]
-    threshold = claim["thresholds"]["min_ratio"]
-    return [
-        _directional(claim, exp_runs, a, b, "greater", stats.ratio, threshold, len(others)) for b in others
-    ]
-
-
-def check_best_parameter(claim: Mapping[str, Any], exp_runs: Mapping[str, Sequence[Run]]) -> list[dict]:
-    """The best of the claimed settings beats each other setting."""
-    present = [s for s in claim["claimed"] if s in exp_runs]
-    missing = [
-        _skipped(s, "-", f"setting {s} not run in this config") for s in claim["claimed"] if s not in present
-    ]
-    if not present:
-        return missing
-    common = min(horizon(exp_runs[s]) for s in present)
-    at = common if claim["round"] == "final" else int(claim["round"])
-    if at > common:
-        return [
-            *missing,
-            _skipped("-", "-", f"round {at} is beyond the {common} rounds the claimed settings ran"),
-        ]
-    means = {s: stats.describe(samples(exp_runs[s], claim["statistic"], at))["mean"] for s in present}
-    best = min(present, key=lambda s: means[s])
-    threshold = claim["thresholds"]["min_relative_effect"]
-    others = claim["others"]
-    comps = [
-        _directional(claim, exp_runs, best, o, "less", stats.relative_difference, threshold, len(others))
-        for o in others
-    ]
-    return missing + comps
-
-
-def check_among_fastest(claim: Mapping[str, Any], exp_runs: Mapping[str, Sequence[Run]]) -> list[dict]:
-    """The target is within a margin of the best setting (non-inferiority)."""
-    a = claim["target"]
-    present = [s for s in [a, *claim["others"]] if s in exp_runs]
-    missing = [
-        _skipped(a, s, f"setting {s} not run in this config") for s in claim["others"] if s not in present
-    ]
-    common = min(horizon(exp_runs[s]) for s in present)
-    at = common if claim["round"] == "final" else int(claim["round"])
-    if at > common:
-        return [*missing, _skipped(a, "-", f"round {at} is beyond the {common} rounds all settings ran")]
-    all_samples = {s: samples(exp_runs[s], claim["statistic"], at) for s in present}
-    means = {s: stats.describe(v)["mean"] for s, v in all_samples.items()}
-    best = min(present, key=lambda s: means[s])
-    margin = claim["thresholds"]["max_excess_over_best"] * abs(means[best])
-    if best == a:
-        runner_up = min((s for s in present if s != a), key=lambda s: means[s], default=None)
-        if runner_up is None:
-            return [*missing, _skipped(a, "-", "no other setting run in this config")]
-        b = runner_up
-        comp = _comparison(a, b, at, all_samples[a], all_samples[b])
-        comp.update(
-            verdict=REPRODUCED,
-            reason=f"{a} has the lowest mean of all {len(present)} settings",
-            margin=margin,
-        )
-        few = _too_few(claim, comp["n_a"], comp["n_b"])
-        if few:
-            comp.update(verdict=INCONCLUSIVE, reason=f"{a} has the lowest mean, but {few}")
-        return [*missing, comp]
-    sa, sb = all_samples[a], all_samples[best]
-    comp = _comparison(a, best, at, sa, sb)
-    test, alpha = claim["test"], claim["alpha"]
-    p_yes = stats.compare(sa, sb, "less", test, shift=margin)
-    p_no = stats.compare(sa, sb, "greater", test, shift=margin)
-    excess = (means[a] - means[best]) / abs(means[best]) if means[best] else math.inf
-    comp.update(
-        test=test,
-        p_value=p_yes,
-        p_value_opposite=p_no,
-        margin=margin,
-        effect=excess,
-        effect_threshold=claim["thresholds"]["max_excess_over_best"],
-    )
-    few = _too_few(claim, *stats.sample_sizes(sa, sb, test))
-    rungs = [
-        (p_yes <= alpha, REPRODUCED, f"within the margin of the best ({best}): p = {p_yes:.3g}"),
-        (p_no <= alpha, NOT_REPRODUCED, f"worse than the best ({best}) beyond the margin: p = {p_no:.3g}"),
-    ]
-    comp.update(ladder(few, rungs, f"not significant either way (p = {p_yes:.3g}, {p_no:.3g})"))
-    return [*missing, comp]
-
-
-def check_similar(claim: Mapping[str, Any], exp_runs: Mapping[str, Sequence[Run]]) -> list[dict]:
-    """Two one-sided tests: the target is within a relative margin of each other setting."""
-    a = claim["target"]
-    comps = []
-    for b in claim["others"]:
-        comp, sa, sb = _pair_samples(claim, exp_runs, a, b)
-        if sa is None:
-            comps.append(comp)
-            continue
-        test, alpha = claim["test"], claim["alpha"]
-        pooled = float(np.mean([*sa.values(), *sb.values()]))
-        margin = claim["thresholds"]["max_relative_difference"] * abs(pooled)
-        p_upper = stats.compare(sa, sb, "less", test, shift=margin)
-        p_lower = stats.compare(sa, sb, "greater", test, shift=-margin)
-        p_diff = stats.compare(sa, sb, "two-sided", test)
-        gap = abs(comp["mean_a"] - comp["mean_b"])
-        rel = gap / abs(pooled) if pooled else (0.0 if gap == 0 else math.inf)
-        comp.update(
-            test=test,
-            p_value=max(p_upper, p_lower),
-            p_value_opposite=p_diff,
-            margin=margin,
-            effect=rel,
-            effect_threshold=claim["thresholds"]["max_relative_difference"],
-        )
-        few = _too_few(claim, *stats.sample_sizes(sa, sb, test))
-        p_tost = max(p_upper, p_lower)
-        rungs = [
-            (p_tost <= alpha, REPRODUCED, f"equivalent within the margin: TOST p = {p_tost:.3g}"),
-            (
-                gap > margin and p_diff <= alpha,
-                NOT_REPRODUCED,
-                f"different beyond the margin: p = {p_diff:.3g}",
-            ),
-        ]
-        comp.update(ladder(few, rungs, f"equivalence not shown: TOST p = {p_tost:.3g}"))
-        comps.append(comp)
-    return comps
-
-
-def check_decreasing(claim: Mapping[str, Any], exp_runs: Mapping[str, Sequence[Run]]) -> list[dict]:
-    """The statistic of each run falls along checkpoints (fractions of the horizon): Page's L test."""
+def check_sublinear(claim, experiment, exp_runs, reference="", scales=None) -> list[Comparison]:
+    """Per seed, the slope of log R_t against log t at the checkpoints; its mean against the bounds."""
     a = claim["target"]
     runs = sorted(exp_runs[a], key=lambda r: r.seed)
     n = horizon(runs)
     rounds = list(dict.fromkeys(max(1, round(f * n)) for f in claim["checkpoints"]))
-    matrix = np.array([[statistic(r, claim["statistic"], t) for t in rounds] for r in runs])
-    first, last = float(matrix[:, 0].mean()), float(matrix[:, -1].mean())
-    decrease = (first - last) / abs(first) if first else 0.0
-    comp = {
-        "a": a,
-        "b": "-",
-        "rounds": rounds,
-        "n_a": len(runs),
-        "mean_by_round": {str(t): float(v) for t, v in zip(rounds, matrix.mean(axis=0), strict=True)},
-        "values_by_seed": {str(r.seed): row.tolist() for r, row in zip(runs, matrix, strict=True)},
-        "test": "page",
-        "effect": decrease,
-        "effect_threshold": claim["thresholds"]["min_relative_decrease"],
-    }
-    alpha, threshold = claim["alpha"], claim["thresholds"]["min_relative_decrease"]
-    if len(rounds) < 3:
-        comp.update(verdict=NOT_EVALUATED, reason=f"the horizon {n} gives fewer than 3 distinct checkpoints")
-        return [comp]
-    few = _too_few(claim, len(runs), len(runs), len(rounds))
+    base = Comparison(experiment, a, "-", round=n, horizon=_full(exp_runs), reference=reference)
+    if len(rounds) < 2:
+        return [
+            dataclasses.replace(base, verdict=NOT_EVALUATED, reason=f"horizon {n}: fewer than 2 checkpoints")
+        ]
+    matrix = np.array([[statistic(r, "cumulative_regret", t) for t in rounds] for r in runs])
+    slopes = stats.log_slopes(matrix, rounds)
+    sample = {r.seed: float(v) for r, v in zip(runs, slopes, strict=True) if not np.isnan(v)}
+    return [slope_comparison(claim, base, sample)]
+
+
+def slope_comparison(claim: Mapping[str, Any], base: Comparison, sample: Mapping[int, float]) -> Comparison:
+    """The per-seed slopes' mean against the claim's bounds (one-sample t-tests)."""
+    th = claim["thresholds"]
+    up, down = th["max_slope"], th.get("refuted_above", 1.0)
+    d = stats.describe(sample)
+    comp = dataclasses.replace(
+        base, claimed=f"mean slope < {up:g}", refuted=f"mean slope > {down:g}", n_a=d["n"], mean_a=d["mean"],
+        std_a=d["std"], effect=d["mean"], effect_name="mean slope of log R_t on log t",
+        values_a={str(k): v for k, v in sample.items()},
+    )  # fmt: skip
+    few = _too_few(claim, d["n"], d["n"])
     if few:
-        comp.update(verdict=INCONCLUSIVE, reason=few)
-        return [comp]
-    p_dec, p_inc = stats.trend(matrix, decreasing=True), stats.trend(matrix, decreasing=False)
-    comp.update(p_value=p_dec, p_value_opposite=p_inc)
-    rungs = [
-        (
-            p_dec <= alpha and decrease >= threshold,
-            REPRODUCED,
-            f"decreasing trend p = {p_dec:.3g}, fall {decrease:.3g} >= {threshold:g}",
-        ),
-        (p_inc <= alpha, NOT_REPRODUCED, f"increasing trend: p = {p_inc:.3g} <= {alpha:g}"),
-        (p_dec <= alpha, INCONCLUSIVE, f"fall too small: {decrease:.3g} < {threshold:g}"),
-    ]
-    comp.update(ladder(None, rungs, f"no significant trend: p = {p_dec:.3g}"))
-    return [comp]
+        return dataclasses.replace(comp, verdict=INCONCLUSIVE, reason=few)
+    return dataclasses.replace(
+        comp,
+        p_claimed=stats.mean_test(sample, up, "less"),
+        p_refuted=stats.mean_test(sample, down, "greater"),
+    )
 
 
-CHECKS: dict[str, Callable[[Mapping[str, Any], Mapping[str, Sequence[Run]]], list[dict]]] = {
-    "lowest": check_lowest,
-    "greater": check_greater,
+CheckFunction = Callable[..., list[Comparison]]
+
+CHECKS: dict[str, CheckFunction] = {
+    "lowest": check_against_others,
+    "greater": check_against_others,
+    "among_fastest": check_against_others,
+    "similar": check_against_others,
     "best_parameter": check_best_parameter,
-    "among_fastest": check_among_fastest,
-    "similar": check_similar,
-    "decreasing": check_decreasing,
+    "sublinear": check_sublinear,
 }
+
+
+def check_contrast(claim, pair_name: str, runs_1, runs_2) -> list[Comparison]:
+    """The ratio target/other on the first experiment against the same ratio on the second."""
+    a, b = claim["target"], claim["others"][0]
+    first, second = pair_name.split(" / ")
+    direction = claim["direction"]
+    c = claim["thresholds"]["min_factor"]
+    claimed_f = 1.0 / c if direction == "less" else c
+    refuted_f = c if direction == "less" else 1.0 / c
+    sign, osign = ("<", ">") if direction == "less" else (">", "<")
+    label_c = f"ratio on {first} {sign} {claimed_f:.4g} x ratio on {second}"
+    label_r = f"ratio on {first} {osign} {refuted_f:.4g} x ratio on {second}"
+    base = Comparison(
+        pair_name, a, b, claimed=label_c, refuted=label_r, effect_name=f"ratio of ratios {a}/{b}"
+    )
+    got = []
+    for runs in (runs_1, runs_2):
+        for s in (a, b):
+            if s not in runs:
+                return [dataclasses.replace(base, verdict=NOT_EVALUATED, reason=f"setting {s} not run")]
+        full = _full(runs)
+        if min(horizon(runs[a]), horizon(runs[b])) < full:
+            return [dataclasses.replace(base, verdict=NOT_EVALUATED, reason="a setting stopped early")]
+        got.append([stats.values(samples(runs[s], claim["statistic"], full)) for s in (a, b)])
+    (a1, b1), (a2, b2) = got
+    return [contrast_comparison(claim, base, a1, b1, a2, b2)]
+
+
+def contrast_comparison(claim: Mapping[str, Any], base: Comparison, a1, b1, a2, b2) -> Comparison:
+    """Ratio a1/b1 against ratio a2/b2 on the claim's direction and margin (delta method)."""
+    direction, c = claim["direction"], claim["thresholds"]["min_factor"]
+    claimed_f = 1.0 / c if direction == "less" else c
+    refuted_f = c if direction == "less" else 1.0 / c
+    opposite = "greater" if direction == "less" else "less"
+    a1, b1, a2, b2 = (stats.values(x) for x in (a1, b1, a2, b2))
+    r1, r2 = a1.mean() / b1.mean(), a2.mean() / b2.mean()
+    comp = dataclasses.replace(
+        base, n_a=int(min(a1.size, b1.size)), n_b=int(min(a2.size, b2.size)), mean_a=float(r1),
+        mean_b=float(r2), effect=float(r1 / r2),
+    )  # fmt: skip
+    few = _too_few(claim, comp.n_a, comp.n_b)
+    if few:
+        return dataclasses.replace(comp, verdict=INCONCLUSIVE, reason=few)
+    return dataclasses.replace(
+        comp,
+        p_claimed=stats.contrast_test(a1, b1, a2, b2, direction, claimed_f),
+        p_refuted=stats.contrast_test(a1, b1, a2, b2, opposite, refuted_f),
+    )
+
+
+def check_easier(claim, pair_name: str, runs_1, runs_2, scales: tuple) -> list[Comparison]:
+    """Each setting's normalized regret on the first experiment against the second's (lowest rule)."""
+    first, second = pair_name.split(" / ")
+    out = []
+    lowest = {**claim, "kind": "lowest"}
+    for s in claim["others"]:
+        r1, r2 = runs_1.get(s), runs_2.get(s)
+        if r1 is None or r2 is None:
+            out.append(
+                Comparison(pair_name, s, s, verdict=NOT_EVALUATED, reason=f"setting {s} not run in both")
+            )
+            continue
+        # both read at the shorter horizon: per-round regret falls with t, so rounds must match
+        full = min(horizon(r1), horizon(r2))
+        comp = pair({**lowest, "round": "common"}, pair_name, r1, r2, s, s, full, scales)
+        out.append(dataclasses.replace(comp, a=f"{s} on {first}", b=f"{s} on {second}"))
+    return out

@@ -43,10 +43,8 @@ def load_claims(path: Path | str = CLAIMS_PATH, schema_path: Path | str = SCHEMA
     resolved = copy.deepcopy(doc)
     resolved.setdefault("sensitivity", [])
     for claim in resolved["claims"]:
-        for key in ("alpha", "min_seeds", "test", "round"):
+        for key in ("alpha", "min_seeds", "round", "require"):
             claim.setdefault(key, doc["defaults"][key])
-        if claim["kind"] == "decreasing":
-            claim["test"] = "page"
     return resolved
 
 
@@ -76,10 +74,21 @@ def _check_semantics(doc: Mapping[str, Any], path: Path) -> None:
         points = claim.get("checkpoints")
         if points is not None and any(b <= a for a, b in zip(points, points[1:], strict=False)):
             raise ClaimsError(f"claims file {path}: key {key}/checkpoints: must increase, got {points}")
-        if claim["kind"] == "decreasing" and claim.get("others"):
+        if claim["kind"] == "sublinear" and claim.get("others"):
             raise ClaimsError(
-                f"claims file {path}: key {key}/others: a decreasing check reads only its target"
+                f"claims file {path}: key {key}/others: a sublinear check reads only its target"
             )
+        if claim["kind"] == "contrast" and len(claim.get("others", [])) != 1:
+            raise ClaimsError(
+                f"claims file {path}: key {key}/others: a contrast names exactly one other setting"
+            )
+        th = claim["thresholds"]
+        if claim["kind"] == "similar" and th["lower_ratio"] >= th["upper_ratio"]:
+            raise ClaimsError(
+                f"claims file {path}: key {key}/thresholds: lower_ratio must be below upper_ratio"
+            )
+        if claim["kind"] == "greater" and th.get("refuted_below", th["min_ratio"]) > th["min_ratio"]:
+            raise ClaimsError(f"claims file {path}: key {key}/thresholds: refuted_below exceeds min_ratio")
 
 
 def claims_experiments(claims: Mapping[str, Any]) -> list[str]:

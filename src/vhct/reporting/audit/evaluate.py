@@ -9,86 +9,165 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from vhct.reporting.audit.checks import CHECKS, Runs
+import numpy as np
+
+from vhct.reporting.audit.checks import (
+    CHECKS,
+    REGRET_STATISTICS,
+    Comparison,
+    Runs,
+    check_contrast,
+    check_easier,
+    rebase,
+)
 from vhct.reporting.audit.claims import substitute_settings
 from vhct.reporting.audit.verdicts import (
     NOT_EVALUATED,
     VERDICTS,
-    _labelled,
     _reason,
     combine,
     coverage,
+    decide,
     flips,
+    majority,
 )
 
+#: points of the scrambled Sobol sequence that estimate an objective's mean over its domain
+SCALE_POINTS_LOG2 = 14
+#: seed of that sequence (the estimate is deterministic)
+SCALE_SEED = 0
 
-def evaluate_claim(claim: Mapping[str, Any], runs: Runs) -> dict[str, Any]:
-    """Verdict of one claim on every experiment it names, and the combined verdict."""
-    results = []
+
+def regret_scale(objective: str, params: Mapping[str, Any] | None = None) -> float | None:
+    """``f* - mean of f over the domain``: the per-round regret of uniform random search.
+
+    Dividing R_n / n by it gives a scale-free difficulty (0: no regret, 1: no better than random
+    search), so objectives of different ranges can be compared. None where f* is unknown.
+    """
+    from scipy.stats import qmc
+
+    from vhct.objectives import make_objective
+
+    f = make_objective(objective, **dict(params or {}))
+    if f.f_star is None:
+        return None
+    unit = qmc.Sobol(f.dim, scramble=True, seed=SCALE_SEED).random_base2(SCALE_POINTS_LOG2)
+    points = qmc.scale(unit, f.domain[:, 0], f.domain[:, 1])
+    return float(f.f_star - np.mean([f(x) for x in points]))
+
+
+def _not_evaluated(experiment: str, reason: str) -> dict[str, Any]:
+    return {"experiment": experiment, "verdict": NOT_EVALUATED, "reason": reason, "comparisons": []}
+
+
+def _comparisons(
+    claim: Mapping[str, Any], runs: Runs, scales: Mapping[str, float | None]
+) -> list[tuple[str, list[Comparison] | str]]:
+    """Per experiment (or pair of experiments) of the claim: its comparisons, or why there are none."""
+    out: list[tuple[str, list[Comparison] | str]] = []
+    if claim["kind"] in ("contrast", "easier"):
+        for first, second in claim["pairs"]:
+            name = f"{first} / {second}"
+            missing = [e for e in (first, second) if e not in runs]
+            if missing:
+                out.append((name, f"experiment {', '.join(missing)} not in this config"))
+            elif claim["kind"] == "contrast":
+                out.append((name, check_contrast(claim, name, runs[first], runs[second])))
+            else:
+                pair_scales = (scales.get(first), scales.get(second))
+                out.append((name, check_easier(claim, name, runs[first], runs[second], pair_scales)))
+        return out
     for experiment in claim["experiments"]:
         exp_runs = runs.get(experiment)
         target = claim.get("target")
         if exp_runs is None:
-            results.append(
-                {
-                    "experiment": experiment,
-                    "verdict": NOT_EVALUATED,
-                    "reason": "experiment not in this config",
-                    "comparisons": [],
-                }
-            )
+            out.append((experiment, "experiment not in this config"))
             continue
         if target is not None and target not in exp_runs:
-            results.append(
-                {
-                    "experiment": experiment,
-                    "verdict": NOT_EVALUATED,
-                    "reason": f"setting {target} not run in this config",
-                    "comparisons": [],
-                }
-            )
+            out.append((experiment, f"setting {target} not run in this config"))
             continue
-        comps = CHECKS[claim["kind"]](claim, exp_runs)
-        verdicts = [c["verdict"] for c in comps]
+        reference = ""
+        if claim["statistic"] in REGRET_STATISTICS:
+            exp_runs, reference = rebase(exp_runs)
+        out.append((experiment, CHECKS[claim["kind"]](claim, experiment, exp_runs, reference)))
+    return out
+
+
+def evaluate_claim(
+    claim: Mapping[str, Any], runs: Runs, scales: Mapping[str, float | None] | None = None
+) -> dict[str, Any]:
+    """Verdict of one claim on every experiment it names, and the combined verdict.
+
+    The refuting tests of all the claim's comparisons are Holm-adjusted together (``decide``).
+    """
+    out = {k: copy.deepcopy(claim[k]) for k in CLAIM_FIELDS if k in claim}
+    out.update(conclude(claim, _comparisons(claim, runs, scales or {})))
+    return out
+
+
+def conclude(claim: Mapping[str, Any], parts: Sequence[tuple[str, list[Comparison] | str]]) -> dict[str, Any]:
+    """The claim's verdict from its comparisons per experiment (or the reason an experiment has none).
+
+    Decides every comparison at the claim level (``decide``), combines them per experiment and the
+    experiments by the claim's ``require``. The calibration benchmark calls this on made-up samples.
+    """
+    flat = [c for _, comps in parts if not isinstance(comps, str) for c in comps]
+    decided = iter(decide(flat, claim["alpha"]))
+    results = []
+    for experiment, comps in parts:
+        if isinstance(comps, str):
+            results.append(_not_evaluated(experiment, comps))
+            continue
+        mine = [next(decided) for _ in comps]
+        verdicts = [c.verdict for c in mine]
         results.append(
             {
                 "experiment": experiment,
                 "verdict": combine(verdicts),
-                "reason": _reason(verdicts, [_labelled(c) for c in comps]),
-                "comparisons": comps,
+                "reason": _reason(verdicts, [c.reason for c in mine]),
+                "comparisons": mine,
             }
         )
     verdicts = [r["verdict"] for r in results]
-    reasons = [f"{r['experiment']}: {r['reason']}" for r in results]
-    fields = (
-        "id",
-        "quote",
-        "location",
-        "note",
-        "kind",
-        "statistic",
-        "target",
-        "claimed",
-        "others",
-        "checkpoints",
-        "test",
-        "alpha",
-        "min_seeds",
-        "round",
-        "thresholds",
-    )
-    out = {k: copy.deepcopy(claim[k]) for k in fields if k in claim}
-    out.update(
-        verdict=combine(verdicts, strict=False),
-        reason=_reason(verdicts, reasons, strict=False),
-        coverage=coverage(results),
-        experiments=results,
-    )
+    if claim.get("require", "all") == "majority":
+        verdict, reason = majority(results, claim["alpha"])
+    else:
+        verdict = combine(verdicts, strict=False)
+        reason = _reason(verdicts, [f"{r['experiment']}: {r['reason']}" for r in results], strict=False)
+    return {"verdict": verdict, "reason": reason, "coverage": coverage(results), "experiments": results}
+
+
+#: the claim's keys copied into its result
+CLAIM_FIELDS = (
+    "id", "quote", "location", "note", "reading_of", "kind", "statistic", "target", "claimed", "others",
+    "pairs", "direction", "checkpoints", "require", "alpha", "min_seeds", "round", "thresholds",
+)  # fmt: skip
+
+
+def reading_flips(results: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Claims that are readings of one statement (``reading_of``) and disagree: reported as a flip."""
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for r in results:
+        if r.get("reading_of"):
+            groups.setdefault(r["reading_of"], []).append(r)
+    out = []
+    for group, members in groups.items():
+        evaluated = {m["verdict"] for m in members if m["verdict"] != NOT_EVALUATED}
+        out.append(
+            {
+                "statement": group,
+                "readings": {m["id"]: m["verdict"] for m in members},
+                "flips": len(evaluated) > 1,
+            }
+        )
     return out
 
 
 def evaluate_sensitivity(
-    claims: Mapping[str, Any], runs: Runs, results: Sequence[Mapping[str, Any]]
+    claims: Mapping[str, Any],
+    runs: Runs,
+    results: Sequence[Mapping[str, Any]],
+    scales: Mapping[str, float | None] | None = None,
 ) -> list[dict[str, Any]]:
     """Every claim that names a substituted setting, evaluated again under each choice's variant.
 
@@ -102,7 +181,7 @@ def evaluate_sensitivity(
             variant_claim = substitute_settings(claim, choice["substitute"])
             if variant_claim is None:
                 continue
-            variant = evaluate_claim(variant_claim, runs)
+            variant = evaluate_claim(variant_claim, runs, scales)
             rows.append(
                 {
                     "claim": claim["id"],
@@ -119,12 +198,18 @@ def evaluate_sensitivity(
 
 
 def run_audit(
-    claims: Mapping[str, Any], runs: Runs, context: Mapping[str, Any] | None = None
+    claims: Mapping[str, Any],
+    runs: Runs,
+    context: Mapping[str, Any] | None = None,
+    scales: Mapping[str, float | None] | None = None,
 ) -> dict[str, Any]:
     """The whole audit: every claim's verdict, its sensitivity to the implementation choices, the
-    verdict counts, the discrepancies and the context."""
-    results = [evaluate_claim(claim, runs) for claim in claims["claims"]]
-    sensitivity = evaluate_sensitivity(claims, runs, results)
+    readings that disagree, the verdict counts, the discrepancies and the context.
+
+    ``scales``: experiment -> ``regret_scale`` of its objective (for ``normalized_regret``).
+    """
+    results = [evaluate_claim(claim, runs, scales) for claim in claims["claims"]]
+    sensitivity = evaluate_sensitivity(claims, runs, results, scales)
     for result in results:
         result["sensitivity"] = [
             {"choice": choice["id"], "verdict": row["variant_verdict"], "flips": row["flips"]}
@@ -135,14 +220,20 @@ def run_audit(
     counts = {v: sum(r["verdict"] == v for r in results) for v in VERDICTS}
     flipped = sorted({row["claim"] for choice in sensitivity for row in choice["claims"] if row["flips"]})
     return {
+        "format": AUDIT_FORMAT,
         "context": dict(context or {}),
         "summary": counts,
         "flipped_claims": flipped,
+        "reading_flips": reading_flips(results),
         "rules": dict(claims["rules"]),
         "claims": results,
         "sensitivity": sensitivity,
         "discrepancies": list(claims["discrepancies"]),
     }
+
+
+#: version of the audit's JSON shape; the findings renderer refuses any other
+AUDIT_FORMAT = 2
 
 
 def display_path(path: Path | str) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 from vhct.reporting.audit.checks import check_aggregates, read_runs
 from vhct.reporting.audit.claims import claims_experiments, load_claims
-from vhct.reporting.audit.evaluate import config_summary, display_path, file_sha256, run_audit
+from vhct.reporting.audit.evaluate import config_summary, display_path, file_sha256, regret_scale, run_audit
 from vhct.reporting.audit.render import write_audit
 
 
@@ -33,6 +33,16 @@ def audit_job(
         "claims_sha256": file_sha256(claims_path),
         "experiments": config_summary(config, claims_experiments(claims)),
     }
-    audit = run_audit(claims, runs, context)
+    scaled = {
+        e for c in claims["claims"] if c["statistic"] == "normalized_regret" for p in c["pairs"] for e in p
+    }
+    scales = {
+        e: regret_scale(
+            config["experiments"][e]["objective"], config["experiments"][e].get("objective_params")
+        )
+        for e in sorted(scaled)
+        if e in config["experiments"]
+    }
+    audit = run_audit(claims, runs, context, scales)
     write_audit(audit, md_path, json_path, html_path)
     return audit

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from vhct.pipeline.files import atomic_paths, json_default
+from vhct.reporting.audit.checks import Comparison
 from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED
 
 #: significant digits of the numbers in the Markdown/HTML tables
@@ -29,31 +30,36 @@ def format_number(value: Any) -> str:
     return str(value)
 
 
-def _comparison_row(c: Mapping[str, Any]) -> list[str]:
-    if "mean_by_round" in c:
-        means = ", ".join(f"t={t}: {format_number(v)}" for t, v in c["mean_by_round"].items())
-        numbers = f"n = {c['n_a']}; mean by round {means}"
-    elif "mean_a" in c:
+def comparison_row(item: Comparison | Mapping[str, Any]) -> list[str]:
+    """One table row of a comparison record: label, numbers, the two tests, effect, verdict, why."""
+    c = Comparison.of(item)
+    if c.b == "-":
+        numbers = f"{format_number(c.mean_a)} ± {format_number(c.std_a)} (n={c.n_a})"
+    elif c.n_a:
         numbers = (
-            f"{format_number(c['mean_a'])} ± {format_number(c['std_a'])} (n={c['n_a']}) vs "
-            f"{format_number(c['mean_b'])} ± {format_number(c['std_b'])} (n={c['n_b']}) at t={c['round']}"
+            f"{format_number(c.mean_a)} ± {format_number(c.std_a)} (n={c.n_a}) vs "
+            f"{format_number(c.mean_b)} ± {format_number(c.std_b)} (n={c.n_b})"
         )
     else:
         numbers = ""
-    p = (
-        f"{format_number(c.get('p_value'))} / {format_number(c.get('p_value_opposite'))}"
-        if "p_value" in c
+    tests = (
+        f"{c.claimed}: {format_number(c.p_claimed)}; {c.refuted}: {format_number(c.p_refuted)} "
+        f"(Holm {format_number(c.p_refuted_holm)})"
+        if c.p_claimed is not None
         else ""
     )
-    effect = (
-        f"{format_number(c.get('effect'))} (threshold {format_number(c.get('effect_threshold'))})"
-        if "effect" in c
-        else ""
-    )
-    return [f"{c['a']} vs {c['b']}", numbers, p, effect, c["verdict"], c["reason"]]
+    effect = f"{c.effect_name} {format_number(c.effect)}" if c.effect_name and c.n_a else ""
+    return [c.label, numbers, tests, effect, c.verdict, c.reason]
 
 
-COMPARISON_HEADER = ["comparison", "numbers (mean ± sd)", "p / p opposite", "effect", "verdict", "why"]
+COMPARISON_HEADER = [
+    "comparison",
+    "numbers (mean ± sd)",
+    "one-sided p: claimed; refuting",
+    "effect",
+    "verdict",
+    "why",
+]
 
 
 def document(audit: Mapping[str, Any]) -> list[tuple]:
@@ -64,13 +70,12 @@ def document(audit: Mapping[str, Any]) -> list[tuple]:
         (
             "p",
             "Each claim of the paper (quoted and located) is checked on the runs of this pipeline: "
-            "one number per run (seed), a one-sided test across seeds, an effect size and a verdict "
-            "(reproduced, not reproduced, inconclusive, not evaluated). The rules and thresholds are "
-            "data in the claims file. A claim is judged on the experiments this configuration runs "
-            "(its 'evaluated on'); inconclusive means too few seeds, too small an effect or no "
-            "significant result, not evidence against the claim. p / p opposite: one-sided p-value of "
-            "the claimed direction / of the opposite one. Effect: the claim's effect size against its "
-            "threshold.",
+            "one number per run (seed), two one-sided tests on the mean over seeds (the claimed region "
+            "and the refuting one, each with its margin) and a verdict (reproduced, not reproduced, "
+            "inconclusive, not evaluated). A claim is judged on the experiments this configuration runs "
+            "(its 'evaluated on'); inconclusive means too few seeds or neither test significant, not "
+            "evidence against the claim. A comparison read before the experiment's last round says so "
+            '("at t = 50 of 500"). Statistical footing: ' + audit["rules"]["footing"],
         )
     )
     blocks.append(("h", 2, "Configuration"))
@@ -117,6 +122,10 @@ def document(audit: Mapping[str, Any]) -> list[tuple]:
                 + " (see 'Sensitivity to implementation choices').",
             )
         )
+    for flip in audit.get("reading_flips", []):
+        readings = ", ".join(f"{k}: {v}" for k, v in flip["readings"].items())
+        state = "the readings disagree (a flip)" if flip["flips"] else "the readings agree"
+        blocks.append(("p", f"Statement {flip['statement']} under two readings: {readings}; {state}."))
     blocks.append(
         (
             "table",
@@ -149,8 +158,8 @@ def document(audit: Mapping[str, Any]) -> list[tuple]:
         blocks.append(
             (
                 "p",
-                f"Check: {c['kind']} on {c['statistic']}; test {c['test']} (one-sided), "
-                f"alpha = {c['alpha']}, at least {c['min_seeds']} seeds; {thresholds}. "
+                f"Check: {c['kind']} on {c['statistic']} at round {c['round']}, alpha = {c['alpha']}, "
+                f"at least {c['min_seeds']} seeds, require {c['require']}; {thresholds}. "
                 f"Rule: {audit['rules'][c['kind']]}",
             )
         )
@@ -159,7 +168,7 @@ def document(audit: Mapping[str, Any]) -> list[tuple]:
             if not e["comparisons"]:
                 rows.append([e["experiment"], "", "", "", "", e["verdict"], e["reason"]])
             for comp in e["comparisons"]:
-                rows.append([e["experiment"], *_comparison_row(comp)])
+                rows.append([e["experiment"], *comparison_row(comp)])
         blocks.append(("table", ["experiment", *COMPARISON_HEADER], rows))
     blocks += _sensitivity_blocks(audit.get("sensitivity", []))
     blocks.append(("h", 2, "Discrepancies in the paper and in the authors' library"))
@@ -300,6 +309,8 @@ def write_audit(
     """Write the audit as Markdown, JSON (and HTML); infinities/nan are written as JSON strings."""
 
     def clean(x: Any) -> Any:
+        if isinstance(x, Comparison):
+            return clean(x.to_json())
         if isinstance(x, float) and not math.isfinite(x):
             return format_number(x)
         if isinstance(x, dict):
