@@ -644,7 +644,9 @@ def test_configs_run_both_readings_of_every_choice(config_name, experiments):
     so both verdicts are evaluated (the tiny config does so on garland only, to stay fast)."""
     from vhct.optimizers import registry
 
-    config = yaml.safe_load((REPO / "config" / config_name).read_text(encoding="utf-8"))
+    from vhct.pipeline.config import load_config
+
+    config = load_config(REPO / "config" / config_name)  # base chain merged
     claims = audit.load_claims()
     checked = 0
     for choice in claims["sensitivity"]:

@@ -158,7 +158,7 @@ def test_experiment_names_that_collide_in_rule_names_are_rejected(tmp_path, caps
     [
         ("{experiment: garland, setting: VHCT-rho0.75, seed: 5, round: 30}", "seed", "seed 5 is not run"),
         # the OSC report exists for VHCT and HCT only
-        ("{experiment: garland, setting: short, seed: 0, round: 30}", "setting", "needs VHCT or HCT"),
+        ("{experiment: garland, setting: short, seed: 0, round: 30}", "setting", "needs one of HCT, VHCT"),
         (
             "{experiment: garland, setting: VHCT-rho0.75, seed: 0, round: 61}",
             "round",
