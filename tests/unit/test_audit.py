@@ -643,7 +643,6 @@ def test_configs_run_both_readings_of_every_choice(config_name, experiments):
     """Wherever a config runs a substituted setting for a claim, it also runs the declared variant,
     so both verdicts are evaluated (the tiny config does so on garland only, to stay fast)."""
     from vhct.optimizers import registry
-
     from vhct.pipeline.config import load_config
 
     config = load_config(REPO / "config" / config_name)  # base chain merged

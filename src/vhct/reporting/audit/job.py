@@ -3,10 +3,12 @@ evaluate, write the three renderings."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from vhct.pipeline.provenance import RUN_ID_ENV
 from vhct.reporting.audit.checks import check_aggregates, read_runs
 from vhct.reporting.audit.claims import claims_experiments, load_claims
 from vhct.reporting.audit.evaluate import config_summary, display_path, file_sha256, regret_scale, run_audit
@@ -29,6 +31,10 @@ def audit_job(
     check_aggregates(runs, final_paths)
     context = {
         "configfiles": [display_path(p) for p in configfiles],
+        # which run made this audit (set by the provenance recorder), so `make findings` ships
+        # an audit only with the provenance, aggregates and figures of the same run
+        "run_id": os.environ.get(RUN_ID_ENV),
+        "config_sha256": {display_path(p): file_sha256(p) for p in configfiles},
         "claims_file": display_path(claims_path),
         "claims_sha256": file_sha256(claims_path),
         "experiments": config_summary(config, claims_experiments(claims)),
