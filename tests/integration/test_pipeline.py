@@ -213,11 +213,14 @@ def test_two_complete_runs_give_identical_aggregates(workdir, config, tiny, tmp_
 
 @pytest.fixture(scope="module")
 def batched(tmp_path_factory, tiny) -> tuple[Path, Path]:
-    """The tiny config with Garland's runs four per job (two settings of two seeds; POO one per job)."""
+    """The tiny config with Garland's and Landmine's runs four per job (two settings of two seeds;
+    POO and BO one per job)."""
     folder = tmp_path_factory.mktemp("batched")
     config = yaml.safe_load(tiny.read_text(encoding="utf-8"))
-    config["experiments"]["garland"]["runs_per_job"] = 4
+    for experiment in BATCHED:
+        config["experiments"][experiment]["runs_per_job"] = 4
     config["settings"]["POO"]["runs_per_job"] = 1
+    config["settings"]["BO"]["runs_per_job"] = 1
     path = folder / "batched.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     root = folder / "work"
@@ -225,8 +228,10 @@ def batched(tmp_path_factory, tiny) -> tuple[Path, Path]:
     return root, path
 
 
+#: experiments the `batched` fixture runs several runs per job: synthetic and real data
+BATCHED = ("garland", "landmine")
 BATCH_TARGETS = [
-    f"results/aggregates/{e}/{t}.csv" for e in ("garland", "counterexample") for t in ("regret", "final")
+    f"results/aggregates/{e}/{t}.csv" for e in (*BATCHED, "counterexample") for t in ("regret", "final")
 ]
 
 
@@ -235,19 +240,20 @@ def test_a_batch_job_writes_each_run_as_a_one_run_job_would(workdir, batched):
     root, _ = batched
     for target in BATCH_TARGETS:
         assert (root / target).read_bytes() == (workdir / target).read_bytes(), target
-    runs = root / "results" / "runs" / "garland"
-    for setting in ("VHCT-rho0.75", "POO"):
-        for seed in (0, 1):
-            table = pd.read_csv(runs / setting / f"seed{seed}.csv.gz")
-            single = pd.read_csv(workdir / "results" / "runs" / "garland" / setting / f"seed{seed}.csv.gz")
-            pd.testing.assert_frame_equal(
-                table.drop(columns="step_seconds"), single.drop(columns="step_seconds")
-            )
-            assert json.loads((runs / setting / f"seed{seed}.json").read_text())["seed"] == seed
-    logs = root / "logs" / "run" / "garland"
-    assert (logs / "batch0.log").is_file()
-    assert not (logs / "VHCT-rho0.75" / "seed0.log").exists()
-    assert (logs / "POO" / "seed0.log").is_file()  # POO declares one run per job
+    for experiment, single_run in (("garland", "POO"), ("landmine", "BO")):
+        runs = root / "results" / "runs" / experiment
+        for setting in ("VHCT-rho0.75", single_run):
+            for seed in (0, 1):
+                table = pd.read_csv(runs / setting / f"seed{seed}.csv.gz")
+                alone = workdir / "results" / "runs" / experiment / setting / f"seed{seed}.csv.gz"
+                pd.testing.assert_frame_equal(
+                    table.drop(columns="step_seconds"), pd.read_csv(alone).drop(columns="step_seconds")
+                )
+                assert json.loads((runs / setting / f"seed{seed}.json").read_text())["seed"] == seed
+        logs = root / "logs" / "run" / experiment
+        assert (logs / "batch0.log").is_file()
+        assert not (logs / "VHCT-rho0.75" / "seed0.log").exists()
+        assert (logs / single_run / "seed0.log").is_file()  # POO and BO declare one run per job
 
 
 def test_deleting_one_seed_of_a_batch_reruns_only_its_job_and_dependents(batched):
@@ -270,6 +276,35 @@ def test_deleting_one_seed_of_a_batch_reruns_only_its_job_and_dependents(batched
         ),
         *(f"results/aggregates/garland/{t}.csv" for t in ("regret", "final", "timing")),
     }
+
+
+def planned_jobs(result: subprocess.CompletedProcess) -> dict[str, int]:
+    """The job counts of a dry run's "Job stats" table, by rule."""
+    lines = (result.stdout + result.stderr).splitlines()
+    start = lines.index("Job stats:") + 3  # the title, the header and its rule
+    counts = {}
+    for line in lines[start:]:
+        name, count = line.split()
+        if name == "total":
+            return counts
+        counts[name] = int(count)
+    raise AssertionError("no total line in the dry run's job stats")
+
+
+def test_deleting_one_real_data_seed_plans_only_its_batch_and_dependents(batched):
+    """Landmine's batch1 holds T-HOO-rho0.25 and PCT, seeds 0 and 1 (POO and BO run alone): a dry
+    run after deleting one of its tables plans that batch and the aggregate, nothing else."""
+    root, path = batched
+    name = "results/runs/landmine/T-HOO-rho0.25/seed1.csv.gz"
+    deleted = root / name
+    kept, stat_before = deleted.read_bytes(), deleted.stat()
+    deleted.unlink()
+    try:  # named with the aggregates, as in the test above
+        result = ok(snakemake(root, "--dry-run", name, *BATCH_TARGETS, configfile=path))
+    finally:  # put it back as it was, so the other tests of the fixture see an up-to-date run
+        deleted.write_bytes(kept)
+        os.utime(deleted, ns=(stat_before.st_atime_ns, stat_before.st_mtime_ns))
+    assert planned_jobs(result) == {"aggregate": 1, "run_landmine_batch1": 1}
 
 
 def test_one_figure_alone_runs_only_what_it_needs(tmp_path):

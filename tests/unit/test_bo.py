@@ -160,6 +160,8 @@ def test_tell_protocol_errors_from_base_class():
         ({"acquisition": "UCB"}, "acquisition"),
         ({"acquisition": "EI_MCMC"}, "acquisition"),
         ({"exact_feval": "yes"}, "exact_feval"),
+        ({"optimize_restarts": 0}, "optimize_restarts"),
+        ({"optimize_restarts": 1.0}, "optimize_restarts"),
         ({"seed": "zero"}, "seed"),
     ],
 )
@@ -171,3 +173,24 @@ def test_bad_arguments_name_the_argument(kwargs, name):
 def test_bad_domain_raises():
     with pytest.raises(ValueError, match="domain"):
         BayesianOptimization([[1.0, 0.0]])
+
+
+def test_optimize_restarts_defaults_to_gpyopts_and_reaches_the_warm_started_model():
+    """The default is GPyOpt's own; the count reaches GPyOpt's GP model, which lives through the run,
+    so each round's fit starts from the previous round's hyperparameters."""
+    import inspect
+
+    from vhct.optimizers.bo import DEFAULT_OPTIMIZE_RESTARTS, load_gpyopt
+
+    gpyopt_default = inspect.signature(load_gpyopt().models.GPModel).parameters["optimize_restarts"].default
+    assert DEFAULT_OPTIMIZE_RESTARTS == gpyopt_default == BayesianOptimization(BOX_1D).optimize_restarts
+    f = concave(PEAK_1D)
+    for restarts in (1, 3):
+        opt = BayesianOptimization(BOX_1D, seed=2, n_init=3, optimize_restarts=restarts)
+        run(opt, f, rounds=4, noise_seed=2)
+        gp = opt._bo.model
+        assert gp.optimize_restarts == restarts
+        fitted, fitted_params = gp.model, gp.model.param_array.copy()
+        run(opt, f, rounds=1, noise_seed=3)
+        assert opt._bo.model.model is fitted  # the same GPy model, refitted from its last parameters
+        assert not np.array_equal(fitted.param_array, fitted_params)  # ... and refitted

@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from support import REPO
 
 from vhct.objectives import make_objective
 from vhct.objectives.base import Objective
@@ -136,3 +137,142 @@ def test_a_run_job_writes_its_table_without_importing_pandas(tmp_path):
     assert out.stdout.strip() == "False"
     table = pd.read_csv(tmp_path / "t.csv.gz")
     assert len(table) == 50 and (table["step_seconds"] > 0).all()
+
+
+# ---------------------------------------------------------------- BO's horizon and seeds; batched real data
+
+BO_SETTINGS = ("BO", "BO-restarts5")
+REAL_DATA = ("landmine", "mnist")
+#: the fewest seeds BO may run where the tree methods run more (issue 20)
+MIN_BO_SEEDS = 10
+
+
+def test_bo_horizon_and_seeds_per_experiment_come_from_the_config():
+    """paper-local: BO reaches each real-data experiment's horizon; its seeds are the config's
+    ``max_seeds`` first seeds of the experiment, in the jobs, the run specs and the setting info."""
+    from vhct.pipeline import config as vc
+
+    config = vc.load_config(REPO / "config" / "paper-local.yaml")
+    jobs = vc.run_jobs(config)
+    for experiment in ("garland", *REAL_DATA):
+        exp = config["experiments"][experiment]
+        for setting in BO_SETTINGS:
+            if setting not in exp["settings"]:
+                continue
+            cap = config["settings"][setting]["max_seeds"]
+            expected = vc.seeds(config, experiment)[:cap]
+            assert MIN_BO_SEEDS <= len(expected) < len(vc.seeds(config, experiment))
+            assert [k for e, s, k in jobs if (e, s) == (experiment, setting)] == expected
+            info = vc.setting_info(config, experiment)[setting]
+            assert info["seeds"] == expected
+            horizon = min(exp["horizon"], config["settings"][setting]["max_horizon"])
+            assert info["horizon"] == horizon == vc.run_spec(config, experiment, setting, 0)["horizon"]
+    for experiment in REAL_DATA:  # the main BO setting runs the experiment's whole horizon there
+        horizon = config["experiments"][experiment]["horizon"]
+        assert vc.setting_info(config, experiment)["BO"]["horizon"] == horizon
+    # the tree methods keep every seed
+    assert vc.setting_info(config, "landmine")["VHCT-rho0.75"]["seeds"] == vc.seeds(config, "landmine")
+
+
+def test_max_seeds_is_checked_and_caps_batches_too(tiny_fixtures):
+    from vhct.pipeline import config as vc
+
+    config = vc.load_config(tiny_fixtures)
+    config["settings"]["BO"]["max_seeds"] = 0
+    with pytest.raises(vc.ConfigError, match="max_seeds"):
+        vc.validate_config(config, [tiny_fixtures])
+    config["settings"]["BO"]["max_seeds"] = 1
+    config["settings"]["PCT"]["max_seeds"] = 1
+    config["experiments"]["landmine"]["runs_per_job"] = 3
+    vc.validate_config(config, [tiny_fixtures])
+    assert [k for e, s, k in vc.run_jobs(config) if (e, s) == ("landmine", "BO")] == [0]
+    batched = [run for b in vc.run_batches(config) if b.experiment == "landmine" for run in b.runs]
+    assert ("PCT", 0) in batched and ("PCT", 1) not in batched and ("VHCT-rho0.75", 1) in batched
+
+
+def spec(objective: str, objective_params: dict, seed: int, horizon: int, setting: str = "HCT") -> dict:
+    return {
+        "experiment": objective, "setting": setting, "algorithm": "HCT", "params": {"rho": 0.5},
+        "objective": objective, "objective_params": objective_params, "noise": 0.05, "horizon": horizon,
+        "seed": seed, "progress_every": 0,
+    }  # fmt: skip
+
+
+def landmine_params(tiny_fixtures) -> dict:
+    return {"data_path": str(tiny_fixtures.parent / "mirror" / "landmine" / "LandmineData.mat")}
+
+
+def test_a_batched_real_data_job_writes_one_table_and_sidecar_per_seed(tiny_fixtures, tmp_path):
+    """Landmine, three seeds in one job: each seed's table and sidecar as a one-seed job writes them."""
+    from vhct.pipeline.jobs import run_batch_job
+    from vhct.pipeline.tables import read_run, run_table_columns
+
+    params, seeds, horizon = landmine_params(tiny_fixtures), [0, 1, 2], 6
+    specs = [spec("landmine", params, k, horizon) for k in seeds]
+    tables = [tmp_path / "batch" / f"seed{k}.csv.gz" for k in seeds]
+    metas = [tmp_path / "batch" / f"seed{k}.json" for k in seeds]
+    tables[0].parent.mkdir()
+    run_batch_job(specs, tables, metas)
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    run_batch_job([specs[1]], [alone / "seed1.csv.gz"], [alone / "seed1.json"])
+    columns = [c for c in run_table_columns(2) if c != "step_seconds"]
+    finals = []
+    for k, table_path in zip(seeds, tables, strict=True):
+        table, sidecar = read_run(table_path, columns, horizon)
+        assert sidecar["seed"] == k and sidecar["run"]["seed"] == k and sidecar["rounds"] == horizon
+        finals.append(table["cumulative_regret"].iloc[-1])
+    assert len(set(finals)) == len(seeds)  # three different runs, not one written three times
+    single, _ = read_run(alone / "seed1.csv.gz", columns, horizon)
+    pd.testing.assert_frame_equal(read_run(tables[1], columns, horizon)[0], single)
+
+
+def test_a_run_table_shorter_than_its_declared_horizon_or_under_another_seed_is_refused(tmp_path):
+    """The aggregate reads each setting's tables against the config's horizon (BO's ``max_horizon``)."""
+    import shutil
+
+    from vhct.pipeline.jobs import run_batch_job
+    from vhct.pipeline.tables import RunTableError, read_runs
+
+    folder = tmp_path / "BO"
+    folder.mkdir()
+    run_batch_job(
+        [spec("garland", {}, k, 8, setting="BO") for k in (0, 1)],
+        [folder / f"seed{k}.csv.gz" for k in (0, 1)],
+        [folder / f"seed{k}.json" for k in (0, 1)],
+    )
+    renamed = r"seed1\.csv\.gz: its sidecar records seed 0, the file name seed 1"
+    paths = {"BO": [str(folder / f"seed{k}.csv.gz") for k in (0, 1)]}
+    runs, metas = read_runs(paths, ["cumulative_regret"], {"BO": 8})
+    assert [m["seed"] for m in metas["BO"]] == [0, 1]
+    with pytest.raises(RunTableError, match=r"seed0\.csv\.gz: its sidecar records 8 rounds, the config 10"):
+        read_runs(paths, ["cumulative_regret"], {"BO": 10})
+    shutil.copy(folder / "seed0.csv.gz", folder / "seed1.csv.gz")  # seed 0's run under seed 1's name
+    shutil.copy(folder / "seed0.json", folder / "seed1.json")
+    with pytest.raises(RunTableError, match=renamed):
+        read_runs(paths, ["cumulative_regret"], {"BO": 8})
+
+
+def test_the_legend_says_when_a_setting_runs_fewer_seeds_or_rounds():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from vhct.reporting.plots import draw_regret_panel
+
+    exp = {
+        "name": "landmine", "title": "Landmine", "objective": "landmine", "objective_params": {},
+        "noise": 0.05, "horizon": 4, "seeds": [0, 1, 2],
+        "settings": {
+            "VHCT": {"algorithm": "VHCT", "label": "VHCT", "horizon": 4, "seeds": [0, 1, 2]},
+            "BO": {"algorithm": "BO", "label": "BO", "horizon": 2, "seeds": [0, 1]},
+        },
+    }  # fmt: skip
+    table = pd.DataFrame(
+        {"setting": ["VHCT"] * 4 + ["BO"] * 2, "t": [1, 2, 3, 4, 1, 2], "mean": 1.0, "std": 0.0}
+    )
+    fig, ax = plt.subplots()
+    draw_regret_panel(ax, exp, table, ["VHCT", "BO"], average=False, title=None)
+    assert ax.get_legend_handles_labels()[1] == ["VHCT", "BO (stops at t=2) (2 seeds)"]
+    plt.close(fig)

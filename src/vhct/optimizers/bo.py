@@ -5,6 +5,14 @@ GPyOpt's default Matern-5/2 kernel (hyperparameters by maximum likelihood, 5 res
 expected improvement, and L-BFGS from random anchor points as acquisition optimizer.
 GPyOpt minimizes, so rewards are negated on the way in.
 
+Departures from GPyOpt's defaults are named parameters whose defaults are GPyOpt's; the only one
+is ``optimize_restarts``, the restarts of the GP hyperparameter fit each round (GPyOpt 1.2.6:
+``optimize_restarts=5`` in ``util/arguments_manager.py``). One GPyOpt model lives through the whole
+run, so every round's fit starts from the previous round's hyperparameters (``GPModel.updateModel``
+calls ``set_XY`` and keeps them); GPy's ``optimize_restarts`` runs the first restart from there and
+the others from random draws, and with 1 GPyOpt calls ``optimize`` once, warm-started. The fit is
+most of a round's cost, so 1 restart costs about a third of 5 (``benchmarks/bo_cost.py``).
+
 Seeding. GPyOpt and GPy draw from numpy's *global* legacy RNG (random restarts of the
 hyperparameter fit, anchor points of the acquisition optimizer). Every call into GPyOpt is
 therefore wrapped by :func:`_gpyopt_call`, which sets the global state from a seed drawn
@@ -52,6 +60,10 @@ DEFAULT_ACQUISITION = "EI"
 ACQUISITIONS = ("EI", "MPI", "LCB")
 #: GPyOpt needs at least this many observations to fit its GP
 MIN_N_INIT = 1
+#: GPyOpt's default number of restarts of the GP hyperparameter fit per round
+DEFAULT_OPTIMIZE_RESTARTS = 5
+#: the fit needs at least one start (the previous round's hyperparameters)
+MIN_OPTIMIZE_RESTARTS = 1
 #: BLAS threads during GPyOpt calls. GP matrices here are small; with OpenBLAS's default threads on a
 #: shared 2-core machine one BO round took 4.0 s of CPU against 0.4 s single-threaded (spin-waiting).
 #: A fixed count also keeps the points of a seed independent of the machine's cores (the BLAS
@@ -113,6 +125,8 @@ class BayesianOptimization(Optimizer):
         acquisition: GPyOpt acquisition, one of :data:`ACQUISITIONS` (default ``"EI"``, GPyOpt's).
         exact_feval: tell the GP that rewards are noise-free (GPyOpt's default, False, fits a noise
             variance; the paper's objectives are noisy).
+        optimize_restarts: restarts of the GP hyperparameter fit each round (default 5, GPyOpt's);
+            the first starts from the previous round's hyperparameters, the others at random.
 
     ``recommend()`` returns the evaluated point with the best observed reward, as GPyOpt itself
     reports (``x_opt``). The GP posterior mean is not used: on smooth, low-noise data GPyOpt's default
@@ -130,16 +144,19 @@ class BayesianOptimization(Optimizer):
         n_init: int = DEFAULT_N_INIT,
         acquisition: str = DEFAULT_ACQUISITION,
         exact_feval: bool = False,
+        optimize_restarts: int = DEFAULT_OPTIMIZE_RESTARTS,
     ):
         require(BO_MODULES, "bo", "the BO baseline (vhct.optimizers.bo)")
         super().__init__(domain, seed)
         n_init = check_horizon("n_init", n_init, MIN_N_INIT)
+        optimize_restarts = check_horizon("optimize_restarts", optimize_restarts, MIN_OPTIMIZE_RESTARTS)
         check_choice("acquisition", acquisition, ACQUISITIONS)
         if not isinstance(exact_feval, bool | np.bool_):
             raise ValueError(f"exact_feval must be a bool, got {exact_feval!r}")
         self.n_init = int(n_init)
         self.acquisition = acquisition
         self.exact_feval = bool(exact_feval)
+        self.optimize_restarts = int(optimize_restarts)
         lo, hi = self.domain[:, 0], self.domain[:, 1]
         self._init_design = self.rng.uniform(lo, hi, size=(self.n_init, self.dim))
         self._X = np.empty((0, self.dim))
@@ -176,6 +193,7 @@ class BayesianOptimization(Optimizer):
                     Y=self._neg_rewards(),
                     acquisition_type=self.acquisition,
                     exact_feval=self.exact_feval,
+                    optimize_restarts=self.optimize_restarts,
                 )
             else:
                 self._bo.X = self._X.copy()

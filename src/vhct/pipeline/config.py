@@ -566,6 +566,14 @@ def seeds(config: Mapping[str, Any], experiment: str) -> list[int]:
     return list(range(value)) if isinstance(value, int) else [int(s) for s in value]
 
 
+def setting_seeds(config: Mapping[str, Any], experiment: str, setting: str) -> list[int]:
+    """Seeds of one setting in one experiment: the experiment's, the first ``max_seeds`` of them
+    when the setting caps them (e.g. BO, whose runs cost minutes)."""
+    chosen = seeds(config, experiment)
+    cap = config["settings"][setting].get("max_seeds")
+    return chosen if cap is None else chosen[: int(cap)]
+
+
 def run_horizon(config: Mapping[str, Any], experiment: str, setting: str) -> int:
     """Rounds of one setting in one experiment: the experiment horizon capped by ``max_horizon``."""
     horizon = int(config["experiments"][experiment]["horizon"])
@@ -582,7 +590,7 @@ def run_jobs(
         (exp, setting, seed)
         for exp in names
         for setting in config["experiments"][exp]["settings"]
-        for seed in seeds(config, exp)
+        for seed in setting_seeds(config, exp, setting)
     ]
 
 
@@ -623,7 +631,7 @@ def run_batches(config: Mapping[str, Any]) -> list[RunBatch]:
             per_job = runs_per_job(config, experiment, setting)
             if per_job > 1:
                 size = max(size, per_job)
-                runs += [(setting, seed) for seed in seeds(config, experiment)]
+                runs += [(setting, seed) for seed in setting_seeds(config, experiment, setting)]
         for index, start in enumerate(range(0, len(runs), max(size, 1))):
             batches.append(RunBatch(experiment, index, tuple(runs[start : start + size])))
     names = [b.rule for b in batches]
@@ -652,7 +660,7 @@ def run_spec(config: Mapping[str, Any], experiment: str, setting: str, seed: int
 
 
 def setting_info(config: Mapping[str, Any], experiment: str) -> dict[str, dict[str, Any]]:
-    """Per setting of an experiment: algorithm, label, params and run horizon (for tables and legends)."""
+    """Per setting of an experiment: algorithm, label, params, run horizon and seeds (tables, legends)."""
     out = {}
     for setting in config["experiments"][experiment]["settings"]:
         algo = config["settings"][setting]
@@ -661,6 +669,7 @@ def setting_info(config: Mapping[str, Any], experiment: str) -> dict[str, dict[s
             "label": algo.get("label", setting),
             "params": copy.deepcopy(algo.get("params", {}) or {}),
             "horizon": run_horizon(config, experiment, setting),
+            "seeds": setting_seeds(config, experiment, setting),
         }
     return out
 

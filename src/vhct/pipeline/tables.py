@@ -3,8 +3,9 @@
 A run writes a per-round table (``seed<k>.csv.gz``) and a JSON sidecar (``seed<k>.json``).
 :func:`read_run` reads both and checks the table against the sidecar and the config: it
 decompresses and parses completely, has the columns asked for, one row per round
-``t = 1..n``, finite values, and ``n`` equals the rounds the sidecar records and the
-setting's horizon in the config (``max_horizon`` included). Any failure raises
+``t = 1..n``, finite values, ``n`` equals the rounds the sidecar records and the
+setting's horizon in the config (``max_horizon`` included), and the sidecar's seed is the one
+in the file name (``seed<k>``; which seeds a setting runs is the config's: ``max_seeds``). Any failure raises
 :class:`RunTableError` naming the file and how to redo the run; :func:`read_runs` checks
 every run of an experiment and names all the bad tables in one error.
 """
@@ -12,6 +13,7 @@ every run of an experiment and names all the bad tables in one error.
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -28,6 +30,8 @@ SIDECAR_SUFFIX = ".json"
 ROUND_COLUMN = "t"
 #: columns of a run table after the round and the point's coordinates ``x0 .. x{d-1}``
 MEASURE_COLUMNS = ("reward", "value", "regret", "cumulative_regret", "depth", "step_seconds")
+#: a run table's file name, which carries its seed
+TABLE_NAME = re.compile(r"seed(\d+)" + re.escape(TABLE_SUFFIX) + "$")
 #: columns that may hold NaN (the depth of a pulled node, undefined for non-tree methods)
 NAN_COLUMNS = frozenset({"depth"})
 
@@ -83,7 +87,7 @@ def read_run(table_path: Path | str, columns: Sequence[str], horizon: int) -> tu
 
     Raises :class:`RunTableError` naming the file unless the table parses completely, has the
     columns, rows ``t = 1..horizon`` with finite values (NaN only in ``NAN_COLUMNS``), and its
-    sidecar records ``horizon`` rounds.
+    sidecar records ``horizon`` rounds and the seed of the file name.
     """
     sidecar = read_sidecar(table_path)
     wanted = set(columns) | {ROUND_COLUMN}
@@ -96,6 +100,10 @@ def read_run(table_path: Path | str, columns: Sequence[str], horizon: int) -> tu
     missing = sorted(wanted - set(table.columns))
     if missing:
         raise _error(table_path, f"lacks the columns {missing}")
+    named = TABLE_NAME.search(Path(table_path).name)
+    if named is not None and int(sidecar["seed"]) != int(named.group(1)):
+        recorded, named_seed = sidecar["seed"], named.group(1)
+        raise _error(table_path, f"its sidecar records seed {recorded}, the file name seed {named_seed}")
     if int(sidecar["rounds"]) != horizon:
         raise _error(table_path, f"its sidecar records {sidecar['rounds']} rounds, the config {horizon}")
     if len(table) != horizon:

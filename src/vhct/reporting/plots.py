@@ -162,6 +162,8 @@ def draw_regret_panel(
         stopped = info[setting]["horizon"] < exp["horizon"]
         if stopped:
             label += f" (stops at t={info[setting]['horizon']})"
+        if len(info[setting].get("seeds", exp["seeds"])) < len(exp["seeds"]):
+            label += f" ({len(info[setting]['seeds'])} seeds)"
         marker = markers[setting]
         ax.plot(
             t,
