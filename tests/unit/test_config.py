@@ -313,10 +313,10 @@ def test_the_command_line_check(tmp_path, capsys):
 
 def test_paper_local_is_paper_scale_except_bo_and_mnist():
     """paper-local extends paper.yaml: same seeds and horizons; BO with fewer seeds and the
-    BO-restarts5 variant on the real data, MNIST in test-split mode."""
+    BO-restarts5 variant on the real data, Optuna's GP sampler capped, MNIST in test-split mode."""
     paper = vc.load_config(REPO / "config" / "paper.yaml")
     local = vc.load_config(REPO / "config" / "paper-local.yaml")
-    bo = {"BO", "BO-restarts5"}
+    bo = {"BO", "BO-restarts5", "GP-Optuna"}  # the settings whose cost sets their horizon or seeds
     assert "base" not in local
     assert set(local["experiments"]) == set(paper["experiments"])
     for name, exp in local["experiments"].items():
@@ -329,6 +329,7 @@ def test_paper_local_is_paper_scale_except_bo_and_mnist():
     assert local["experiments"]["mnist"]["objective_params"]["mode"] == "test-split"
     assert "mnist-train-images" not in local["experiments"]["mnist"]["data"]
     assert local["settings"]["BO"]["max_seeds"] < 20
+    assert local["settings"]["GP-Optuna"]["max_seeds"] >= 10 and local["settings"]["BO"]["max_seeds"] >= 10
     assert {k: v for k, v in local["settings"].items() if k not in bo} == {
         k: v for k, v in paper["settings"].items() if k not in bo
     }
