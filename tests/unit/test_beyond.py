@@ -169,3 +169,34 @@ def test_without_a_beyond_part_the_sections_say_so_in_one_line():
     assert "No question beyond the paper was evaluated" in render_markdown(audit)
     # no figure link when the figure was not shipped
     assert BEYOND_FIGURE not in "\n".join(beyond_lines(made_up_audit(), []))
+
+
+def test_the_shipped_document_has_the_section_after_the_claims(tmp_path):
+    """render() of a shipped run: one line without a beyond part; with one, its table and the figure."""
+    from test_findings import _made_up_run
+
+    from vhct.reporting import findings
+
+    results, figures = _made_up_run(tmp_path)
+    docs = tmp_path / "docs"
+    findings.ship(results, figures, docs)
+    before = text = (docs / findings.DOCUMENT).read_text(encoding="utf-8")
+    section = text[text.index("## Beyond the paper") :]
+    assert text.index("## Verdicts") < text.index("## Beyond the paper")
+    assert (
+        section.split("\n")[2]
+        == "No question beyond the paper was evaluated: the run's configuration runs no baseline."
+    )
+    path = docs / findings.DATA_DIR / findings.AUDIT_JSON
+    shipped = json.loads(path.read_text(encoding="utf-8"))
+    beyond = made_up_audit()["beyond"]
+    path.write_text(json.dumps({**shipped, "beyond": beyond}, default=Comparison.to_json), encoding="utf-8")
+    (docs / findings.FIGURES_DIR / f"{BEYOND_FIGURE}.png").write_bytes(
+        next(figures.glob("*.png")).read_bytes()
+    )
+    text = findings.render(docs)
+    section = text[text.index("## Beyond the paper") : text.index("## Figures")]
+    assert "| VHCT vs BO (GPyOpt) | garland-beyond | t = 6 of 30 |" in section
+    assert f"]({findings.FIGURES_DIR}/{BEYOND_FIGURE}.png)" in section
+    # the paper's verdicts, headline and summary do not read the beyond part: all before it is unchanged
+    assert text[: text.index("## Beyond the paper")] == before[: before.index("## Beyond the paper")]
