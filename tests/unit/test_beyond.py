@@ -200,3 +200,15 @@ def test_the_shipped_document_has_the_section_after_the_claims(tmp_path):
     assert f"]({findings.FIGURES_DIR}/{BEYOND_FIGURE}.png)" in section
     # the paper's verdicts, headline and summary do not read the beyond part: all before it is unchanged
     assert text[: text.index("## Beyond the paper")] == before[: before.index("## Beyond the paper")]
+
+
+def test_the_question_rule_keeps_its_level_on_samples_of_known_truth():
+    """Fast calibration (benchmarks/beyond_calibration.py has the full table): with every experiment at
+    a side's margin, a false "better" stays within alpha's Monte Carlo bound; without Holm over the
+    question's 4 experiments it would be about 1 - 0.95**4 = 0.19."""
+    from vhct.reporting.audit.calibration import ALPHA, binomial_bound, question_rates
+
+    repetitions = 100
+    r = question_rates(20, "normal", repetitions, seed=1)
+    bound = binomial_bound(ALPHA, repetitions)
+    assert r["false A"] <= bound and r["false B"] <= bound and r["identical"] <= bound
