@@ -10,6 +10,8 @@ import vhct.reporting.audit as va
 import vhct.reporting.captions as vcap
 
 CLAIMS = str(REPO / "config" / "claims.yaml")
+#: questions beyond the paper (baselines), answered in the audit's separate "beyond" part
+BEYOND = str(REPO / "config" / "beyond.yaml")
 AUDIT_MD = "results/audit.md"
 AUDIT_JSON = "results/audit.json"
 AUDIT_HTML = "results/audit.html"
@@ -17,13 +19,19 @@ CAPTIONS_DIR = REPO / "workflow" / "report" / "figures"
 FIGURE_CAPTION = "results/report/{figure}.rst"
 
 _CLAIMS = va.load_claims(CLAIMS)
-#: experiments some claim reads and the config runs (the others are reported "not evaluated")
-AUDIT_EXPERIMENTS = [e for e in va.claims_experiments(_CLAIMS) if e in config["experiments"]]
+_BEYOND = va.load_beyond(BEYOND)
+#: experiments some claim or question reads and the config runs (the others are reported "not evaluated")
+AUDIT_EXPERIMENTS = [
+    e
+    for e in dict.fromkeys([*va.claims_experiments(_CLAIMS), *va.beyond_experiments(_BEYOND)])
+    if e in config["experiments"]
+]
 
 
 rule audit:
     input:
         unpack(audit_inputs),
+        beyond=BEYOND,
     output:
         md=AUDIT_MD,
         json=AUDIT_JSON,

@@ -31,7 +31,14 @@ import pandas as pd
 from vhct.pipeline.files import atomic_paths
 from vhct.reporting.audit.checks import Comparison
 from vhct.reporting.audit.evaluate import AUDIT_FORMAT
-from vhct.reporting.audit.render import format_number, markdown_table, md_cell
+from vhct.reporting.audit.render import (
+    BEYOND_HEADER,
+    beyond_not_evaluated,
+    beyond_rows,
+    format_number,
+    markdown_table,
+    md_cell,
+)
 from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED, VERDICTS
 
 #: the shipped inputs of the document, relative to the docs directory
@@ -322,6 +329,34 @@ def cost_lines(audit: Mapping[str, Any]) -> list[str]:
     return markdown_table(header, rows)
 
 
+#: the figure of the baselines (kind regret_cost) the "Beyond the paper" section links when shipped
+BEYOND_FIGURE = "beyond_baselines"
+
+
+def beyond_lines(audit: Mapping[str, Any], figures: Sequence[Path]) -> list[str]:
+    """The "Beyond the paper" section from the audit's ``beyond`` part (one line when it has none)."""
+    beyond = audit.get("beyond")
+    if beyond is None:
+        return ["No question beyond the paper was evaluated: the run's configuration runs no baseline.", ""]
+    lines = [
+        "Questions the paper did not ask (`config/beyond.yaml`): VHCT and HCT against random search, "
+        "Optuna's TPE, CMA-ES and GP sampler and GPyOpt's BO, with the audit's tests, kept apart from the "
+        "verdicts on the paper's claims. " + " ".join(beyond["rules"]["question"].split()) + " A round "
+        "before the experiment's last (t = X of N) is a capped setting's last round. Regret on real data "
+        "is against the best value observed in any run; cost is mean wall seconds per round over the "
+        "compared rounds.",
+        "",
+        *markdown_table(BEYOND_HEADER, beyond_rows(beyond)),
+    ]
+    missing = beyond_not_evaluated(beyond)
+    if missing:
+        lines += [f"Not evaluated: {len(missing)} question-experiment pairs (the audit lists why).", ""]
+    names = {f.stem: f for f in figures}
+    if BEYOND_FIGURE in names:
+        lines += [f"Figure: [{BEYOND_FIGURE}]({FIGURES_DIR}/{names[BEYOND_FIGURE].name}).", ""]
+    return lines
+
+
 def regret_lines(aggregates: Mapping[str, Mapping[str, pd.DataFrame]]) -> list[str]:
     """Final cumulative regret of every setting, one collapsed table per experiment.
 
@@ -424,6 +459,9 @@ def render(docs: Path | str) -> str:
         "its R_n over its own rounds.",
         "",
         *regret_lines(aggregates),
+        "## Beyond the paper",
+        "",
+        *beyond_lines(audit, figures),
         "## Figures",
         "",
     ]

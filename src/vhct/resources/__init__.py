@@ -12,6 +12,8 @@ from pathlib import Path
 CONFIG_SCHEMA = "config.schema.yaml"
 CLAIMS_SCHEMA = "claims.schema.yaml"
 CLAIMS = "claims.yaml"
+BEYOND = "beyond.yaml"
+BEYOND_SCHEMA = "beyond.schema.yaml"
 
 
 def resource_path(name: str) -> Path:

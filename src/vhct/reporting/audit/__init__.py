@@ -8,6 +8,7 @@ a level and effect-size thresholds. One module per job:
 - ``checks``: the runs a claim reads and one function per kind of check;
 - ``verdicts``: the verdict ladder every check uses and how verdicts combine;
 - ``evaluate``: claims per experiment and combined, under the defaults and each variant;
+- ``beyond``: the questions beyond the paper (``beyond.yaml``), two-sided, with the same checks;
 - ``render``: the audit as Markdown, HTML and JSON; ``job``: the pipeline's audit stage.
 
 Verdicts: reproduced, not reproduced, inconclusive (too few seeds, or neither the claimed nor the
@@ -15,6 +16,7 @@ refuting test significant) and not evaluated (the config does not run what the c
 comparison is a typed record (``Comparison``) used alike by the checks, the renderer and the findings.
 """
 
+from vhct.reporting.audit.beyond import evaluate_question, run_beyond
 from vhct.reporting.audit.checks import (
     AUDITED_COLUMNS,
     CHECKS,
@@ -32,7 +34,9 @@ from vhct.reporting.audit.claims import (
     CLAIMS_PATH,
     SCHEMA_PATH,
     ClaimsError,
+    beyond_experiments,
     claims_experiments,
+    load_beyond,
     load_claims,
     substitute_settings,
 )
@@ -80,6 +84,10 @@ __all__ = [
     "SCHEMA_PATH",
     "VERDICTS",
     "audit_job",
+    "beyond_experiments",
+    "evaluate_question",
+    "load_beyond",
+    "run_beyond",
     "check_aggregates",
     "claims_experiments",
     "combine",

@@ -228,3 +228,47 @@ def table(rows: list[Row], emit: Callable[[str], None] = print) -> float:
     emit(f"max false reproduction rate: {max(r.false_reproduction for r in rows):.4f}")
     emit(f"max false refutation rate: {worst:.4f}")
     return worst
+
+
+#: experiments of a question beyond the paper in the paper-scale config (garland, landmine, mnist, one more)
+QUESTION_EXPERIMENTS = 4
+#: the truths of the two-sided question rule: the ratio of means A/B shared by every experiment
+QUESTION_TRUTHS = {"A at its margin": 0.95, "B at its margin": 1 / 0.95, "identical": 1.0, "planted": 0.9}
+
+
+def question_rates(
+    n: int, distribution: str, repetitions: int, seed: int = 0, experiments: int = QUESTION_EXPERIMENTS
+) -> dict[str, float]:
+    """False-answer rates and power of the two-sided question rule (``decide_question``).
+
+    Made-up questions of ``experiments`` experiments, A's samples in ``distribution`` and B's normal:
+    ``false A`` is the rate of any "A better" with every ratio at A's margin (the least favourable
+    truth for it), ``false B`` the same for B, ``identical`` the rate of any answer but "no
+    significant difference" for one distribution, ``power`` the share of "A better" at ratio 0.9.
+    """
+    from vhct.reporting.audit.beyond import question_claim
+    from vhct.reporting.audit.verdicts import decide_question
+
+    question = {"id": "q", "statistic": "cumulative_regret", "a": "A", "b": "B", "round": "common",
+                "experiments": [f"e{e}" for e in range(experiments)], "alpha": ALPHA, "min_seeds": 2,
+                "thresholds": {"min_relative_effect": 0.05}}  # fmt: skip
+    claim = question_claim(question)
+    rng = np.random.default_rng([seed, n, DISTRIBUTIONS.index(distribution)])
+    out = {}
+    for scenario, truth in QUESTION_TRUTHS.items():
+        answers = []
+        for _ in range(repetitions):
+            comps = []
+            for e in range(experiments):
+                sb = dict(enumerate(draw(rng, 100.0, n, "normal").tolist()))
+                sa = dict(enumerate(draw(rng, 100.0 * truth, n, distribution).tolist()))
+                comps.append(compare_samples(claim, f"e{e}", "A", "B", sa, sb))
+            answers.append([c.verdict for c in decide_question(comps, ALPHA)])
+        if scenario == "planted":
+            out["power"] = float(np.mean([a.count("A better") / experiments for a in answers]))
+        elif scenario == "identical":
+            out["identical"] = float(np.mean([any(v.endswith(" better") for v in a) for a in answers]))
+        else:
+            side = "A better" if scenario.startswith("A") else "B better"
+            out["false A" if side == "A better" else "false B"] = float(np.mean([side in a for a in answers]))
+    return out

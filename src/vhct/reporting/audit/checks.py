@@ -57,7 +57,8 @@ class Comparison:
 
     ``claimed`` and ``refuted`` state the two regions tested (e.g. ``mean_a < 0.95 mean_b``);
     ``p_claimed`` is the one-sided p-value of the claimed region, ``p_refuted`` of the refuting
-    one and ``p_refuted_holm`` the latter Holm-adjusted over the claim's refuting tests. ``round``
+    one and ``p_refuted_holm`` the latter Holm-adjusted over the claim's refuting tests
+    (``p_claimed_holm``: the claimed one's, for two-sided questions beyond the paper). ``round``
     is where the statistic was read and ``horizon`` the experiment's last round: a comparison
     read earlier says so in its label (``VHCT vs BO at t = 50 of 500``).
     """
@@ -80,6 +81,7 @@ class Comparison:
     p_claimed: float | None = None
     p_refuted: float | None = None
     p_refuted_holm: float | None = None
+    p_claimed_holm: float | None = None
     verdict: str = PENDING
     reason: str = ""
     reference: str = ""

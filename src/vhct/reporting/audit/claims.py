@@ -10,13 +10,16 @@ from typing import Any
 
 import yaml
 
-from vhct.resources import CLAIMS, CLAIMS_SCHEMA, resource_path
+from vhct.resources import BEYOND, BEYOND_SCHEMA, CLAIMS, CLAIMS_SCHEMA, resource_path
 
 #: the schema of the claims file and the default claims file
 SCHEMA_PATH = resource_path(CLAIMS_SCHEMA)
 
 
 CLAIMS_PATH = resource_path(CLAIMS)
+#: the questions beyond the paper (issue 22) and their schema
+BEYOND_PATH = resource_path(BEYOND)
+BEYOND_SCHEMA_PATH = resource_path(BEYOND_SCHEMA)
 
 
 class ClaimsError(ValueError):
@@ -25,20 +28,8 @@ class ClaimsError(ValueError):
 
 def load_claims(path: Path | str = CLAIMS_PATH, schema_path: Path | str = SCHEMA_PATH) -> dict[str, Any]:
     """Read, validate and resolve a claims file: every claim gets its test, alpha, min_seeds and round."""
-    import jsonschema
-
     path = Path(path)
-    try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ClaimsError(f"claims file {path}: cannot be read as YAML: {exc}") from exc
-    if not isinstance(doc, dict):
-        raise ClaimsError(f"claims file {path}: does not hold a mapping")
-    schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
-    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(doc))
-    if error is not None:
-        where = "/".join(str(p) for p in error.absolute_path) or "<root>"
-        raise ClaimsError(f"claims file {path}: key {where}: {error.message}")
+    doc = _validated(path, schema_path, "claims file")
     _check_semantics(doc, path)
     resolved = copy.deepcopy(doc)
     resolved.setdefault("sensitivity", [])
@@ -46,6 +37,51 @@ def load_claims(path: Path | str = CLAIMS_PATH, schema_path: Path | str = SCHEMA
         for key in ("alpha", "min_seeds", "round", "require"):
             claim.setdefault(key, doc["defaults"][key])
     return resolved
+
+
+def _validated(path: Path, schema_path: Path | str, what: str) -> dict[str, Any]:
+    """The YAML mapping at ``path``, valid against the schema; errors name the file and key path."""
+    import jsonschema
+
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ClaimsError(f"{what} {path}: cannot be read as YAML: {exc}") from exc
+    if not isinstance(doc, dict):
+        raise ClaimsError(f"{what} {path}: does not hold a mapping")
+    schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(doc))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "<root>"
+        raise ClaimsError(f"{what} {path}: key {where}: {error.message}")
+    return doc
+
+
+def load_beyond(
+    path: Path | str = BEYOND_PATH, schema_path: Path | str = BEYOND_SCHEMA_PATH
+) -> dict[str, Any]:
+    """Read and validate the questions beyond the paper; each question gets the defaults it omits.
+
+    A question's ``a`` and ``b`` must differ and ids must be unique; errors name the key.
+    """
+    path = Path(path)
+    doc = _validated(path, schema_path, "beyond file")
+    resolved = copy.deepcopy(doc)
+    seen: set[str] = set()
+    for i, q in enumerate(resolved["questions"]):
+        if q["id"] in seen:
+            raise ClaimsError(f"beyond file {path}: key questions/{i}/id: duplicate id {q['id']!r}")
+        seen.add(q["id"])
+        if q["a"] == q["b"]:
+            raise ClaimsError(f"beyond file {path}: key questions/{i}/b: the same setting as a ({q['a']!r})")
+        for key, value in doc["defaults"].items():
+            q.setdefault(key, copy.deepcopy(value))
+    return resolved
+
+
+def beyond_experiments(beyond: Mapping[str, Any]) -> list[str]:
+    """Every experiment some question reads, in first-use order."""
+    return list(dict.fromkeys(e for q in beyond["questions"] for e in q["experiments"]))
 
 
 def _check_semantics(doc: Mapping[str, Any], path: Path) -> None:

@@ -60,7 +60,7 @@ def _not_evaluated(experiment: str, reason: str) -> dict[str, Any]:
     return {"experiment": experiment, "verdict": NOT_EVALUATED, "reason": reason, "comparisons": []}
 
 
-def _comparisons(
+def claim_comparisons(
     claim: Mapping[str, Any], runs: Runs, scales: Mapping[str, float | None]
 ) -> list[tuple[str, list[Comparison] | str]]:
     """Per experiment (or pair of experiments) of the claim: its comparisons, or why there are none."""
@@ -101,7 +101,7 @@ def evaluate_claim(
     The refuting tests of all the claim's comparisons are Holm-adjusted together (``decide``).
     """
     out = {k: copy.deepcopy(claim[k]) for k in CLAIM_FIELDS if k in claim}
-    out.update(conclude(claim, _comparisons(claim, runs, scales or {})))
+    out.update(conclude(claim, claim_comparisons(claim, runs, scales or {})))
     return out
 
 

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from vhct.pipeline.provenance import RUN_ID_ENV
+from vhct.reporting.audit.beyond import run_beyond
 from vhct.reporting.audit.checks import check_aggregates, read_runs
-from vhct.reporting.audit.claims import claims_experiments, load_claims
+from vhct.reporting.audit.claims import claims_experiments, load_beyond, load_claims
 from vhct.reporting.audit.evaluate import config_summary, display_path, file_sha256, regret_scale, run_audit
 from vhct.reporting.audit.render import write_audit
 
@@ -24,8 +25,13 @@ def audit_job(
     md_path: Path | str,
     json_path: Path | str,
     html_path: Path | str | None = None,
+    beyond_path: Path | str | None = None,
 ) -> dict[str, Any]:
-    """The audit stage: read claims and runs, cross-check the aggregates, evaluate, write."""
+    """The audit stage: read claims and runs, cross-check the aggregates, evaluate, write.
+
+    ``beyond_path``: the questions beyond the paper, answered in the audit's separate ``beyond``
+    part (absent when none is evaluated on these runs), apart from the claims' verdicts.
+    """
     claims = load_claims(claims_path)
     runs = read_runs(run_paths)
     check_aggregates(runs, final_paths)
@@ -49,6 +55,12 @@ def audit_job(
         for e in sorted(scaled)
         if e in config["experiments"]
     }
+    if beyond_path is not None:
+        context["beyond_file"] = display_path(beyond_path)
+        context["beyond_sha256"] = file_sha256(beyond_path)
     audit = run_audit(claims, runs, context, scales)
+    beyond = run_beyond(load_beyond(beyond_path), runs) if beyond_path is not None else None
+    if beyond is not None:
+        audit["beyond"] = beyond
     write_audit(audit, md_path, json_path, html_path)
     return audit

@@ -179,6 +179,77 @@ def document(audit: Mapping[str, Any]) -> list[tuple]:
             [[d["id"], d["where"], d["paper"], d["issue"], d["resolution"]] for d in audit["discrepancies"]],
         )
     )
+    blocks += _beyond_blocks(audit)
+    return blocks
+
+
+BEYOND_HEADER = [
+    "question", "experiment", "round", "mean regret A", "mean regret B", "effect (ratio of means A/B)",
+    "p (Holm)", "answer", "seconds per round A / B",
+]  # fmt: skip
+
+
+def beyond_round(c: Comparison) -> str:
+    """Where a question's comparison was read: ``t = 12 of 30`` when early, else ``final (t = 30)``."""
+    return f"t = {c.round} of {c.horizon}" if c.early else f"final (t = {c.round})"
+
+
+def beyond_rows(beyond: Mapping[str, Any]) -> list[list[str]]:
+    """One row per question and evaluated experiment of the audit's ``beyond`` part (audit and findings).
+
+    The p-value is the Holm-adjusted one of the direction with the smaller p (the one an answer
+    other than "no significant difference" rests on).
+    """
+    rows = []
+    for q in beyond["questions"]:
+        for e in q["experiments"]:
+            if e["comparison"] is None or e["verdict"] == NOT_EVALUATED:
+                continue
+            c = Comparison.of(e["comparison"])
+            tested = [p for p in (c.p_claimed_holm, c.p_refuted_holm) if p is not None]
+            cost = e.get("cost")
+            rows.append(
+                [
+                    q["question"], e["experiment"], beyond_round(c),
+                    f"{c.a}: {format_number(c.mean_a)} (n={c.n_a})",
+                    f"{c.b}: {format_number(c.mean_b)} (n={c.n_b})",
+                    format_number(c.effect), format_number(min(tested)) if tested else "",
+                    e["verdict"],
+                    f"{format_number(cost['a'])} / {format_number(cost['b'])}" if cost else "",
+                ]
+            )  # fmt: skip
+    return rows
+
+
+def beyond_not_evaluated(beyond: Mapping[str, Any]) -> list[str]:
+    """``question on experiment: why`` for every experiment a question could not be evaluated on."""
+    return [
+        f"{q['id']} on {e['experiment']}: {e['reason']}"
+        for q in beyond["questions"]
+        for e in q["experiments"]
+        if e["verdict"] == NOT_EVALUATED
+    ]
+
+
+def _beyond_blocks(audit: Mapping[str, Any]) -> list[tuple]:
+    """The audit's section on the questions beyond the paper (or one line saying there are none)."""
+    blocks: list[tuple] = [("h", 2, "Beyond the paper")]
+    beyond = audit.get("beyond")
+    if beyond is None:
+        return blocks + [
+            ("p", "No question beyond the paper was evaluated: this configuration runs no baseline.")
+        ]
+    blocks.append(
+        (
+            "p",
+            "Questions the paper did not ask (config/beyond.yaml), answered with the same tests and kept "
+            "apart from the verdicts on the paper's claims. Rule: " + beyond["rules"]["question"],
+        )
+    )
+    blocks.append(("table", BEYOND_HEADER, beyond_rows(beyond)))
+    missing = beyond_not_evaluated(beyond)
+    if missing:
+        blocks.append(("p", "Not evaluated: " + "; ".join(missing) + "."))
     return blocks
 
 

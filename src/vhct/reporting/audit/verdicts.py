@@ -70,6 +70,53 @@ def decide(comps: Sequence[Comparison], alpha: float) -> list[Comparison]:
     ]
 
 
+#: answers of a two-sided question beyond the paper (``decide_question``); ``better(s)`` names a side
+NO_DIFFERENCE = "no significant difference"
+TOO_FEW_SEEDS = "inconclusive (too few seeds)"
+
+
+def better(setting: str) -> str:
+    """The answer "``setting`` better" of a two-sided question."""
+    return f"{setting} better"
+
+
+def decide_question(comps: Sequence[Comparison], alpha: float) -> list[Comparison]:
+    """Answers of a two-sided question ("does A beat B?") over its experiments' comparisons.
+
+    Both one-sided tests of every tested comparison (A lower by the margin, B lower by the margin)
+    form one family, Holm-adjusted together: "A better" when A's adjusted p <= alpha, "B better"
+    when B's is, else "no significant difference" (the two regions are disjoint, so at most one
+    holds). The family-wise error of the question is at most alpha. A comparison with too few seeds
+    answers "inconclusive (too few seeds)"; one not evaluated stays so.
+    """
+    tested = [i for i, c in enumerate(comps) if c.verdict == PENDING]
+    adjusted = stats.holm([p for i in tested for p in (comps[i].p_claimed, comps[i].p_refuted)])
+    out = list(comps)
+    family = f"Holm over the {2 * len(tested)} one-sided tests of the question"
+    for k, i in enumerate(tested):
+        c = comps[i]
+        p_a, p_b = adjusted[2 * k], adjusted[2 * k + 1]
+        if p_a <= alpha:
+            verdict, why = better(c.a), f"{c.claimed}: p = {_fmt(c.p_claimed)}, {family} = {_fmt(p_a)}"
+        elif p_b <= alpha:
+            verdict, why = better(c.b), f"{c.refuted}: p = {_fmt(c.p_refuted)}, {family} = {_fmt(p_b)}"
+        else:
+            verdict = NO_DIFFERENCE
+            why = f"neither {c.claimed} nor {c.refuted} significant ({family}: {_fmt(p_a)}, {_fmt(p_b)})"
+        reason = f"{c.label}: {c.effect_name} {c.effect:.4g}; {why}"
+        if c.reference:
+            reason += f" ({c.reference})"
+        out[i] = dataclasses.replace(
+            c, p_claimed_holm=p_a, p_refuted_holm=p_b, verdict=verdict, reason=reason
+        )
+    for i, c in enumerate(out):
+        if c.verdict == INCONCLUSIVE:
+            out[i] = dataclasses.replace(c, verdict=TOO_FEW_SEEDS, reason=f"{c.label}: {c.reason}")
+        elif c.verdict == NOT_EVALUATED and not c.reason.startswith(c.label):
+            out[i] = dataclasses.replace(c, reason=f"{c.label}: {c.reason}")
+    return out
+
+
 def combine(verdicts: Sequence[str], strict: bool = True) -> str:
     """Comparisons -> experiment (``strict``), experiments -> claim (not strict).
 

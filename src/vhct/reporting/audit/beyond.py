@@ -1,0 +1,84 @@
+"""Questions the paper did not ask (``beyond.yaml``), answered with the audit's own machinery.
+
+Each question ("does VHCT beat random search?") is read as a ``lowest`` check of setting ``a``
+against ``b`` (the same comparisons, ratio tests, margins, rebasing of real-data regret and
+labelled rounds as the paper's claims), then decided two-sided (``decide_question``). Beside each
+answer: both settings' cost, the mean wall seconds per round over the compared rounds (the bo-cost
+claim's definition). The result is the audit's separate ``beyond`` part.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from vhct.reporting.audit.checks import Comparison, Runs, samples
+from vhct.reporting.audit.evaluate import claim_comparisons
+from vhct.reporting.audit.verdicts import NOT_EVALUATED, decide_question
+
+#: the statistic of the cost beside each answer (the bo-cost claim's)
+COST_STATISTIC = "seconds_per_round"
+#: the question's keys copied into its result
+QUESTION_FIELDS = ("id", "question", "a", "b", "alpha", "min_seeds", "round", "statistic", "thresholds")
+
+
+def question_claim(question: Mapping[str, Any]) -> dict[str, Any]:
+    """The question as a claim the audit's checks read: ``a`` lowest against ``b`` by the margin."""
+    return {
+        "id": question["id"],
+        "kind": "lowest",
+        "statistic": question["statistic"],
+        "target": question["a"],
+        "others": [question["b"]],
+        "experiments": list(question["experiments"]),
+        "round": question["round"],
+        "alpha": question["alpha"],
+        "min_seeds": question["min_seeds"],
+        "thresholds": dict(question["thresholds"]),
+    }
+
+
+def cost(exp_runs: Mapping[str, Any], comp: Comparison) -> dict[str, float] | None:
+    """Mean over seeds of each side's seconds per round over rounds 1..the comparison's round."""
+    if comp.round is None:
+        return None
+    return {
+        side: float(np.mean(list(samples(exp_runs[s], COST_STATISTIC, comp.round).values())))
+        for side, s in (("a", comp.a), ("b", comp.b))
+    }
+
+
+def evaluate_question(question: Mapping[str, Any], runs: Runs) -> dict[str, Any]:
+    """The question's answer on every experiment it names (one comparison each, or why none)."""
+    parts = claim_comparisons(question_claim(question), runs, {})
+    flat = [c for _, comps in parts if not isinstance(comps, str) for c in comps]
+    decided = iter(decide_question(flat, question["alpha"]))
+    rows = []
+    for experiment, comps in parts:
+        if isinstance(comps, str):
+            rows.append({"experiment": experiment, "verdict": NOT_EVALUATED, "reason": comps,
+                         "comparison": None, "cost": None})  # fmt: skip
+            continue
+        (comp,) = [next(decided) for _ in comps]
+        evaluated = comp.verdict != NOT_EVALUATED
+        rows.append(
+            {
+                "experiment": experiment,
+                "verdict": comp.verdict,
+                "reason": comp.reason,
+                "comparison": comp,
+                "cost": cost(runs[experiment], comp) if evaluated else None,
+            }
+        )
+    return {**{k: question[k] for k in QUESTION_FIELDS}, "experiments": rows}
+
+
+def run_beyond(beyond: Mapping[str, Any], runs: Runs) -> dict[str, Any] | None:
+    """The audit's ``beyond`` part, or None when no question has an evaluated comparison."""
+    questions = [evaluate_question(q, runs) for q in beyond["questions"]]
+    if not any(r["comparison"] is not None and r["verdict"] != NOT_EVALUATED
+               for q in questions for r in q["experiments"]):  # fmt: skip
+        return None
+    return {"rules": dict(beyond["rules"]), "questions": questions}
