@@ -304,7 +304,7 @@ def test_with_several_files_the_error_names_the_file_that_sets_the_key(tmp_path)
 
 def test_the_command_line_check(tmp_path, capsys):
     assert vc.main([str(TINY)]) == 0
-    assert capsys.readouterr().out.startswith(f"{TINY}: valid (6 experiments, ")
+    assert capsys.readouterr().out.startswith(f"{TINY}: valid (9 experiments, ")
     path = write(tmp_path / "c.yaml", "progress_every: 5\n")
     assert vc.main([str(path)]) == 1
     err = capsys.readouterr().err
