@@ -384,7 +384,8 @@ def test_run_batches_cover_each_batched_run_once_in_config_order(tiny):
     counter = [b for b in batches if b.experiment == "counterexample"]
     assert [b.runs for b in counter] == [
         (("VHCT-rho0.75", 3), ("VHCT-rho0.75", 7), ("VHCT-phi2overh", 3)),
-        (("VHCT-phi2overh", 7),),
+        (("VHCT-phi2overh", 7), ("HCT-rho0.75", 3), ("HCT-rho0.75", 7)),
+        (("T-HOO-rho0.25", 3), ("T-HOO-rho0.25", 7)),
     ]
     batched = [(b.experiment, s, k) for b in batches for s, k in b.runs]
     assert len(batched) == len(set(batched))
