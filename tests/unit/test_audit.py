@@ -676,3 +676,21 @@ def test_configs_run_both_readings_of_every_choice(config_name, experiments):
                     assert set(spec.get("params", {})) <= registry.algorithm_params(spec["algorithm"])
                     checked += 1
     assert checked > 0
+
+
+def test_a_variant_run_to_fewer_rounds_is_compared_with_the_default_at_its_rounds():
+    """BO-restarts5 stops at t = 100, BO at 500: the sensitivity reads both at t = 100, so a flip can
+    only come from the choice. Here A leads B at t = 40 but trails it at t = 10, and the variant B5
+    is B itself stopped at 10: read at the full horizon the two readings would disagree."""
+    b = runs_of(HIGH, power=2.0)
+    exp_runs = {"A": runs_of(LOW, power=0.2), "B": b, "B5": [Run(r.seed, r.table.iloc[:10]) for r in b]}
+    c = claim("lowest", round="common", **LOWEST)
+    claims = {"rules": shipped()["rules"], "discrepancies": [], "claims": [c],
+              "sensitivity": [{"id": "restarts", "choice": "c", "default": "d", "variant": "v",
+                               "substitute": {"B": "B5"}}]}
+    full = audit.run_audit(claims, {"exp": exp_runs}, {"experiments": {}})
+    assert full["claims"][0]["verdict"] == REPRODUCED  # at t = 40
+    row = full["sensitivity"][0]["claims"][0]
+    assert row["common_rounds"] == {"exp": 10}
+    assert row["default_verdict"] == row["variant_verdict"] == NOT_REPRODUCED
+    assert not row["flips"]

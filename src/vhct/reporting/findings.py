@@ -35,6 +35,7 @@ from vhct.reporting.audit.render import (
     BEYOND_HEADER,
     beyond_not_evaluated,
     beyond_rows,
+    common_note,
     format_number,
     markdown_table,
     md_cell,
@@ -207,7 +208,8 @@ def sensitivity_lines(audit: Mapping[str, Any]) -> list[str]:
         )
         for r in flipped:
             lines.append(
-                f"  - {r['claim']} flips: {r['default_verdict']} -> {r['variant_verdict']} "
+                f"  - {r['claim']} flips: {r['default_verdict']}{common_note(r.get('common_rounds'))} -> "
+                f"{r['variant_verdict']} "
                 f"({md_cell(r['variant_reason'])})"
             )
         if same:

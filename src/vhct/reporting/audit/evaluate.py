@@ -15,6 +15,7 @@ from vhct.reporting.audit.checks import (
     CHECKS,
     REGRET_STATISTICS,
     Comparison,
+    Run,
     Runs,
     check_contrast,
     check_easier,
@@ -177,14 +178,18 @@ def evaluate_sensitivity(
     out = []
     for choice in claims.get("sensitivity", []):
         rows = []
+        common_runs, common_rounds = at_common_rounds(runs, choice["substitute"])
         for claim, default in zip(claims["claims"], results, strict=True):
             variant_claim = substitute_settings(claim, choice["substitute"])
             if variant_claim is None:
                 continue
             variant = evaluate_claim(variant_claim, runs, scales)
+            if common_rounds:  # a variant run to fewer rounds: the default read where both reach
+                default = evaluate_claim(claim, common_runs, scales)
             rows.append(
                 {
                     "claim": claim["id"],
+                    "common_rounds": dict(common_rounds),
                     "default_verdict": default["verdict"],
                     "variant_verdict": variant["verdict"],
                     "flips": flips(default["verdict"], variant["verdict"]),
@@ -195,6 +200,24 @@ def evaluate_sensitivity(
             )
         out.append({**copy.deepcopy(dict(choice)), "claims": rows})
     return out
+
+
+def at_common_rounds(runs: Runs, substitute: Mapping[str, str]) -> tuple[Runs, dict[str, int]]:
+    """``runs`` with each substituted default setting cut to the rounds its variant ran, where the
+    variant stopped earlier (BO-restarts5 at t = 100 against BO at t = 500), and those rounds by
+    experiment: so a flip between the readings comes from the choice, not from the horizon."""
+    cut: dict[str, dict[str, list[Run]]] = {}
+    rounds: dict[str, int] = {}
+    for experiment, by_setting in runs.items():
+        cut[experiment] = dict(by_setting)
+        for default, variant in substitute.items():
+            if not by_setting.get(default) or not by_setting.get(variant):
+                continue
+            reach = min(r.horizon for r in by_setting[variant])
+            if reach < min(r.horizon for r in by_setting[default]):
+                cut[experiment][default] = [Run(r.seed, r.table.iloc[:reach]) for r in by_setting[default]]
+                rounds[experiment] = min(reach, rounds.get(experiment, reach))
+    return cut, rounds
 
 
 def run_audit(

@@ -285,7 +285,7 @@ def _sensitivity_blocks(sensitivity: Sequence[Mapping[str, Any]]) -> list[tuple]
         rows = [
             [
                 r["claim"],
-                r["default_verdict"],
+                r["default_verdict"] + common_note(r.get("common_rounds")),
                 r["variant_verdict"],
                 "yes" if r["flips"] else "no",
                 r["variant_coverage"],
@@ -396,3 +396,10 @@ def write_audit(
         temps[1].write_text(json.dumps(clean(audit), indent=2, default=json_default) + "\n", encoding="utf-8")
         if html_path is not None:
             temps[2].write_text(render_html(audit), encoding="utf-8")
+
+
+def common_note(rounds: dict[str, int] | None) -> str:
+    """`` (read at t = 100 on landmine, ...)`` where the default was cut to its variant's rounds."""
+    if not rounds:
+        return ""
+    return " (read at " + ", ".join(f"t = {t} on {e}" for e, t in sorted(rounds.items())) + ")"
