@@ -398,10 +398,23 @@ def test_the_gpyopt_cost_explains_only_bos_cap():
         "T-HOO-short": {"algorithm": "T-HOO", "max_horizon": 20},
         "VHCT": {"algorithm": "VHCT"},
     }
-    audit = {"context": {"experiments": {"garland": {"horizon": 100, "settings": settings}}}}
+    garland = {"horizon": 100, "seeds": [0, 1], "settings": settings}
+    audit = {"context": {"experiments": {"garland": garland}}}
     lines = findings.scale_lines(audit)
     bo = next(line for line in lines if line.startswith("- **BO stops at t = 50"))
     short = next(line for line in lines if line.startswith("- **T-HOO-short stops at t = 20"))
     assert findings.BO_REASON in bo
     assert findings.BO_REASON not in short and "GPyOpt" not in short and findings.CAP_REASON in short
     assert not any("VHCT" in line for line in lines)
+
+
+def test_a_setting_that_runs_fewer_seeds_is_said_with_its_count():
+    """BO at 10 of 20 seeds (max_seeds) is stated among what was not run at full scale."""
+    settings = {"BO": {"algorithm": "BO", "max_seeds": 10}, "VHCT": {"algorithm": "VHCT"}}
+    landmine = {"horizon": 50, "seeds": list(range(20)), "settings": settings}
+    audit = {"context": {"experiments": {"landmine": landmine}}}
+    lines = findings.scale_lines(audit)
+    assert f"- **BO runs 10 seeds**, not all, in landmine. {findings.SEEDS_REASON}" in lines
+    assert not any("VHCT" in line for line in lines)
+    settings["BO"]["max_seeds"] = 20  # a cap at the experiment's count takes none away
+    assert findings.scale_lines(audit) == ["- Nothing: every experiment ran at the configured paper scale.", ""]

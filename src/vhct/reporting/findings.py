@@ -54,11 +54,16 @@ README_BEGIN = "<!-- findings:begin (written by `make findings`) -->"
 README_END = "<!-- findings:end -->"
 #: reasons for what a local run does not do at the paper's scale, by fact
 BO_REASON = (
-    "GPyOpt's cost grows with the cube of the observations (about 0.5 CPU-s per round at 50, 2 s at "
-    "300; benchmarks/bo_cost.py): 20 seeds of 500 rounds on each of these experiments would take "
-    "about 15 CPU-hours. The figures' legends give BO's horizon."
+    "GPyOpt's cost per round grows with the observations (with one warm-started GP fit per round, "
+    "about 0.4 CPU-s per round at 100 observations and 1.3-1.7 s at 500; benchmarks/bo_cost.py, "
+    "docs/performance.md), so its horizon is capped where the experiment's is longer. The figures' "
+    "legends give BO's horizon."
 )
 CAP_REASON = "Its `max_horizon` in the config caps it; the figures' legends give its horizon."
+SEEDS_REASON = (
+    "Its `max_seeds` in the config caps it (its cost per run); the figures' legends say so, and the "
+    "audit compares it on the seeds it ran."
+)
 MNIST_REASON = (
     "The official MNIST training images are not in the offline data mirror this run used "
     "(data/README.md), so the network trains on part of the official test set and is validated on "
@@ -160,6 +165,13 @@ def scale_lines(audit: Mapping[str, Any]) -> list[str]:
         # GPyOpt's cost explains BO's cap only; another capped setting gives its config key
         reason = BO_REASON if algorithm == "BO" else CAP_REASON
         lines.append(f"- **{setting} stops at t = {cap} rounds** in {', '.join(where)}. {reason}")
+    fewer: dict[tuple[str, int], list[str]] = {}
+    for name, exp in experiments.items():
+        for setting, info in exp["settings"].items():
+            if "max_seeds" in info and info["max_seeds"] < len(exp["seeds"]):
+                fewer.setdefault((setting, info["max_seeds"]), []).append(name)
+    for (setting, count), where in fewer.items():
+        lines.append(f"- **{setting} runs {count} seeds**, not all, in {', '.join(where)}. {SEEDS_REASON}")
     for name, exp in experiments.items():
         params = exp.get("objective_params") or {}
         if params.get("mode") == "test-split":

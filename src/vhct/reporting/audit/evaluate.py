@@ -289,11 +289,11 @@ def config_summary(config: Mapping[str, Any], experiments: Sequence[str]) -> dic
                 s: {
                     "algorithm": config["settings"][s]["algorithm"],
                     "params": dict(config["settings"][s].get("params") or {}),
-                    **(
-                        {"max_horizon": config["settings"][s]["max_horizon"]}
-                        if "max_horizon" in config["settings"][s]
-                        else {}
-                    ),
+                    **{
+                        key: config["settings"][s][key]
+                        for key in ("max_horizon", "max_seeds")  # the caps of costly settings
+                        if key in config["settings"][s]
+                    },
                 }
                 for s in exp["settings"]
             },
