@@ -417,4 +417,5 @@ def test_a_setting_that_runs_fewer_seeds_is_said_with_its_count():
     assert f"- **BO runs 10 seeds**, not all, in landmine. {findings.SEEDS_REASON}" in lines
     assert not any("VHCT" in line for line in lines)
     settings["BO"]["max_seeds"] = 20  # a cap at the experiment's count takes none away
-    assert findings.scale_lines(audit) == ["- Nothing: every experiment ran at the configured paper scale.", ""]
+    nothing = "- Nothing: every experiment ran at the configured paper scale."
+    assert findings.scale_lines(audit) == [nothing, ""]
