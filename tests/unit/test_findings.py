@@ -367,7 +367,7 @@ def test_shipped_findings_are_at_paper_scale_from_committed_code():
     audit, prov = _shipped(findings.AUDIT_JSON), _shipped(findings.PROVENANCE_JSON)
     for name, experiment in audit["context"]["experiments"].items():
         assert len(experiment["seeds"]) == 20, name
-    assert prov["config_files"] == ["config/paper-local.yaml"]
+    assert prov["config_files"] == ["config/config.yaml", "config/paper.yaml", "config/paper-local.yaml"]
     assert re.fullmatch(r"[0-9a-f]{40}", prov["commit"]) and not prov["uncommitted_changes"]
     claims = yaml.safe_load((REPO / "config" / "claims.yaml").read_text(encoding="utf-8"))["claims"]
     text = (DOCS / findings.DOCUMENT).read_text(encoding="utf-8")
