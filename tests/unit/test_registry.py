@@ -183,6 +183,30 @@ def test_baselines_maximize_and_recommend_the_best_point(name):
         assert values[30:].mean() > np.mean([_objective(p) for p in uniform])
 
 
+def test_the_gp_sampler_runs_on_one_torch_thread_and_restores_the_callers(monkeypatch):
+    if not _available("GP-Optuna"):
+        pytest.skip("GP-Optuna's extra is not installed")
+    import optuna
+    import torch
+
+    seen = []
+    fit = optuna.samplers.GPSampler.sample_relative
+
+    def recording(self, *args, **kwargs):
+        seen.append(torch.get_num_threads())
+        return fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(optuna.samplers.GPSampler, "sample_relative", recording)
+    saved = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        _rounds(make_optimizer("GP-Optuna", [[0.0, 1.0], [-1.0, 1.0]], seed=0, n_startup_trials=2), 4)
+        assert seen and set(seen) == {1}  # the GP's fit and acquisition ran single-threaded
+        assert torch.get_num_threads() == 2  # the caller's setting is back
+    finally:
+        torch.set_num_threads(saved)
+
+
 def test_bad_baseline_parameters_are_named():
     pytest.importorskip("optuna")
     with pytest.raises(ValueError, match="n_startup_trials"):
