@@ -562,8 +562,12 @@ def test_figure_caption_names_the_paper_figure_and_settings(tmp_path):
     assert f"horizon {exp['horizon']}" in text
     for setting in panel.get("settings", exp["settings"]):
         assert f"{setting} ({config['settings'][setting]['algorithm']}" in text
-        if "max_horizon" in config["settings"][setting]:
-            assert f"max {config['settings'][setting]['max_horizon']} rounds" in text
+        cap = config["settings"][setting].get("max_horizon", math.inf)
+        assert (f"max {cap} rounds" in text) == (cap < exp["horizon"])
+    # an experiment's own caps are what the caption states (horizon and seeds)
+    exp["caps"] = {"BO": {"max_horizon": 7, "max_seeds": 2}}
+    text = captions.figure_caption(config, "fig3a_garland", tmp_path)
+    assert "optimize_restarts=1, max 7 rounds, 2 seeds)" in text
     fallback = captions.figure_caption(config, "fig3a_garland", tmp_path)
     assert "no paper caption" in fallback
 
@@ -694,3 +698,21 @@ def test_a_variant_run_to_fewer_rounds_is_compared_with_the_default_at_its_round
     assert row["common_rounds"] == {"exp": 10}
     assert row["default_verdict"] == row["variant_verdict"] == NOT_REPRODUCED
     assert not row["flips"]
+
+
+def test_the_audit_context_records_each_experiments_effective_caps():
+    """The findings and the audit's coverage read a setting's caps per experiment from here."""
+    from support import TINY
+
+    from vhct.pipeline.config import load_config
+    from vhct.reporting.audit.evaluate import config_summary
+
+    config = load_config(TINY)
+    config["experiments"]["garland"]["caps"] = {"short": {"max_horizon": 40, "max_seeds": 1}}
+    summary = config_summary(config, ["garland", "garland-beyond"])
+    assert summary["garland"]["settings"]["short"] | {"params": None} == {
+        "algorithm": "T-HOO", "params": None, "max_horizon": 40, "max_seeds": 1
+    }
+    assert "max_seeds" not in summary["garland-beyond"]["settings"]["GP-Optuna"]
+    assert summary["garland-beyond"]["settings"]["GP-Optuna"]["max_horizon"] == 12
+    assert "max_horizon" not in summary["garland"]["settings"]["POO"]

@@ -159,6 +159,46 @@ def test_run_spec_caps_the_horizon_and_copies_parameters(tiny):
     assert high["noise"] == 0.5 and high["objective_params"] == {"dim": 2}
 
 
+def test_an_experiments_caps_override_the_settings_own_there_only(tiny):
+    tiny["experiments"]["garland"]["caps"] = {"short": {"max_horizon": 40, "max_seeds": 1}}
+    config = check(tiny)
+    assert vc.run_spec(config, "garland", "short", 0)["horizon"] == 40  # the setting's own cap is 20
+    assert vc.setting_seeds(config, "garland", "short") == [0]
+    assert [k for e, s, k in vc.run_jobs(config, ["garland"]) if s == "short"] == [0]
+    assert vc.setting_info(config, "garland")["short"]["horizon"] == 40
+    where = vc.cap_key(config, "garland", "short", "max_horizon")
+    assert where == "experiments/garland/caps/short/max_horizon"
+    # the setting's cap still holds where the experiment sets none; an uncapped setting has no key
+    where = vc.cap_key(config, "garland-beyond", "GP-Optuna", "max_horizon")
+    assert where == "settings/GP-Optuna/max_horizon"
+    assert vc.run_horizon(config, "garland-beyond", "GP-Optuna") == 12
+    assert vc.cap_key(config, "garland", "POO", "max_seeds") is None
+    # a cap above the experiment's horizon runs the experiment's horizon
+    tiny["experiments"]["garland"]["caps"] = {"short": {"max_horizon": 10_000}}
+    assert vc.run_horizon(check(tiny), "garland", "short") == 60
+
+
+def test_caps_of_a_setting_the_experiment_does_not_run_are_rejected(tiny):
+    tiny["experiments"]["garland"]["caps"] = {"BO": {"max_horizon": 5}}
+    vc.schema_validate(tiny)
+    with pytest.raises(vc.ConfigError, match="key experiments/garland/caps/BO: setting 'BO' is not run"):
+        vc.check_config(tiny)
+    tiny["experiments"]["garland"]["caps"] = {"short": {"max_rounds": 5}}
+    with pytest.raises(vc.ConfigError, match="experiments/garland/caps/short"):
+        vc.schema_validate(tiny)
+
+
+def test_a_cap_too_long_for_memory_names_the_key_that_sets_it(tiny):
+    exp = tiny["experiments"]["garland-beyond"]
+    exp["horizon"] = 10**9
+    exp["caps"] = {s: {"max_horizon": 10} for s in exp["settings"]} | {"Random": {"max_horizon": 10**9}}
+    vc.schema_validate(tiny)
+    with pytest.raises(
+        vc.ConfigError, match="config key experiments/garland-beyond/caps/Random/max_horizon: a run of"
+    ):
+        vc.check_config(tiny)
+
+
 def test_figure_spec_carries_experiment_info(tiny):
     config = check(tiny)
     assert vc.figure_experiments(config, "regret") == ["garland", "counterexample"]
@@ -328,8 +368,13 @@ def test_paper_local_is_paper_scale_except_bo_and_mnist():
             ], name
     assert local["experiments"]["mnist"]["objective_params"]["mode"] == "test-split"
     assert "mnist-train-images" not in local["experiments"]["mnist"]["data"]
-    assert local["settings"]["BO"]["max_seeds"] < 20
-    assert local["settings"]["GP-Optuna"]["max_seeds"] >= 10 and local["settings"]["BO"]["max_seeds"] >= 10
+    assert 10 <= local["settings"]["BO"]["max_seeds"] < 20
+    # BO and Optuna's GP sampler run the real-data tasks to their horizons; the GP at 20 seeds
+    for name in ("landmine", "mnist"):
+        assert vc.run_horizon(local, name, "BO") == local["experiments"][name]["horizon"], name
+        assert vc.run_horizon(local, name, "GP-Optuna") == local["experiments"][name]["horizon"], name
+        assert len(vc.setting_seeds(local, name, "GP-Optuna")) == 20, name
+    assert vc.run_horizon(local, "garland", "GP-Optuna") == vc.run_horizon(local, "garland", "BO") == 200
     assert {k: v for k, v in local["settings"].items() if k not in bo} == {
         k: v for k, v in paper["settings"].items() if k not in bo
     }

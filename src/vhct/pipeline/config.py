@@ -337,6 +337,13 @@ def check_config(config: Mapping[str, Any]) -> None:
             _need(settings, setting, f"experiments/{name}/settings/{i}", "setting")
         for i, item in enumerate(exp.get("data", [])):
             _need(data, item, f"experiments/{name}/data/{i}", "data file")
+        for setting in exp.get("caps") or {}:
+            if setting not in exp["settings"]:
+                raise _key_error(
+                    f"experiments/{name}/caps/{setting}",
+                    f"setting {setting!r} is not run in experiment {name!r} "
+                    f"(its settings: {', '.join(exp['settings'])})",
+                )
     for fig_name, fig in config["figures"].items():
         for i, panel in enumerate(fig["panels"]):
             _check_panel(config, fig["kind"], panel, f"figures/{fig_name}/panels/{i}")
@@ -508,9 +515,9 @@ def _check_table_memory(config: Mapping[str, Any], dims: Mapping[str, int | None
             need_mb = RUN_BASE_MB + horizon * columns * TABLE_BYTES_PER_VALUE / 1e6
             if need_mb > mem_mb:
                 fits = max(int((mem_mb - RUN_BASE_MB) * 1e6 / (columns * TABLE_BYTES_PER_VALUE)), 0)
-                key = "horizon" if config["settings"][setting].get("max_horizon") is None else None
                 raise _key_error(
-                    f"experiments/{experiment}/horizon" if key else f"settings/{setting}/max_horizon",
+                    cap_key(config, experiment, setting, "max_horizon")
+                    or f"experiments/{experiment}/horizon",
                     f"a run of {horizon} rounds ({setting}) needs about {need_mb:,.0f} MB "
                     f"({columns} table columns x {TABLE_BYTES_PER_VALUE} bytes per value, plus "
                     f"{RUN_BASE_MB} MB), more than its job's mem_mb {mem_mb}: at most {fits} rounds "
@@ -566,19 +573,39 @@ def seeds(config: Mapping[str, Any], experiment: str) -> list[int]:
     return list(range(value)) if isinstance(value, int) else [int(s) for s in value]
 
 
+def cap_key(config: Mapping[str, Any], experiment: str, setting: str, cap: str) -> str | None:
+    """Config key that sets a setting's ``cap`` (``max_horizon`` or ``max_seeds``) in one experiment:
+    the experiment's ``caps`` entry if it has one, else the setting's own; None when uncapped."""
+    if cap in ((config["experiments"][experiment].get("caps") or {}).get(setting) or {}):
+        return f"experiments/{experiment}/caps/{setting}/{cap}"
+    return f"settings/{setting}/{cap}" if config["settings"][setting].get(cap) is not None else None
+
+
+def setting_cap(config: Mapping[str, Any], experiment: str, setting: str, cap: str) -> int | None:
+    """A setting's ``max_horizon`` or ``max_seeds`` in one experiment (see :func:`cap_key`)."""
+    key = cap_key(config, experiment, setting, cap)
+    if key is None:
+        return None
+    value: Any = config
+    for part in key.split("/"):
+        value = value[part]
+    return int(value)
+
+
 def setting_seeds(config: Mapping[str, Any], experiment: str, setting: str) -> list[int]:
     """Seeds of one setting in one experiment: the experiment's, the first ``max_seeds`` of them
-    when the setting caps them (e.g. BO, whose runs cost minutes)."""
+    when the setting (or the experiment's ``caps``) caps them (e.g. BO, whose runs cost minutes)."""
     chosen = seeds(config, experiment)
-    cap = config["settings"][setting].get("max_seeds")
-    return chosen if cap is None else chosen[: int(cap)]
+    cap = setting_cap(config, experiment, setting, "max_seeds")
+    return chosen if cap is None else chosen[:cap]
 
 
 def run_horizon(config: Mapping[str, Any], experiment: str, setting: str) -> int:
-    """Rounds of one setting in one experiment: the experiment horizon capped by ``max_horizon``."""
+    """Rounds of one setting in one experiment: the experiment horizon capped by ``max_horizon``
+    (the setting's, or the experiment's ``caps`` entry for it)."""
     horizon = int(config["experiments"][experiment]["horizon"])
-    cap = config["settings"][setting].get("max_horizon")
-    return horizon if cap is None else min(horizon, int(cap))
+    cap = setting_cap(config, experiment, setting, "max_horizon")
+    return horizon if cap is None else min(horizon, cap)
 
 
 def run_jobs(

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from vhct.pipeline.config import run_horizon, seeds, setting_seeds
 from vhct.pipeline.files import atomic_paths
 from vhct.pipeline.jobs import setup_logging
 
@@ -27,7 +28,7 @@ def figure_caption(config: Mapping[str, Any], figure: str, captions_dir: Path | 
             exp = config["experiments"][panel["experiment"]]
             seeds = exp["seeds"] if isinstance(exp["seeds"], int) else len(exp["seeds"])
             chosen = panel.get("settings") or ([panel["setting"]] if "setting" in panel else exp["settings"])
-            algos = "; ".join(_setting_text(config, s) for s in chosen)
+            algos = "; ".join(_setting_text(config, panel["experiment"], s) for s in chosen)
             params = f" {dict(exp['objective_params'])}" if exp.get("objective_params") else ""
             extra = f", seed {panel.get('seed', 0)}, round {panel['round']}" if "round" in panel else ""
             lines.append(
@@ -42,10 +43,13 @@ def figure_caption(config: Mapping[str, Any], figure: str, captions_dir: Path | 
     return "\n".join(lines) + "\n"
 
 
-def _setting_text(config: Mapping[str, Any], setting: str) -> str:
+def _setting_text(config: Mapping[str, Any], experiment: str, setting: str) -> str:
     s = config["settings"][setting]
     params = ", ".join(f"{k}={v}" for k, v in (s.get("params") or {}).items())
-    cap = f", max {s['max_horizon']} rounds" if "max_horizon" in s else ""
+    horizon = run_horizon(config, experiment, setting)
+    n_seeds = len(setting_seeds(config, experiment, setting))
+    cap = f", max {horizon} rounds" if horizon < config["experiments"][experiment]["horizon"] else ""
+    cap += f", {n_seeds} seeds" if n_seeds < len(seeds(config, experiment)) else ""
     return f"{setting} ({s['algorithm']}{': ' + params if params else ''}{cap})"
 
 

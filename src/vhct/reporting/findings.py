@@ -60,9 +60,13 @@ BO_REASON = (
     "docs/performance.md), so its horizon is capped where the experiment's is longer. The figures' "
     "legends give BO's horizon."
 )
-CAP_REASON = "Its `max_horizon` in the config caps it; the figures' legends give its horizon."
+CAP_REASON = (
+    "Its `max_horizon` in the config (the setting's, or the experiment's `caps`) caps it; the figures' "
+    "legends give its horizon."
+)
 SEEDS_REASON = (
-    "Its `max_seeds` in the config caps it (its cost per run); the figures' legends say so, and the "
+    "Its `max_seeds` in the config (the setting's, or the experiment's `caps`) caps it (its cost per "
+    "run); the figures' legends say so, and the "
     "audit compares it on the seeds it ran."
 )
 MNIST_REASON = (

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from vhct.pipeline.config import setting_cap
 from vhct.reporting.audit.checks import (
     CHECKS,
     REGRET_STATISTICS,
@@ -289,10 +290,10 @@ def config_summary(config: Mapping[str, Any], experiments: Sequence[str]) -> dic
                 s: {
                     "algorithm": config["settings"][s]["algorithm"],
                     "params": dict(config["settings"][s].get("params") or {}),
-                    **{
-                        key: config["settings"][s][key]
-                        for key in ("max_horizon", "max_seeds")  # the caps of costly settings
-                        if key in config["settings"][s]
+                    **{  # the caps of costly settings, the experiment's own where it sets them
+                        key: setting_cap(config, name, s, key)
+                        for key in ("max_horizon", "max_seeds")
+                        if setting_cap(config, name, s, key) is not None
                     },
                 }
                 for s in exp["settings"]
