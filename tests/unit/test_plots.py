@@ -68,3 +68,23 @@ def test_make_figure_saves_the_kind(tmp_path):
 
 def test_seconds_text():
     assert plots.seconds_text(0.0123) == "12.3 ms" and plots.seconds_text(2.5) == "2.5 s"
+
+
+def test_a_setting_has_one_legend_label_across_panels_naming_where_it_stops():
+    """GP stops early only in E, runs 1 seed in both: one label, not one per panel."""
+
+    def exp(title, gp_horizon):
+        info = {
+            s: {"algorithm": a, "label": s, "horizon": gp_horizon if s == "GP" else 10, "seeds": [0, 1]}
+            for s, a in SETTINGS.items()
+        }
+        info["GP"]["seeds"] = [0]
+        return {"title": title, "seeds": [0, 1], "horizon": 10, "settings": info}
+
+    exps = [exp("E: one", 4), exp("F: two", 10)]
+    labels = plots.legend_labels(exps, [list(SETTINGS), list(SETTINGS)])
+    assert labels == {"VHCT-a": "VHCT-a", "Random": "Random", "GP": "GP (stops at t=4 on E; 1 seed)"}
+    assert plots.legend_labels(exps[:1], [list(SETTINGS)])["GP"] == "GP (stops at t=4; 1 seed)"
+    spec = {"panels": [{"experiment": "e"}, {"experiment": "f", "settings": ["VHCT-a", "GP"]}]}
+    spec["experiments"] = {"e": exps[0], "f": exps[1]}
+    assert plots.figure_labels(spec)["GP"] == labels["GP"]

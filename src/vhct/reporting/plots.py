@@ -143,8 +143,10 @@ def draw_regret_panel(
     average: bool,
     title: str | None,
     markers: Mapping[str, str | None] | None = None,
+    labels: Mapping[str, str] | None = None,
 ) -> None:
-    """Mean curve with a +-1 std band per setting; R_t or R_t/t."""
+    """Mean curve with a +-1 std band per setting; R_t or R_t/t. ``labels``: the legend's, one per
+    setting for the whole figure (:func:`legend_labels`); by default this panel's alone."""
     info = exp["settings"]
     if markers is None:
         markers = variant_markers({s: info[s]["algorithm"] for s in settings})
@@ -158,12 +160,8 @@ def draw_regret_panel(
         mean, std = rows["mean"].to_numpy(dtype=float), rows["std"].to_numpy(dtype=float)
         if average:
             mean, std = mean / t, std / t
-        label = info[setting]["label"]
+        label = labels[setting] if labels else legend_labels([exp], [settings])[setting]
         stopped = info[setting]["horizon"] < exp["horizon"]
-        if stopped:
-            label += f" (stops at t={info[setting]['horizon']})"
-        if len(info[setting].get("seeds", exp["seeds"])) < len(exp["seeds"]):
-            label += f" ({len(info[setting]['seeds'])} seeds)"
         marker = markers[setting]
         ax.plot(
             t,
@@ -184,6 +182,57 @@ def draw_regret_panel(
     ax.set_xlim(1, exp["horizon"])
     ax.set_title(f"{title or exp['title']}\n{experiment_caption(exp)}")
     ax.grid(alpha=0.3)
+
+
+def short_title(exp: Mapping[str, Any]) -> str:
+    """An experiment's title up to its first colon ("Landmine" of "Landmine: SVM (C, ...)")."""
+    return exp["title"].split(":")[0]
+
+
+def legend_labels(
+    exps: Sequence[Mapping[str, Any]], settings: Sequence[Sequence[str]]
+) -> dict[str, str]:
+    """One legend label per setting for panels of several experiments (``settings[i]`` drawn from
+    ``exps[i]``): its label, with where it stops early and runs fewer seeds. A note that holds in
+    every panel is given plainly ("stops at t=200"); one that differs names its panels ("stops at
+    t=500 on Garland"), so that a setting appears once in a shared legend."""
+    notes: dict[str, dict[str, list[tuple[str, str]]]] = {}
+    labels: dict[str, str] = {}
+    for exp, chosen in zip(exps, settings, strict=True):
+        for setting in chosen:
+            info = exp["settings"][setting]
+            labels[setting] = info["label"]
+            mine = notes.setdefault(setting, {"stop": [], "seeds": []})
+            n_seeds = len(info.get("seeds", exp["seeds"]))
+            stop = f"stops at t={info['horizon']}" if info["horizon"] < exp["horizon"] else ""
+            few = f"{n_seeds} seed{'s' * (n_seeds != 1)}" if n_seeds < len(exp["seeds"]) else ""
+            mine["stop"].append((stop, short_title(exp)))
+            mine["seeds"].append((few, short_title(exp)))
+    out = {}
+    for setting, kinds in notes.items():
+        parts = []
+        for pairs in kinds.values():
+            texts = {text for text, _ in pairs}
+            if texts == {""}:
+                continue
+            if len(texts) == 1:
+                parts.append(texts.pop())
+                continue
+            for text in dict.fromkeys(t for t, _ in pairs if t):
+                where = ", ".join(name for t, name in pairs if t == text)
+                parts.append(f"{text} on {where}")
+        out[setting] = labels[setting] + (f" ({'; '.join(parts)})" if parts else "")
+    return out
+
+
+def figure_labels(figure: Mapping[str, Any]) -> dict[str, str]:
+    """:func:`legend_labels` of a figure's panels."""
+    exps = [figure["experiments"][panel["experiment"]] for panel in figure["panels"]]
+    chosen = [
+        panel.get("settings") or list(exp["settings"])
+        for panel, exp in zip(figure["panels"], exps, strict=True)
+    ]
+    return legend_labels(exps, chosen)
 
 
 def shared_legend(fig, axes, columns: int) -> None:
@@ -211,6 +260,7 @@ def regret_figure(figure: Mapping[str, Any], regret_paths: Mapping[str, str]):
         for setting in panel.get("settings") or list(info):
             used[setting] = info[setting]["algorithm"]
     markers = variant_markers(used)  # the same marker for a setting in every panel
+    labels = figure_labels(figure)  # and the same legend label
     for ax, panel in zip(axes, figure["panels"], strict=True):
         exp = figure["experiments"][panel["experiment"]]
         settings = panel.get("settings") or list(exp["settings"])
@@ -222,6 +272,7 @@ def regret_figure(figure: Mapping[str, Any], regret_paths: Mapping[str, str]):
             figure["kind"] == "average_regret",
             panel.get("title"),
             markers,
+            labels,
         )
     shared_legend(fig, axes, max(LEGEND_COLUMNS, len(axes) + 1))
     if figure.get("title"):
@@ -260,7 +311,7 @@ def draw_cost_panel(ax, exp: Mapping[str, Any], timing: pd.DataFrame, settings: 
     ax.set_xscale("log")
     ax.set_xlim(right=longest * COST_AXIS_ROOM)
     ax.set_xlabel("seconds per round (ask + evaluate + tell)")
-    ax.set_title(f"{exp['title']}: cost per round\nmean over seeds, black line: range across seeds")
+    ax.set_title(f"{short_title(exp)}: cost per round\nmean over seeds, black line: range across seeds")
     ax.grid(alpha=0.3, axis="x")
 
 
@@ -276,12 +327,13 @@ def regret_cost_figure(figure: Mapping[str, Any], regret_paths: Mapping[str, str
         for setting in panel.get("settings") or list(info):
             used[setting] = info[setting]["algorithm"]
     markers = variant_markers(used)
+    labels = figure_labels(figure)
     for (regret_ax, cost_ax), panel in zip(axes, figure["panels"], strict=True):
         exp = figure["experiments"][panel["experiment"]]
         settings = panel.get("settings") or list(exp["settings"])
         regret_path = regret_paths[panel["experiment"]]
         regret = pd.read_csv(regret_path)
-        draw_regret_panel(regret_ax, exp, regret, settings, False, panel.get("title"), markers)
+        draw_regret_panel(regret_ax, exp, regret, settings, False, panel.get("title"), markers, labels)
         draw_cost_panel(cost_ax, exp, pd.read_csv(timing_path(regret_path)), settings)
     shared_legend(fig, [row[0] for row in axes], LEGEND_COLUMNS)
     if figure.get("title"):
