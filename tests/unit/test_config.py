@@ -438,3 +438,19 @@ def test_run_batches_cover_each_batched_run_once_in_config_order(tiny):
     assert ("garland", "POO", 0) in single
     assert set(batched).isdisjoint(single)
     assert set(batched) | single == set(vc.run_jobs(tiny))
+
+
+def test_a_setting_with_its_own_runs_per_job_is_chunked_apart(tiny):
+    tiny["experiments"]["garland"]["seeds"] = 3
+    tiny["experiments"]["garland"]["runs_per_job"] = 4
+    before = vc.run_batches(check(tiny))
+    tiny["settings"]["short"]["runs_per_job"] = 2  # short is 7th of garland's 14 settings
+    after = [b for b in vc.run_batches(check(tiny)) if b.experiment == "garland"]
+    own = [b.runs for b in after if b.runs[0][0] == "short"]
+    assert own == [(("short", 0), ("short", 1)), (("short", 2),)]
+    assert all(s != "short" for b in after if b.runs not in own for s, _ in b.runs)
+    shared = [b for b in after if b.runs not in own]
+    assert all(len(b.runs) <= 4 for b in shared) and [b.index for b in after] == list(range(len(after)))
+    # the other settings' runs are chunked as before, without short's
+    runs = [r for b in before if b.experiment == "garland" for r in b.runs if r[0] != "short"]
+    assert [r for b in shared for r in b.runs] == runs

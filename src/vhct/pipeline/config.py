@@ -646,21 +646,26 @@ def run_batches(config: Mapping[str, Any]) -> list[RunBatch]:
     """The jobs of more than one run: per experiment, its runs in config order (setting by
     setting, seeds in order), cut into chunks of ``runs_per_job``.
 
-    Runs of settings with ``runs_per_job`` 1 (e.g. BO) are left to the one-run rule. Batches are
-    numbered per experiment, so adding a setting at the end of an experiment's list keeps the
+    Runs of settings with ``runs_per_job`` 1 (e.g. BO) are left to the one-run rule. Settings of
+    the same ``runs_per_job`` share chunks; a setting whose own value differs from the
+    experiment's (e.g. a costly baseline, two runs per job) is chunked apart, after them. Batches
+    are numbered per experiment, so adding a setting at the end of an experiment's list keeps the
     existing batches.
     """
     batches = []
     for experiment, exp in config["experiments"].items():
-        size = 0
-        runs: list[tuple[str, int]] = []
+        pools: dict[int, list[tuple[str, int]]] = {}  # runs by their runs_per_job, in config order
         for setting in exp["settings"]:
             per_job = runs_per_job(config, experiment, setting)
             if per_job > 1:
-                size = max(size, per_job)
-                runs += [(setting, seed) for seed in setting_seeds(config, experiment, setting)]
-        for index, start in enumerate(range(0, len(runs), max(size, 1))):
-            batches.append(RunBatch(experiment, index, tuple(runs[start : start + size])))
+                pools.setdefault(per_job, [])
+                pools[per_job] += [(setting, seed) for seed in setting_seeds(config, experiment, setting)]
+        chunks = [
+            tuple(runs[start : start + size])
+            for size, runs in pools.items()
+            for start in range(0, len(runs), size)
+        ]
+        batches += [RunBatch(experiment, index, runs) for index, runs in enumerate(chunks)]
     names = [b.rule for b in batches]
     for name in names:
         if names.count(name) > 1:
