@@ -189,11 +189,14 @@ def test_the_gp_sampler_runs_on_one_torch_thread_and_restores_the_callers(monkey
     import optuna
     import torch
 
+    from threadpoolctl import threadpool_info
+
     seen = []
     fit = optuna.samplers.GPSampler.sample_relative
 
     def recording(self, *args, **kwargs):
         seen.append(torch.get_num_threads())
+        seen.extend(pool["num_threads"] for pool in threadpool_info())  # BLAS and OpenMP
         return fit(self, *args, **kwargs)
 
     monkeypatch.setattr(optuna.samplers.GPSampler, "sample_relative", recording)

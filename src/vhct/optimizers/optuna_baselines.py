@@ -217,7 +217,7 @@ class GPOptuna(OptunaBaseline):
     """
 
     name = "GP-Optuna"
-    needs = (("torch", "scipy"), "real-data")
+    needs = (("torch", "scipy", "threadpoolctl"), "real-data")
 
     def __init__(
         self,
@@ -230,9 +230,14 @@ class GPOptuna(OptunaBaseline):
         self.deterministic_objective = check_flag("deterministic_objective", deterministic_objective)
         super().__init__(domain, seed)
 
-    def sampler_call(self) -> contextlib.AbstractContextManager[None]:
-        """torch limited to :data:`GP_TORCH_THREADS` threads during the call, restored after."""
-        return torch_threads(GP_TORCH_THREADS)
+    @contextlib.contextmanager
+    def sampler_call(self) -> Iterator[None]:
+        """torch, BLAS and OpenMP limited to :data:`GP_TORCH_THREADS` threads during the call (the
+        GP's fit mixes torch and SciPy), the caller's settings restored after."""
+        from threadpoolctl import threadpool_limits
+
+        with torch_threads(GP_TORCH_THREADS), threadpool_limits(limits=GP_TORCH_THREADS):
+            yield
 
     def make_sampler(self, seed: int) -> Any:
         import optuna
