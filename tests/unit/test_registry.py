@@ -188,7 +188,6 @@ def test_the_gp_sampler_runs_on_one_torch_thread_and_restores_the_callers(monkey
         pytest.skip("GP-Optuna's extra is not installed")
     import optuna
     import torch
-
     from threadpoolctl import threadpool_info
 
     seen = []
