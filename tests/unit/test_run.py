@@ -159,17 +159,19 @@ def test_bo_horizon_and_seeds_per_experiment_come_from_the_config():
         for setting in BO_SETTINGS:
             if setting not in exp["settings"]:
                 continue
-            cap = config["settings"][setting]["max_seeds"]
+            cap = vc.setting_cap(config, experiment, setting, "max_seeds")  # the setting's or caps'
             expected = vc.seeds(config, experiment)[:cap]
             assert MIN_BO_SEEDS <= len(expected) < len(vc.seeds(config, experiment))
             assert [k for e, s, k in jobs if (e, s) == (experiment, setting)] == expected
             info = vc.setting_info(config, experiment)[setting]
             assert info["seeds"] == expected
-            horizon = min(exp["horizon"], config["settings"][setting]["max_horizon"])
+            horizon = min(exp["horizon"], vc.setting_cap(config, experiment, setting, "max_horizon"))
             assert info["horizon"] == horizon == vc.run_spec(config, experiment, setting, 0)["horizon"]
     for experiment in REAL_DATA:  # the main BO setting runs the experiment's whole horizon there
         horizon = config["experiments"][experiment]["horizon"]
         assert vc.setting_info(config, experiment)["BO"]["horizon"] == horizon
+    # on Garland the experiment's caps shorten BO to t = 200 (config/paper-local.yaml, item 1)
+    assert vc.setting_info(config, "garland")["BO"]["horizon"] == 200
     # the tree methods keep every seed
     assert vc.setting_info(config, "landmine")["VHCT-rho0.75"]["seeds"] == vc.seeds(config, "landmine")
 
@@ -274,5 +276,5 @@ def test_the_legend_says_when_a_setting_runs_fewer_seeds_or_rounds():
     )
     fig, ax = plt.subplots()
     draw_regret_panel(ax, exp, table, ["VHCT", "BO"], average=False, title=None)
-    assert ax.get_legend_handles_labels()[1] == ["VHCT", "BO (stops at t=2) (2 seeds)"]
+    assert ax.get_legend_handles_labels()[1] == ["VHCT", "BO (stops at t=2; 2 seeds)"]
     plt.close(fig)
