@@ -26,7 +26,7 @@ def figure_caption(config: Mapping[str, Any], figure: str, captions_dir: Path | 
     for i, panel in enumerate(fig["panels"]):
         if "experiment" in panel:
             exp = config["experiments"][panel["experiment"]]
-            seeds = exp["seeds"] if isinstance(exp["seeds"], int) else len(exp["seeds"])
+            n_seeds = len(seeds(config, panel["experiment"]))
             chosen = panel.get("settings") or ([panel["setting"]] if "setting" in panel else exp["settings"])
             algos = "; ".join(_setting_text(config, panel["experiment"], s) for s in chosen)
             params = f" {dict(exp['objective_params'])}" if exp.get("objective_params") else ""
@@ -34,7 +34,7 @@ def figure_caption(config: Mapping[str, Any], figure: str, captions_dir: Path | 
             lines.append(
                 f"- panel {i + 1}: experiment ``{panel['experiment']}``: "
                 f"objective {exp['objective']}{params}, noise Uniform(-{exp['noise']}, {exp['noise']}), "
-                f"horizon {exp['horizon']}, {seeds} seeds"
+                f"horizon {exp['horizon']}, {n_seeds} seeds"
                 f"{extra}; {algos}"
             )
         else:

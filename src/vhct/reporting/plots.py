@@ -150,6 +150,8 @@ def draw_regret_panel(
     info = exp["settings"]
     if markers is None:
         markers = variant_markers({s: info[s]["algorithm"] for s in settings})
+    if labels is None:
+        labels = legend_labels([exp], [settings])
     for setting in settings:
         rows = table[table["setting"] == setting]
         if rows.empty:
@@ -160,7 +162,7 @@ def draw_regret_panel(
         mean, std = rows["mean"].to_numpy(dtype=float), rows["std"].to_numpy(dtype=float)
         if average:
             mean, std = mean / t, std / t
-        label = labels[setting] if labels else legend_labels([exp], [settings])[setting]
+        label = labels[setting]
         stopped = info[setting]["horizon"] < exp["horizon"]
         marker = markers[setting]
         ax.plot(

@@ -291,9 +291,9 @@ def config_summary(config: Mapping[str, Any], experiments: Sequence[str]) -> dic
                     "algorithm": config["settings"][s]["algorithm"],
                     "params": dict(config["settings"][s].get("params") or {}),
                     **{  # the caps of costly settings, the experiment's own where it sets them
-                        key: setting_cap(config, name, s, key)
+                        key: cap
                         for key in ("max_horizon", "max_seeds")
-                        if setting_cap(config, name, s, key) is not None
+                        if (cap := setting_cap(config, name, s, key)) is not None
                     },
                 }
                 for s in exp["settings"]
