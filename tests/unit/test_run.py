@@ -161,7 +161,7 @@ def test_bo_horizon_and_seeds_per_experiment_come_from_the_config():
                 continue
             cap = vc.setting_cap(config, experiment, setting, "max_seeds")  # the setting's or caps'
             expected = vc.seeds(config, experiment)[:cap]
-            assert MIN_BO_SEEDS <= len(expected) < len(vc.seeds(config, experiment))
+            assert MIN_BO_SEEDS <= len(expected) <= len(vc.seeds(config, experiment))
             assert [k for e, s, k in jobs if (e, s) == (experiment, setting)] == expected
             info = vc.setting_info(config, experiment)[setting]
             assert info["seeds"] == expected
@@ -170,8 +170,12 @@ def test_bo_horizon_and_seeds_per_experiment_come_from_the_config():
     for experiment in REAL_DATA:  # the main BO setting runs the experiment's whole horizon there
         horizon = config["experiments"][experiment]["horizon"]
         assert vc.setting_info(config, experiment)["BO"]["horizon"] == horizon
-    # on Garland the experiment's caps shorten BO to t = 200 (config/paper-local.yaml, item 1)
+    # on Garland the experiment's caps shorten BO to t = 200 (config/paper-local.yaml, item 1); on
+    # Landmine they cap its seeds at 10 of 20, elsewhere it has them all
     assert vc.setting_info(config, "garland")["BO"]["horizon"] == 200
+    assert len(vc.setting_info(config, "landmine")["BO"]["seeds"]) == 10
+    assert vc.setting_info(config, "mnist")["BO"]["seeds"] == vc.seeds(config, "mnist")
+    assert len(vc.setting_info(config, "landmine")["BO-restarts5"]["seeds"]) == 10
     # the tree methods keep every seed
     assert vc.setting_info(config, "landmine")["VHCT-rho0.75"]["seeds"] == vc.seeds(config, "landmine")
 
