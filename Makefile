@@ -68,7 +68,7 @@ data: $(STAMP)
 paper: $(STAMP)
 	$(MAKE) figures CONFIG=config/paper.yaml
 
-## paper-local: paper scale on one machine (config/paper-local.yaml; measured 65 min of pipeline, 67 min with the install, on 2 cores),
+## paper-local: paper scale on one machine (config/paper-local.yaml; measured 85 min of pipeline, 86 min with the install, on 2 cores),
 ## timed: the run's provenance (commit, command, wall time, machine) goes to results/provenance.json
 paper-local: $(STAMP)
 	$(MAKE) figures CONFIG=config/paper-local.yaml RUNNER="$(BIN)/python -m vhct.pipeline.provenance results/provenance.json --"
