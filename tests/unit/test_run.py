@@ -161,7 +161,7 @@ def test_bo_horizon_and_seeds_per_experiment_come_from_the_config():
                 continue
             cap = vc.setting_cap(config, experiment, setting, "max_seeds")  # the setting's or caps'
             expected = vc.seeds(config, experiment)[:cap]
-            assert MIN_BO_SEEDS <= len(expected) <= len(vc.seeds(config, experiment))
+            assert len(expected) >= MIN_BO_SEEDS
             assert [k for e, s, k in jobs if (e, s) == (experiment, setting)] == expected
             info = vc.setting_info(config, experiment)[setting]
             assert info["seeds"] == expected
