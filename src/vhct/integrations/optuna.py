@@ -17,7 +17,17 @@ optimizer is told the cube point it asked, the objective sees the rounded value.
 The search space. Pass ``search_space`` (a dict of Optuna distributions) to have every trial,
 the first included, proposed by the optimizer. Without it the space is the intersection of the
 completed trials' spaces (Optuna's ``IntersectionSearchSpace``), frozen at the first trial that
-has one: until then (the first trial) parameters come from the independent sampler.
+has one: until then (the first trial) parameters come from the independent sampler. The box is
+fixed: a trial whose objective suggests one of its parameters with another distribution (other
+bounds, step, or, checked by Optuna itself at the ``suggest_*`` call, kind or log scale) stops
+the study with a ``ValueError`` naming the parameter and both distributions, whatever ``catch``.
+
+What the optimizer is told. Only a trial that evaluated the optimizer's point: one that
+suggested every parameter of the space with the proposed values. A trial of a conditional
+search space that skipped one of them (another branch), or that took an enqueued value, is not
+told (a warning says so, with how to restructure: suggest every parameter unconditionally, or
+one study per branch); its round stays open, as for a failed trial. So in a conditional space
+the optimizer learns its parameters only from the trials that suggested them.
 
 Categorical parameters are not the optimizer's (a hierarchical partition needs an ordered
 box): they are drawn by the independent sampler (default ``RandomSampler``, seeded from
@@ -32,7 +42,18 @@ reproducible; the optimizer's are).
 
 Failed and pruned trials. A trial that fails leaves its round open: the next trial gets the
 same point again. A pruned trial with an intermediate value is told that value; without one it
-counts as failed.
+counts as failed. A value the optimizer refuses (infinite, or beyond ``REWARD_LIMIT`` such as
+1e200; Optuna stores it as COMPLETE, and NaN as FAIL) also counts as failed for the optimizer,
+with one warning naming the trial and the value: the study goes on, resumed ones too.
+
+One study per sampler. The optimizer's state is one study's rounds, so a sampler is bound to
+the study (by name) of its first trial; a trial of another study raises a ``ValueError`` (that
+trial is marked FAIL). Create one sampler per study.
+
+Horizon. For T-HOO, POO and PCT with ``schedule="fixed_budget"`` the horizon counts the
+optimizer's rounds (trials it was told, not the independent sampler's); past it the optimizer
+runs on with one ``HorizonWarning`` (its guarantees assume that horizon). PCT's anytime
+schedule does not use it.
 
 Stop and resume. The sampler keeps no state of its own that the study does not hold: each
 proposed trial records its round and cube point in its system attributes (``vhct:round``,
@@ -87,10 +108,13 @@ class VHCTSampler(BaseSampler):
             resume a study. None draws a fresh one.
         search_space: the numeric parameters the optimizer owns, as Optuna distributions; None
             infers them from the first completed trial (see the module docstring).
-        horizon: the number of trials, for the algorithms that need it (T-HOO, POO, PCT).
+        horizon: the number of rounds, for the algorithms that need it (T-HOO, POO, PCT); past it
+            they warn once (``HorizonWarning``).
         independent_sampler: draws categorical parameters, the first trial when the space is
             inferred, and concurrent trials; default ``RandomSampler`` seeded from ``seed``.
         **params: the algorithm's parameters, as in the configs (e.g. ``rho=0.75``).
+
+    One sampler drives one study: a trial of a second study raises ``ValueError``.
     """
 
     def __init__(
