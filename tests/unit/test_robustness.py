@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pytest
 
-from vhct.optimizers.base import REWARD_LIMIT, RewardRangeWarning
+from vhct.optimizers.base import REWARD_LIMIT, HorizonWarning, RewardRangeWarning
 from vhct.optimizers.parallel import GPO, PCT, POO
 from vhct.optimizers.registry import make_optimizer
 from vhct.optimizers.tree import HCT, VHCT
@@ -248,7 +248,8 @@ def test_gpo_phases_are_bounded_by_the_budget():
 
 def test_poo_stops_adding_instances_at_its_horizon():
     poo = POO([[0.0, 1.0]], 500, rho_max=1 - 1e-9, seed=0)
-    drive(poo, 600, np.random.default_rng(0))
+    with pytest.warns(HorizonWarning, match="POO was built for horizon=500 rounds and is asked round 501"):
+        drive(poo, 600, np.random.default_rng(0))
     assert all(n < 500 for n, _ in poo.doublings) and len(poo.instances) <= 2 * 500
 
 

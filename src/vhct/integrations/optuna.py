@@ -17,7 +17,17 @@ optimizer is told the cube point it asked, the objective sees the rounded value.
 The search space. Pass ``search_space`` (a dict of Optuna distributions) to have every trial,
 the first included, proposed by the optimizer. Without it the space is the intersection of the
 completed trials' spaces (Optuna's ``IntersectionSearchSpace``), frozen at the first trial that
-has one: until then (the first trial) parameters come from the independent sampler.
+has one: until then (the first trial) parameters come from the independent sampler. The box is
+fixed: a trial whose objective suggests one of its parameters with another distribution (other
+bounds, step, or, checked by Optuna itself at the ``suggest_*`` call, kind or log scale) stops
+the study with a ``ValueError`` naming the parameter and both distributions, whatever ``catch``.
+
+What the optimizer is told. Only a trial that evaluated the optimizer's point: one that
+suggested every parameter of the space with the proposed values. A trial of a conditional
+search space that skipped one of them (another branch), or that took an enqueued value, is not
+told (a warning says so, with how to restructure: suggest every parameter unconditionally, or
+one study per branch); its round stays open, as for a failed trial. So in a conditional space
+the optimizer learns its parameters only from the trials that suggested them.
 
 Categorical parameters are not the optimizer's (a hierarchical partition needs an ordered
 box): they are drawn by the independent sampler (default ``RandomSampler``, seeded from
@@ -32,7 +42,18 @@ reproducible; the optimizer's are).
 
 Failed and pruned trials. A trial that fails leaves its round open: the next trial gets the
 same point again. A pruned trial with an intermediate value is told that value; without one it
-counts as failed.
+counts as failed. A value the optimizer refuses (infinite, or beyond ``REWARD_LIMIT`` such as
+1e200; Optuna stores it as COMPLETE, and NaN as FAIL) also counts as failed for the optimizer,
+with one warning naming the trial and the value: the study goes on, resumed ones too.
+
+One study per sampler. The optimizer's state is one study's rounds, so a sampler is bound to
+the study (by name) of its first trial; a trial of another study raises a ``ValueError`` (that
+trial is marked FAIL). Create one sampler per study.
+
+Horizon. For T-HOO, POO and PCT with ``schedule="fixed_budget"`` the horizon counts the
+optimizer's rounds (trials it was told, not the independent sampler's); past it the optimizer
+runs on with one ``HorizonWarning`` (its guarantees assume that horizon). PCT's anytime
+schedule does not use it.
 
 Stop and resume. The sampler keeps no state of its own that the study does not hold: each
 proposed trial records its round and cube point in its system attributes (``vhct:round``,
@@ -67,7 +88,7 @@ from optuna.samplers import BaseSampler, RandomSampler  # noqa: E402
 from optuna.search_space import IntersectionSearchSpace  # noqa: E402
 from optuna.trial import FrozenTrial, TrialState  # noqa: E402
 
-from vhct.optimizers.base import Optimizer, as_generator, check_horizon  # noqa: E402
+from vhct.optimizers.base import REWARD_LIMIT, Optimizer, as_generator, check_horizon  # noqa: E402
 from vhct.optimizers.registry import make_optimizer, needs_horizon  # noqa: E402
 
 #: trial system attributes the sampler writes (and reads back when it resumes)
@@ -87,10 +108,13 @@ class VHCTSampler(BaseSampler):
             resume a study. None draws a fresh one.
         search_space: the numeric parameters the optimizer owns, as Optuna distributions; None
             infers them from the first completed trial (see the module docstring).
-        horizon: the number of trials, for the algorithms that need it (T-HOO, POO, PCT).
+        horizon: the number of rounds, for the algorithms that need it (T-HOO, POO, PCT); past it
+            they warn once (``HorizonWarning``).
         independent_sampler: draws categorical parameters, the first trial when the space is
             inferred, and concurrent trials; default ``RandomSampler`` seeded from ``seed``.
         **params: the algorithm's parameters, as in the configs (e.g. ``rho=0.75``).
+
+    One sampler drives one study: a trial of a second study raises ``ValueError``.
     """
 
     def __init__(
@@ -120,8 +144,12 @@ class VHCTSampler(BaseSampler):
         if search_space is not None:
             _check_space(search_space)
             self._space: dict[str, BaseDistribution] | None = _numeric(search_space)
+            self._space_source = "the search_space argument"
         else:
             self._space = None
+            self._space_source = ""
+        #: the one study this sampler drives (its name), bound at its first trial
+        self._study_name: str | None = None
         if independent_sampler is None:
             independent_sampler = RandomSampler(seed=int(as_generator(self.seed).integers(_SEED_BOUND)))
         self._independent = independent_sampler
@@ -151,10 +179,12 @@ class VHCTSampler(BaseSampler):
     ) -> dict[str, BaseDistribution]:
         if self._space is None:
             self._space = self._recorded_space(study)
+            self._space_source = "the space recorded in the study"
         if self._space is None:
             inferred = _numeric(self._intersection.calculate(study))
             if inferred:
                 self._space = dict(sorted(inferred.items()))
+                self._space_source = "the space inferred from the study's first completed trial"
         return dict(self._space or {})
 
     def sample_relative(
@@ -196,10 +226,91 @@ class VHCTSampler(BaseSampler):
         return self._independent.sample_independent(study, trial, param_name, param_distribution)
 
     def before_trial(self, study: optuna.Study, trial: FrozenTrial) -> None:
+        self._bind(study, trial)
         self._independent.before_trial(study, trial)
 
     def after_trial(self, study, trial, state, values) -> None:
         self._independent.after_trial(study, trial, state, values)
+        if ROUND_ATTR in trial.system_attrs and state == TrialState.COMPLETE and values:
+            self._check_value(trial.number, values[0])
+        self._check_distributions(trial)
+
+    # ------------------------------------------------------------------ what the optimizer may be told
+
+    def _bind(self, study: optuna.Study, trial: FrozenTrial) -> None:
+        """Refuse a second study: the optimizer's state is one study's rounds."""
+        name = study.study_name
+        if self._study_name is None:
+            self._study_name = name
+        elif name != self._study_name:
+            # the trial Optuna just created for the refused study would stay RUNNING forever
+            study._storage.set_trial_state_values(trial._trial_id, TrialState.FAIL)
+            raise ValueError(
+                f"this VHCTSampler drives study {self._study_name!r} and cannot drive study {name!r} "
+                f"too: its {self.algorithm} state is one study's rounds. Create one sampler per study, "
+                f"e.g. VHCTSampler({self.algorithm!r}, seed=...) for each"
+            )
+
+    def _check_value(self, number: int, value: float) -> bool:
+        """Whether the optimizer can be told ``value``; if not, warn once naming the trial."""
+        if math.isfinite(value) and abs(value) <= REWARD_LIMIT:
+            return True
+        self._warn_refused(number, value, f"rewards must be finite with |reward| <= {REWARD_LIMIT:.3g}")
+        return False
+
+    def _warn_refused(self, number: int, value: float, reason: str) -> None:
+        self._warn_once(
+            f"refused:{number}",
+            f"trial {number} returned {value!r}, which {self.algorithm} cannot be told ({reason}): "
+            f"for {self.algorithm} it counts as a failed trial, and the next trial gets its point again "
+            "(an objective that always gives such a value there stalls the optimizer: return a finite "
+            "penalty instead)",
+        )
+
+    def _check_distributions(self, trial: FrozenTrial) -> None:
+        """Refuse a trial whose distribution of one of the optimizer's parameters is not the space's."""
+        for name, dist in (self._space or {}).items():
+            suggested = trial.distributions.get(name)
+            if suggested is not None and suggested != dist:
+                raise ValueError(
+                    f"parameter {name!r}: the objective suggests {suggested} in trial {trial.number}, but "
+                    f"{self.algorithm}'s box has {dist} (from {self._space_source}); {self.algorithm} "
+                    "needs one fixed distribution per parameter: make search_space match the objective's "
+                    "suggest_* calls (or leave it out to infer it)"
+                )
+
+    def _evaluated(self, trial: FrozenTrial, point: np.ndarray) -> bool:
+        """Whether ``trial`` evaluated exactly the optimizer's ``point`` (warns once per cause if not).
+
+        A trial that skipped a parameter (a conditional space), gave it another distribution,
+        or took a fixed value (``enqueue_trial``) did not evaluate the point: it is not told.
+        """
+        space = self._space
+        missing = [name for name in space if name not in trial.distributions]
+        if missing:
+            self._warn_once(
+                "conditional",
+                f"trial {trial.number} did not suggest {missing} of {self.algorithm}'s parameters "
+                f"{list(space)}: {self.algorithm} is told only the trials that suggest all of them "
+                "(the others count as failed for it, and their points are asked again). For a "
+                f"conditional search space, suggest every parameter {self.algorithm} should tune "
+                "unconditionally, or run one study per branch (docs/library.md)",
+            )
+            return False
+        for u, (name, dist) in zip(point, space.items(), strict=True):
+            if trial.distributions[name] != dist:
+                self._warn_once(f"distribution:{name}", f"trial {trial.number}: parameter {name!r} has "
+                                f"{trial.distributions[name]}, not {dist}: not told to {self.algorithm}")
+                return False
+            proposed = _from_unit(u, dist)
+            if not math.isclose(trial.params[name], proposed, rel_tol=1e-12, abs_tol=1e-300):
+                self._warn_once(
+                    f"fixed:{trial.number}",
+                    f"trial {trial.number} evaluated {name}={trial.params[name]!r}, not the proposed "
+                    f"{proposed!r} (an enqueued or fixed parameter): not told to {self.algorithm}",
+                )
+                return False
+        return True
 
     # ------------------------------------------------------------------ the optimizer's state
 
@@ -224,33 +335,46 @@ class VHCTSampler(BaseSampler):
             k = t.system_attrs.get(ROUND_ATTR)
             if k is not None and k >= optimizer.t:
                 by_round.setdefault(k, []).append(t)
-        while True:
-            reward = self._round_reward(study, by_round.get(optimizer.t, []))
-            if reward is None:
-                return optimizer
-            trial, value = reward
-            point = optimizer.ask()
-            recorded = np.asarray(trial.system_attrs[POINT_ATTR], dtype=float)
-            if not np.array_equal(point, recorded):
-                raise RuntimeError(
-                    f"replaying round {optimizer.t} (trial {trial.number}): {self.algorithm} asks "
-                    f"{point.tolist()}, the study recorded {recorded.tolist()}; resume with the same "
-                    "algorithm, seed and parameters as the sampler that ran the study"
-                )
-            optimizer.tell(point, value)
+        sign = 1.0 if study.direction == optuna.study.StudyDirection.MAXIMIZE else -1.0
+        while any(
+            self._tell_round(optimizer, trial, value, sign)
+            for trial, value in self._round_results(by_round.get(optimizer.t, []))
+        ):
+            pass  # each pass tells one round
+        return optimizer
+
+    def _tell_round(self, optimizer: Optimizer, trial: FrozenTrial, value: float, sign: float) -> bool:
+        """Tell the optimizer ``sign * value`` if ``trial`` evaluated its point with a value it
+        accepts; False (the round stays open, as for a failed trial) otherwise."""
+        point = optimizer.ask()
+        recorded = np.asarray(trial.system_attrs[POINT_ATTR], dtype=float)
+        if not np.array_equal(point, recorded):
+            raise RuntimeError(
+                f"replaying round {optimizer.t} (trial {trial.number}): {self.algorithm} asks "
+                f"{point.tolist()}, the study recorded {recorded.tolist()}; resume with the same "
+                "algorithm, seed and parameters as the sampler that ran the study"
+            )
+        if not self._evaluated(trial, point) or not self._check_value(trial.number, value):
+            return False
+        try:
+            optimizer.tell(point, sign * value)
+        except ValueError as exc:  # tell() is atomic: the optimizer is as it was
+            self._warn_refused(trial.number, value, str(exc))
+            return False
+        return True
 
     @staticmethod
-    def _round_reward(study: optuna.Study, trials: Sequence[FrozenTrial]) -> tuple[FrozenTrial, float] | None:
-        """The first finished trial of a round and its reward (maximized), or None if none finished."""
-        sign = 1.0 if study.direction == optuna.study.StudyDirection.MAXIMIZE else -1.0
+    def _round_results(trials: Sequence[FrozenTrial]) -> list[tuple[FrozenTrial, float]]:
+        """A round's finished trials in order, with their values (a pruned one's last intermediate)."""
+        results = []
         for t in sorted(trials, key=lambda t: t.number):
             if t.state == TrialState.COMPLETE:
-                return t, sign * float(t.value)
-            if t.state == TrialState.PRUNED and t.intermediate_values:
+                results.append((t, float(t.value)))
+            elif t.state == TrialState.PRUNED and t.intermediate_values:
                 last = t.intermediate_values[max(t.intermediate_values)]
                 if math.isfinite(last):
-                    return t, sign * float(last)
-        return None
+                    results.append((t, float(last)))
+        return results
 
     @staticmethod
     def _round_running_elsewhere(study: optuna.Study, trial: FrozenTrial, round_: int) -> bool:

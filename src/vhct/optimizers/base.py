@@ -125,6 +125,32 @@ def reward_overflow(name: str, reward: float, reason: str) -> ValueError:
     )
 
 
+class HorizonWarning(UserWarning):
+    """An optimizer built for a horizon (T-HOO, POO, PCT with a fixed budget) runs past it."""
+
+
+def warn_past_horizon(optimizer: Optimizer, horizon: int | None, why: str) -> None:
+    """Warn once when ``optimizer`` is asked a round beyond ``horizon`` (None: nothing to check).
+
+    Call it at the start of ``_ask``. The warning is issued once per optimizer (by its warning
+    owner, so a wrapper's instances do not repeat it); the run goes on, since the rounds stay
+    well defined, only the guarantees tied to the horizon (``why``) no longer hold.
+    """
+    if horizon is None or optimizer.t < horizon:
+        return
+    owner = optimizer._warning_owner
+    if getattr(owner, "_horizon_warned", False):
+        return
+    owner._horizon_warned = True
+    warnings.warn(
+        f"{optimizer.name} was built for horizon={horizon} rounds and is asked round {optimizer.t + 1}: "
+        f"its guarantees no longer hold ({why}); build it with the number of rounds you will run "
+        "(warned once)",
+        HorizonWarning,
+        stacklevel=4,
+    )
+
+
 class Optimizer(ABC):
     """Ask/tell maximizer over a box domain.
 
@@ -149,6 +175,7 @@ class Optimizer(ABC):
         self._warning_owner: Optimizer = self
         self._reward_warning: str | None = None
         self._reward_warned = False
+        self._horizon_warned = False
 
     def ask(self) -> np.ndarray:
         """Return the next point to evaluate (a fresh array of shape (d,))."""

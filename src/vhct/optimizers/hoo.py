@@ -7,7 +7,7 @@ from typing import Literal
 
 import numpy as np
 
-from .base import SeedLike, check_choice, check_horizon, check_open_unit, check_positive
+from .base import SeedLike, check_choice, check_horizon, check_open_unit, check_positive, warn_past_horizon
 from .partition import SplitPolicy
 from .tree import TreeSearch
 
@@ -65,6 +65,7 @@ class TruncatedHOO(TreeSearch):
         self._expand(0)
 
     def _ask(self) -> np.ndarray:
+        warn_past_horizon(self, self.horizon, "its bonus and truncation depth assume n = horizon")
         left = self.partition.left
         node = 0
         path = [0]

@@ -30,6 +30,7 @@ from .base import (
     check_horizon,
     check_open_unit,
     check_positive,
+    warn_past_horizon,
 )
 from .hoo import TruncatedHOO, Truncation
 from .partition import SplitPolicy, midpoint
@@ -194,6 +195,7 @@ class POO(_Portfolio):
         self._n += self._N
 
     def _ask(self) -> np.ndarray:
+        warn_past_horizon(self, self.horizon, "it adds no instances and its T-HOOs assume n = horizon")
         if not self._queue:
             self._plan()
         return self.instances[self._queue[0][0]].optimizer.ask()
@@ -360,6 +362,8 @@ class PCT(_Portfolio):
         ))
 
     def _ask(self) -> np.ndarray:
+        if self.schedule == "fixed_budget":  # the anytime schedule does not use the horizon
+            warn_past_horizon(self, self.horizon, "GPO only re-evaluates its best candidate (no more search)")
         if self._gpo is None:
             self._gpo = self._new_gpo()
             self._left_in_epoch = self._epoch_budget
