@@ -22,6 +22,7 @@ from vhct.objectives import make_objective
 from vhct.objectives.base import Objective
 from vhct.objectives.noise import UniformNoise
 from vhct.optimizers.base import Optimizer, check_horizon, check_reward
+from vhct.optimizers.memo import PointMemo
 from vhct.optimizers.registry import make_optimizer
 from vhct.pipeline.tables import run_table_columns
 
@@ -87,6 +88,7 @@ def run_columns(
     noise: UniformNoise,
     seed: int,
     progress_every: int | None = None,
+    evaluations: dict[str, int] | None = None,
 ) -> dict[str, np.ndarray]:
     """Run ``horizon`` rounds and return the per-round table as columns, in table order.
 
@@ -98,6 +100,11 @@ def run_columns(
     pseudo-regret the paper plots, with reference ``f*`` or 1 when unknown);
     ``cumulative_regret``; ``depth`` of the pulled node (NaN for non-tree methods);
     ``step_seconds``, the wall time of the round (ask + evaluate + tell).
+
+    A deterministic objective (``stochastic`` False) is memoized per run by exact point
+    (:class:`~vhct.optimizers.memo.PointMemo`): a point pulled again gets its stored value, the
+    same float the objective would return, so the table is unchanged and only the time is saved.
+    ``evaluations`` (if given, a dict) receives the number of distinct evaluations.
     """
     horizon = check_horizon("horizon", horizon)
     dim = objective.dim
@@ -107,11 +114,12 @@ def run_columns(
     depths = np.full(horizon, np.nan)
     nanoseconds = np.empty(horizon, dtype=np.int64)  # the clock's resolution: short table text
     stochastic = objective.stochastic
+    evaluate = objective if stochastic else PointMemo(objective)
     started = time.perf_counter()
     for k in range(horizon):
         tick = time.perf_counter_ns()
         x = optimizer.ask()
-        value = check_reward(objective(x, seed=(seed, k + 1)) if stochastic else objective(x))
+        value = check_reward(evaluate(x, seed=(seed, k + 1)) if stochastic else evaluate(x))
         reward = value + noise.sample()
         optimizer.tell(x, reward)
         nanoseconds[k] = time.perf_counter_ns() - tick
@@ -124,6 +132,8 @@ def run_columns(
         if progress_every and (k + 1) % progress_every == 0:
             elapsed = time.perf_counter() - started
             log.info("round %d/%d (%.0f%%), %.1f s elapsed", k + 1, horizon, 100 * (k + 1) / horizon, elapsed)
+    if evaluations is not None:
+        evaluations["evaluations"] = horizon if stochastic else evaluate.calls
     regret = objective.regret_reference - values
     columns = {
         "t": np.arange(1, horizon + 1),
@@ -200,7 +210,8 @@ def experiment_columns(
         }
     )
     started = time.perf_counter()
-    table = run_columns(optimizer, f, horizon, noise_source, int(seed), progress_every)
+    counted: dict[str, int] = {}
+    table = run_columns(optimizer, f, horizon, noise_source, int(seed), progress_every, counted)
     wall = time.perf_counter() - started
     recommendation = optimizer.recommend()
     meta = {
@@ -214,6 +225,8 @@ def experiment_columns(
         "f_star": f.f_star,
         "regret_reference": f.regret_reference,
         "final_cumulative_regret": float(table["cumulative_regret"][-1]),
+        # evaluations of the objective: the distinct points for a deterministic one (memoized)
+        "evaluations": counted["evaluations"],
         "recommendation": recommendation.tolist(),
         "recommendation_value": float(
             f(recommendation, seed=(seed, 0)) if f.stochastic else f(recommendation)

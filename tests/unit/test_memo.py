@@ -1,0 +1,77 @@
+"""Memoization of deterministic objectives: the same run tables, fewer evaluations."""
+
+import numpy as np
+import pytest
+from support import write_landmine_mat
+
+from vhct.objectives import make_objective
+from vhct.objectives.base import Objective
+from vhct.objectives.landmine import LandmineSVM
+from vhct.objectives.noise import UniformNoise
+from vhct.optimizers.memo import PointMemo
+from vhct.optimizers.registry import algorithm_names, make_optimizer
+from vhct.pipeline.jobs import table_csv
+from vhct.pipeline.run import experiment_columns, run_columns
+
+#: the tree methods, which pull the same representative points again and again
+TREE = [a for a in algorithm_names() if a in {"VHCT", "HCT", "T-HOO", "POO", "PCT"}]
+
+
+class Counting(Objective):
+    """Garland with a call counter; ``stochastic`` chosen per instance (True: never memoized)."""
+
+    name = "counting"
+
+    def __init__(self, stochastic: bool):
+        self.inner = make_objective("garland")
+        super().__init__(self.inner.domain)
+        self.stochastic = stochastic
+        self.calls = 0
+
+    def __call__(self, x, seed=None):
+        self.calls += 1
+        return self.inner(x)
+
+    @property
+    def f_star(self):
+        return self.inner.f_star
+
+
+def table_bytes(columns):
+    """A run table's CSV bytes without its wall-time column (the one column that varies)."""
+    return table_csv({k: v for k, v in columns.items() if k != "step_seconds"})
+
+
+def test_point_memo_evaluates_each_exact_point_once():
+    seen = []
+    memo = PointMemo(lambda x: seen.append(x.copy()) or float(x.sum()))
+    for x in ([0.1, 0.2], [0.1, 0.2], [0.1, 0.2 + 1e-17], [0.1, np.nextafter(0.2, 1)]):
+        memo(np.array(x))
+    assert memo.calls == len(seen) == 2 and memo.lookups == 4  # 0.2 + 1e-17 == 0.2 exactly
+
+
+@pytest.mark.parametrize("algorithm", TREE)
+def test_memoized_run_table_is_byte_identical_with_fewer_evaluations(algorithm):
+    tables, calls = {}, {}
+    for stochastic in (True, False):
+        f = Counting(stochastic)
+        opt = make_optimizer(algorithm, f.domain, 1000, seed=3)
+        counted = {}
+        columns = run_columns(opt, f, 1000, UniformNoise(0.05, np.random.default_rng(4)), 3, None, counted)
+        tables[stochastic], calls[stochastic] = table_bytes(columns), f.calls
+        assert counted["evaluations"] == f.calls
+    assert tables[False] == tables[True]
+    assert calls[True] == 1000
+    assert calls[False] < 1000
+
+
+def test_landmine_runs_are_memoized_with_the_same_table(tmp_path, monkeypatch):
+    """The real Landmine objective (deterministic): memoized and unmemoized runs write the same bytes."""
+    mat = write_landmine_mat(tmp_path / "LandmineData.mat")
+    params = {"data_path": str(mat), "field": 0, "split_seed": 0}
+    memoized, meta = experiment_columns("VHCT", {}, "landmine", params, 0.05, 150, seed=0)
+    monkeypatch.setattr(LandmineSVM, "stochastic", True)  # the memo is skipped for stochastic objectives
+    plain, plain_meta = experiment_columns("VHCT", {}, "landmine", params, 0.05, 150, seed=0)
+    assert table_bytes(memoized) == table_bytes(plain)
+    assert plain_meta["evaluations"] == 150
+    assert meta["evaluations"] < 150
