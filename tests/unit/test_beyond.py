@@ -29,7 +29,7 @@ def sample(mean: float, seed: int, n: int = SEEDS, sd: float = 4.0) -> np.ndarra
 
 def answer(exp_runs: dict, question=QUESTION, experiment: str = "garland") -> dict:
     result = evaluate_question(question, {experiment: exp_runs})
-    return next(e for e in result["experiments"] if e["experiment"] == experiment)
+    return next(e for e in result.experiments if e.experiment == experiment)
 
 
 @pytest.mark.parametrize(
@@ -46,11 +46,11 @@ def test_a_question_is_answered_in_both_directions(mean_a, mean_b, expected):
     row = answer(
         {"VHCT-rho0.75": runs_of(sample(mean_a, 1, sd=0.5)), "Random": runs_of(sample(mean_b, 2, sd=0.5))}
     )
-    assert row["verdict"] == expected
-    c = row["comparison"]
+    assert row.verdict == expected
+    c = row.comparison
     assert c.effect == pytest.approx(c.mean_a / c.mean_b)
     assert c.p_claimed_holm is not None and c.p_refuted_holm is not None
-    assert c.label in row["reason"]
+    assert c.label in row.reason
 
 
 def test_both_directions_of_every_experiment_are_one_holm_family():
@@ -60,37 +60,37 @@ def test_both_directions_of_every_experiment_are_one_holm_family():
         "e2": {"VHCT-rho0.75": runs_of(sample(60.0, 5)), "Random": runs_of(sample(100.0, 6))},
     }
     rows = evaluate_question(q, runs)["experiments"]
-    comps = [r["comparison"] for r in rows]
+    comps = [r.comparison for r in rows]
     raw = [p for c in comps for p in (c.p_claimed, c.p_refuted)]
     adjusted = stats.holm(raw)
     assert [p for c in comps for p in (c.p_claimed_holm, c.p_refuted_holm)] == pytest.approx(adjusted)
-    assert rows[1]["verdict"] == "VHCT-rho0.75 better"
-    assert "Holm over the 4 one-sided tests" in rows[1]["reason"]
+    assert rows[1].verdict == "VHCT-rho0.75 better"
+    assert "Holm over the 4 one-sided tests" in rows[1].reason
 
 
 def test_a_capped_baseline_is_compared_at_its_last_round_and_says_so():
     full = [make_run(s, 100.0 + s, horizon=30, seconds=1e-3) for s in range(SEEDS)]
     capped = [make_run(s, 300.0 + s, horizon=12, seconds=0.5) for s in range(SEEDS)]
     row = answer({"VHCT-rho0.75": full, "GP-Optuna": capped}, {**QUESTION, "b": "GP-Optuna"})
-    c = row["comparison"]
+    c = row.comparison
     assert (c.round, c.horizon, c.early) == (12, 30, True)
     assert c.label == "VHCT-rho0.75 vs GP-Optuna at t = 12 of 30"
-    assert row["reason"].startswith(c.label)
+    assert row.reason.startswith(c.label)
     # regret read at round 12 of each side (make_run grows linearly: final * 12 / horizon)
     assert c.mean_a == pytest.approx(np.mean([(100.0 + s) * 12 / 30 for s in range(SEEDS)]))
     assert c.mean_b == pytest.approx(np.mean([300.0 + s for s in range(SEEDS)]))
-    assert row["verdict"] == "VHCT-rho0.75 better"
-    assert row["cost"] == pytest.approx({"a": 1e-3, "b": 0.5})
+    assert row.verdict == "VHCT-rho0.75 better"
+    assert row.cost == pytest.approx({"a": 1e-3, "b": 0.5})
 
 
 def test_too_few_seeds_missing_experiment_and_missing_setting():
     few = answer({"VHCT-rho0.75": runs_of([1.0, 2.0]), "Random": runs_of([5.0, 6.0])})
-    assert few["verdict"] == "inconclusive (too few seeds)" and "too few seeds" in few["reason"]
-    assert few["cost"] is not None
+    assert few.verdict == "inconclusive (too few seeds)" and "too few seeds" in few.reason
+    assert few.cost is not None
     result = evaluate_question(QUESTION, {"garland": {"VHCT-rho0.75": runs_of(sample(1.0, 1))}})
-    by = {e["experiment"]: e for e in result["experiments"]}
-    assert by["landmine"]["verdict"] == "not evaluated" and "not in this config" in by["landmine"]["reason"]
-    assert by["garland"]["verdict"] == "not evaluated" and "Random not run" in by["garland"]["reason"]
+    by = {e.experiment: e for e in result.experiments}
+    assert by["landmine"].verdict == "not evaluated" and "not in this config" in by["landmine"].reason
+    assert by["garland"].verdict == "not evaluated" and "Random not run" in by["garland"].reason
     # no evaluated comparison at all: the audit gets no beyond part
     assert run_beyond(BEYOND, {"garland": {"VHCT-rho0.75": runs_of(sample(1.0, 1))}}) is None
 
