@@ -377,7 +377,9 @@ def test_readings_of_one_statement_that_disagree_are_a_flip():
     result = audit.run_audit({"rules": shipped()["rules"], "discrepancies": [], "claims": [one, two]},
                              {"exp": exp}, {"experiments": {}})  # fmt: skip
     assert result.reading_flips == [
-        audit.records.ReadingFlip(statement="s", readings={"r1": REPRODUCED, "r2": NOT_REPRODUCED}, flips=True)
+        audit.records.ReadingFlip(
+            statement="s", readings={"r1": REPRODUCED, "r2": NOT_REPRODUCED}, flips=True
+        )
     ]
     assert "the readings disagree (a flip)" in audit.render_markdown(result)
 
@@ -663,7 +665,8 @@ def test_a_verdict_that_flips_under_a_variant_is_reported():
     assert result.flipped_claims == ["test-lowest"]
     lowest = result.claims[0]
     assert lowest.verdict == REPRODUCED  # the default verdict is kept, the flip shown beside it
-    assert lowest.sensitivity == [audit.records.VariantVerdict(choice="b-choice", verdict=NOT_REPRODUCED, flips=True)]
+    flip = audit.records.VariantVerdict(choice="b-choice", verdict=NOT_REPRODUCED, flips=True)
+    assert lowest.sensitivity == [flip]
     assert result.claims[1].sensitivity == []
     md = audit.render_markdown(result)
     assert "## Sensitivity to implementation choices" in md

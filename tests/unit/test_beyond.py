@@ -15,8 +15,18 @@ from test_audit import make_run, runs_of
 from vhct.reporting import stats
 from vhct.reporting.audit import ClaimsError, Comparison, evaluate_question, load_beyond, run_beyond
 from vhct.reporting.audit.claims import BEYOND_PATH
-from vhct.reporting.audit.render import render_markdown, write_audit
-from vhct.reporting.findings import BEYOND_FIGURE, beyond_lines
+from vhct.reporting.audit.records import Audit, audit_json, parse_audit
+from vhct.reporting.audit.render import render_findings, render_markdown, write_audit
+
+BEYOND_FIGURE = "beyond_baselines"
+PROV = {"commit": "0" * 40, "config_files": [], "command": "c", "started_utc": "s", "wall_seconds": 1.0,
+        "machine": {"cpus": 1, "cpu_model": "m", "system": "s", "python": "3"}}
+
+
+def beyond_lines(audit, figures) -> list[str]:
+    """The findings' section on the questions beyond the paper, rendered by the one renderer."""
+    text = render_findings(audit, PROV, {}, figures, "figures")
+    return text[text.index("## Beyond the paper") : text.index("## Figures")].split("\n")[2:]
 
 SEEDS = 20
 BEYOND = load_beyond()
@@ -59,7 +69,7 @@ def test_both_directions_of_every_experiment_are_one_holm_family():
         "e1": {"VHCT-rho0.75": runs_of(sample(90.0, 3, sd=8.0)), "Random": runs_of(sample(100.0, 4, sd=8.0))},
         "e2": {"VHCT-rho0.75": runs_of(sample(60.0, 5)), "Random": runs_of(sample(100.0, 6))},
     }
-    rows = evaluate_question(q, runs)["experiments"]
+    rows = evaluate_question(q, runs).experiments
     comps = [r.comparison for r in rows]
     raw = [p for c in comps for p in (c.p_claimed, c.p_refuted)]
     adjusted = stats.holm(raw)
@@ -134,10 +144,10 @@ def made_up_audit() -> dict:
     for q in beyond["questions"]:
         q["experiments"] = ["garland-beyond"]
     part = run_beyond(beyond, runs)
-    return {
-        "format": 2, "context": {}, "summary": {}, "flipped_claims": [], "reading_flips": [],
-        "rules": {"footing": "made up"}, "claims": [], "sensitivity": [], "discrepancies": [], "beyond": part,
-    }  # fmt: skip
+    return Audit(
+        format=2, context={}, summary={}, flipped_claims=[], reading_flips=[],
+        rules={"footing": "made up"}, claims=[], sensitivity=[], discrepancies=[], beyond=part,
+    )  # fmt: skip
 
 
 def test_the_findings_section_is_rendered_from_the_audit_json(tmp_path):
@@ -146,7 +156,7 @@ def test_the_findings_section_is_rendered_from_the_audit_json(tmp_path):
     data = json.loads((tmp_path / "audit.json").read_text(encoding="utf-8"))
     rows = {(q["id"], e["experiment"]): e for q in data["beyond"]["questions"] for e in q["experiments"]}
     bo = Comparison.from_json(rows[("vhct-vs-bo", "garland-beyond")]["comparison"])
-    text = "\n".join(beyond_lines(data, [tmp_path / f"{BEYOND_FIGURE}.png"]))
+    text = "\n".join(beyond_lines(parse_audit(data), [tmp_path / f"{BEYOND_FIGURE}.png"]))
     assert "| Does VHCT beat random search? | garland-beyond | final (t = 30) |" in text
     assert "VHCT-rho0.75 better" in text
     # BO capped at 6 rounds: compared there, labelled, and better than VHCT at its own horizon
@@ -162,8 +172,7 @@ def test_the_findings_section_is_rendered_from_the_audit_json(tmp_path):
 
 
 def test_without_a_beyond_part_the_sections_say_so_in_one_line():
-    audit = made_up_audit()
-    del audit["beyond"]
+    audit = made_up_audit().model_copy(update={"beyond": None})
     lines = [line for line in beyond_lines(audit, []) if line]
     assert lines == ["No question beyond the paper was evaluated: the run's configuration runs no baseline."]
     assert "No question beyond the paper was evaluated" in render_markdown(audit)
@@ -189,8 +198,8 @@ def test_the_shipped_document_has_the_section_after_the_claims(tmp_path):
     )
     path = docs / findings.DATA_DIR / findings.AUDIT_JSON
     shipped = json.loads(path.read_text(encoding="utf-8"))
-    beyond = made_up_audit()["beyond"]
-    path.write_text(json.dumps({**shipped, "beyond": beyond}, default=Comparison.to_json), encoding="utf-8")
+    beyond = json.loads(audit_json(made_up_audit()))["beyond"]
+    path.write_text(json.dumps({**shipped, "beyond": beyond}), encoding="utf-8")
     (docs / findings.FIGURES_DIR / f"{BEYOND_FIGURE}.png").write_bytes(
         next(figures.glob("*.png")).read_bytes()
     )
