@@ -79,7 +79,7 @@ def verdict(c: dict, exp_runs: dict) -> dict:
 
 
 def first(result: dict) -> Comparison:
-    return result["experiments"][0]["comparisons"][0]
+    return result.experiments[0].comparisons[0]
 
 
 LOWEST = dict(target="A", others=["B"], thresholds={"min_relative_effect": 0.05})
@@ -126,7 +126,7 @@ def test_contrast_test_compares_two_ratios():
 
 def test_lowest_reproduced_when_target_clearly_lower():
     result = verdict(claim("lowest", **LOWEST), {"A": runs_of(LOW), "B": runs_of(HIGH)})
-    assert result["verdict"] == REPRODUCED
+    assert result.verdict == REPRODUCED
     comp = first(result)
     assert comp.effect == pytest.approx(np.mean(LOW) / np.mean(HIGH))
     assert comp.claimed == "mean_a < 0.95 mean_b" and comp.p_claimed <= 0.05
@@ -134,20 +134,20 @@ def test_lowest_reproduced_when_target_clearly_lower():
 
 def test_lowest_not_reproduced_when_target_clearly_higher():
     result = verdict(claim("lowest", **LOWEST), {"A": runs_of(HIGH), "B": runs_of(LOW)})
-    assert result["verdict"] == NOT_REPRODUCED
-    assert "mean_a > 1.053 mean_b" in result["reason"] and "Holm" in result["reason"]
+    assert result.verdict == NOT_REPRODUCED
+    assert "mean_a > 1.053 mean_b" in result.reason and "Holm" in result.reason
 
 
 def test_lowest_equal_means_within_the_margin_is_neither():
     # A 2% above B: not lower by 5%, not higher by 5.3%: the same standard in both directions
     result = verdict(claim("lowest", **LOWEST), {"A": runs_of(scaled(LOW, 1.02)), "B": runs_of(LOW[::-1])})
-    assert result["verdict"] == INCONCLUSIVE
-    assert "neither" in result["reason"]
+    assert result.verdict == INCONCLUSIVE
+    assert "neither" in result.reason
 
 
 def test_lowest_inconclusive_with_too_few_seeds():
     result = verdict(claim("lowest", **LOWEST), {"A": runs_of(LOW[:5]), "B": runs_of(HIGH[:5])})
-    assert result["verdict"] == INCONCLUSIVE and "too few seeds" in result["reason"]
+    assert result.verdict == INCONCLUSIVE and "too few seeds" in result.reason
 
 
 def test_real_data_regret_is_against_the_best_value_observed():
@@ -181,7 +181,7 @@ def test_a_comparison_at_the_shorter_horizon_states_its_round_everywhere(tmp_pat
     assert comp.round == 10 and comp.horizon == 40 and comp.early
     assert comp.label == "A vs B at t = 10 of 40"
     assert comp.reason.startswith("A vs B at t = 10 of 40:")
-    assert "at t = 10 of 40" in result["reason"]
+    assert "at t = 10 of 40" in result.reason
     full = audit.run_audit(
         {
             "rules": shipped()["rules"],
@@ -220,21 +220,21 @@ def test_missing_experiment_and_setting_are_not_evaluated():
     c = claim("lowest", target="A", others=["B", "C"], thresholds={"min_relative_effect": 0.05},
               experiments=["exp", "absent"])  # fmt: skip
     result = audit.evaluate_claim(c, {"exp": {"A": runs_of(LOW), "B": runs_of(HIGH)}})
-    by_exp = {e["experiment"]: e for e in result["experiments"]}
-    assert by_exp["absent"]["verdict"] == NOT_EVALUATED
-    assert [c.verdict for c in by_exp["exp"]["comparisons"]] == [REPRODUCED, NOT_EVALUATED]
-    assert by_exp["exp"]["verdict"] == INCONCLUSIVE and result["verdict"] == INCONCLUSIVE
+    by_exp = {e.experiment: e for e in result.experiments}
+    assert by_exp["absent"].verdict == NOT_EVALUATED
+    assert [c.verdict for c in by_exp["exp"].comparisons] == [REPRODUCED, NOT_EVALUATED]
+    assert by_exp["exp"].verdict == INCONCLUSIVE and result.verdict == INCONCLUSIVE
 
 
 def test_claim_verdict_covers_the_evaluated_experiments():
     c = claim("lowest", **dict(LOWEST, experiments=["exp", "absent"]))
     result = audit.evaluate_claim(c, {"exp": {"A": runs_of(LOW), "B": runs_of(HIGH)}})
-    assert result["verdict"] == REPRODUCED
-    assert result["coverage"] == "exp; 1 of 2 experiments"
+    assert result.verdict == REPRODUCED
+    assert result.coverage == "exp; 1 of 2 experiments"
 
 
 def test_missing_target_is_not_evaluated():
-    assert verdict(claim("lowest", **LOWEST), {"B": runs_of(HIGH)})["verdict"] == NOT_EVALUATED
+    assert verdict(claim("lowest", **LOWEST), {"B": runs_of(HIGH)}).verdict == NOT_EVALUATED
 
 
 @pytest.mark.parametrize(
@@ -261,17 +261,17 @@ FASTEST = dict(target="A", others=["B", "C"], thresholds={"max_excess_over_best"
 def test_among_fastest_tests_every_competitor_even_when_target_is_best():
     result = verdict(claim("among_fastest", **FASTEST),
                      {"A": runs_of(LOW), "B": runs_of(scaled(LOW, 1.01)), "C": runs_of(HIGH)})  # fmt: skip
-    comps = result["experiments"][0]["comparisons"]
+    comps = result.experiments[0].comparisons
     assert [c.b for c in comps] == ["B", "C"]
     assert all(c.p_claimed is not None and c.p_claimed <= 0.05 for c in comps)
-    assert result["verdict"] == REPRODUCED
+    assert result.verdict == REPRODUCED
 
 
 def test_among_fastest_not_reproduced_far_behind_one_competitor():
     result = verdict(claim("among_fastest", **FASTEST),
                      {"A": runs_of(HIGH), "B": runs_of(LOW), "C": runs_of(HIGH[::-1])})  # fmt: skip
-    assert result["verdict"] == NOT_REPRODUCED
-    assert "vs B" in result["reason"]
+    assert result.verdict == NOT_REPRODUCED
+    assert "vs B" in result.reason
 
 
 SIMILAR = dict(target="A", others=["B"], thresholds={"lower_ratio": 0.8, "upper_ratio": 1.05})
@@ -279,15 +279,15 @@ SIMILAR = dict(target="A", others=["B"], thresholds={"lower_ratio": 0.8, "upper_
 
 def test_similar_is_directional_in_both_directions():
     same = verdict(claim("similar", **SIMILAR), {"A": runs_of(scaled(LOW, 0.95)), "B": runs_of(LOW[::-1])})
-    assert same["verdict"] == REPRODUCED
+    assert same.verdict == REPRODUCED
     worse = verdict(claim("similar", **SIMILAR), {"A": runs_of(scaled(LOW, 1.3)), "B": runs_of(LOW[::-1])})
-    assert worse["verdict"] == NOT_REPRODUCED  # significantly worse: not "similar or marginally better"
+    assert worse.verdict == NOT_REPRODUCED  # significantly worse: not "similar or marginally better"
     much_better = verdict(
         claim("similar", **SIMILAR), {"A": runs_of(scaled(LOW, 0.5)), "B": runs_of(LOW[::-1])}
     )
-    assert much_better["verdict"] == NOT_REPRODUCED
+    assert much_better.verdict == NOT_REPRODUCED
     edge = verdict(claim("similar", **SIMILAR), {"A": runs_of(scaled(LOW, 1.05)), "B": runs_of(LOW[::-1])})
-    assert edge["verdict"] == INCONCLUSIVE  # at the margin: neither test can be significant
+    assert edge.verdict == INCONCLUSIVE  # at the margin: neither test can be significant
 
 
 BEST = dict(claimed=["A"], others=["B"], thresholds={"max_excess_over_best": 0.1}, require="majority",
@@ -297,9 +297,9 @@ BEST = dict(claimed=["A"], others=["B"], thresholds={"max_excess_over_best": 0.1
 def test_best_parameter_in_general_means_a_majority_of_functions():
     good, bad = {"A": runs_of(LOW), "B": runs_of(HIGH)}, {"A": runs_of(HIGH), "B": runs_of(LOW)}
     result = audit.evaluate_claim(claim("best_parameter", **BEST), {"e1": good, "e2": good, "e3": bad})
-    assert result["verdict"] == REPRODUCED and "2 of 3" in result["reason"]
+    assert result.verdict == REPRODUCED and "2 of 3" in result.reason
     result = audit.evaluate_claim(claim("best_parameter", **BEST), {"e1": good, "e2": bad, "e3": bad})
-    assert result["verdict"] == NOT_REPRODUCED and "no majority" in result["reason"]
+    assert result.verdict == NOT_REPRODUCED and "no majority" in result.reason
 
 
 # ---------------------------------------------------------------- greater, sublinear, contrast, easier
@@ -312,9 +312,9 @@ def test_greater_on_depth_with_its_refuting_margin():
     shallow = [runs_of([1.0] * SEEDS, depth=d)[0] for d in [5, 6] * 6]
     deeper = [Run(i, r.table, r.f_star) for i, r in enumerate(deeper)]
     shallow = [Run(i, r.table, r.f_star) for i, r in enumerate(shallow)]
-    assert verdict(c, {"A": deeper, "B": shallow})["verdict"] == REPRODUCED
-    assert verdict(c, {"A": shallow, "B": deeper})["verdict"] == NOT_REPRODUCED
-    assert verdict(c, {"A": deeper, "B": deeper})["verdict"] == INCONCLUSIVE
+    assert verdict(c, {"A": deeper, "B": shallow}).verdict == REPRODUCED
+    assert verdict(c, {"A": shallow, "B": deeper}).verdict == NOT_REPRODUCED
+    assert verdict(c, {"A": deeper, "B": deeper}).verdict == INCONCLUSIVE
 
 
 SUBLINEAR = dict(
@@ -324,12 +324,12 @@ SUBLINEAR = dict(
 
 def test_sublinear_on_the_slope_of_log_regret():
     sqrt_regret = [make_run(i, v, horizon=400, power=0.5) for i, v in enumerate(HIGH)]
-    assert verdict(claim("sublinear", **SUBLINEAR), {"A": sqrt_regret})["verdict"] == REPRODUCED
+    assert verdict(claim("sublinear", **SUBLINEAR), {"A": sqrt_regret}).verdict == REPRODUCED
     superlinear = [make_run(i, v, horizon=400, power=1.1 + 0.01 * i) for i, v in enumerate(HIGH)]
-    assert verdict(claim("sublinear", **SUBLINEAR), {"A": superlinear})["verdict"] == NOT_REPRODUCED
+    assert verdict(claim("sublinear", **SUBLINEAR), {"A": superlinear}).verdict == NOT_REPRODUCED
     # linear regret plus an offset makes R_t / t fall, yet it is not sublinear
     linear = [make_run(i, v, horizon=400, power=1.0, offset=0.01 * v) for i, v in enumerate(HIGH)]
-    assert verdict(claim("sublinear", **SUBLINEAR), {"A": linear})["verdict"] != REPRODUCED
+    assert verdict(claim("sublinear", **SUBLINEAR), {"A": linear}).verdict != REPRODUCED
 
 
 CONTRAST = dict(target="A", others=["B"], direction="less", thresholds={"min_factor": 1.0},
@@ -340,13 +340,13 @@ def test_contrast_in_both_directions():
     lead = {"A": runs_of(LOW), "B": runs_of(HIGH)}  # ratio 0.5
     even = {"A": runs_of(HIGH[::-1]), "B": runs_of(HIGH)}  # ratio 1
     result = audit.evaluate_claim(claim("contrast", **CONTRAST), {"low": lead, "high": even})
-    assert result["verdict"] == REPRODUCED and result["experiments"][0]["experiment"] == "low / high"
+    assert result.verdict == REPRODUCED and result.experiments[0].experiment == "low / high"
     assert (
-        audit.evaluate_claim(claim("contrast", **CONTRAST), {"low": even, "high": lead})["verdict"]
+        audit.evaluate_claim(claim("contrast", **CONTRAST), {"low": even, "high": lead}).verdict
         == NOT_REPRODUCED
     )
     missing = audit.evaluate_claim(claim("contrast", **CONTRAST), {"low": lead})
-    assert missing["verdict"] == NOT_EVALUATED and "high not in this config" in missing["reason"]
+    assert missing.verdict == NOT_EVALUATED and "high not in this config" in missing.reason
 
 
 EASIER = dict(others=["A"], statistic="normalized_regret", thresholds={"min_relative_effect": 0.05},
@@ -357,10 +357,10 @@ def test_easier_compares_scale_free_regret_across_objectives():
     # the same raw regret, but "hard" has a 4 times smaller random-search regret: easy is easier
     runs = {"easy": {"A": runs_of(LOW)}, "hard": {"A": runs_of(LOW[::-1])}}
     result = audit.evaluate_claim(claim("easier", **EASIER), runs, {"easy": 1.0, "hard": 0.25})
-    assert result["verdict"] == REPRODUCED
+    assert result.verdict == REPRODUCED
     assert first(result).a == "A on easy" and first(result).b == "A on hard"
     flipped = audit.evaluate_claim(claim("easier", **EASIER), runs, {"easy": 0.25, "hard": 1.0})
-    assert flipped["verdict"] == NOT_REPRODUCED
+    assert flipped.verdict == NOT_REPRODUCED
 
 
 def test_regret_scale_is_f_star_minus_the_mean_over_the_domain():
@@ -376,8 +376,10 @@ def test_readings_of_one_statement_that_disagree_are_a_flip():
     exp = {"A": runs_of(LOW), "B": runs_of(HIGH), "C": runs_of(scaled(HIGH, 1.5))}
     result = audit.run_audit({"rules": shipped()["rules"], "discrepancies": [], "claims": [one, two]},
                              {"exp": exp}, {"experiments": {}})  # fmt: skip
-    assert result["reading_flips"] == [
-        {"statement": "s", "readings": {"r1": REPRODUCED, "r2": NOT_REPRODUCED}, "flips": True}
+    assert result.reading_flips == [
+        audit.records.ReadingFlip(
+            statement="s", readings={"r1": REPRODUCED, "r2": NOT_REPRODUCED}, flips=True
+        )
     ]
     assert "the readings disagree (a flip)" in audit.render_markdown(result)
 
@@ -403,37 +405,37 @@ def test_every_shipped_claim_evaluates_on_runs_shaped_like_the_tiny_config():
     claims = audit.load_claims()
     scales = {"himmelblau": 0.15, "rastrigin2d": 0.3}
     result = audit.run_audit(claims, runs, {"experiments": {}}, scales)
-    by_id = {c["id"]: c for c in result["claims"]}
+    by_id = {c.id: c for c in result.claims}
     assert list(by_id) == [c["id"] for c in claims["claims"]]
-    assert all(c["verdict"] in audit.VERDICTS and c["reason"] for c in result["claims"])
+    assert all(c.verdict in audit.VERDICTS and c.reason for c in result.claims)
     # the claims of issue 23 have comparisons on the tiny config (2 seeds: inconclusive, too few seeds)
     new_claims = [
         "vhct-faster-low-noise", "vhct-lead-low-vs-high-noise", "high-noise-vhct-hct-similar",
         "phi-conjecture-with-phi-oe", "phi-conjecture-with-default-oe", "himmelblau-easier",
     ]  # fmt: skip
     for new in new_claims:
-        assert by_id[new]["verdict"] == INCONCLUSIVE and "too few seeds" in by_id[new]["reason"], new
-    counter = by_id["phi-conjecture-with-phi-oe"]["experiments"][0]
-    assert [c.b for c in counter["comparisons"]] == ["HCT-rho0.75", "T-HOO-rho0.25"]
+        assert by_id[new].verdict == INCONCLUSIVE and "too few seeds" in by_id[new].reason, new
+    counter = by_id["phi-conjecture-with-phi-oe"].experiments[0]
+    assert [c.b for c in counter.comparisons] == ["HCT-rho0.75", "T-HOO-rho0.25"]
     # rastrigin10d is not in the tiny config: that pair alone is not evaluated
-    easier = {e["experiment"]: e["verdict"] for e in by_id["himmelblau-easier"]["experiments"]}
+    easier = {e.experiment: e.verdict for e in by_id["himmelblau-easier"].experiments}
     assert easier == {"himmelblau / rastrigin2d": INCONCLUSIVE, "himmelblau / rastrigin10d": NOT_EVALUATED}
     # the questions beyond the paper are answered on garland-beyond, capped settings at their round
     beyond = audit.run_beyond(audit.load_beyond(), runs)
-    rows = {(q["id"], e["experiment"]): e for q in beyond["questions"] for e in q["experiments"]}
-    assert rows[("vhct-vs-random", "garland-beyond")]["verdict"] == "inconclusive (too few seeds)"
-    assert rows[("hct-vs-bo", "garland-beyond")]["comparison"].label == "HCT-rho0.75 vs BO at t = 6 of 30"
+    rows = {(q.id, e.experiment): e for q in beyond.questions for e in q.experiments}
+    assert rows[("vhct-vs-random", "garland-beyond")].verdict == "inconclusive (too few seeds)"
+    assert rows[("hct-vs-bo", "garland-beyond")].comparison.label == "HCT-rho0.75 vs BO at t = 6 of 30"
     # 2 seeds: nothing decided, but said why
     assert (
-        by_id["fig3-vhct-lowest"]["verdict"] == INCONCLUSIVE
-        and "too few seeds" in by_id["fig3-vhct-lowest"]["reason"]
+        by_id["fig3-vhct-lowest"].verdict == INCONCLUSIVE
+        and "too few seeds" in by_id["fig3-vhct-lowest"].reason
     )
-    bo = next(e for e in by_id["bo-regret-not-better"]["experiments"] if e["experiment"] == "landmine")
-    (comp,) = bo["comparisons"]
+    bo = next(e for e in by_id["bo-regret-not-better"].experiments if e.experiment == "landmine")
+    (comp,) = bo.comparisons
     assert comp.early and comp.label == "VHCT-rho0.75 vs BO at t = 6 of 12"
     assert "best value observed" in comp.reference  # real data: regret against the best value observed
-    fig3 = next(e for e in by_id["fig3-vhct-lowest"]["experiments"] if e["experiment"] == "landmine")
-    assert "BO" not in {c.b for c in fig3["comparisons"]}
+    fig3 = next(e for e in by_id["fig3-vhct-lowest"].experiments if e.experiment == "landmine")
+    assert "BO" not in {c.b for c in fig3.comparisons}
 
 
 # ---------------------------------------------------------------- calibration (fast version)
@@ -530,17 +532,59 @@ def small_audit() -> dict:
 
 def test_write_audit_markdown_json_html(tmp_path):
     result = small_audit()
-    assert result["summary"][REPRODUCED] == 2
+    assert result.summary[REPRODUCED] == 2
     md, js, page = tmp_path / "audit.md", tmp_path / "audit.json", tmp_path / "audit.html"
     audit.write_audit(result, md, js, page)
     text = md.read_text(encoding="utf-8")
-    assert "### test-lowest: reproduced" in text
+    assert "### test-lowest\n\nVerdict: reproduced." in text
+    assert "| test-lowest | reproduced | exp: A vs B, ratio of means" in text  # the line at a glance
+    assert "[why](#test-lowest)" in text
     assert "config/x.yaml" in text
     assert shipped()["discrepancies"][0]["id"] in text
     loaded = json.loads(js.read_text(encoding="utf-8"))
     assert loaded["claims"][0]["experiments"][0]["comparisons"][0]["values_a"]["0"] == pytest.approx(LOW[0])
     assert loaded["format"] == audit.AUDIT_FORMAT
-    assert "<table>" in page.read_text(encoding="utf-8")
+    html = page.read_text(encoding="utf-8")
+    assert "<table>" in html and '<h3 id="test-lowest">' in html and '<a href="#test-lowest">' in html
+    # the writer's JSON, read back by the one reader, is the record (and writes the same JSON again)
+    back = audit.read_audit(js)
+    assert audit.records.audit_json(back) == js.read_text(encoding="utf-8")
+    assert back.claims[0].experiments[0].comparisons[0] == result.claims[0].experiments[0].comparisons[0]
+    assert back.claims[0].verdict == result.claims[0].verdict and back.summary == result.summary
+    assert audit.render_markdown(back) == text
+
+
+@pytest.mark.parametrize(
+    "drop, where",
+    [
+        (lambda a: a["claims"][0].pop("coverage"), "claims/0/coverage: Field required"),
+        (lambda a: a["claims"][1]["experiments"][0]["comparisons"][0].pop("p_refuted"),
+         "claims/1/experiments/0/comparisons/0: Value error, comparison lacks field\\(s\\) p_refuted"),
+        (lambda a: a.pop("sensitivity"), "sensitivity: Field required"),
+    ],
+)  # fmt: skip
+def test_an_audit_record_missing_a_field_is_refused_naming_the_file(tmp_path, drop, where):
+    path = tmp_path / "audit.json"
+    audit.write_audit(small_audit(), tmp_path / "audit.md", path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    drop(data)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(audit.AuditRecordError, match=f"{path}: .*{where}"):
+        audit.read_audit(path)
+
+
+def test_a_comparison_round_trips_through_its_json_and_an_interval_is_optional():
+    c = first(verdict(claim("lowest", **LOWEST), {"A": runs_of(LOW), "B": runs_of(HIGH)}))
+    assert Comparison.from_json(json.loads(json.dumps(c.to_json()))) == c
+    old = {k: v for k, v in c.to_json().items() if k not in ("ci_low", "ci_high")}  # format 2 as shipped
+    assert Comparison.from_json(old) == c
+    with_ci = Comparison.from_json({**old, "ci_low": 0.4, "ci_high": 0.6})
+    from vhct.reporting.audit.render import render_markdown
+
+    a = small_audit()
+    claims = [a.claims[0].model_copy(update={"experiments": [a.claims[0].experiments[0].model_copy(
+        update={"comparisons": [with_ci]})]}), *a.claims[1:]]  # fmt: skip
+    assert "(interval 0.4 to 0.6)" in render_markdown(a.model_copy(update={"claims": claims}))
 
 
 def test_check_aggregates_detects_a_mismatch(tmp_path):
@@ -612,17 +656,18 @@ def sensitivity_audit(variant_runs: list[Run] | None) -> dict:
 
 def test_a_verdict_that_flips_under_a_variant_is_reported():
     result = sensitivity_audit(runs_of([0.5 * v for v in LOW]))  # B2 beats A: the claim flips
-    (choice,) = result["sensitivity"]
-    (row,) = choice["claims"]  # the sublinear claim does not read B
-    assert row["claim"] == "test-lowest"
-    assert (row["default_verdict"], row["variant_verdict"]) == (REPRODUCED, NOT_REPRODUCED)
-    assert row["flips"] is True
-    assert row["variant_experiments"][0]["comparisons"][0].b == "B2"
-    assert result["flipped_claims"] == ["test-lowest"]
-    lowest = result["claims"][0]
-    assert lowest["verdict"] == REPRODUCED  # the default verdict is kept, the flip shown beside it
-    assert lowest["sensitivity"] == [{"choice": "b-choice", "verdict": NOT_REPRODUCED, "flips": True}]
-    assert result["claims"][1]["sensitivity"] == []
+    (choice,) = result.sensitivity
+    (row,) = choice.claims  # the sublinear claim does not read B
+    assert row.claim == "test-lowest"
+    assert (row.default_verdict, row.variant_verdict) == (REPRODUCED, NOT_REPRODUCED)
+    assert row.flips is True
+    assert row.variant_experiments[0].comparisons[0].b == "B2"
+    assert result.flipped_claims == ["test-lowest"]
+    lowest = result.claims[0]
+    assert lowest.verdict == REPRODUCED  # the default verdict is kept, the flip shown beside it
+    flip = audit.records.VariantVerdict(choice="b-choice", verdict=NOT_REPRODUCED, flips=True)
+    assert lowest.sensitivity == [flip]
+    assert result.claims[1].sensitivity == []
     md = audit.render_markdown(result)
     assert "## Sensitivity to implementation choices" in md
     assert "b-choice: not reproduced (flips)" in md
@@ -631,12 +676,12 @@ def test_a_verdict_that_flips_under_a_variant_is_reported():
 
 def test_a_variant_that_agrees_or_was_not_run_does_not_flip():
     agrees = sensitivity_audit(runs_of(HIGH))
-    assert agrees["sensitivity"][0]["claims"][0]["variant_verdict"] == REPRODUCED
-    assert agrees["flipped_claims"] == []
+    assert agrees.sensitivity[0].claims[0].variant_verdict == REPRODUCED
+    assert agrees.flipped_claims == []
     missing = sensitivity_audit(None)
-    row = missing["sensitivity"][0]["claims"][0]
-    assert row["variant_verdict"] == NOT_EVALUATED and row["flips"] is False
-    assert "setting B2 not run" in row["variant_reason"]
+    row = missing.sensitivity[0].claims[0]
+    assert row.variant_verdict == NOT_EVALUATED and row.flips is False
+    assert "setting B2 not run" in row.variant_reason
 
 
 @pytest.mark.parametrize(
@@ -693,11 +738,11 @@ def test_a_variant_run_to_fewer_rounds_is_compared_with_the_default_at_its_round
               "sensitivity": [{"id": "restarts", "choice": "c", "default": "d", "variant": "v",
                                "substitute": {"B": "B5"}}]}
     full = audit.run_audit(claims, {"exp": exp_runs}, {"experiments": {}})
-    assert full["claims"][0]["verdict"] == REPRODUCED  # at t = 40
-    row = full["sensitivity"][0]["claims"][0]
-    assert row["common_rounds"] == {"exp": 10}
-    assert row["default_verdict"] == row["variant_verdict"] == NOT_REPRODUCED
-    assert not row["flips"]
+    assert full.claims[0].verdict == REPRODUCED  # at t = 40
+    row = full.sensitivity[0].claims[0]
+    assert row.common_rounds == {"exp": 10}
+    assert row.default_verdict == row.variant_verdict == NOT_REPRODUCED
+    assert not row.flips
 
 
 def test_the_audit_context_records_each_experiments_effective_caps():

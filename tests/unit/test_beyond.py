@@ -15,8 +15,18 @@ from test_audit import make_run, runs_of
 from vhct.reporting import stats
 from vhct.reporting.audit import ClaimsError, Comparison, evaluate_question, load_beyond, run_beyond
 from vhct.reporting.audit.claims import BEYOND_PATH
-from vhct.reporting.audit.render import render_markdown, write_audit
-from vhct.reporting.findings import BEYOND_FIGURE, beyond_lines
+from vhct.reporting.audit.records import Audit, audit_json, parse_audit
+from vhct.reporting.audit.render import render_findings, render_markdown, write_audit
+
+BEYOND_FIGURE = "beyond_baselines"
+PROV = {"commit": "0" * 40, "config_files": [], "command": "c", "started_utc": "s", "wall_seconds": 1.0,
+        "machine": {"cpus": 1, "cpu_model": "m", "system": "s", "python": "3"}}
+
+
+def beyond_lines(audit, figures) -> list[str]:
+    """The findings' section on the questions beyond the paper, rendered by the one renderer."""
+    text = render_findings(audit, PROV, {}, figures, "figures")
+    return text[text.index("## Beyond the paper") : text.index("## Figures")].split("\n")[2:]
 
 SEEDS = 20
 BEYOND = load_beyond()
@@ -29,7 +39,7 @@ def sample(mean: float, seed: int, n: int = SEEDS, sd: float = 4.0) -> np.ndarra
 
 def answer(exp_runs: dict, question=QUESTION, experiment: str = "garland") -> dict:
     result = evaluate_question(question, {experiment: exp_runs})
-    return next(e for e in result["experiments"] if e["experiment"] == experiment)
+    return next(e for e in result.experiments if e.experiment == experiment)
 
 
 @pytest.mark.parametrize(
@@ -46,11 +56,11 @@ def test_a_question_is_answered_in_both_directions(mean_a, mean_b, expected):
     row = answer(
         {"VHCT-rho0.75": runs_of(sample(mean_a, 1, sd=0.5)), "Random": runs_of(sample(mean_b, 2, sd=0.5))}
     )
-    assert row["verdict"] == expected
-    c = row["comparison"]
+    assert row.verdict == expected
+    c = row.comparison
     assert c.effect == pytest.approx(c.mean_a / c.mean_b)
     assert c.p_claimed_holm is not None and c.p_refuted_holm is not None
-    assert c.label in row["reason"]
+    assert c.label in row.reason
 
 
 def test_both_directions_of_every_experiment_are_one_holm_family():
@@ -59,38 +69,38 @@ def test_both_directions_of_every_experiment_are_one_holm_family():
         "e1": {"VHCT-rho0.75": runs_of(sample(90.0, 3, sd=8.0)), "Random": runs_of(sample(100.0, 4, sd=8.0))},
         "e2": {"VHCT-rho0.75": runs_of(sample(60.0, 5)), "Random": runs_of(sample(100.0, 6))},
     }
-    rows = evaluate_question(q, runs)["experiments"]
-    comps = [r["comparison"] for r in rows]
+    rows = evaluate_question(q, runs).experiments
+    comps = [r.comparison for r in rows]
     raw = [p for c in comps for p in (c.p_claimed, c.p_refuted)]
     adjusted = stats.holm(raw)
     assert [p for c in comps for p in (c.p_claimed_holm, c.p_refuted_holm)] == pytest.approx(adjusted)
-    assert rows[1]["verdict"] == "VHCT-rho0.75 better"
-    assert "Holm over the 4 one-sided tests" in rows[1]["reason"]
+    assert rows[1].verdict == "VHCT-rho0.75 better"
+    assert "Holm over the 4 one-sided tests" in rows[1].reason
 
 
 def test_a_capped_baseline_is_compared_at_its_last_round_and_says_so():
     full = [make_run(s, 100.0 + s, horizon=30, seconds=1e-3) for s in range(SEEDS)]
     capped = [make_run(s, 300.0 + s, horizon=12, seconds=0.5) for s in range(SEEDS)]
     row = answer({"VHCT-rho0.75": full, "GP-Optuna": capped}, {**QUESTION, "b": "GP-Optuna"})
-    c = row["comparison"]
+    c = row.comparison
     assert (c.round, c.horizon, c.early) == (12, 30, True)
     assert c.label == "VHCT-rho0.75 vs GP-Optuna at t = 12 of 30"
-    assert row["reason"].startswith(c.label)
+    assert row.reason.startswith(c.label)
     # regret read at round 12 of each side (make_run grows linearly: final * 12 / horizon)
     assert c.mean_a == pytest.approx(np.mean([(100.0 + s) * 12 / 30 for s in range(SEEDS)]))
     assert c.mean_b == pytest.approx(np.mean([300.0 + s for s in range(SEEDS)]))
-    assert row["verdict"] == "VHCT-rho0.75 better"
-    assert row["cost"] == pytest.approx({"a": 1e-3, "b": 0.5})
+    assert row.verdict == "VHCT-rho0.75 better"
+    assert row.cost == pytest.approx({"a": 1e-3, "b": 0.5})
 
 
 def test_too_few_seeds_missing_experiment_and_missing_setting():
     few = answer({"VHCT-rho0.75": runs_of([1.0, 2.0]), "Random": runs_of([5.0, 6.0])})
-    assert few["verdict"] == "inconclusive (too few seeds)" and "too few seeds" in few["reason"]
-    assert few["cost"] is not None
+    assert few.verdict == "inconclusive (too few seeds)" and "too few seeds" in few.reason
+    assert few.cost is not None
     result = evaluate_question(QUESTION, {"garland": {"VHCT-rho0.75": runs_of(sample(1.0, 1))}})
-    by = {e["experiment"]: e for e in result["experiments"]}
-    assert by["landmine"]["verdict"] == "not evaluated" and "not in this config" in by["landmine"]["reason"]
-    assert by["garland"]["verdict"] == "not evaluated" and "Random not run" in by["garland"]["reason"]
+    by = {e.experiment: e for e in result.experiments}
+    assert by["landmine"].verdict == "not evaluated" and "not in this config" in by["landmine"].reason
+    assert by["garland"].verdict == "not evaluated" and "Random not run" in by["garland"].reason
     # no evaluated comparison at all: the audit gets no beyond part
     assert run_beyond(BEYOND, {"garland": {"VHCT-rho0.75": runs_of(sample(1.0, 1))}}) is None
 
@@ -134,10 +144,10 @@ def made_up_audit() -> dict:
     for q in beyond["questions"]:
         q["experiments"] = ["garland-beyond"]
     part = run_beyond(beyond, runs)
-    return {
-        "format": 2, "context": {}, "summary": {}, "flipped_claims": [], "reading_flips": [],
-        "rules": {"footing": "made up"}, "claims": [], "sensitivity": [], "discrepancies": [], "beyond": part,
-    }  # fmt: skip
+    return Audit(
+        format=2, context={}, summary={}, flipped_claims=[], reading_flips=[],
+        rules={"footing": "made up"}, claims=[], sensitivity=[], discrepancies=[], beyond=part,
+    )  # fmt: skip
 
 
 def test_the_findings_section_is_rendered_from_the_audit_json(tmp_path):
@@ -146,7 +156,7 @@ def test_the_findings_section_is_rendered_from_the_audit_json(tmp_path):
     data = json.loads((tmp_path / "audit.json").read_text(encoding="utf-8"))
     rows = {(q["id"], e["experiment"]): e for q in data["beyond"]["questions"] for e in q["experiments"]}
     bo = Comparison.from_json(rows[("vhct-vs-bo", "garland-beyond")]["comparison"])
-    text = "\n".join(beyond_lines(data, [tmp_path / f"{BEYOND_FIGURE}.png"]))
+    text = "\n".join(beyond_lines(parse_audit(data), [tmp_path / f"{BEYOND_FIGURE}.png"]))
     assert "| Does VHCT beat random search? | garland-beyond | final (t = 30) |" in text
     assert "VHCT-rho0.75 better" in text
     # BO capped at 6 rounds: compared there, labelled, and better than VHCT at its own horizon
@@ -162,8 +172,7 @@ def test_the_findings_section_is_rendered_from_the_audit_json(tmp_path):
 
 
 def test_without_a_beyond_part_the_sections_say_so_in_one_line():
-    audit = made_up_audit()
-    del audit["beyond"]
+    audit = made_up_audit().model_copy(update={"beyond": None})
     lines = [line for line in beyond_lines(audit, []) if line]
     assert lines == ["No question beyond the paper was evaluated: the run's configuration runs no baseline."]
     assert "No question beyond the paper was evaluated" in render_markdown(audit)
@@ -189,8 +198,8 @@ def test_the_shipped_document_has_the_section_after_the_claims(tmp_path):
     )
     path = docs / findings.DATA_DIR / findings.AUDIT_JSON
     shipped = json.loads(path.read_text(encoding="utf-8"))
-    beyond = made_up_audit()["beyond"]
-    path.write_text(json.dumps({**shipped, "beyond": beyond}, default=Comparison.to_json), encoding="utf-8")
+    beyond = json.loads(audit_json(made_up_audit()))["beyond"]
+    path.write_text(json.dumps({**shipped, "beyond": beyond}), encoding="utf-8")
     (docs / findings.FIGURES_DIR / f"{BEYOND_FIGURE}.png").write_bytes(
         next(figures.glob("*.png")).read_bytes()
     )

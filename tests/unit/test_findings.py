@@ -19,6 +19,22 @@ from support import REPO
 from vhct.pipeline import provenance
 from vhct.reporting import findings
 from vhct.reporting.audit import AUDIT_FORMAT, Comparison
+from vhct.reporting.audit.records import audit_json, parse_audit
+
+
+def _complete(audit: dict) -> dict:
+    """The made-up audit with every field its records require (plausible values where unset)."""
+    claim = {"kind": "lowest", "statistic": "cumulative_regret", "alpha": 0.05, "min_seeds": 20,
+             "round": "final", "thresholds": {}, "experiments": [], "sensitivity": []}  # fmt: skip
+    audit = {"summary": {}, "rules": {"footing": "f", "lowest": "r"}, **audit}
+    audit["claims"] = [{**claim, **c} for c in audit["claims"]]
+    for c in audit["claims"]:
+        c["experiments"] = [{"comparisons": [], **e} for e in c["experiments"]]
+    for choice in audit["sensitivity"]:
+        choice.setdefault("substitute", {})
+        choice["claims"] = [{"common_rounds": {}, "variant_coverage": "", "variant_experiments": [], **r}
+                            for r in choice["claims"]]  # fmt: skip
+    return audit
 
 
 def _made_up_run(tmp_path: Path) -> tuple[Path, Path]:
@@ -66,12 +82,13 @@ def _made_up_run(tmp_path: Path) -> tuple[Path, Path]:
         "discrepancies": [{"id": "D1", "where": "App.", "paper": "tau", "issue": "typo",
                            "resolution": "fixed"}],
     }  # fmt: skip
+    audit = _complete(audit)
     # the run started an hour ago and ends in two minutes: the files written now lie within it
     config = provenance.config_record([REPO / "config" / "paper-local.yaml"])
     config["figures"] = ["fig3a_garland", "fig3c_mnist"]
     audit["context"]["configfiles"] = config["config_files"]
     results.mkdir(parents=True)
-    (results / findings.AUDIT_JSON).write_text(json.dumps(audit))
+    (results / findings.AUDIT_JSON).write_text(audit_json(parse_audit(audit)))  # the records' writer
     started = datetime.now(UTC) - timedelta(seconds=3600)
     prov = provenance.record(
         ["snakemake", "--configfile", "config/paper-local.yaml"], started, 3725.0, config
@@ -104,13 +121,16 @@ def test_ship_copies_a_run_into_docs_and_renders_every_part(tmp_path):
     assert findings.headline(audit) in text
     for needle in ("| C1 |", "| C2 |", "C1 flips: reproduced -> inconclusive", "| D1 |", "BO stops at t = 50",
                    "mnist runs in test-split mode", "1 h 02 min 05 s", "config/paper-local.yaml",
-                   "12.5 ± 1.5", "**C1** (reproduced): read as the lowest final regret",
-                   "  - mnist: reproduced (vs BO: p = 0.02)",
-                   "**C2** (inconclusive): VHCT and HCT alike",
+                   "12.5 ± 1.5",
+                   "#### C1\n\n**reproduced** on garland, mnist. Sec. 5. read as the lowest final regret",
+                   "- mnist: reproduced (vs BO: p = 0.02)",
+                   "#### C2\n\n**inconclusive** on garland. Fig. 3. VHCT and HCT alike",
+                   "| C1 | **reproduced** | VHCT below BO | osc-refresh (inconclusive) | [why](#c1) |",
                    # the opening summary, from the audit JSON
                    "- **Scope.** 3 claims of the paper", "2 experiments (garland, mnist) at 20 seeds",
-                   "- **Reproduced** (1):\n  - C1 (Sec. 5)",
-                   "- **Not reproduced** (1):\n  - C3 (App.): mnist: BO vs VHCT-rho0.75 at t = 50 of 100",
+                   "- **Reproduced** (1):\n  - [C1](#c1) (Sec. 5)",
+                   "- **Not reproduced** (1):\n  - [C3](#c3) (App.): mnist: "
+                   "BO vs VHCT-rho0.75 at t = 50 of 100, ratio of means 7",
                    "- **Inconclusive** (1), neither the claim nor its refutation significant: C2.",
                    "- **Two readings disagree** on S: C1: reproduced, C3: not reproduced.",
                    "- **Read before the horizon** (1 comparison, each labelled with its round",
@@ -130,7 +150,7 @@ def test_ship_copies_a_run_into_docs_and_renders_every_part(tmp_path):
     shipped["claims"][1]["verdict"] = "reproduced"
     (docs / findings.DATA_DIR / findings.AUDIT_JSON).write_text(json.dumps(shipped))
     changed = findings.render(docs)
-    assert "| C2 | Fig. 3 | **reproduced** |" in changed and "| C2 | Fig. 3 | **inconclusive** |" in text
+    assert "| C2 | **reproduced** |" in changed and "| C2 | **inconclusive** |" in text
     assert "- **Reproduced** (2):" in changed and "- **Inconclusive**" not in changed
 
 
@@ -273,11 +293,14 @@ def test_ship_copies_only_the_figures_the_findings_link(shipped):
 
 
 def test_headline_counts_the_verdicts_and_flips():
-    audit = {
-        "claims": [{"verdict": v} for v in ("reproduced", "reproduced", "not reproduced", "inconclusive")],
+    audit = _complete({
+        "format": AUDIT_FORMAT, "sensitivity": [], "discrepancies": [], "reading_flips": [],
+        "claims": [{"id": f"C{i}", "quote": "q", "location": "l", "verdict": v, "reason": "r",
+                    "coverage": "a"}
+                   for i, v in enumerate(("reproduced", "reproduced", "not reproduced", "inconclusive"))],
         "context": {"experiments": {"a": {"seeds": list(range(20))}}},
         "flipped_claims": ["C3"],
-    }
+    })  # fmt: skip
     assert findings.headline(audit) == (
         "At 20 seeds per curve, of the paper's 4 audited claims: 2 reproduced, 1 not reproduced and "
         "1 inconclusive; 1 claim flips under an implementation choice the paper leaves open."
@@ -391,31 +414,77 @@ def test_readme_first_screen_carries_the_shipped_headline_and_links_the_findings
     assert "](docs/findings.md)" in first_screen
 
 
-def test_the_gpyopt_cost_explains_only_bos_cap():
-    """A capped setting that is not BO gets its config key as the reason, not GPyOpt's cost."""
+def _scale_section(experiments: dict) -> list[str]:
+    """The findings' "Not at the paper's full scale" lines of an audit of these experiments."""
+    from vhct.reporting.audit.render import render_findings
+
+    audit = parse_audit(_complete({"format": AUDIT_FORMAT, "claims": [], "sensitivity": [],
+                                   "discrepancies": [], "reading_flips": [], "flipped_claims": [],
+                                   "context": {"experiments": experiments}}))  # fmt: skip
+    prov = {"commit": None, "config_files": [], "command": "c", "started_utc": "s", "wall_seconds": 1.0,
+            "machine": {"cpus": 1, "cpu_model": "m", "system": "s", "python": "3"},
+            "versions": {"numpy": "2.0"}}
+    text = render_findings(audit, prov, {}, [], "figures")
+    assert "| package versions | numpy 2.0 |" in text  # the provenance's versions, when recorded
+    section = text[text.index("## Not at the paper's full scale") : text.index("## Verdicts")]
+    return [line for line in section.split("\n")[1:] if line]
+
+
+def test_a_capped_settings_reason_is_chosen_from_its_parameters():
+    """GPyOpt's cost explains a BO setting's cap, with its own GP-fit restarts; another capped setting
+    gets its config key as the reason."""
     settings = {
-        "BO": {"algorithm": "BO", "max_horizon": 50},
+        "BO": {"algorithm": "BO", "params": {"optimize_restarts": 1}, "max_horizon": 50},
+        "BO-restarts5": {"algorithm": "BO", "params": {"optimize_restarts": 5}, "max_horizon": 20},
         "T-HOO-short": {"algorithm": "T-HOO", "max_horizon": 20},
         "VHCT": {"algorithm": "VHCT"},
     }
-    garland = {"horizon": 100, "seeds": [0, 1], "settings": settings}
-    audit = {"context": {"experiments": {"garland": garland}}}
-    lines = findings.scale_lines(audit)
+    lines = _scale_section({"garland": {"objective": "garland", "horizon": 100, "seeds": [0, 1],
+                                        "settings": settings}})  # fmt: skip
     bo = next(line for line in lines if line.startswith("- **BO stops at t = 50"))
+    five = next(line for line in lines if line.startswith("- **BO-restarts5 stops at t = 20"))
     short = next(line for line in lines if line.startswith("- **T-HOO-short stops at t = 20"))
-    assert findings.BO_REASON in bo
-    assert findings.BO_REASON not in short and "GPyOpt" not in short and findings.CAP_REASON in short
+    assert "GPyOpt" in bo and "one warm-started GP fit per round" in bo
+    assert "GPyOpt" in five and "with 5 restarts of the GP hyperparameter fit per round" in five
+    assert "one warm-started GP fit per round" not in five
+    assert "GPyOpt" not in short and "`max_horizon`" in short
     assert not any("VHCT" in line for line in lines)
 
 
 def test_a_setting_that_runs_fewer_seeds_is_said_with_its_count():
     """BO at 10 of 20 seeds (max_seeds) is stated among what was not run at full scale."""
     settings = {"BO": {"algorithm": "BO", "max_seeds": 10}, "VHCT": {"algorithm": "VHCT"}}
-    landmine = {"horizon": 50, "seeds": list(range(20)), "settings": settings}
-    audit = {"context": {"experiments": {"landmine": landmine}}}
-    lines = findings.scale_lines(audit)
-    assert f"- **BO runs 10 seeds**, not all, in landmine. {findings.SEEDS_REASON}" in lines
+    landmine = {"objective": "landmine", "horizon": 50, "seeds": list(range(20)), "settings": settings}
+    lines = _scale_section({"landmine": landmine})
+    said = "- **BO runs 10 seeds**, not all, in landmine. Its `max_seeds`"
+    assert any(line.startswith(said) for line in lines)
     assert not any("VHCT" in line for line in lines)
     settings["BO"]["max_seeds"] = 20  # a cap at the experiment's count takes none away
     nothing = "- Nothing: every experiment ran at the configured paper scale."
-    assert findings.scale_lines(audit) == [nothing, ""]
+    assert _scale_section({"landmine": landmine}) == [nothing]
+
+
+def test_the_headline_and_the_summary_agree_with_the_verdict_table():
+    """The README's headline, the findings' summary and the table at a glance, from one renderer."""
+    audit = findings.read_audit(DOCS / findings.DATA_DIR / findings.AUDIT_JSON)
+    text = findings.render(DOCS)
+    table = text[text.index("| claim | verdict | decided by |") : text.index("### Why, claim by claim")]
+    rows = {m[0]: m[1] for m in re.findall(r"^\| ([\w-]+) \| \*\*([^*]+)\*\* \|", table, re.M)}
+    assert list(rows) == [c.id for c in audit.claims]
+    counts = {v: list(rows.values()).count(v) for v in set(rows.values())}
+    head = findings.headline(audit)
+    for verdict, n in counts.items():
+        assert f"{n} {verdict}" in head
+    summary = text[text.index("## Summary") : text.index("## Provenance")]
+    assert f"- **Reproduced** ({counts.get('reproduced', 0)}):" in summary
+    assert f"- **Not reproduced** ({counts.get('not reproduced', 0)}):" in summary
+    assert f"- **Inconclusive** ({counts.get('inconclusive', 0)})" in summary
+    for claim, verdict in rows.items():
+        if verdict in ("reproduced", "not reproduced"):
+            assert f"  - [{claim}](#{claim})" in summary
+    assert f"**{head}**" in text and head in findings.readme_block(DOCS)
+    # every reason is linked from its line, and no regret reference is said twice on one line
+    for claim in rows:
+        assert f"[why](#{claim})" in table and f"\n#### {claim}\n" in text
+    for line in text.split("\n"):
+        assert line.count("regret against the best value observed") <= 1 or line.startswith("  - "), line

@@ -18,5 +18,5 @@ with job_logging("audit", smk.log[0] if len(smk.log) else None):
         html_path=smk.output.html,
         beyond_path=smk.input.beyond,
     )
-    summary = ", ".join(f"{v}: {n}" for v, n in audit["summary"].items())
+    summary = ", ".join(f"{v}: {n}" for v, n in audit.summary.items())
     logging.getLogger("vhct.reporting.audit").info("audit written: %s", summary)

@@ -9,18 +9,20 @@ a level and effect-size thresholds. One module per job:
 - ``verdicts``: the verdict ladder every check uses and how verdicts combine;
 - ``evaluate``: claims per experiment and combined, under the defaults and each variant;
 - ``beyond``: the questions beyond the paper (``beyond.yaml``), two-sided, with the same checks;
-- ``render``: the audit as Markdown, HTML and JSON; ``job``: the pipeline's audit stage.
+- ``records``: the typed records and their JSON writer and reader;
+- ``render``: the one renderer (Markdown, HTML, the findings; templates in ``vhct/reporting/templates``);
+  ``job``: the pipeline's audit stage.
 
 Verdicts: reproduced, not reproduced, inconclusive (too few seeds, or neither the claimed nor the
 refuting test significant) and not evaluated (the config does not run what the claim needs). Every
-comparison is a typed record (``Comparison``) used alike by the checks, the renderer and the findings.
+comparison, experiment verdict, claim verdict and the whole audit is a typed record (``records``) with
+one JSON writer and one reader, used alike by the checks, the renderer and the findings.
 """
 
 from vhct.reporting.audit.beyond import evaluate_question, run_beyond
 from vhct.reporting.audit.checks import (
     AUDITED_COLUMNS,
     CHECKS,
-    Comparison,
     Run,
     Runs,
     check_aggregates,
@@ -41,7 +43,6 @@ from vhct.reporting.audit.claims import (
     substitute_settings,
 )
 from vhct.reporting.audit.evaluate import (
-    AUDIT_FORMAT,
     conclude,
     config_summary,
     display_path,
@@ -53,7 +54,16 @@ from vhct.reporting.audit.evaluate import (
     run_audit,
 )
 from vhct.reporting.audit.job import audit_job
-from vhct.reporting.audit.render import document, render_html, render_markdown, write_audit
+from vhct.reporting.audit.records import (
+    AUDIT_FORMAT,
+    Audit,
+    AuditRecordError,
+    ClaimVerdict,
+    Comparison,
+    ExperimentVerdict,
+    read_audit,
+)
+from vhct.reporting.audit.render import render_html, render_markdown, write_audit
 from vhct.reporting.audit.verdicts import (
     INCONCLUSIVE,
     NOT_EVALUATED,
@@ -95,7 +105,11 @@ __all__ = [
     "coverage",
     "decide",
     "display_path",
-    "document",
+    "Audit",
+    "AuditRecordError",
+    "ClaimVerdict",
+    "ExperimentVerdict",
+    "read_audit",
     "evaluate_claim",
     "evaluate_sensitivity",
     "file_sha256",

@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from vhct.reporting.audit.checks import Comparison, Runs, samples
+from vhct.reporting.audit.checks import Runs, samples
 from vhct.reporting.audit.evaluate import claim_comparisons
+from vhct.reporting.audit.records import Beyond, Comparison, QuestionAnswer, QuestionRow
 from vhct.reporting.audit.verdicts import NOT_EVALUATED, decide_question
 
 #: the statistic of the cost beside each answer (the bo-cost claim's)
@@ -50,7 +51,7 @@ def cost(exp_runs: Mapping[str, Any], comp: Comparison) -> dict[str, float] | No
     }
 
 
-def evaluate_question(question: Mapping[str, Any], runs: Runs) -> dict[str, Any]:
+def evaluate_question(question: Mapping[str, Any], runs: Runs) -> QuestionAnswer:
     """The question's answer on every experiment it names (one comparison each, or why none)."""
     parts = claim_comparisons(question_claim(question), runs, {})
     flat = [c for _, comps in parts if not isinstance(comps, str) for c in comps]
@@ -58,27 +59,27 @@ def evaluate_question(question: Mapping[str, Any], runs: Runs) -> dict[str, Any]
     rows = []
     for experiment, comps in parts:
         if isinstance(comps, str):
-            rows.append({"experiment": experiment, "verdict": NOT_EVALUATED, "reason": comps,
-                         "comparison": None, "cost": None})  # fmt: skip
+            rows.append(QuestionRow(experiment=experiment, verdict=NOT_EVALUATED, reason=comps,
+                                    comparison=None, cost=None))  # fmt: skip
             continue
         (comp,) = [next(decided) for _ in comps]
         evaluated = comp.verdict != NOT_EVALUATED
         rows.append(
-            {
-                "experiment": experiment,
-                "verdict": comp.verdict,
-                "reason": comp.reason,
-                "comparison": comp,
-                "cost": cost(runs[experiment], comp) if evaluated else None,
-            }
+            QuestionRow(
+                experiment=experiment,
+                verdict=comp.verdict,
+                reason=comp.reason,
+                comparison=comp,
+                cost=cost(runs[experiment], comp) if evaluated else None,
+            )
         )
-    return {**{k: question[k] for k in QUESTION_FIELDS}, "experiments": rows}
+    return QuestionAnswer(**{k: question[k] for k in QUESTION_FIELDS}, experiments=rows)
 
 
-def run_beyond(beyond: Mapping[str, Any], runs: Runs) -> dict[str, Any] | None:
+def run_beyond(beyond: Mapping[str, Any], runs: Runs) -> Beyond | None:
     """The audit's ``beyond`` part, or None when no question has an evaluated comparison."""
     questions = [evaluate_question(q, runs) for q in beyond["questions"]]
-    if not any(r["comparison"] is not None and r["verdict"] != NOT_EVALUATED
-               for q in questions for r in q["experiments"]):  # fmt: skip
+    if not any(r.comparison is not None and r.verdict != NOT_EVALUATED
+               for q in questions for r in q.experiments):  # fmt: skip
         return None
-    return {"rules": dict(beyond["rules"]), "questions": questions}
+    return Beyond(rules=dict(beyond["rules"]), questions=questions)

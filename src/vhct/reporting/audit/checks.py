@@ -1,5 +1,5 @@
 """The runs a claim reads and the kinds of check: one function per kind, each turning the settings'
-per-seed statistics into typed comparisons (:class:`Comparison`) with their two one-sided p-values.
+per-seed statistics into typed comparisons (``records.Comparison``) with their two one-sided p-values.
 
 Every kind states two regions of the ratio of means (or of a slope): the claimed one and the
 refuting one, each with its margin. A check only computes the tests; the verdict of every
@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,8 @@ import pandas as pd
 
 from vhct.pipeline.tables import read_sidecar
 from vhct.reporting import stats
-from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED, PENDING
+from vhct.reporting.audit.records import Comparison
+from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED
 
 #: columns of a run table (``vhct.pipeline.tables.run_table_columns``) the audit reads
 AUDITED_COLUMNS = ("t", "cumulative_regret", "depth", "step_seconds")
@@ -49,77 +50,6 @@ class Run:
 
 #: experiment -> setting -> runs
 Runs = Mapping[str, Mapping[str, Sequence[Run]]]
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """One test of a claim: setting ``a`` against ``b`` (or against a bound when ``b`` is ``-``).
-
-    ``claimed`` and ``refuted`` state the two regions tested (e.g. ``mean_a < 0.95 mean_b``);
-    ``p_claimed`` is the one-sided p-value of the claimed region, ``p_refuted`` of the refuting
-    one and ``p_refuted_holm`` the latter Holm-adjusted over the claim's refuting tests
-    (``p_claimed_holm``: the claimed one's, for two-sided questions beyond the paper). ``round``
-    is where the statistic was read and ``horizon`` the experiment's last round: a comparison
-    read earlier says so in its label (``VHCT vs BO at t = 50 of 500``).
-    """
-
-    experiment: str
-    a: str
-    b: str
-    claimed: str = ""
-    refuted: str = ""
-    round: int | None = None
-    horizon: int | None = None
-    n_a: int = 0
-    n_b: int = 0
-    mean_a: float = math.nan
-    mean_b: float = math.nan
-    std_a: float = math.nan
-    std_b: float = math.nan
-    effect: float = math.nan
-    effect_name: str = ""
-    p_claimed: float | None = None
-    p_refuted: float | None = None
-    p_refuted_holm: float | None = None
-    p_claimed_holm: float | None = None
-    verdict: str = PENDING
-    reason: str = ""
-    reference: str = ""
-    values_a: Mapping[str, float] = field(default_factory=dict)
-    values_b: Mapping[str, float] = field(default_factory=dict)
-
-    @property
-    def early(self) -> bool:
-        """Read before the experiment's last round (a setting that stopped early)."""
-        return self.round is not None and self.horizon is not None and self.round < self.horizon
-
-    @property
-    def label(self) -> str:
-        """``a vs b``, with the round when it is not the experiment's last (``at t = 50 of 500``)."""
-        text = self.a if self.b == "-" else f"{self.a} vs {self.b}"
-        return text + (f" at t = {self.round} of {self.horizon}" if self.early else "")
-
-    def to_json(self) -> dict[str, Any]:
-        """The record as JSON-ready data, with its label (derived fields are not read back)."""
-        return {"label": self.label, "early": self.early, **dataclasses.asdict(self)}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Comparison:
-        """The record written by ``to_json``; a missing or unknown field fails, naming it."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = set(data) - names - {"label", "early"}
-        if unknown:
-            raise ValueError(f"comparison record has unknown fields {sorted(unknown)}")
-        fields = {k: v for k, v in data.items() if k in names}
-        for key in ("mean_a", "mean_b", "std_a", "std_b", "effect"):
-            if isinstance(fields.get(key), str):
-                fields[key] = float(fields[key])
-        return cls(**fields)
-
-    @classmethod
-    def of(cls, item: Comparison | Mapping[str, Any]) -> Comparison:
-        """The record itself, or read from its JSON form."""
-        return item if isinstance(item, Comparison) else cls.from_json(item)
 
 
 def read_runs(run_paths: Mapping[str, Mapping[str, Sequence[Path | str]]]) -> dict[str, dict[str, list[Run]]]:
@@ -345,14 +275,14 @@ def _full(exp_runs: Mapping[str, Sequence[Run]]) -> int:
     return max(horizon(r) for r in exp_runs.values())
 
 
-def check_against_others(claim, experiment, exp_runs, reference="", scales=None) -> list[Comparison]:
+def check_against_others(claim, experiment, exp_runs, reference="") -> list[Comparison]:
     """lowest, greater, among_fastest, similar: the target against each other setting."""
     a, full = claim["target"], _full(exp_runs)
     return [pair(claim, experiment, exp_runs.get(a), exp_runs.get(b), a, b, full, reference=reference)
             for b in claim["others"]]  # fmt: skip
 
 
-def check_best_parameter(claim, experiment, exp_runs, reference="", scales=None) -> list[Comparison]:
+def check_best_parameter(claim, experiment, exp_runs, reference="") -> list[Comparison]:
     """Each claimed setting against each other setting (non-inferiority: "a good choice")."""
     full = _full(exp_runs)
     return [
@@ -362,7 +292,7 @@ def check_best_parameter(claim, experiment, exp_runs, reference="", scales=None)
     ]
 
 
-def check_sublinear(claim, experiment, exp_runs, reference="", scales=None) -> list[Comparison]:
+def check_sublinear(claim, experiment, exp_runs, reference="") -> list[Comparison]:
     """Per seed, the slope of log R_t against log t at the checkpoints; its mean against the bounds."""
     a = claim["target"]
     runs = sorted(exp_runs[a], key=lambda r: r.seed)

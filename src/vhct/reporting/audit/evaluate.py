@@ -15,7 +15,6 @@ from vhct.pipeline.config import setting_cap
 from vhct.reporting.audit.checks import (
     CHECKS,
     REGRET_STATISTICS,
-    Comparison,
     Run,
     Runs,
     check_contrast,
@@ -23,11 +22,22 @@ from vhct.reporting.audit.checks import (
     rebase,
 )
 from vhct.reporting.audit.claims import substitute_settings
+from vhct.reporting.audit.records import (
+    AUDIT_FORMAT,
+    Audit,
+    ClaimVerdict,
+    Comparison,
+    ExperimentVerdict,
+    ReadingFlip,
+    SensitivityChoice,
+    SensitivityRow,
+    VariantVerdict,
+)
 from vhct.reporting.audit.verdicts import (
     NOT_EVALUATED,
     VERDICTS,
-    _reason,
     combine,
+    combined_reason,
     coverage,
     decide,
     flips,
@@ -58,8 +68,8 @@ def regret_scale(objective: str, params: Mapping[str, Any] | None = None) -> flo
     return float(f.f_star - np.mean([f(x) for x in points]))
 
 
-def _not_evaluated(experiment: str, reason: str) -> dict[str, Any]:
-    return {"experiment": experiment, "verdict": NOT_EVALUATED, "reason": reason, "comparisons": []}
+def _not_evaluated(experiment: str, reason: str) -> ExperimentVerdict:
+    return ExperimentVerdict(experiment=experiment, verdict=NOT_EVALUATED, reason=reason, comparisons=[])
 
 
 def claim_comparisons(
@@ -97,14 +107,13 @@ def claim_comparisons(
 
 def evaluate_claim(
     claim: Mapping[str, Any], runs: Runs, scales: Mapping[str, float | None] | None = None
-) -> dict[str, Any]:
+) -> ClaimVerdict:
     """Verdict of one claim on every experiment it names, and the combined verdict.
 
     The refuting tests of all the claim's comparisons are Holm-adjusted together (``decide``).
     """
-    out = {k: copy.deepcopy(claim[k]) for k in CLAIM_FIELDS if k in claim}
-    out.update(conclude(claim, claim_comparisons(claim, runs, scales or {})))
-    return out
+    fields = {k: copy.deepcopy(claim[k]) for k in CLAIM_FIELDS if k in claim}
+    return ClaimVerdict(**fields, **conclude(claim, claim_comparisons(claim, runs, scales or {})))
 
 
 def conclude(claim: Mapping[str, Any], parts: Sequence[tuple[str, list[Comparison] | str]]) -> dict[str, Any]:
@@ -123,19 +132,19 @@ def conclude(claim: Mapping[str, Any], parts: Sequence[tuple[str, list[Compariso
         mine = [next(decided) for _ in comps]
         verdicts = [c.verdict for c in mine]
         results.append(
-            {
-                "experiment": experiment,
-                "verdict": combine(verdicts),
-                "reason": _reason(verdicts, [c.reason for c in mine]),
-                "comparisons": mine,
-            }
+            ExperimentVerdict(
+                experiment=experiment,
+                verdict=combine(verdicts),
+                reason=combined_reason(verdicts, [c.reason for c in mine]),
+                comparisons=mine,
+            )
         )
-    verdicts = [r["verdict"] for r in results]
+    verdicts = [r.verdict for r in results]
     if claim.get("require", "all") == "majority":
         verdict, reason = majority(results, claim["alpha"])
     else:
         verdict = combine(verdicts, strict=False)
-        reason = _reason(verdicts, [f"{r['experiment']}: {r['reason']}" for r in results], strict=False)
+        reason = combined_reason(verdicts, [f"{r.experiment}: {r.reason}" for r in results], strict=False)
     return {"verdict": verdict, "reason": reason, "coverage": coverage(results), "experiments": results}
 
 
@@ -146,31 +155,26 @@ CLAIM_FIELDS = (
 )  # fmt: skip
 
 
-def reading_flips(results: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def reading_flips(results: Sequence[ClaimVerdict]) -> list[ReadingFlip]:
     """Claims that are readings of one statement (``reading_of``) and disagree: reported as a flip."""
-    groups: dict[str, list[Mapping[str, Any]]] = {}
+    groups: dict[str, list[ClaimVerdict]] = {}
     for r in results:
-        if r.get("reading_of"):
-            groups.setdefault(r["reading_of"], []).append(r)
+        if r.reading_of:
+            groups.setdefault(r.reading_of, []).append(r)
     out = []
     for group, members in groups.items():
-        evaluated = {m["verdict"] for m in members if m["verdict"] != NOT_EVALUATED}
-        out.append(
-            {
-                "statement": group,
-                "readings": {m["id"]: m["verdict"] for m in members},
-                "flips": len(evaluated) > 1,
-            }
-        )
+        evaluated = {m.verdict for m in members if m.verdict != NOT_EVALUATED}
+        readings = {m.id: m.verdict for m in members}
+        out.append(ReadingFlip(statement=group, readings=readings, flips=len(evaluated) > 1))
     return out
 
 
 def evaluate_sensitivity(
     claims: Mapping[str, Any],
     runs: Runs,
-    results: Sequence[Mapping[str, Any]],
+    results: Sequence[ClaimVerdict],
     scales: Mapping[str, float | None] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[SensitivityChoice]:
     """Every claim that names a substituted setting, evaluated again under each choice's variant.
 
     ``results`` are the claims' verdicts under the defaults (``evaluate_claim``), in the order of
@@ -188,18 +192,18 @@ def evaluate_sensitivity(
             if common_rounds:  # a variant run to fewer rounds: the default read where both reach
                 default = evaluate_claim(claim, common_runs, scales)
             rows.append(
-                {
-                    "claim": claim["id"],
-                    "common_rounds": dict(common_rounds),
-                    "default_verdict": default["verdict"],
-                    "variant_verdict": variant["verdict"],
-                    "flips": flips(default["verdict"], variant["verdict"]),
-                    "variant_coverage": variant["coverage"],
-                    "variant_reason": variant["reason"],
-                    "variant_experiments": variant["experiments"],
-                }
+                SensitivityRow(
+                    claim=claim["id"],
+                    common_rounds=dict(common_rounds),
+                    default_verdict=default.verdict,
+                    variant_verdict=variant.verdict,
+                    flips=flips(default.verdict, variant.verdict),
+                    variant_coverage=variant.coverage,
+                    variant_reason=variant.reason,
+                    variant_experiments=variant.experiments,
+                )
             )
-        out.append({**copy.deepcopy(dict(choice)), "claims": rows})
+        out.append(SensitivityChoice(**copy.deepcopy(dict(choice)), claims=rows))
     return out
 
 
@@ -226,7 +230,7 @@ def run_audit(
     runs: Runs,
     context: Mapping[str, Any] | None = None,
     scales: Mapping[str, float | None] | None = None,
-) -> dict[str, Any]:
+) -> Audit:
     """The whole audit: every claim's verdict, its sensitivity to the implementation choices, the
     readings that disagree, the verdict counts, the discrepancies and the context.
 
@@ -234,30 +238,32 @@ def run_audit(
     """
     results = [evaluate_claim(claim, runs, scales) for claim in claims["claims"]]
     sensitivity = evaluate_sensitivity(claims, runs, results, scales)
-    for result in results:
-        result["sensitivity"] = [
-            {"choice": choice["id"], "verdict": row["variant_verdict"], "flips": row["flips"]}
-            for choice in sensitivity
-            for row in choice["claims"]
-            if row["claim"] == result["id"]
-        ]
-    counts = {v: sum(r["verdict"] == v for r in results) for v in VERDICTS}
-    flipped = sorted({row["claim"] for choice in sensitivity for row in choice["claims"] if row["flips"]})
-    return {
-        "format": AUDIT_FORMAT,
-        "context": dict(context or {}),
-        "summary": counts,
-        "flipped_claims": flipped,
-        "reading_flips": reading_flips(results),
-        "rules": dict(claims["rules"]),
-        "claims": results,
-        "sensitivity": sensitivity,
-        "discrepancies": list(claims["discrepancies"]),
-    }
-
-
-#: version of the audit's JSON shape; the findings renderer refuses any other
-AUDIT_FORMAT = 2
+    results = [
+        result.model_copy(
+            update={
+                "sensitivity": [
+                    VariantVerdict(choice=choice.id, verdict=row.variant_verdict, flips=row.flips)
+                    for choice in sensitivity
+                    for row in choice.claims
+                    if row.claim == result.id
+                ]
+            }
+        )
+        for result in results
+    ]
+    counts = {v: sum(r.verdict == v for r in results) for v in VERDICTS}
+    flipped = sorted({row.claim for choice in sensitivity for row in choice.claims if row.flips})
+    return Audit(
+        format=AUDIT_FORMAT,
+        context=dict(context or {}),
+        summary=counts,
+        flipped_claims=flipped,
+        reading_flips=reading_flips(results),
+        rules=dict(claims["rules"]),
+        claims=results,
+        sensitivity=sensitivity,
+        discrepancies=list(claims["discrepancies"]),
+    )
 
 
 def display_path(path: Path | str) -> str:

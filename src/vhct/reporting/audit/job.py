@@ -13,6 +13,7 @@ from vhct.reporting.audit.beyond import run_beyond
 from vhct.reporting.audit.checks import check_aggregates, read_runs
 from vhct.reporting.audit.claims import claims_experiments, load_beyond, load_claims
 from vhct.reporting.audit.evaluate import config_summary, display_path, file_sha256, regret_scale, run_audit
+from vhct.reporting.audit.records import Audit
 from vhct.reporting.audit.render import write_audit
 
 
@@ -26,7 +27,7 @@ def audit_job(
     json_path: Path | str,
     html_path: Path | str | None = None,
     beyond_path: Path | str | None = None,
-) -> dict[str, Any]:
+) -> Audit:
     """The audit stage: read claims and runs, cross-check the aggregates, evaluate, write.
 
     ``beyond_path``: the questions beyond the paper, answered in the audit's separate ``beyond``
@@ -61,6 +62,6 @@ def audit_job(
     audit = run_audit(claims, runs, context, scales)
     beyond = run_beyond(load_beyond(beyond_path), runs) if beyond_path is not None else None
     if beyond is not None:
-        audit["beyond"] = beyond
+        audit = audit.model_copy(update={"beyond": beyond})
     write_audit(audit, md_path, json_path, html_path)
     return audit

@@ -12,20 +12,15 @@ experiment (``require: all``) or a majority (``require: majority``, experiments 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
 
 from vhct.reporting import stats
-
-if TYPE_CHECKING:
-    from vhct.reporting.audit.checks import Comparison
+from vhct.reporting.audit.records import PENDING, Comparison, ExperimentVerdict
 
 REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not reproduced"
 INCONCLUSIVE = "inconclusive"
 NOT_EVALUATED = "not evaluated"
-#: a comparison whose tests are computed but whose verdict the claim level has not decided yet
-PENDING = "pending"
 VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_EVALUATED)
 #: how a comparison's label marks a round before the experiment's horizon ("at t = 50 of 500")
 EARLY_MARK = " at t = "
@@ -133,7 +128,7 @@ def combine(verdicts: Sequence[str], strict: bool = True) -> str:
     return INCONCLUSIVE
 
 
-def majority(results: Sequence[Mapping[str, Any]], alpha: float) -> tuple[str, str]:
+def majority(results: Sequence[ExperimentVerdict], alpha: float) -> tuple[str, str]:
     """A claim that holds "in general": reproduced on a majority of the evaluated experiments.
 
     Each experiment's intersection-union p-value (the largest claimed p of its comparisons, 1 if
@@ -142,19 +137,19 @@ def majority(results: Sequence[Mapping[str, Any]], alpha: float) -> tuple[str, s
     when more than ``k - need`` experiments are refuted (then no majority can hold). Holm controls
     the family-wise error, so either conclusion is wrong with probability at most alpha.
     """
-    evaluated = [r for r in results if r["verdict"] != NOT_EVALUATED]
+    evaluated = [r for r in results if r.verdict != NOT_EVALUATED]
     if not evaluated:
         return NOT_EVALUATED, "no experiment evaluated"
     k = len(evaluated)
     need = k // 2 + 1
 
-    def iut(r) -> float:
-        ps = [c.p_claimed if c.p_claimed is not None else 1.0 for c in r["comparisons"]]
+    def iut(r: ExperimentVerdict) -> float:
+        ps = [c.p_claimed if c.p_claimed is not None else 1.0 for c in r.comparisons]
         return max(ps) if ps else 1.0
 
     adjusted = stats.holm([iut(r) for r in evaluated])
-    held = [r["experiment"] for r, p in zip(evaluated, adjusted, strict=True) if p <= alpha]
-    refuted = [r["experiment"] for r in evaluated if r["verdict"] == NOT_REPRODUCED]
+    held = [r.experiment for r, p in zip(evaluated, adjusted, strict=True) if p <= alpha]
+    refuted = [r.experiment for r in evaluated if r.verdict == NOT_REPRODUCED]
     if len(held) >= need:
         return (
             REPRODUCED,
@@ -170,7 +165,7 @@ def majority(results: Sequence[Mapping[str, Any]], alpha: float) -> tuple[str, s
     )
 
 
-def _reason(verdicts: Sequence[str], reasons: Sequence[str], strict: bool = True) -> str:
+def combined_reason(verdicts: Sequence[str], reasons: Sequence[str], strict: bool = True) -> str:
     """A short reason for a combined verdict: the reasons of the parts that decided it."""
     verdict = combine(verdicts, strict)
     if verdict == REPRODUCED:
@@ -186,15 +181,15 @@ def _reason(verdicts: Sequence[str], reasons: Sequence[str], strict: bool = True
     return "; ".join(dict.fromkeys(picked))
 
 
-def coverage(results: Sequence[Mapping[str, Any]]) -> str:
+def coverage(results: Sequence[ExperimentVerdict]) -> str:
     """Which experiments a claim was evaluated on, e.g. ``garland (4/5 comparisons); 1 of 3 experiments``."""
     parts = []
     for r in results:
-        if r["verdict"] == NOT_EVALUATED:
+        if r.verdict == NOT_EVALUATED:
             continue
-        comps = r["comparisons"]
+        comps = r.comparisons
         done = sum(c.verdict != NOT_EVALUATED for c in comps)
-        parts.append(r["experiment"] + ("" if done == len(comps) else f" ({done}/{len(comps)} comparisons)"))
+        parts.append(r.experiment + ("" if done == len(comps) else f" ({done}/{len(comps)} comparisons)"))
     return f"{', '.join(parts) or 'none'}; {len(parts)} of {len(results)} experiments"
 
 

@@ -1,0 +1,309 @@
+"""The audit's typed records and their one JSON writer and one reader.
+
+Pydantic (v2) validates every record on reading: a record that lacks a field, or has one it does
+not know, is refused with the file and the field named (:class:`AuditRecordError`), so a renderer
+never guesses a key. ``Comparison`` is a pydantic dataclass (checks and the calibration build
+thousands of them positionally and with ``dataclasses.replace``); the records that hold comparisons
+are frozen models. The writer (:func:`audit_json`) spells non-finite floats as ``"nan"``/``"inf"``
+(JSON has none); the reader accepts them back.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationError
+from pydantic.dataclasses import dataclass
+
+#: version of the audit's JSON shape; the renderer refuses any other
+AUDIT_FORMAT = 2
+#: a comparison whose tests are computed but whose verdict the claim level has not decided yet
+PENDING = "pending"
+#: derived fields a comparison's JSON carries for the human reader (not read back)
+DERIVED_FIELDS = ("label", "early")
+
+_STRICT = ConfigDict(extra="forbid", frozen=True)
+
+
+class AuditRecordError(ValueError):
+    """An audit record that cannot be read: the message names the file and the field."""
+
+
+@dataclass(frozen=True, config=ConfigDict(extra="forbid"))
+class Comparison:
+    """One test of a claim: setting ``a`` against ``b`` (or against a bound when ``b`` is ``-``).
+
+    ``claimed`` and ``refuted`` state the two regions tested (e.g. ``mean_a < 0.95 mean_b``);
+    ``p_claimed`` is the one-sided p-value of the claimed region, ``p_refuted`` of the refuting
+    one and ``p_refuted_holm`` the latter Holm-adjusted over the claim's refuting tests
+    (``p_claimed_holm``: the claimed one's, for two-sided questions beyond the paper). ``round``
+    is where the statistic was read and ``horizon`` the experiment's last round: a comparison
+    read earlier says so in its label (``VHCT vs BO at t = 50 of 500``). ``ci_low``/``ci_high``:
+    an interval of the effect, where the check computes one.
+    """
+
+    experiment: str
+    a: str
+    b: str
+    claimed: str = ""
+    refuted: str = ""
+    round: int | None = None
+    horizon: int | None = None
+    n_a: int = 0
+    n_b: int = 0
+    mean_a: float = math.nan
+    mean_b: float = math.nan
+    std_a: float = math.nan
+    std_b: float = math.nan
+    effect: float = math.nan
+    effect_name: str = ""
+    p_claimed: float | None = None
+    p_refuted: float | None = None
+    p_refuted_holm: float | None = None
+    p_claimed_holm: float | None = None
+    verdict: str = PENDING
+    reason: str = ""
+    reference: str = ""
+    values_a: dict[str, float] = dataclasses.field(default_factory=dict)
+    values_b: dict[str, float] = dataclasses.field(default_factory=dict)
+    ci_low: float | None = None
+    ci_high: float | None = None
+
+    @property
+    def early(self) -> bool:
+        """Read before the experiment's last round (a setting that stopped early)."""
+        return self.round is not None and self.horizon is not None and self.round < self.horizon
+
+    @property
+    def label(self) -> str:
+        """``a vs b``, with the round when it is not the experiment's last (``at t = 50 of 500``)."""
+        text = self.a if self.b == "-" else f"{self.a} vs {self.b}"
+        return text + (f" at t = {self.round} of {self.horizon}" if self.early else "")
+
+    @property
+    def why(self) -> str:
+        """The reason without the regret reference it ends with (a renderer states that once)."""
+        suffix = f" ({self.reference})"
+        return self.reason[: -len(suffix)] if self.reference and self.reason.endswith(suffix) else self.reason
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as JSON-ready data, with its label (derived fields are not read back)."""
+        return {"label": self.label, "early": self.early, **dataclasses.asdict(self)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Comparison:
+        """The record written by ``to_json``; a missing or unknown field fails, naming it."""
+        try:
+            return _COMPARISON.validate_python(dict(data))
+        except ValidationError as exc:
+            raise AuditRecordError(f"comparison record: {_errors(exc)}") from exc
+
+    @classmethod
+    def of(cls, item: Comparison | Mapping[str, Any]) -> Comparison:
+        """The record itself, or read from its JSON form."""
+        return item if isinstance(item, Comparison) else cls.from_json(item)
+
+
+#: fields a comparison's JSON must carry (the interval is optional: older audits lack it)
+COMPARISON_REQUIRED = tuple(
+    f.name for f in dataclasses.fields(Comparison) if f.name not in ("ci_low", "ci_high")
+)
+
+
+def _comparison_json(data: Any) -> Any:
+    """A comparison's JSON form checked for every field but the interval; derived fields dropped."""
+    if isinstance(data, Mapping):
+        missing = [k for k in COMPARISON_REQUIRED if k not in data]
+        if missing:
+            raise ValueError(f"comparison lacks field(s) {', '.join(missing)}")
+        return {k: v for k, v in data.items() if k not in DERIVED_FIELDS}
+    return data
+
+
+#: a comparison inside a record: read from its JSON form through the required-field check
+ComparisonRecord = Annotated[Comparison, BeforeValidator(_comparison_json)]
+_COMPARISON: TypeAdapter[Comparison] = TypeAdapter(ComparisonRecord)
+
+
+class _Record(BaseModel):
+    model_config = _STRICT
+
+
+class ExperimentVerdict(_Record):
+    """A claim's verdict on one experiment (or pair of experiments) and the comparisons behind it."""
+
+    experiment: str
+    verdict: str
+    reason: str
+    comparisons: list[ComparisonRecord]
+
+
+class VariantVerdict(_Record):
+    """A claim's verdict under one implementation choice's variant, and whether it flips."""
+
+    choice: str
+    verdict: str
+    flips: bool
+
+
+class ClaimVerdict(_Record):
+    """One claim of the paper (its keys from the claims file) with its verdict and why."""
+
+    id: str
+    quote: str
+    location: str
+    kind: str
+    statistic: str
+    alpha: float
+    min_seeds: int
+    round: int | str
+    require: str = "all"
+    thresholds: dict[str, Any]
+    note: str | None = None
+    reading_of: str | None = None
+    target: str | None = None
+    claimed: list[str] | None = None
+    others: list[str] | None = None
+    pairs: list[list[str]] | None = None
+    direction: str | None = None
+    checkpoints: list[float] | None = None
+    verdict: str
+    reason: str
+    coverage: str
+    experiments: list[ExperimentVerdict]
+    sensitivity: list[VariantVerdict] = []
+
+
+class SensitivityRow(_Record):
+    """One claim under one choice: both verdicts (the default read at the variant's rounds)."""
+
+    claim: str
+    common_rounds: dict[str, int]
+    default_verdict: str
+    variant_verdict: str
+    flips: bool
+    variant_coverage: str
+    variant_reason: str
+    variant_experiments: list[ExperimentVerdict]
+
+
+class SensitivityChoice(_Record):
+    """An implementation choice the paper leaves open, its settings and the claims that read them."""
+
+    id: str
+    choice: str
+    default: str
+    variant: str
+    substitute: dict[str, str]
+    claims: list[SensitivityRow]
+
+
+class ReadingFlip(_Record):
+    """Claims that are readings of one statement, their verdicts and whether they disagree."""
+
+    statement: str
+    readings: dict[str, str]
+    flips: bool
+
+
+class QuestionRow(_Record):
+    """A question beyond the paper on one experiment: its answer, comparison and both sides' cost."""
+
+    experiment: str
+    verdict: str
+    reason: str
+    comparison: ComparisonRecord | None
+    cost: dict[str, float] | None
+
+
+class QuestionAnswer(_Record):
+    """A question beyond the paper (its keys from the questions file) and its answers."""
+
+    id: str
+    question: str
+    a: str
+    b: str
+    alpha: float
+    min_seeds: int
+    round: int | str
+    statistic: str
+    thresholds: dict[str, Any]
+    experiments: list[QuestionRow]
+
+
+class Beyond(_Record):
+    """The audit's part on the questions beyond the paper."""
+
+    rules: dict[str, str]
+    questions: list[QuestionAnswer]
+
+
+class Audit(_Record):
+    """The whole audit: verdicts, sensitivity, readings, discrepancies, context (one JSON file)."""
+
+    format: int
+    context: dict[str, Any]
+    summary: dict[str, int]
+    flipped_claims: list[str]
+    reading_flips: list[ReadingFlip]
+    rules: dict[str, str]
+    claims: list[ClaimVerdict]
+    sensitivity: list[SensitivityChoice]
+    discrepancies: list[dict[str, str]]
+    beyond: Beyond | None = None
+
+
+def _errors(exc: ValidationError) -> str:
+    return "; ".join(
+        f"{'/'.join(str(p) for p in e['loc']) or 'record'}: {e['msg']}" for e in exc.errors(include_url=False)
+    )
+
+
+def _clean(x: Any) -> Any:
+    """JSON-ready data: comparisons with their label, non-finite floats as strings."""
+    if isinstance(x, Comparison):
+        return _clean(x.to_json())
+    if isinstance(x, BaseModel):
+        return _clean({name: getattr(x, name) for name in type(x).model_fields})
+    if isinstance(x, float) and not math.isfinite(x):
+        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+    if isinstance(x, Mapping):
+        return {k: _clean(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_clean(v) for v in x]
+    return x
+
+
+def audit_json(audit: Audit) -> str:
+    """The one writer of the audit's JSON (results/audit.json, shipped as docs/findings/audit.json)."""
+    return json.dumps(_clean(audit), indent=2) + "\n"
+
+
+def parse_audit(data: Any, where: str = "audit") -> Audit:
+    """The audit record from its JSON data; another format or a record that fails validation is
+    refused, naming ``where`` (the file) and the field."""
+    if not isinstance(data, Mapping):
+        raise AuditRecordError(f"{where}: not an audit record (a JSON object)")
+    if data.get("format") != AUDIT_FORMAT:
+        raise AuditRecordError(
+            f"{where}: audit format {data.get('format', 1)!r}, but this renderer needs format "
+            f"{AUDIT_FORMAT}: re-run the audit (make paper-local) and ship its results (make findings)"
+        )
+    try:
+        return Audit.model_validate(data)
+    except ValidationError as exc:
+        raise AuditRecordError(f"{where}: {_errors(exc)}") from exc
+
+
+def read_audit(path: Path | str) -> Audit:
+    """The one reader of the audit's JSON file (validated; errors name the file)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise AuditRecordError(f"{path}: cannot read it as JSON ({exc})") from exc
+    return parse_audit(data, str(path))
