@@ -8,9 +8,11 @@ import pickle
 
 import numpy as np
 import pytest
+from support import algorithms_of
 
 from vhct.extras import missing_modules
 from vhct.optimizers.base import Optimizer
+from vhct.optimizers.optuna_baselines import OptunaBaseline
 from vhct.optimizers.registry import (
     Algorithm,
     algorithm_names,
@@ -20,9 +22,11 @@ from vhct.optimizers.registry import (
     register,
     unregister,
 )
+from vhct.optimizers.tree import OSC
 from vhct.reporting.styles import STYLES, register_style, style, unregister_style
 
-OPTUNA_BASELINES = ("Random", "TPE", "CMA-ES", "GP-Optuna")
+#: every registered baseline run through Optuna
+OPTUNA_BASELINES = algorithms_of(OptunaBaseline)
 
 
 class Dummy(Optimizer):
@@ -119,7 +123,7 @@ def test_colours_never_collide():
 
 
 def test_osc_column():
-    assert osc_algorithms() == {"VHCT", "HCT"}
+    assert osc_algorithms() == {"VHCT", "HCT"} == set(algorithms_of(OSC))
 
 
 def test_horizon_required_only_where_used():
