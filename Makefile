@@ -1,11 +1,21 @@
 # Two commands on a fresh machine:  make figures   and   make test
-# Both create .venv from pyproject.toml when it is absent (python3.11 -m venv .venv &&
-# .venv/bin/pip install -e .[all,test]) and reinstall when pyproject.toml changes.
+# Both create .venv when it is absent (python3.11 -m venv .venv && .venv/bin/pip install
+# -r requirements.lock -e .[all,test]: every package at the exact version of the lock) and
+# reinstall when pyproject.toml or the lock changes. `make lock` regenerates the lock.
 
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.vhct-installed
+# the exact version of every package of .[all,test] (pip-compile from pyproject.toml's ranges;
+# CPython 3.11 on Linux x86_64, the machine of the pipeline and of CI)
+LOCK := requirements.lock
+# throwaway venv of `make lock` that holds pip-tools (kept out of the project's own venv)
+LOCK_VENV ?= /tmp/vhct-lock-venv
+PIP_TOOLS ?= pip-tools==7.6.2
+# make lock UPGRADE=1: every package at its newest version within pyproject.toml's ranges
+# (by default pip-compile keeps the locked versions and pins only what is new)
+UPGRADE ?=
 # throwaway venv of `make core-example` (outside the checkout, so `import vhct` is the installed one)
 CORE_VENV ?= /tmp/vhct-core-venv
 CORES ?= all
@@ -36,17 +46,30 @@ endif
 endif
 REAL_FIGURES := figures/fig3b_landmine.pdf figures/fig3c_mnist.pdf
 
-.PHONY: all venv figures real-data data paper paper-local findings test test-quick core-example lint dry-run slurm-dry-run unlock clean
+.PHONY: all venv lock figures real-data data paper paper-local findings test test-quick core-example lint dry-run slurm-dry-run unlock clean
 
 all: figures
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -e ".[all,test]"
+	$(BIN)/pip install -r $(LOCK) -e ".[all,test]"
 	touch $(STAMP)
 
-## venv: create .venv and install the project with its test extra (when absent or stale)
+## venv: create .venv and install the project with its test extra at the lock's versions (when absent or stale)
 venv: $(STAMP)
+
+## lock: regenerate requirements.lock from pyproject.toml (pip-compile in a throwaway venv; UPGRADE=1 to
+## move every package to its newest allowed version); then `make venv` installs it
+lock:
+	rm -rf $(LOCK_VENV) && $(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/pip install --quiet "$(PIP_TOOLS)"
+	CUSTOM_COMPILE_COMMAND="make lock" $(LOCK_VENV)/bin/pip-compile --quiet $(if $(UPGRADE),--upgrade) --extra all --extra test \
+		--allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links \
+		--output-file $(LOCK) pyproject.toml
+	# the project itself (pulled in by its own `all` extra) is installed from the checkout, not pinned
+	awk '/^vhct @ /{skip=1; next} skip && /^ +#/{next} {skip=0; print}' $(LOCK) > $(LOCK).tmp
+	mv $(LOCK).tmp $(LOCK)
+	rm -rf $(LOCK_VENV)
 
 ## figures: the whole pipeline with the default (reduced-scale) config on all cores
 ## (or only TARGETS and what they need: make figures TARGETS=figures/fig3a_garland.pdf)

@@ -163,3 +163,30 @@ def interruptible() -> None:
     """
     set_umask()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def algorithms_of(*classes: type) -> list[str]:
+    """The registered algorithms whose optimizer is one of ``classes`` or a subclass, in the
+    registry's order: a test meant for every algorithm of a kind parametrizes over this, so a new
+    registry row of that kind is tested without editing the test. A row whose target is a factory
+    (VHCT, HCT) counts by the class its return annotation names."""
+    import inspect
+
+    from vhct.optimizers.registry import ALGORITHM_TABLE
+
+    def made(target) -> type:
+        if isinstance(target, type):
+            return target
+        returned = inspect.signature(target).return_annotation
+        return getattr(sys.modules[target.__module__], returned) if isinstance(returned, str) else returned
+
+    return [name for name, row in ALGORITHM_TABLE.items() if issubclass(made(row.load()), classes)]
+
+
+def hierarchical_algorithms() -> list[str]:
+    """Every registered hierarchical-bandit algorithm: a tree search (VHCT, HCT, T-HOO) or a
+    portfolio of them (POO, PCT); numpy only and fast, unlike the BO and Optuna baselines."""
+    from vhct.optimizers.parallel import _Portfolio
+    from vhct.optimizers.tree import TreeSearch
+
+    return algorithms_of(TreeSearch, _Portfolio)

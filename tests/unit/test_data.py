@@ -28,7 +28,6 @@ from vhct.pipeline.data import (
     DownloadError,
     VerificationError,
     check_stamp,
-    fetch_all,
     fetch_file,
     verify_file,
 )
@@ -212,6 +211,23 @@ def test_mirror_from_environment(dest, tmp_path, monkeypatch):
     assert fetch_file(spec, dest).read_bytes() == PAYLOAD
 
 
+@pytest.mark.parametrize("kind", ["file", "missing"])
+def test_a_mirror_that_is_no_directory_is_named_as_such(dest, tmp_path, monkeypatch, kind):
+    """VHCT_DATA_MIRROR naming a file (or nothing) says so, not "missing in mirror (<file>/<path>)"."""
+    mirror = tmp_path / "mirror.txt"
+    if kind == "file":
+        mirror.write_text("not a folder")
+    monkeypatch.setenv(MIRROR_ENV, str(mirror))
+    spec = {"path": "landmine/L.mat", "sha256": sha256(PAYLOAD)}
+    with pytest.raises(DownloadError) as info:
+        fetch_file(spec, dest)
+    message = str(info.value)
+    expected = f"{mirror} is not a directory" if kind == "file" else f"no such directory {mirror}"
+    assert f"mirror {mirror} ({MIRROR_ENV}): {expected}" in message
+    assert "missing in mirror" not in message
+    assert all_files(dest) == []
+
+
 def test_env_mirror_tried_after_config_mirror(dest, tmp_path, monkeypatch):
     empty, full = tmp_path / "empty", tmp_path / "full"
     empty.mkdir()
@@ -302,21 +318,6 @@ def test_present_corrupt_file_removed_when_no_source_works(server, dest):
     with pytest.raises(DownloadError, match="failed verification and was removed"):
         fetch_file(spec, dest)
     assert all_files(dest) == []
-
-
-def test_fetch_all_reports_every_failed_file(dest, tmp_path):
-    mirror = tmp_path / "m"
-    mirror.mkdir()
-    (mirror / "ok.bin").write_bytes(PAYLOAD)
-    specs = [
-        {"path": "ok.bin", "sha256": sha256(PAYLOAD)},
-        {"path": "no1.bin", "sha256": sha256(b"1")},
-        {"path": "no2.bin", "sha256": sha256(b"2")},
-    ]
-    with pytest.raises(DownloadError) as err:
-        fetch_all(specs, dest, mirror=mirror)
-    assert "no1.bin" in str(err.value) and "no2.bin" in str(err.value)
-    assert [p.name for p in all_files(dest)] == ["ok.bin"]
 
 
 def test_verify_file(tmp_path):

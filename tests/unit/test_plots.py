@@ -8,7 +8,6 @@ import pytest
 pd = pytest.importorskip("pandas")
 pytest.importorskip("matplotlib")
 
-from vhct.optimizers.registry import palette  # noqa: E402
 from vhct.reporting import plots  # noqa: E402
 
 SETTINGS = {"VHCT-a": "VHCT", "Random": "Random", "GP": "GP-Optuna"}
@@ -50,7 +49,7 @@ def test_cost_panel_draws_each_settings_mean_and_range_in_its_colour(tmp_path):
     regret_ax, cost_ax = fig.axes[:2]
     bars = cost_ax.patches
     assert [b.get_width() for b in bars] == pytest.approx([np.mean(COST[s]) for s in SETTINGS])
-    colours = [palette()[a][0] for a in SETTINGS.values()]
+    colours = [plots.style(a)[0] for a in SETTINGS.values()]
     assert [plots.matplotlib.colors.to_hex(b.get_facecolor()) for b in bars] == colours
     ranges = [line.get_xdata().tolist() for line in cost_ax.lines]
     assert ranges == [COST[s] for s in SETTINGS]

@@ -1,4 +1,5 @@
-"""The registry is the one place an algorithm is declared: names, parameters, colours, config checks."""
+"""The registry is the one place an algorithm is declared (names, parameters, config checks); its
+figure style is one row of the reporting layer's style table."""
 
 from __future__ import annotations
 
@@ -7,21 +8,25 @@ import pickle
 
 import numpy as np
 import pytest
+from support import algorithms_of
 
 from vhct.extras import missing_modules
 from vhct.optimizers.base import Optimizer
+from vhct.optimizers.optuna_baselines import OptunaBaseline
 from vhct.optimizers.registry import (
     Algorithm,
     algorithm_names,
     algorithm_params,
     make_optimizer,
     osc_algorithms,
-    palette,
     register,
     unregister,
 )
+from vhct.optimizers.tree import OSC
+from vhct.reporting.styles import STYLES, register_style, style, unregister_style
 
-OPTUNA_BASELINES = ("Random", "TPE", "CMA-ES", "GP-Optuna")
+#: every registered baseline run through Optuna
+OPTUNA_BASELINES = algorithms_of(OptunaBaseline)
 
 
 class Dummy(Optimizer):
@@ -45,22 +50,23 @@ class Dummy(Optimizer):
 
 @pytest.fixture
 def dummy():
-    register(Algorithm("Dummy", f"{__name__}:Dummy", "#000000"))
+    register(Algorithm("Dummy", f"{__name__}:Dummy"))
+    register_style("Dummy", "#000000")
     yield "Dummy"
     unregister("Dummy")
+    unregister_style("Dummy")
 
 
 def test_one_row_makes_an_algorithm_usable_everywhere(dummy):
     pytest.importorskip("matplotlib")
     from vhct.pipeline.config import validate_config
-    from vhct.reporting.plots import style
+    from vhct.reporting import plots
 
     assert dummy in algorithm_names()
     assert algorithm_params(dummy) == {"offset"}
     opt = make_optimizer(dummy, [[1.0, 2.0]], seed=0, offset=0.5)
     assert opt.ask().tolist() == [1.5]
-    assert style(dummy) == ("#000000", "-")
-    assert palette()[dummy] == ("#000000", "-")
+    assert plots.style(dummy) == ("#000000", "-")
     config = {
         "settings": {"d": {"algorithm": dummy, "params": {"offset": 0.1}}},
         "experiments": {
@@ -83,20 +89,41 @@ def test_after_unregistering_the_name_is_unknown(dummy):
     unregister(dummy)
     with pytest.raises(ValueError, match="unknown algorithm 'Dummy'"):
         make_optimizer(dummy, [[0.0, 1.0]])
-    register(Algorithm("Dummy", f"{__name__}:Dummy", "#000000"))  # for the fixture's teardown
+    register(Algorithm("Dummy", f"{__name__}:Dummy"))  # for the fixture's teardown
+
+
+def test_every_registered_algorithm_has_a_style_and_every_style_an_algorithm():
+    """Adding an algorithm is one registry row plus one style row: a row missing on either side fails here."""
+    assert list(STYLES) == algorithm_names()
+    for name in algorithm_names():
+        colour, line = style(name)
+        assert colour.startswith("#") and line
+
+
+def test_an_algorithm_without_a_style_is_named_when_drawn():
+    register(Algorithm("Unstyled", f"{__name__}:Dummy"))
+    try:
+        with pytest.raises(ValueError, match="algorithm 'Unstyled' has no figure style"):
+            style("Unstyled")
+    finally:
+        unregister("Unstyled")
+    with pytest.raises(ValueError, match="unknown algorithm 'Unstyled'"):
+        style("Unstyled")
 
 
 def test_colours_never_collide():
-    colours = [colour.lower() for colour, _ in palette().values()]
+    colours = [s.colour.lower() for s in STYLES.values()]
     assert len(set(colours)) == len(colours)
     with pytest.raises(ValueError, match="colour '#D62728' of 'Red' is already 'VHCT'"):
-        register(Algorithm("Red", f"{__name__}:Dummy", "#D62728"))
+        register_style("Red", "#D62728")
+    with pytest.raises(ValueError, match="'VHCT' already has a style"):
+        register_style("VHCT", "#010101")
     with pytest.raises(ValueError, match="'VHCT' is already registered"):
-        register(Algorithm("VHCT", f"{__name__}:Dummy", "#010101"))
+        register(Algorithm("VHCT", f"{__name__}:Dummy"))
 
 
 def test_osc_column():
-    assert osc_algorithms() == {"VHCT", "HCT"}
+    assert osc_algorithms() == {"VHCT", "HCT"} == set(algorithms_of(OSC))
 
 
 def test_horizon_required_only_where_used():

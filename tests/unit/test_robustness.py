@@ -12,17 +12,19 @@ import warnings
 
 import numpy as np
 import pytest
+from support import algorithms_of, hierarchical_algorithms
 
 from vhct.optimizers.base import REWARD_LIMIT, HorizonWarning, RewardRangeWarning
 from vhct.optimizers.parallel import GPO, PCT, POO
 from vhct.optimizers.registry import make_optimizer
-from vhct.optimizers.tree import HCT, VHCT
+from vhct.optimizers.tree import HCT, OSC, VHCT
 from vhct.optimizers.uncertainty import MAX_LOG_TERM, Bernstein, ConfidenceSchedule, Hoeffding, _least_count
 
 #: the guard against a hang: generous, a regression loops for ever
 HANG_GUARD_SECONDS = 60
 
-ALGORITHMS = ("VHCT", "HCT", "T-HOO", "POO", "PCT")
+#: every hierarchical-bandit algorithm of the registry
+ALGORITHMS = hierarchical_algorithms()
 
 
 def garland(x):
@@ -181,7 +183,7 @@ def test_a_rejected_huge_reward_changes_nothing_and_the_run_continues_identicall
     np.testing.assert_array_equal(probed.recommend(), reference.recommend())
 
 
-@pytest.mark.parametrize("name", ["VHCT", "HCT"])
+@pytest.mark.parametrize("name", algorithms_of(OSC))
 def test_rewards_at_the_reward_limit_never_overflow_later_updates(name):
     opt = make_optimizer(name, [[0.0, 1.0]], 200, seed=0)
     rng = np.random.default_rng(1)

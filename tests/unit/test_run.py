@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from support import REPO
+from support import REPO, hierarchical_algorithms
 
 from vhct.objectives import make_objective
 from vhct.objectives.base import Objective
@@ -11,7 +11,8 @@ from vhct.objectives.noise import UniformNoise
 from vhct.optimizers.registry import make_optimizer
 from vhct.pipeline.run import run, run_experiment
 
-CORE = ["VHCT", "HCT", "T-HOO", "POO", "PCT"]
+#: every fast (numpy-only) algorithm of the registry: the tree searches and their portfolios
+CORE = hierarchical_algorithms()
 SYNTHETIC = [
     ("garland", {}),
     ("doublesine", {}),
@@ -92,8 +93,9 @@ def test_run_rejects_bad_arguments():
         run_experiment("VHCT", {}, "garland", {}, -0.1, 10, seed=0)
 
 
+@pytest.mark.slow
 def test_garland_paper_settings_vhct_beats_hct_and_regret_is_sublinear():
-    """Sec. 5 on Garland, low noise, rho = 0.75, n = 5000, 20 seeds."""
+    """Sec. 5 on Garland, low noise, rho = 0.75, n = 5000, 20 seeds (40 runs of 5000 rounds: slow)."""
     f = make_objective("garland")
     final, at_1000, recommendation_ok = {}, {}, {}
     for algorithm in ("VHCT", "HCT"):

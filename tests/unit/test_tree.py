@@ -4,16 +4,18 @@ import math
 
 import numpy as np
 import pytest
+from support import algorithms_of, hierarchical_algorithms
 
 from vhct.optimizers.hoo import TruncatedHOO, truncation_depth
 from vhct.optimizers.parallel import PCT, POO
 from vhct.optimizers.registry import algorithm_params, make_optimizer
 from vhct.optimizers.resolution import Polynomial
-from vhct.optimizers.tree import HCT, OSC, VHCT
+from vhct.optimizers.tree import HCT, OSC, VHCT, TreeSearch
 from vhct.optimizers.uncertainty import Bernstein, ConfidenceSchedule, Hoeffding
 
-TREE_ALGORITHMS = ["VHCT", "HCT", "T-HOO"]
-ALL_TREE_BASED = ["VHCT", "HCT", "T-HOO", "POO", "PCT"]
+#: the registry's tree searches (VHCT, HCT, T-HOO), and those with their portfolios (POO, PCT)
+TREE_ALGORITHMS = algorithms_of(TreeSearch)
+ALL_TREE_BASED = hierarchical_algorithms()
 
 
 def bumpy(x):
@@ -73,7 +75,7 @@ def check_thresholds(opt):
     opt.tell(opt.ask(), 0.0)
 
 
-@pytest.mark.parametrize("name", ["VHCT", "HCT"])
+@pytest.mark.parametrize("name", algorithms_of(OSC))
 def test_refresh_current_keeps_every_upper_bound_at_the_current_log_term(name):
     rng = np.random.default_rng(5)
     opt = make_optimizer(name, [[0.0, 1.0], [0.0, 1.0]], 3000, seed=1, rho=0.6, refresh="current")
@@ -85,7 +87,7 @@ def test_refresh_current_keeps_every_upper_bound_at_the_current_log_term(name):
         opt.tell(x, bumpy(x))
 
 
-@pytest.mark.parametrize("name", ["VHCT", "HCT"])
+@pytest.mark.parametrize("name", algorithms_of(OSC))
 def test_refresh_paper_recomputes_every_upper_bound_at_the_rounds_t_equal_t_plus(name):
     """The complete VHCT's "if t = t+": all U at the start of rounds 2^k; between them only the
     pulled node's U moves (with the current log term), and every tau always uses the current one."""

@@ -1,10 +1,10 @@
 """The one table of algorithms: a row per name (as used in configs), from which everything follows.
 
-A row says where the class is (imported lazily: BO pulls in GPy, the Optuna baselines Optuna),
-its colour and line style in every figure, and whether it exposes the OSC traversal report
-(fig. 2). Names, config parameters (the class's keyword arguments), the figures' palette and the
-config checks are all read from here, so adding an algorithm means adding one row
-(:func:`register`).
+A row says where the class is (imported lazily: BO pulls in GPy, the Optuna baselines Optuna)
+and whether it exposes the OSC traversal report (fig. 2). Names, config parameters (the class's
+keyword arguments) and the config checks are all read from here, so adding an algorithm means
+adding one row (:func:`register`); its colour and line style in the figures belong to the
+reporting layer (one row of ``vhct.reporting.styles``), not to this numpy-only one.
 """
 
 from __future__ import annotations
@@ -27,15 +27,11 @@ class Algorithm:
         target: ``"module:Class"``, the module absolute or relative to ``vhct.optimizers``
             (``".tree:VHCT"``); the class takes ``domain``, ``seed`` and, if it declares one,
             ``horizon``.
-        colour: its colour in every figure (unique across the table).
-        line: its matplotlib line style.
         osc: it exposes the OSC traversal report (the fig. 2 panel).
     """
 
     name: str
     target: str
-    colour: str
-    line: Any = "-"
     osc: bool = False
 
     def load(self) -> Callable[..., Optimizer]:
@@ -52,12 +48,9 @@ _RUNNER_ARGS = {"self", "domain", "horizon", "seed"}
 
 
 def register(algorithm: Algorithm) -> Algorithm:
-    """Add a row: its name and its colour must be new (two algorithms never share a colour)."""
+    """Add a row: its name must be new."""
     if algorithm.name in ALGORITHM_TABLE:
         raise ValueError(f"algorithm {algorithm.name!r} is already registered")
-    clash = [a.name for a in ALGORITHM_TABLE.values() if a.colour.lower() == algorithm.colour.lower()]
-    if clash:
-        raise ValueError(f"colour {algorithm.colour!r} of {algorithm.name!r} is already {clash[0]!r}'s")
     ALGORITHM_TABLE[algorithm.name] = algorithm
     return algorithm
 
@@ -69,16 +62,16 @@ def unregister(name: str) -> None:
 
 
 for _row in (
-    Algorithm("VHCT", ".tree:VHCT", "#d62728", "-", osc=True),
-    Algorithm("HCT", ".tree:HCT", "#1f77b4", "--", osc=True),
-    Algorithm("T-HOO", ".hoo:TruncatedHOO", "#2ca02c", "-."),
-    Algorithm("POO", ".parallel:POO", "#7f7f7f", ":"),
-    Algorithm("PCT", ".parallel:PCT", "#ff7f0e", (0, (5, 1, 1, 1))),
-    Algorithm("BO", ".bo:BayesianOptimization", "#9467bd", (0, (3, 1, 1, 1, 1, 1))),
-    Algorithm("Random", ".optuna_baselines:RandomSearch", "#8c564b", (0, (1, 1))),
-    Algorithm("TPE", ".optuna_baselines:TPE", "#e377c2", (0, (4, 2))),
-    Algorithm("CMA-ES", ".optuna_baselines:CMAES", "#17becf", (0, (6, 2, 1, 2))),
-    Algorithm("GP-Optuna", ".optuna_baselines:GPOptuna", "#bcbd22", (0, (2, 2, 6, 2))),
+    Algorithm("VHCT", ".tree:VHCT", osc=True),
+    Algorithm("HCT", ".tree:HCT", osc=True),
+    Algorithm("T-HOO", ".hoo:TruncatedHOO"),
+    Algorithm("POO", ".parallel:POO"),
+    Algorithm("PCT", ".parallel:PCT"),
+    Algorithm("BO", ".bo:BayesianOptimization"),
+    Algorithm("Random", ".optuna_baselines:RandomSearch"),
+    Algorithm("TPE", ".optuna_baselines:TPE"),
+    Algorithm("CMA-ES", ".optuna_baselines:CMAES"),
+    Algorithm("GP-Optuna", ".optuna_baselines:GPOptuna"),
 ):
     register(_row)
 
@@ -100,11 +93,6 @@ def algorithm(name: str) -> Algorithm:
 def osc_algorithms() -> frozenset[str]:
     """Algorithms that expose the OSC traversal report."""
     return frozenset(a.name for a in ALGORITHM_TABLE.values() if a.osc)
-
-
-def palette() -> dict[str, tuple[str, Any]]:
-    """Colour and line style of every algorithm."""
-    return {a.name: (a.colour, a.line) for a in ALGORITHM_TABLE.values()}
 
 
 def needs_horizon(name: str) -> bool:

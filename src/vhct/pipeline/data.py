@@ -33,7 +33,7 @@ import shutil
 import urllib.error
 import urllib.request
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from http.client import HTTPException
 from pathlib import Path, PurePosixPath
@@ -225,10 +225,13 @@ def _try_source(kind: str, where: str, spec: DataFile, dest: Path, timeout: floa
         verify_file(tmp, spec)
 
 
-def mirror_problem(path: Path) -> str | None:
-    """Why the mirror copy at ``path`` cannot be used (None: a readable file). An unreadable
-    mirror folder is one more failed source in the error, not a traceback."""
+def mirror_problem(folder: Path, path: Path) -> str | None:
+    """Why the copy at ``path`` in the mirror ``folder`` cannot be used (None: a readable file).
+    A mirror that is a file or no folder at all is named as such, and an unreadable mirror folder
+    is one more failed source in the error, not a traceback."""
     try:
+        if not folder.is_dir():
+            return f"{folder} is not a directory" if folder.exists() else f"no such directory {folder}"
         if not path.is_file():
             return f"missing in mirror ({path})"
         with open(path, "rb"):
@@ -282,15 +285,15 @@ def fetch_file(
             logger.info("%s: present and verified, kept", spec.path)
             return dest
 
-    sources = [("url", url, url) for url in spec.urls]
+    sources: list[tuple[str, str, str, Path | None]] = [("url", url, url, None) for url in spec.urls]
     for folder, origin in mirror_dirs(mirror):
-        sources.append(("mirror", str(folder / spec.path), f"mirror {folder} ({origin})"))
+        sources.append(("mirror", str(folder / spec.path), f"mirror {folder} ({origin})", folder))
     created = _make_parents(dest.parent)
     remove_stale_temps(dest)
     failures: list[str] = []
-    for kind, where, label in sources:
+    for kind, where, label, folder in sources:
         logger.info("%s: trying %s", spec.path, label)
-        problem = mirror_problem(Path(where)) if kind == "mirror" else None
+        problem = mirror_problem(folder, Path(where)) if folder is not None else None
         if problem is not None:
             failures.append(f"{label}: {problem}")
             logger.info("%s: %s", spec.path, failures[-1])
@@ -316,24 +319,6 @@ def fetch_file(
         f"could not fetch data file '{spec.path}' into {Path(dest_dir)}; sources tried:\n{tried}{removed}\n"
         + _mirror_help(spec)
     )
-
-
-def fetch_all(
-    specs: Iterable[DataFile | Mapping[str, object]],
-    dest_dir: Path | str,
-    mirror: Path | str | None = None,
-    timeout: float = DEFAULT_TIMEOUT,
-) -> list[Path]:
-    """Fetch every spec; report all failures together in one :class:`DownloadError`."""
-    paths, errors = [], []
-    for spec in specs:
-        try:
-            paths.append(fetch_file(spec, dest_dir, mirror=mirror, timeout=timeout))
-        except DownloadError as exc:
-            errors.append(str(exc))
-    if errors:
-        raise DownloadError("\n\n".join(errors))
-    return paths
 
 
 def stamp_record(path: Path | str, spec: DataFile | Mapping[str, object]) -> dict[str, object]:

@@ -1,7 +1,7 @@
 """Draw the paper's figures from aggregate tables, objectives and a live VHCT run.
 
-One palette, the registry's (``vhct.optimizers.registry``): every algorithm keeps its colour and
-line style in every figure, and no two algorithms share a colour; settings of the same algorithm
+One palette, ``vhct.reporting.styles``: every algorithm keeps its colour and line style in every
+figure, and no two algorithms share a colour; settings of the same algorithm
 within one panel (a rho sweep) are told apart by markers. Figures are saved as PDF and PNG,
 atomically.
 """
@@ -25,6 +25,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+
+from vhct.reporting.styles import style  # noqa: E402  (re-exported: plots.style is the figures' palette)
 
 log = logging.getLogger("vhct.reporting.plots")
 #: room right of the longest bar of a cost panel, for its label (a factor: the axis is logarithmic)
@@ -61,14 +63,6 @@ RC = {
     "pdf.fonttype": 42,
     "svg.hashsalt": "vhct",
 }
-
-
-def style(algorithm: str) -> tuple[str, Any]:
-    """Colour and line style of an algorithm, from its row in the registry (unique per algorithm)."""
-    from vhct.optimizers.registry import algorithm as registered
-
-    row = registered(algorithm)
-    return row.colour, row.line
 
 
 def noise_text(noise: float) -> str:
