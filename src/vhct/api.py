@@ -56,6 +56,7 @@ class Result(dict):
       node's centre chosen from its statistics, robust to noise; may differ from ``x``).
     - ``points`` (shape ``(nit, d)``) and ``values`` (shape ``(nit,)``): every round's point and its
       value of ``f``, in order; ``x_iters`` and ``func_vals`` (skopt's names) are the same arrays.
+      ``r.values`` is that array (not ``dict.values()``, which it shadows).
     - ``nit``: optimizer rounds (rows of ``points``); ``evaluations``: the same number, its old name.
     - ``nfev``: calls to ``f``; fewer than ``nit`` with ``deterministic=True``, which answers a
       repeated point from its cache.
@@ -74,6 +75,17 @@ class Result(dict):
 
     __setattr__ = dict.__setitem__  # type: ignore[assignment]
     __delattr__ = dict.__delitem__  # type: ignore[assignment]
+
+    @property
+    def values(self) -> np.ndarray:  # type: ignore[override]
+        """The history of values, as the field was before ``Result`` became a dict.
+
+        It shadows ``dict.values()``: use ``r.items()`` or ``dict(r).values()`` for the dict's values.
+        """
+        try:
+            return self["values"]
+        except KeyError as exc:
+            raise AttributeError("values") from exc
 
     def __dir__(self) -> list[str]:
         return list(self.keys())
@@ -268,21 +280,18 @@ def _where(nfev: int, t: int) -> str:
 def _check_value(value: object, x: np.ndarray, nfev: int, t: int, caller: str) -> float:
     """The user's value as a float, or an error naming the evaluation, the point and the value itself."""
     number = value.item() if isinstance(value, np.ndarray) and value.ndim == 0 else value
+    problem = None
     if not is_number(number):
-        raise ValueError(
-            f"{caller}: f returned {value!r} at x={x.tolist()} ({_where(nfev, t)}); f must return a real number"
+        problem = "f must return a real number"
+    elif not math.isfinite(number := float(number)):
+        problem = "f must return a finite number"
+    elif abs(number) > REWARD_LIMIT:
+        problem = (
+            f"|f| must be <= {REWARD_LIMIT:.3g} for the optimizer's statistics to stay finite, and should "
+            "lie in a known range such as [0, 1]: scale f (see docs/library.md)"
         )
-    number = float(number)
-    if not math.isfinite(number):
-        raise ValueError(
-            f"{caller}: f returned {value!r} at x={x.tolist()} ({_where(nfev, t)}); f must return a finite number"
-        )
-    if abs(number) > REWARD_LIMIT:
-        raise ValueError(
-            f"{caller}: f returned {value!r} at x={x.tolist()} ({_where(nfev, t)}); |f| must be <= {REWARD_LIMIT:.3g} "
-            "for the optimizer's statistics to stay finite, and should lie in a known range such as [0, 1]: "
-            "scale f (see docs/library.md)"
-        )
+    if problem is not None:
+        raise ValueError(f"{caller}: f returned {value!r} at x={x.tolist()} ({_where(nfev, t)}); {problem}")
     return number
 
 
