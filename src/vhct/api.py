@@ -159,8 +159,8 @@ def as_bounds(bounds: object) -> np.ndarray:
     if np.any(empty):
         bad = int(np.argmax(empty))
         raise ValueError(
-            f"domain dimension {bad} is empty or inverted: lo={box[bad, 0]!r} must be < "
-            f"hi={box[bad, 1]!r}. {BOUNDS_FORMS}"
+            f"domain dimension {bad} is empty or inverted: lo={float(box[bad, 0])!r} must be < "
+            f"hi={float(box[bad, 1])!r}. {BOUNDS_FORMS}"
         )
     return as_domain(box)
 
@@ -182,6 +182,11 @@ def _numeric_array(value: object, name: str) -> np.ndarray:
         raw = np.asarray(value, dtype=object)
     except ValueError:  # ragged nesting
         raise ValueError(f"{name} {_show(value)} is not a table of numbers. {BOUNDS_FORMS}") from None
+    nested = (list, tuple, np.ndarray)  # rows of unequal length leave sequences as entries
+    if any(isinstance(item, nested) and not _numeric_0d(item) for item in raw.flat):
+        raise ValueError(
+            f"{name} {_show(value)} is not a table of numbers (rows of unequal length?). {BOUNDS_FORMS}"
+        )
     bad = [item for item in raw.flat if not (is_number(item) or _numeric_0d(item))]
     if bad or raw.size == 0 and raw.ndim == 0:
         raise ValueError(
