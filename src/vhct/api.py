@@ -363,11 +363,16 @@ def _run(
                 value = cache[key]
             else:
                 nfev += 1
-                value = _check_value(f(x.copy()), x, nfev, t, caller)
+                value = f(x.copy())
+                if not (
+                    type(value) is float and -REWARD_LIMIT <= value <= REWARD_LIMIT
+                ):  # fast path: NaN fails
+                    value = _check_value(value, x, nfev, t, caller)
                 if cache is not None:
                     cache[key] = value
+            reward = sign * value
             try:
-                opt.tell(x, sign * value)
+                opt.tell(x, reward)
             except ValueError as exc:  # a value this optimizer cannot use: say so in terms of the call
                 reason = str(exc).split("; nothing was recorded")[0]
                 raise ValueError(
@@ -375,8 +380,8 @@ def _run(
                     f"{algorithm} cannot use it ({reason}); scale f (see docs/library.md)"
                 ) from None
             history.add(x, value)
-            if sign * value > best_value:
-                best, best_value = t - 1, sign * value
+            if reward > best_value:
+                best, best_value = t - 1, reward
             if ticker.active:
                 ticker.update(t, sign * best_value, start)
             if callback is not None:
