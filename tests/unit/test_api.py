@@ -138,7 +138,7 @@ def test_the_repr_is_short():
     text = repr(result)
     assert len(text.splitlines()) <= 10 and len(text) < 600, text
     assert f"nit: {result.nit}" in text and "fun:" in text and "success: True" in text
-    assert str(result.points[123, 0]) not in text.replace(str(result.x[0]), "")
+    assert "points" not in text and "array(" not in text  # the history is not printed
 
 
 # -- 2. callback and progress ---------------------------------------------------------------------
