@@ -188,7 +188,7 @@ def _numeric_array(value: object, name: str) -> np.ndarray:
             f"{name} {_show(value)} is not a table of numbers (rows of unequal length?). {BOUNDS_FORMS}"
         )
     bad = [item for item in raw.flat if not (is_number(item) or _numeric_0d(item))]
-    if bad or raw.size == 0 and raw.ndim == 0:
+    if bad:
         raise ValueError(
             f"{name} must hold real numbers (not strings or bools), got {bad[0]!r} in {_show(value)}. "
             f"{BOUNDS_FORMS}"
