@@ -9,6 +9,7 @@ import vhct
 def loss(x):                   # your black box; minimized
     return float(np.sum((x - 0.3) ** 2))
 
-result = vhct.minimize(loss, [[0.0, 1.0], [-1.0, 1.0]], budget=500, seed=0)
-print(result.x, result.fun, result.evaluations, f"{result.wall_seconds:.2f} s")
-# result.points, result.values: every evaluation; result.recommendation: VHCT's own pick
+result = vhct.minimize(loss, [[0.0, 1.0], [-1.0, 1.0]], budget=500, seed=0, deterministic=True)
+print(result.x, result.fun, result.nit, result.nfev, f"{result.wall_seconds:.2f} s")
+# nit: rounds; nfev: calls of loss (deterministic=True never evaluates a point twice)
+# result.points, result.values: every round; result.recommendation: VHCT's own pick

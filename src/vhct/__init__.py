@@ -3,7 +3,8 @@
 Reference replication of Li, Wang, Cheng and Song, "Optimum-statistical Collaboration
 Towards General and Efficient Black-box Optimization" (TMLR 2023). All optimizers
 maximize and share ``ask() / tell(point, reward) / recommend()``; ``maximize`` and
-``minimize`` run one in a single call. ``import vhct`` needs numpy alone.
+``minimize`` run one in a single call and return a :class:`Result` that reads like
+``scipy.optimize.OptimizeResult``. ``import vhct`` and those calls need numpy alone.
 """
 
 from .api import Result, maximize, minimize
