@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .optimizers.base import REWARD_LIMIT, SeedLike, as_domain, check_horizon, is_number
+from .optimizers.memo import PointMemo
 from .optimizers.registry import make_optimizer
 
 #: ``Result.status``: the budget was used up
@@ -326,7 +327,6 @@ def _run(
     start = time.perf_counter()
     opt = make_optimizer(algorithm, box, budget, seed=seed, **params)
     history = _History(budget, box.shape[0])
-    cache: dict[bytes, float] | None = {} if deterministic else None
     ticker = _Progress(progress, budget, caller)
     nfev, best, best_value = 0, -1, -math.inf
 
@@ -349,27 +349,28 @@ def _run(
                 out["recommendation"] = opt.recommend()
             except Exception:  # a broken optimizer state must not hide the evaluations
                 out["recommendation"] = None
-            out["distinct_points"] = len(cache) if cache is not None else _distinct_rows(points)
+            out["distinct_points"] = memo.calls if memo is not None else _distinct_rows(points)
         out.update(points=points, values=values, x_iters=points, func_vals=values)
         out.update(wall_seconds=time.perf_counter() - start, algorithm=algorithm)
         return out
 
+    def evaluate(x: np.ndarray) -> float:
+        """One call of the user's ``f``, counted and checked (a memo may stand in front of it)."""
+        nonlocal nfev
+        nfev += 1
+        value = f(x.copy())
+        if not (type(value) is float and -REWARD_LIMIT <= value <= REWARD_LIMIT):  # fast path: NaN fails
+            value = _check_value(value, x, nfev, t, caller)
+        return value
+
+    memo = PointMemo(evaluate) if deterministic else None
+    call = evaluate if memo is None else memo
     status, message = STATUS_DONE, f"used the budget of {budget} evaluations"
+    t = 0
     try:
         for t in range(1, budget + 1):
             x = opt.ask()
-            key = x.tobytes() if cache is not None else b""
-            if cache is not None and key in cache:
-                value = cache[key]
-            else:
-                nfev += 1
-                value = f(x.copy())
-                if not (
-                    type(value) is float and -REWARD_LIMIT <= value <= REWARD_LIMIT
-                ):  # fast path: NaN fails
-                    value = _check_value(value, x, nfev, t, caller)
-                if cache is not None:
-                    cache[key] = value
+            value = call(x)
             reward = sign * value
             try:
                 opt.tell(x, reward)
