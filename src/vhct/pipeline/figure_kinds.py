@@ -23,7 +23,8 @@ class FigureKind:
     experiment (its input files). ``required`` and ``allowed``: the panel keys it must and may give
     (``title`` is always allowed). ``osc``: its panel's setting must be an algorithm exposing the OSC
     traversal report (the optimizer registry's ``osc`` column). ``drawer``: the name of the function
-    in ``vhct.reporting.plots`` that draws it, called as ``drawer(figure_spec, regret_paths)``.
+    in ``vhct.reporting.plots`` that draws it, called as ``drawer(figure_spec, regret_paths)`` when it
+    reads aggregates, else ``drawer(figure_spec)``; it returns the matplotlib figure.
     """
 
     name: str
@@ -65,22 +66,46 @@ def figure_kind(name: str) -> FigureKind:
 
 _CURVES = frozenset({"title", "experiment", "settings"})
 
-register(FigureKind(
-    "regret", "cumulative regret R_t of each setting, one panel per experiment",
-    "regret_figure", True, frozenset({"experiment"}), _CURVES,
-))
-register(FigureKind(
-    "average_regret", "average regret R_t / t of each setting, one panel per experiment",
-    "regret_figure", True, frozenset({"experiment"}), _CURVES,
-))
-register(FigureKind(
-    "regret_cost", "cumulative regret next to each setting's seconds per round (beyond the paper)",
-    "regret_cost_figure", True, frozenset({"experiment"}), _CURVES,
-))
-register(FigureKind(
-    "function", "objective plots (1-D curves, 2-D surfaces); no runs",
-    "function_figure", False, frozenset({"objective"}), frozenset({"title", "objective", "objective_params"}),
-))
+register(
+    FigureKind(
+        "regret",
+        "cumulative regret R_t of each setting, one panel per experiment",
+        "regret_figure",
+        True,
+        frozenset({"experiment"}),
+        _CURVES,
+    )
+)
+register(
+    FigureKind(
+        "average_regret",
+        "average regret R_t / t of each setting, one panel per experiment",
+        "regret_figure",
+        True,
+        frozenset({"experiment"}),
+        _CURVES,
+    )
+)
+register(
+    FigureKind(
+        "regret_cost",
+        "cumulative regret next to each setting's seconds per round (beyond the paper)",
+        "regret_cost_figure",
+        True,
+        frozenset({"experiment"}),
+        _CURVES,
+    )
+)
+register(
+    FigureKind(
+        "function",
+        "objective plots (1-D curves, 2-D surfaces); no runs",
+        "function_figure",
+        False,
+        frozenset({"objective"}),
+        frozenset({"title", "objective", "objective_params"}),
+    )
+)
 register(FigureKind(
     "osc", "traversal path of a VHCT/HCT run at one round",
     "osc_figure", False, frozenset({"experiment", "setting", "round"}),

@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from vhct.pipeline.config.cli import main
 from vhct.pipeline.config.checks import RUN_BASE_MB, TABLE_BYTES_PER_VALUE, lazy_objective
+from vhct.pipeline.config.cli import main
 from vhct.pipeline.config.errors import ConfigError
 from vhct.pipeline.config.loading import (
     BASE_KEY,
@@ -41,8 +41,8 @@ DEFAULT_CONFIG = Path("config") / "config.yaml"
 __all__ = [
     "BASE_KEY", "DEFAULT_CONFIG", "DEFAULT_RESOURCES", "RUN_BASE_MB", "SCHEMA_PATH", "TABLE_BYTES_PER_VALUE",
     "Config", "ConfigError", "RunBatch", "UniqueKeyLoader", "base_chain", "json_schema", "key_line",
-    "lazy_objective", "load", "main", "load_config", "located", "merge", "merged_files", "model", "pipeline_config",
-    "read_config_file", "rule_safe", "validate_config", "validated",
+    "lazy_objective", "load", "main", "load_config", "located", "merge", "merged_files", "model",
+    "pipeline_config", "read_config_file", "rule_safe", "validate_config", "validated",
 ]  # fmt: skip
 
 

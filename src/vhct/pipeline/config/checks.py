@@ -96,7 +96,9 @@ def objective_domain(objective: str, params: Mapping[str, Any] | None) -> tuple[
     try:
         f = objectives.OBJECTIVES[objective](**copy.deepcopy(dict(params or {})))
     except (ValueError, TypeError, ArithmeticError) as exc:
-        raise key_error(param_key("objective_params", params, exc), f"objective {objective!r}: {exc}") from None
+        raise key_error(
+            param_key("objective_params", params, exc), f"objective {objective!r}: {exc}"
+        ) from None
     return tuple(map(tuple, f.domain.tolist()))
 
 

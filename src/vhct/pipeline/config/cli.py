@@ -1,4 +1,4 @@
-"""The command line ``python -m vhct.pipeline.config FILE...``: check config files as the pipeline would, before Snakemake.
+"""``python -m vhct.pipeline.config FILE...``: check config files as the pipeline would, before Snakemake.
 
 Snakemake parses ``--configfile`` itself, before the workflow's own checks run, and reports a YAML
 syntax error or an empty file without its name; this check names the file, the line and the key.
@@ -19,7 +19,9 @@ from vhct.pipeline.config.schema import write_schema
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Check config files (in ``--configfile`` order); 0 when valid, 1 with one line on stderr if not."""
-    parser = argparse.ArgumentParser(prog="python -m vhct.pipeline.config", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m vhct.pipeline.config", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("files", nargs="*", type=Path, help="config files, in --configfile order")
     parser.add_argument("--schema", action="store_true", help="rewrite the JSON schema from the model")
     args = parser.parse_args(argv)

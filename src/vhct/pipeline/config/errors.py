@@ -44,9 +44,8 @@ def key_path(loc: Sequence[Any], data: Any) -> list[str]:
     (pydantic adds the names of union members and ``[key]``, which are not)."""
     path = []
     for part in loc:
-        if isinstance(data, dict) and part in data:
-            data = data[part]
-        elif isinstance(data, list) and isinstance(part, int) and part < len(data):
+        in_dict = isinstance(data, dict) and part in data
+        if in_dict or (isinstance(data, list) and isinstance(part, int) and part < len(data)):
             data = data[part]
         else:
             continue
@@ -55,8 +54,10 @@ def key_path(loc: Sequence[Any], data: Any) -> list[str]:
 
 
 def first_error(errors: Sequence[dict[str, Any]], data: Any) -> tuple[list[str], str, dict[str, Any]]:
-    """The key path, the message and the error of pydantic's first error; the messages of the
-    errors at the same key (the members of a union) joined with "or"."""
+    """The key path, the message and the error of pydantic's first error at the deepest key (in a
+    union, the member that got furthest); the messages of the errors at that key joined with "or"."""
+    deepest = max(len(key_path(e["loc"], data)) for e in errors)
+    errors = [e for e in errors if len(key_path(e["loc"], data)) == deepest]
     path = key_path(errors[0]["loc"], data)
     same = [e for e in errors if key_path(e["loc"], data) == path and not e.get("ctx", {}).get("error")]
     texts = list(dict.fromkeys(e["msg"].removeprefix("Value error, ") for e in same or errors[:1]))

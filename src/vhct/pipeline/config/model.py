@@ -77,7 +77,9 @@ class Config(Planning, Section):
         paths: dict[str, str] = {}
         for name, spec in self.data.files.items():
             if spec.path in paths:
-                raise key_error(f"data/files/{name}/path", f"{spec.path!r} already used by {paths[spec.path]}")
+                raise key_error(
+                    f"data/files/{name}/path", f"{spec.path!r} already used by {paths[spec.path]}"
+                )
             paths[spec.path] = name
         seen: dict[str, str] = {}
         for name, exp in self.experiments.items():
@@ -187,7 +189,10 @@ class Config(Planning, Section):
                         self.run_horizon(experiment, setting), len(domains[experiment]), mem_mb, setting
                     )
                 except ConfigError as exc:
-                    where = self.cap_key(experiment, setting, "max_horizon") or f"experiments/{experiment}/horizon"
+                    where = (
+                        self.cap_key(experiment, setting, "max_horizon")
+                        or f"experiments/{experiment}/horizon"
+                    )
                     raise key_error(where, exc.text) from None
 
     # ------------------------------------------------------------ seeds, horizons, caps: once
@@ -204,7 +209,9 @@ class Config(Planning, Section):
             return f"experiments/{experiment}/caps/{setting}/{cap}"
         return f"settings/{setting}/{cap}" if getattr(self.settings[setting], cap) is not None else None
 
-    def setting_cap(self, experiment: str, setting: str, cap: Literal["max_horizon", "max_seeds"]) -> int | None:
+    def setting_cap(
+        self, experiment: str, setting: str, cap: Literal["max_horizon", "max_seeds"]
+    ) -> int | None:
         """A setting's ``max_horizon`` or ``max_seeds`` in one experiment (see :meth:`cap_key`)."""
         key = self.cap_key(experiment, setting, cap)
         if key is None:

@@ -123,7 +123,9 @@ class Planning:
             "progress_every": self.progress_every,
         }
 
-    def resource(self, family: str, key: str, experiment: str | None = None, setting: str | None = None) -> int:
+    def resource(
+        self, family: str, key: str, experiment: str | None = None, setting: str | None = None
+    ) -> int:
         """Threads/mem_mb/runtime of a rule family: the default, then the config's ``resources``,
         then the experiment's, then the setting's (the setting wins)."""
         value = DEFAULT_RESOURCES[family][key]

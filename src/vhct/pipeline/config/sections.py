@@ -13,7 +13,15 @@ import math
 from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, WithJsonSchema, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    WithJsonSchema,
+    model_validator,
+)
 
 from vhct.pipeline.config.errors import ConfigError, first_error, key_error
 from vhct.pipeline.figure_kinds import FIGURE_KINDS, PANEL_KEYS, figure_kind
@@ -120,7 +128,9 @@ class Setting(Section):
         from vhct.optimizers.registry import ALGORITHMS, check_params
 
         if self.algorithm not in ALGORITHMS:
-            raise key_error("algorithm", f"unknown algorithm {self.algorithm!r} (known: {', '.join(ALGORITHMS)})")
+            raise key_error(
+                "algorithm", f"unknown algorithm {self.algorithm!r} (known: {', '.join(ALGORITHMS)})"
+            )
         try:
             _known_params(self.params)
             check_params(self.algorithm, self.params)
@@ -179,7 +189,9 @@ class Experiment(Section):
         from vhct.objectives import OBJECTIVES
 
         if self.objective not in OBJECTIVES:
-            raise key_error("objective", f"unknown objective {self.objective!r} (known: {', '.join(OBJECTIVES)})")
+            raise key_error(
+                "objective", f"unknown objective {self.objective!r} (known: {', '.join(OBJECTIVES)})"
+            )
         for key in ("settings", "data"):
             values = getattr(self, key)
             for i, value in enumerate(values):
@@ -230,7 +242,9 @@ class Figure(Section):
     @classmethod
     def _panel_keys(cls, data: Any) -> Any:
         """Each panel gives the keys its kind requires and no other (before the defaults are filled)."""
-        if not (isinstance(data, dict) and isinstance(data.get("kind"), str) and data["kind"] in FIGURE_KINDS):
+        if not (
+            isinstance(data, dict) and isinstance(data.get("kind"), str) and data["kind"] in FIGURE_KINDS
+        ):
             return data
         kind = figure_kind(data["kind"])
         for i, panel in enumerate(data.get("panels") or []):
@@ -240,9 +254,12 @@ class Figure(Section):
                 if key not in panel:
                     raise key_error(f"panels/{i}", f"a {kind.name} panel needs the key {key!r}")
             for key in panel:
-                if key in PANEL_KEYS and key not in kind.allowed | {"title"}:
+                filled = key in Panel._FILLED and panel[key] == Panel._FILLED[key]  # (a dict validated again)
+                if key in PANEL_KEYS and key not in kind.allowed | {"title"} and not filled:
                     allowed = ", ".join(sorted(kind.allowed | {"title"}))
-                    raise key_error(f"panels/{i}/{key}", f"a {kind.name} panel does not take it (allowed: {allowed})")
+                    raise key_error(
+                        f"panels/{i}/{key}", f"a {kind.name} panel does not take it (allowed: {allowed})"
+                    )
         return data
 
     @model_validator(mode="after")
@@ -279,7 +296,8 @@ class Data(Section):
 
     _FILLED: ClassVar[dict[str, Any]] = {"mirror": None, "files": {}}
     mirror: str | None = Field(
-        None, description="directory with already-downloaded files at <mirror>/<path> (else env VHCT_DATA_MIRROR)"
+        None,
+        description="directory with already-downloaded files at <mirror>/<path> (else env VHCT_DATA_MIRROR)",
     )
     files: dict[Name, DataFile] = Field(default_factory=dict)
 
