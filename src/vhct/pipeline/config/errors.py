@@ -61,6 +61,7 @@ def first_error(errors: Sequence[dict[str, Any]], data: Any) -> tuple[list[str],
     path = key_path(errors[0]["loc"], data)
     same = [e for e in errors if key_path(e["loc"], data) == path and not e.get("ctx", {}).get("error")]
     texts = list(dict.fromkeys(e["msg"].removeprefix("Value error, ") for e in same or errors[:1]))
+    texts = texts[:1] + [t.removeprefix("Input should be ") for t in texts[1:]]
     return path, " or ".join(texts), errors[0]
 
 
