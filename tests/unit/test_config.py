@@ -20,8 +20,7 @@ def tiny() -> dict:
 
 
 def check(config: dict) -> dict:
-    vc.schema_validate(config)
-    vc.check_config(config)
+    vc.validate_config(config)
     return config
 
 
@@ -31,13 +30,31 @@ def test_shipped_configs_are_valid():
         assert config["figures"], name
 
 
-def test_schema_enums_follow_the_registries():
-    schema = vc.resolved_schema()
-    props = schema["properties"]
-    assert props["settings"]["additionalProperties"]["properties"]["algorithm"]["enum"] == sorted(ALGORITHMS)
-    assert props["experiments"]["additionalProperties"]["properties"]["objective"]["enum"] == sorted(
-        OBJECTIVES
-    )
+def test_names_are_checked_against_the_registries(tiny):
+    """Algorithm and objective names come from the registries: an unknown one is refused, listing them."""
+    tiny["settings"]["POO"]["algorithm"] = "NOPE"
+    with pytest.raises(vc.ConfigError, match="config key settings/POO/algorithm: unknown algorithm") as info:
+        vc.validate_config(copy.deepcopy(tiny))
+    assert all(name in str(info.value) for name in ALGORITHMS)
+    tiny["settings"]["POO"]["algorithm"] = "POO"
+    tiny["experiments"]["garland"]["objective"] = "nope"
+    with pytest.raises(vc.ConfigError, match="experiments/garland/objective: unknown objective") as info:
+        vc.validate_config(tiny)
+    assert all(name in str(info.value) for name in OBJECTIVES)
+
+
+def test_the_shipped_schema_is_the_models():
+    """One source: the schema file is generated from the model (python -m vhct.pipeline.config --schema)."""
+    from vhct.pipeline.config.schema import schema_text
+
+    assert vc.SCHEMA_PATH.read_text(encoding="utf-8") == schema_text()
+    schema = vc.json_schema()
+    assert set(schema["required"]) == {"settings", "experiments", "figures"}
+    assert schema["$defs"]["Experiment"]["properties"]["horizon"] == {
+        "minimum": 1,
+        "title": "Horizon",
+        "type": "integer",
+    }
 
 
 def test_schema_fills_defaults(tiny):
@@ -80,7 +97,7 @@ def test_schema_fills_defaults(tiny):
 def test_schema_rejects_and_names_the_key(tiny, mutate, key, text):
     mutate(tiny)
     with pytest.raises(vc.ConfigError) as info:
-        vc.schema_validate(tiny)
+        vc.validate_config(tiny)
     assert f"config key {key}" in str(info.value)
     assert text in str(info.value)
 
@@ -115,24 +132,23 @@ def test_schema_rejects_and_names_the_key(tiny, mutate, key, text):
     ],
 )
 def test_semantic_checks_name_the_key(tiny, mutate, key):
-    vc.schema_validate(tiny)
+    vc.validate_config(tiny)
     mutate(tiny)
     with pytest.raises(vc.ConfigError, match=f"config key {key}:"):
-        vc.check_config(tiny)
+        vc.validate_config(tiny)
 
 
 def test_duplicate_data_paths_are_rejected(tiny):
     spec = {"path": "x/file.bin", "urls": ["https://example.org/file.bin"], "md5": "0" * 32}
     tiny["data"] = {"files": {"a": dict(spec), "b": dict(spec)}}
-    vc.schema_validate(tiny)
     with pytest.raises(vc.ConfigError, match="data/files/b/path"):
-        vc.check_config(tiny)
+        vc.validate_config(tiny)
 
 
 def test_data_file_needs_a_checksum(tiny):
     tiny["data"] = {"files": {"a": {"path": "a.bin", "urls": ["https://example.org/a.bin"]}}}
     with pytest.raises(vc.ConfigError, match="data/files/a"):
-        vc.schema_validate(tiny)
+        vc.validate_config(tiny)
 
 
 def test_run_jobs_expand_every_setting_and_seed(tiny):
@@ -180,23 +196,21 @@ def test_an_experiments_caps_override_the_settings_own_there_only(tiny):
 
 def test_caps_of_a_setting_the_experiment_does_not_run_are_rejected(tiny):
     tiny["experiments"]["garland"]["caps"] = {"BO": {"max_horizon": 5}}
-    vc.schema_validate(tiny)
     with pytest.raises(vc.ConfigError, match="key experiments/garland/caps/BO: setting 'BO' is not run"):
-        vc.check_config(tiny)
+        vc.validate_config(tiny)
     tiny["experiments"]["garland"]["caps"] = {"short": {"max_rounds": 5}}
     with pytest.raises(vc.ConfigError, match="experiments/garland/caps/short"):
-        vc.schema_validate(tiny)
+        vc.validate_config(tiny)
 
 
 def test_a_cap_too_long_for_memory_names_the_key_that_sets_it(tiny):
     exp = tiny["experiments"]["garland-beyond"]
     exp["horizon"] = 10**9
     exp["caps"] = {s: {"max_horizon": 10} for s in exp["settings"]} | {"Random": {"max_horizon": 10**9}}
-    vc.schema_validate(tiny)
     with pytest.raises(
         vc.ConfigError, match="config key experiments/garland-beyond/caps/Random/max_horizon: a run of"
     ):
-        vc.check_config(tiny)
+        vc.validate_config(tiny)
 
 
 def test_figure_spec_carries_experiment_info(tiny):
@@ -334,7 +348,7 @@ def test_errors_point_at_the_line_of_the_offending_key(tmp_path, tiny):
 
 def test_with_several_files_the_error_names_the_file_that_sets_the_key(tmp_path):
     override = write(tmp_path / "override.yaml", "experiments:\n  garland:\n    seeds: 0\n")
-    config = vc.merged_config([TINY, override])
+    config = vc.merged_files([TINY, override])[0]
     assert (
         config["experiments"]["garland"]["seeds"] == 0 and config["experiments"]["garland"]["horizon"] == 60
     )
@@ -392,7 +406,7 @@ def test_a_base_file_is_read_first_and_updated_key_by_key(tmp_path, tiny):
     assert config["progress_every"] == 7
     assert config["settings"]["POO"] == {"algorithm": "POO", "params": {"rho_max": 0.5, "nu_max": 1.0}}
     assert config["experiments"] == check(copy.deepcopy(tiny))["experiments"]
-    assert vc.with_bases([child]) == [(tmp_path / "base.yaml").resolve(), child.resolve()]
+    assert vc.merged_files([child])[1] == [(tmp_path / "base.yaml").resolve(), child.resolve()]
 
 
 def test_a_looping_or_missing_base_is_an_error_naming_the_file(tmp_path):

@@ -106,12 +106,12 @@ def test_formerly_job_time_errors_fail_in_the_precheck_with_file_line_and_key(
 
 
 def test_nan_is_rejected_wherever_it_stands(tmp_path):
-    """NaN passes the schema's `minimum` (every comparison with NaN is false); the check does not."""
-    config = vc.merged_config([TINY])
+    """NaN passes a `minimum` (every comparison with NaN is false) and hides in free mappings."""
+    config = vc.merged_files([TINY])[0]
     config["figures"]["osc"]["panels"][0]["title"] = "fine"
     config["experiments"]["garland"]["objective_params"] = {"weights": [1.0, float("nan")]}
     with pytest.raises(vc.ConfigError, match="config key experiments/garland/objective_params/weights/1: "):
-        vc.check_finite(config)
+        vc.validate_config(config)
     with pytest.raises(vc.ConfigError, match="progress_every"):
         vc.pipeline_config([TINY], {"progress_every": float("inf")})
 
@@ -137,7 +137,7 @@ def test_a_horizon_whose_table_fits_mem_mb_passes_and_the_message_says_what_fits
     with pytest.raises(
         vc.ConfigError, match="config key experiments/garland/horizon: a run of 100000000 rounds"
     ):
-        vc.check_config(config)
+        vc.validate_config(config)
 
 
 def test_experiment_names_that_collide_in_rule_names_are_rejected(tmp_path, capsys):
@@ -178,9 +178,9 @@ def test_an_osc_round_past_the_settings_capped_horizon_is_rejected():
     config["settings"]["VHCT-rho0.75"]["max_horizon"] = 25  # garland runs 60 rounds, this setting 25
     config["figures"]["osc"]["panels"][0]["round"] = 30
     with pytest.raises(vc.ConfigError, match="round: 30 exceeds the horizon 25 of setting 'VHCT-rho0.75'"):
-        vc.check_config(config)
+        vc.validate_config(config)
     config["figures"]["osc"]["panels"][0]["round"] = 25
-    vc.check_config(config)
+    vc.validate_config(config)
 
 
 def test_the_shipped_configs_pass_every_check():
@@ -198,5 +198,28 @@ def test_real_data_objectives_are_checked_from_their_source_without_importing_th
     from vhct.objectives.mnist import MNIST_DOMAIN, MnistMLP
 
     for cls, domain in ((LandmineSVM, LANDMINE_DOMAIN), (MnistMLP, MNIST_DOMAIN)):
-        params, dim = vc._lazy_objective(f"{cls.__module__}:{cls.__name__}")
+        params, dim = vc.lazy_objective(f"{cls.__module__}:{cls.__name__}")
         assert params == set(inspect.signature(cls).parameters) and dim == len(domain)
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "key", "words"),
+    [
+        ("experiments:\n  garland: {seeds: 2.0}\n", 3, "experiments/garland/seeds", "got a number 2.0"),
+        ('experiments:\n  garland: {horizon: "10"}\n', 3, "experiments/garland/horizon", "got a string '10'"),
+        ("experiments:\n  garland: {seeds: [0, 1.5]}\n", 3, "experiments/garland/seeds/1", "integer"),
+        ("progress_every: 2.5\n", 2, "progress_every", "valid integer"),
+        ("settings:\n  POO: {runs_per_job: true}\n", 3, "settings/POO/runs_per_job", "got a boolean True"),
+        ("settings:\n  VHCT-rho0.75: {params: {rho: '0.5'}}\n", 3,
+         "settings/VHCT-rho0.75/params/rho", "number"),
+        ("resources:\n  run: {mem_mb: 1000.0}\n", 3, "resources/run/mem_mb", "valid integer"),
+    ],
+)  # fmt: skip
+def test_a_number_of_the_wrong_type_is_refused_with_file_line_and_key(
+    tmp_path, capsys, text, line, key, words
+):
+    """Issue 31: `seeds: 2.0` crashed the pre-check with a raw TypeError; strict types refuse it, named."""
+    path = derived(tmp_path, text)
+    err = precheck(path, capsys)
+    assert err.startswith(f"{path}:{line}: config key {key}: "), err
+    assert words in err, err

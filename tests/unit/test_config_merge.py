@@ -54,12 +54,12 @@ def test_a_base_chain_is_read_from_the_root_and_each_file_updates_it(tmp_path):
     leaf = write(
         tmp_path / "mid" / "deeper" / "leaf.yaml", "base: ../mid.yaml\nresources: {data: {threads: 3}}\n"
     )
-    assert vc.with_bases([leaf]) == [
+    assert vc.merged_files([leaf])[1] == [
         root.resolve(),
         (tmp_path / "mid" / "mid.yaml").resolve(),
         leaf.resolve(),
     ]
-    assert vc.merged_config([leaf]) == {
+    assert vc.merged_files([leaf])[0] == {
         "progress_every": 2,
         "resources": {"run": {"mem_mb": 10, "runtime": 6}, "data": {"threads": 3}},
     }
@@ -70,8 +70,8 @@ def test_base_paths_are_relative_to_the_file_not_the_working_directory(tmp_path,
     child = write(tmp_path / "conf" / "child.yaml", "base: base.yaml\n")
     write(tmp_path / "base.yaml", "progress_every: 99\n")  # the same name in the working directory
     monkeypatch.chdir(tmp_path)
-    assert vc.merged_config([Path("conf/child.yaml")]) == {"progress_every": 3}
-    assert vc.with_bases([child])[0] == (tmp_path / "conf" / "base.yaml").resolve()
+    assert vc.merged_files([Path("conf/child.yaml")])[0] == {"progress_every": 3}
+    assert vc.merged_files([child])[1][0] == (tmp_path / "conf" / "base.yaml").resolve()
 
 
 def test_a_base_cycle_is_rejected_naming_the_files(tmp_path):
@@ -79,18 +79,18 @@ def test_a_base_cycle_is_rejected_naming_the_files(tmp_path):
     write(tmp_path / "b.yaml", "base: c.yaml\n")
     write(tmp_path / "c.yaml", "base: a.yaml\n")
     with pytest.raises(vc.ConfigError, match="'base' chain loops") as info:
-        vc.merged_config([tmp_path / "a.yaml"])
+        vc.merged_files([tmp_path / "a.yaml"])[0]
     for name in ("a.yaml", "b.yaml", "c.yaml"):
         assert name in str(info.value)
     write(tmp_path / "self.yaml", "base: self.yaml\n")
     with pytest.raises(vc.ConfigError, match="loops"):
-        vc.with_bases([tmp_path / "self.yaml"])
+        vc.merged_files([tmp_path / "self.yaml"])[1]
 
 
 def test_a_base_that_is_not_a_path_is_rejected_with_its_line(tmp_path):
     path = write(tmp_path / "c.yaml", "progress_every: 2\nbase: [a.yaml]\n")
     with pytest.raises(vc.ConfigError, match=f"^{path}:2: config key base: must be a file path"):
-        vc.merged_config([path])
+        vc.merged_files([path])[0]
 
 
 def test_command_line_overrides_come_last(tmp_path):
@@ -104,11 +104,11 @@ def test_paper_yaml_merges_to_its_former_full_text():
     what the former full file was (frozen in the fixture), so the pipeline plans the same jobs."""
     former = json.loads((FIXTURES / "paper.expanded.json").read_text(encoding="utf-8"))["config"]
     paper = REPO / "config" / "paper.yaml"
-    merged = vc.merged_config([paper])
+    merged = vc.merged_files([paper])[0]
     assert merged == former
     for section in ("settings", "experiments", "figures"):  # their order orders the jobs
         assert list(merged[section]) == list(former[section]), section
-    assert vc.with_bases([paper]) == [(REPO / "config" / "config.yaml").resolve(), paper.resolve()]
+    assert vc.merged_files([paper])[1] == [(REPO / "config" / "config.yaml").resolve(), paper.resolve()]
     # expanded into jobs, the two are the same: runs, batches, what each run and figure is given
     derived = vc.load_config(paper)
     vc.validate_config(former)

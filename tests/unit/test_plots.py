@@ -87,3 +87,17 @@ def test_a_setting_has_one_legend_label_across_panels_naming_where_it_stops():
     spec = {"panels": [{"experiment": "e"}, {"experiment": "f", "settings": ["VHCT-a", "GP"]}]}
     spec["experiments"] = {"e": exps[0], "f": exps[1]}
     assert plots.figure_labels(spec)["GP"] == labels["GP"]
+
+
+def test_every_figure_kind_has_a_drawer_and_every_drawer_a_kind():
+    """The figure kinds registry names each kind's drawer in this module; no drawer is left unnamed."""
+    from vhct.pipeline.figure_kinds import FIGURE_KINDS
+
+    for kind in FIGURE_KINDS:
+        assert callable(plots.drawer(kind)), kind
+    drawers = {  # the public functions drawing one kind: <something>_figure(figure, ...)
+        name
+        for name, value in vars(plots).items()
+        if name.endswith("_figure") and not name.startswith(("_", "make_")) and callable(value)
+    }
+    assert drawers == {k.drawer for k in FIGURE_KINDS.values()}

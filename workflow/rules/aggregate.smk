@@ -9,7 +9,7 @@ rule aggregate:
         final=FINAL,
         timing=TIMING,
     params:
-        info=lambda wc: vc.setting_info(config, wc.experiment),
+        info=lambda wc: CFG.setting_info(wc.experiment),
         run_paths=lambda wc: run_paths(wc.experiment),
     log:
         "logs/aggregate/{experiment}.log",

@@ -24,7 +24,7 @@ _BEYOND = va.load_beyond(BEYOND)
 AUDIT_EXPERIMENTS = [
     e
     for e in dict.fromkeys([*va.claims_experiments(_CLAIMS), *va.beyond_experiments(_BEYOND)])
-    if e in config["experiments"]
+    if e in CFG.experiments
 ]
 
 
@@ -69,7 +69,7 @@ rule figure_caption:
     output:
         FIGURE_CAPTION,
     params:
-        caption=lambda wc: vcap.figure_caption(config, wc.figure, CAPTIONS_DIR),
+        caption=lambda wc: vcap.figure_caption(CFG, wc.figure, CAPTIONS_DIR),
     log:
         "logs/figure_caption/{figure}.log",
     localrule: True
@@ -80,4 +80,4 @@ rule figure_caption:
 
 
 EXTRA_TARGETS.extend([AUDIT_MD, AUDIT_JSON, AUDIT_HTML])
-EXTRA_TARGETS.extend(expand(FIGURE_CAPTION, figure=list(config["figures"])))
+EXTRA_TARGETS.extend(expand(FIGURE_CAPTION, figure=list(CFG.figures)))

@@ -10,7 +10,7 @@ from vhct.pipeline.tables import sidecar_path
 
 REPO = Path(workflow.basedir)
 
-# The config is read once more by the package's loader (vhct.pipeline.config.pipeline_config),
+# The config is read once more by the package's loader (vhct.pipeline.config.load),
 # which replaces what Snakemake read: it rejects a key given twice, reads each file's `base`
 # first, applies the --config overrides, fills in the schema's defaults and checks every value
 # (each setting's optimizer is built once). A mistake fails here, before any job starts, in one
@@ -18,11 +18,12 @@ REPO = Path(workflow.basedir)
 # given at all; a given file lacking sections is an error, not silently the default.
 CONFIG_FILES = [Path(p) for p in workflow.overwrite_configfiles] or [REPO / vc.DEFAULT_CONFIG]
 try:
-    _config, CONFIG_FILES = vc.pipeline_config(CONFIG_FILES, dict(workflow.config_settings.config))
+    CFG, CONFIG_FILES = vc.load(CONFIG_FILES, dict(workflow.config_settings.config))
 except vc.ConfigError as _error:
     raise WorkflowError(f"invalid config: {_error}") from None
+# Snakemake's `config` stays the plain dict (defaults filled in); the rules read the typed model CFG
 config.clear()
-config.update(_config)
+config.update(CFG.source)
 
 # ---------------------------------------------------------------- layout
 RUN_TABLE = "results/runs/{experiment}/{setting}/seed{seed}.csv.gz"
@@ -47,15 +48,15 @@ def _names(section):
 
 
 wildcard_constraints:
-    experiment=_names(config["experiments"]),
-    setting=_names(config["settings"]),
-    figure=_names(config["figures"]),
+    experiment=_names(CFG.experiments),
+    setting=_names(CFG.settings),
+    figure=_names(CFG.figures),
     seed=r"\d+",
 
 
 def resource(family, key, experiment=None, setting=None):
     """Threads/mem_mb/runtime of a rule family, with config, per-experiment and per-setting overrides."""
-    return vc.resource(config, family, key, experiment, setting)
+    return CFG.resource(family, key, experiment, setting)
 
 
 def all_targets(wildcards):
@@ -64,10 +65,10 @@ def all_targets(wildcards):
     Runs and aggregates are targets themselves (not only intermediates), so that deleting
     one run's output reruns that run and everything downstream of it.
     """
-    runs = [RUN_TABLE.format(experiment=e, setting=s, seed=k) for e, s, k in vc.run_jobs(config)]
+    runs = [RUN_TABLE.format(experiment=e, setting=s, seed=k) for e, s, k in CFG.run_jobs()]
     metas = [str(sidecar_path(p)) for p in runs]
-    aggregates = expand([REGRET, FINAL, TIMING], experiment=list(config["experiments"]))
-    figures = expand(FIGURE, figure=list(config["figures"]), ext=FIGURE_EXTS)
+    aggregates = expand([REGRET, FINAL, TIMING], experiment=list(CFG.experiments))
+    figures = expand(FIGURE, figure=list(CFG.figures), ext=FIGURE_EXTS)
     return runs + metas + aggregates + figures + list(EXTRA_TARGETS)
 
 
@@ -78,13 +79,13 @@ def run_data_inputs(wildcards):
     again) before a run reads it, and a file restored with the same bytes gives the same
     stamp, so the runs that used it are not redone.
     """
-    return [DATA_STAMP.format(path=path) for path in vc.data_files(config, wildcards.experiment)]
+    return [DATA_STAMP.format(path=path) for path in CFG.data_files(wildcards.experiment)]
 
 
 def run_paths(experiment):
     """Run tables of an experiment, by setting."""
     paths = {}
-    for exp, setting, seed in vc.run_jobs(config, [experiment]):
+    for exp, setting, seed in CFG.run_jobs([experiment]):
         paths.setdefault(setting, []).append(RUN_TABLE.format(experiment=exp, setting=setting, seed=seed))
     return paths
 
@@ -97,7 +98,7 @@ def aggregate_inputs(wildcards):
 
 def figure_inputs(wildcards):
     """Regret aggregates of the experiments the figure draws."""
-    return [REGRET.format(experiment=e) for e in vc.figure_experiments(config, wildcards.figure)]
+    return [REGRET.format(experiment=e) for e in CFG.figure_experiments(wildcards.figure)]
 
 
 def audit_inputs(wildcards):

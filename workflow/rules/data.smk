@@ -12,12 +12,12 @@ rule data_file:
     output:
         "data/{path}",
     params:
-        spec=lambda wc: vc.data_spec(config, wc.path),
-        mirror=vc.data_mirror(config),
+        spec=lambda wc: CFG.data_spec(wc.path),
+        mirror=CFG.data_mirror,
     log:
         "logs/data/{path}.log",
     wildcard_constraints:
-        path=_names(vc.data_files(config)),
+        path=_names(CFG.data_files()),
     threads: resource("data", "threads")
     resources:
         mem_mb=resource("data", "mem_mb"),
@@ -35,12 +35,12 @@ rule verify_data:
     output:
         DATA_STAMP,
     params:
-        spec=lambda wc: vc.data_spec(config, wc.path),
-        mirror=vc.data_mirror(config),
+        spec=lambda wc: CFG.data_spec(wc.path),
+        mirror=CFG.data_mirror,
     log:
         "logs/verify_data/{path}.log",
     wildcard_constraints:
-        path=_names(vc.data_files(config)),
+        path=_names(CFG.data_files()),
     localrule: True
     conda:
         "../../environment.yml"

@@ -8,9 +8,9 @@ rule figure:
         pdf=FIGURE.replace("{ext}", "pdf"),
         png=FIGURE.replace("{ext}", "png"),
     params:
-        spec=lambda wc: vc.figure_spec(config, wc.figure),
+        spec=lambda wc: CFG.figure_spec(wc.figure),
         regret_paths=lambda wc: {
-            e: REGRET.format(experiment=e) for e in vc.figure_experiments(config, wc.figure)
+            e: REGRET.format(experiment=e) for e in CFG.figure_experiments(wc.figure)
         },
     log:
         "logs/figure/{figure}.log",

@@ -3,7 +3,7 @@
 A run is one job (rule `run`) unless its setting or experiment declares `runs_per_job` > 1:
 then one job runs that many runs of the experiment (settings x seeds, in config order) one
 after the other, still writing one table and sidecar per run (one rule per such batch, its
-files spelled out: vhct.pipeline.config.run_batches). Batching pays where starting a job costs
+files spelled out: vhct.pipeline.config.Config.run_batches). Batching pays where starting a job costs
 about as much as its run: short synthetic runs (a fraction of a second against about 1.3 s of
 process start) and real-data runs (an MNIST job spends about 5 s importing torch).
 """
@@ -13,7 +13,7 @@ process start) and real-data runs (an MNIST job spends about 5 s importing torch
 #: the DAG does not weigh it against the batch rules for every batched file. These are the long
 #: runs (BO), so they start first (priority) and the batches fill the cores at the end instead of
 #: one long run finishing alone.
-_SINGLE_RUNS = {(e, s) for e, s, _ in vc.run_jobs(config) if vc.runs_per_job(config, e, s) == 1}
+_SINGLE_RUNS = {(e, s) for e, s, _ in CFG.run_jobs() if CFG.runs_per_job(e, s) == 1}
 
 
 rule run:
@@ -27,7 +27,7 @@ rule run:
         tables=[RUN_TABLE],
         metas=[RUN_META],
     params:
-        specs=lambda wc: [vc.run_spec(config, wc.experiment, wc.setting, int(wc.seed))],
+        specs=lambda wc: [CFG.run_spec(wc.experiment, wc.setting, int(wc.seed))],
     log:
         "logs/run/{experiment}/{setting}/seed{seed}.log",
     threads: lambda wc: resource("run", "threads", wc.experiment, wc.setting)
@@ -40,19 +40,19 @@ rule run:
         "../scripts/run.py"
 
 
-for _batch in vc.run_batches(config):
+for _batch in CFG.run_batches():
     _runs = [{"experiment": _batch.experiment, "setting": s, "seed": k} for s, k in _batch.runs]
 
     rule:
         name:
             _batch.rule
         input:
-            verified=[DATA_STAMP.format(path=p) for p in vc.data_files(config, _batch.experiment)],
+            verified=[DATA_STAMP.format(path=p) for p in CFG.data_files(_batch.experiment)],
         output:
             tables=[RUN_TABLE.format(**run) for run in _runs],
             metas=[RUN_META.format(**run) for run in _runs],
         params:
-            specs=[vc.run_spec(config, **run) for run in _runs],
+            specs=[CFG.run_spec(**run) for run in _runs],
         log:
             f"logs/run/{_batch.experiment}/batch{_batch.index}.log",
         threads: max(resource("run", "threads", r["experiment"], r["setting"]) for r in _runs)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,6 +106,16 @@ def algorithm_params(name: str) -> set[str]:
     return {p for p in signature.parameters if p not in _RUNNER_ARGS}
 
 
+def check_params(name: str, params: Mapping[str, Any]) -> None:
+    """The one check of parameter names: a ValueError naming those ``name`` does not accept
+    (used by :func:`make_optimizer` and by the pipeline's config check)."""
+    _check_name(name)
+    unknown = set(params) - algorithm_params(name)
+    if unknown:
+        accepted = sorted(algorithm_params(name))
+        raise ValueError(f"{name} does not accept parameter(s) {sorted(unknown)}; accepted: {accepted}")
+
+
 def _check_name(name: str) -> None:
     if name not in ALGORITHM_TABLE:
         raise ValueError(f"unknown algorithm {name!r}; known: {', '.join(ALGORITHM_TABLE)}")
@@ -122,11 +132,7 @@ def make_optimizer(
     name: str, domain, horizon: int | None = None, seed: SeedLike = None, **params: Any
 ) -> Optimizer:
     """Build the optimizer ``name`` for ``domain``; ``horizon`` is used only by those that need it."""
-    _check_name(name)
-    unknown = set(params) - algorithm_params(name)
-    if unknown:
-        accepted = sorted(algorithm_params(name))
-        raise ValueError(f"{name} does not accept parameter(s) {sorted(unknown)}; accepted: {accepted}")
+    check_params(name, params)
     if horizon is None and needs_horizon(name):
         raise ValueError(f"{name} needs the horizon (the number of rounds it will run); horizon is None")
     return _build(name, domain, horizon, seed, params)

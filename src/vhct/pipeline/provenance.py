@@ -8,7 +8,7 @@ it is that of the command, data download included.
 
 The record identifies the run, so that ``make findings`` ships the outputs of this run only: a
 run id (also given to the command's jobs as ``$VHCT_RUN_ID``), its start and end, the config
-files it read (bases first, as ``vhct.pipeline.config.pipeline_config`` reads them) with the
+files it read (bases first, as ``vhct.pipeline.config.load`` reads them) with the
 sha256 of each at the start, and the figures the config declares.
 """
 
@@ -28,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from vhct.pipeline.config import DEFAULT_CONFIG, ConfigError, pipeline_config
+from vhct.pipeline.config import DEFAULT_CONFIG, ConfigError, load
 from vhct.pipeline.files import atomic_paths
 
 #: environment variable carrying the run id to the command's jobs
@@ -85,11 +85,11 @@ def config_record(files: Sequence[Path | str]) -> dict[str, Any]:
     No file given: the default config, as the workflow reads it. Raises ``ConfigError`` for an
     invalid config (the command would fail on it too).
     """
-    config, paths = pipeline_config(files or [DEFAULT_CONFIG])
+    cfg, paths = load(files or [DEFAULT_CONFIG])
     return {
         "config_files": [display_path(p) for p in paths],
         "config_sha256": {display_path(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in paths},
-        "figures": list(config["figures"]),
+        "figures": list(cfg.figures),
     }
 
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 import inspect
 import logging
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from vhct.extras import require
+from vhct.pipeline.figure_kinds import figure_kind
 
 require(("matplotlib",), "pipeline", "the figures (vhct.reporting.plots)")
 
@@ -506,20 +507,17 @@ def draw_osc_errors(ax, report: Sequence[Mapping[str, Any]]) -> None:
 def make_figure(
     figure: Mapping[str, Any], regret_paths: Mapping[str, str], pdf_path: Path | str, png_path: Path | str
 ) -> None:
-    """Draw a declared figure (see ``vhct.pipeline.config.figure_spec``) and save it as PDF and PNG."""
+    """Draw a declared figure (``vhct.pipeline.config.Config.figure_spec``) and save it as PDF and PNG:
+    its kind's drawer, named in the figure kinds registry (``vhct.pipeline.figure_kinds``)."""
     with plt.rc_context(RC):
-        kind = figure["kind"]
-        if kind in ("regret", "average_regret"):
-            fig = regret_figure(figure, regret_paths)
-        elif kind == "regret_cost":
-            fig = regret_cost_figure(figure, regret_paths)
-        elif kind == "function":
-            fig = function_figure(figure)
-        elif kind == "osc":
-            fig = osc_figure(figure)
-        else:
-            raise ValueError(f"figure {figure.get('name')!r}: unknown kind {kind!r}")
+        draw = drawer(figure["kind"])
+        fig = draw(figure, regret_paths) if figure_kind(figure["kind"]).aggregates else draw(figure)
         save(fig, pdf_path, png_path)
+
+
+def drawer(kind: str) -> Callable[..., Any]:
+    """The function of this module that draws figures of ``kind``, as the figure kinds registry names it."""
+    return globals()[figure_kind(kind).drawer]
 
 
 def figure_job(

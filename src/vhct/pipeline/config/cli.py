@@ -1,0 +1,45 @@
+"""``python -m vhct.pipeline.config FILE...``: check config files as the pipeline would, before Snakemake.
+
+Snakemake parses ``--configfile`` itself, before the workflow's own checks run, and reports a YAML
+syntax error or an empty file without its name; this check names the file, the line and the key.
+``--schema`` rewrites the JSON schema generated from the model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from vhct.pipeline.config.errors import ConfigError
+from vhct.pipeline.config.loading import load
+from vhct.pipeline.config.schema import write_schema
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Check config files (in ``--configfile`` order); 0 when valid, 1 with one line on stderr if not."""
+    parser = argparse.ArgumentParser(
+        prog="python -m vhct.pipeline.config", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("files", nargs="*", type=Path, help="config files, in --configfile order")
+    parser.add_argument("--schema", action="store_true", help="rewrite the JSON schema from the model")
+    args = parser.parse_args(argv)
+    if args.schema:
+        print(f"wrote {write_schema()}")
+        if not args.files:
+            return 0
+    if not args.files:
+        parser.error("give config files (or --schema)")
+    try:
+        cfg, _ = load(args.files)
+    except ConfigError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    names = ", ".join(map(str, args.files))
+    print(f"{names}: valid ({len(cfg.experiments)} experiments, {len(cfg.run_jobs())} runs)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,191 @@
+"""Reading config files: YAML with keys given twice refused, ``base:`` chains merged, keys located.
+
+Every error names the file and line: YAML's own errors by their mark, a key given twice by both
+lines, and a model error (a key path) by the line of the last file that spells the key out.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from vhct.pipeline.config.errors import NOT_MERGED, REQUIRED_SECTIONS, ConfigError, key_error
+from vhct.pipeline.config.model import Config
+
+#: key of a config file naming the config file it extends (its keys are read first)
+BASE_KEY = "base"
+
+
+class DuplicateKeyError(yaml.MarkedYAMLError):
+    """A mapping gives the same key twice (YAML parsers silently keep the last one)."""
+
+
+class UniqueKeyLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that rejects a key given twice in one mapping, naming both lines.
+
+    Keys brought in by a YAML merge (``<<: *anchor``) may be overridden, as YAML intends.
+    """
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        first: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            if not isinstance(key, str | int | float | bool | None):
+                continue  # unhashable or unusual keys: the base class reports them
+            if key in first:
+                raise DuplicateKeyError(
+                    problem=f"duplicate key {key!r} (first given on line {first[key]}): a mapping may "
+                    "give a key only once",
+                    problem_mark=key_node.start_mark,
+                )
+            first[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep=deep)
+
+
+def read_config_file(path: Path | str) -> dict[str, Any]:
+    """Parse one YAML config file; an empty file, a syntax error, a key given twice or a
+    non-mapping names the file and line."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config file: {exc.strerror or exc}") from exc
+    try:
+        config = yaml.load(text, Loader=UniqueKeyLoader)  # noqa: S506 (a SafeLoader)
+    except DuplicateKeyError as exc:
+        mark = exc.problem_mark
+        raise ConfigError(f"{path}:{mark.line + 1}:{mark.column + 1}: {exc.problem}") from exc
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        problem = ": ".join(p for p in (exc.context, exc.problem) if p)
+        raise ConfigError(f"{where}: YAML syntax error: {problem}") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: YAML syntax error: {exc}") from exc
+    if config is None:
+        raise ConfigError(
+            f"{path}: the config file is empty (or only comments); it needs the keys "
+            f"{', '.join(REQUIRED_SECTIONS)} ({NOT_MERGED})",
+            (),
+        )
+    if not isinstance(config, dict):
+        raise ConfigError(
+            f"{path}:1: the config file does not hold a mapping of keys (got a {type(config).__name__})"
+        )
+    return config
+
+
+def key_line(path: Path | str, key: Sequence[str]) -> tuple[int | None, int]:
+    """Line (1-based) of the deepest part of ``key`` that the YAML file spells out, and that depth."""
+    try:
+        node = yaml.compose(Path(path).read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    except (OSError, yaml.YAMLError):
+        return None, 0
+    line, depth = None, 0
+    for part in key:
+        child = None
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value in node.value:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(part):
+                    child, line = value, key_node.start_mark.line + 1
+        elif isinstance(node, yaml.SequenceNode) and str(part).isdigit() and int(part) < len(node.value):
+            child = node.value[int(part)]
+            line = child.start_mark.line + 1
+        if child is None:
+            break
+        node, depth = child, depth + 1
+    return line, depth
+
+
+def located(error: ConfigError, files: Sequence[Path | str]) -> ConfigError:
+    """The error prefixed with ``file:line:`` of its key (the last file spelling out most of the key wins)."""
+    if not files:
+        return error
+    best, line, depth = None, None, 0
+    if error.key:
+        for path in files:
+            found, level = key_line(path, error.key)
+            if level >= depth and level > 0:
+                best, line, depth = path, found, level
+    where = f"{best}:{line}" if best is not None else ", ".join(map(str, files))
+    return ConfigError(f"{where}: {error}", error.key, error.text)
+
+
+def merge(base: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
+    """``base`` updated by ``update``, neither changed: a mapping in both is merged key by key
+    (recursively); any other value of ``update`` (list, number, string, null) replaces the base's."""
+    out = copy.deepcopy(dict(base))
+    for key, value in update.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def base_chain(files: Sequence[Path | str]) -> list[tuple[Path, dict[str, Any]]]:
+    """Each config file (resolved) with its content, the files it extends (key ``base``,
+    relative to the file) before it; every file once. A base chain that loops is an error."""
+    out: dict[Path, dict[str, Any]] = {}
+
+    def visit(path: Path, chain: tuple[Path, ...]) -> None:
+        if path in chain:
+            raise ConfigError(
+                f"{path}: 'base' chain loops: {' -> '.join(map(str, (*chain, path)))}", ("base",)
+            )
+        content = out[path] if path in out else read_config_file(path)
+        base = content.get(BASE_KEY)
+        if base is not None:
+            if not isinstance(base, str):
+                raise located(key_error(BASE_KEY, f"must be a file path, got {base!r}"), [path])
+            visit((path.parent / base).resolve(), (*chain, path))
+        out.setdefault(path, content)
+
+    for path in files:
+        visit(Path(path).resolve(), ())
+    return list(out.items())
+
+
+def merged_files(
+    files: Sequence[Path | str], overrides: Mapping[str, Any] | None = None
+) -> tuple[dict[str, Any], list[Path]]:
+    """The files merged as the pipeline merges them (each after its bases; later files update
+    earlier ones, :func:`merge`; then ``overrides``), not validated, without the ``base`` key;
+    and the files read, bases first."""
+    chain = base_chain(files)
+    config: dict[str, Any] = {}
+    for _, content in chain:
+        config = merge(config, content)
+    config.pop(BASE_KEY, None)
+    if overrides:
+        config = merge(config, overrides)
+    return config, [path for path, _ in chain]
+
+
+def load(
+    files: Sequence[Path | str], overrides: Mapping[str, Any] | None = None
+) -> tuple[Config, list[Path]]:
+    """The config a pipeline run uses, and the files it was read from (bases first).
+
+    The files are read with :class:`UniqueKeyLoader`, each after the files it extends, and merged
+    in order (:func:`merge`), then ``overrides`` (Snakemake's ``--config KEY=VALUE``); the result is
+    validated in full (:meth:`Config.from_dict`, defaults filled in). This is the one loader: the
+    pre-check (``python -m vhct.pipeline.config``), the workflow (``workflow/rules/common.smk``) and
+    the provenance recorder call it. Errors name the file, the line and the key.
+    """
+    source, paths = merged_files(files, overrides)
+    return validated(source, paths), paths
+
+
+def validated(source: dict[str, Any], files: Sequence[Path | str] = (), deep: bool = True) -> Config:
+    """``source`` validated (defaults filled in place); an error is located in ``files``."""
+    try:
+        return Config.from_dict(source, deep=deep)
+    except ConfigError as exc:
+        raise located(exc, files) from None

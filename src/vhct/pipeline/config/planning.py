@@ -1,0 +1,203 @@
+"""Planning from a validated config: run jobs, batches, run specifications, resources, and the views
+of experiments and figures the rules pass to their jobs.
+
+A mixin of :class:`~vhct.pipeline.config.model.Config` (it reads the model's attributes and its
+``seeds``/``setting_seeds``/``run_horizon``; it imports nothing of the model, so no import cycle).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from vhct.pipeline.config.errors import ConfigError, key_error
+from vhct.pipeline.figure_kinds import figure_kind
+
+if TYPE_CHECKING:  # the attributes the model provides (sections: vhct.pipeline.config.sections)
+    from collections.abc import Iterable
+
+#: default resources per rule family (overridden by config `resources`, per experiment, per setting)
+DEFAULT_RESOURCES: dict[str, dict[str, int]] = {
+    "data": {"threads": 1, "mem_mb": 500, "runtime": 30},
+    "run": {"threads": 1, "mem_mb": 1000, "runtime": 60},
+    "aggregate": {"threads": 1, "mem_mb": 2000, "runtime": 10},
+    "figure": {"threads": 1, "mem_mb": 2000, "runtime": 15},
+}
+
+
+def rule_safe(name: str) -> str:
+    """``name`` as Snakemake rule names spell it (characters other than letters, digits and
+    ``_`` become ``_``): two experiments the same here would give two rules one name."""
+    return re.sub(r"\W", "_", name)
+
+
+class RunBatch(NamedTuple):
+    """Runs of one experiment that one job runs one after the other: ``(setting, seed)`` pairs."""
+
+    experiment: str
+    index: int
+    runs: tuple[tuple[str, int], ...]
+
+    @property
+    def rule(self) -> str:
+        """Snakemake rule name of this batch (one rule per batch, its outputs spelled out)."""
+        return rule_safe(f"run_{self.experiment}_batch{self.index}")
+
+
+class Planning:
+    """Jobs, batches, run specifications, resources and views of a :class:`Config`."""
+
+    if TYPE_CHECKING:  # the model's attributes (not annotations here: pydantic would take them as fields)
+        settings: dict[str, Any]
+        experiments: dict[str, Any]
+        figures: dict[str, Any]
+        resources: Any
+        data: Any
+        progress_every: int
+        source: dict[str, Any]
+
+    def run_jobs(self, experiments: Iterable[str] | None = None) -> list[tuple[str, str, int]]:
+        """Every run job ``(experiment, setting, seed)``, in config order."""
+        names = list(self.experiments) if experiments is None else list(experiments)
+        return [
+            (exp, setting, seed)
+            for exp in names
+            for setting in self.experiments[exp].settings
+            for seed in self.setting_seeds(exp, setting)  # type: ignore[attr-defined]
+        ]
+
+    def runs_per_job(self, experiment: str, setting: str) -> int:
+        """Runs per job of an (experiment, setting): the setting's value, else the experiment's, else 1."""
+        for section in (self.settings[setting], self.experiments[experiment]):
+            if section.runs_per_job is not None:
+                return section.runs_per_job
+        return 1
+
+    def run_batches(self) -> list[RunBatch]:
+        """The jobs of more than one run: per experiment, its runs in config order (setting by
+        setting, seeds in order), cut into chunks of ``runs_per_job`` (computed once).
+
+        Runs of settings with ``runs_per_job`` 1 (e.g. BO) are left to the one-run rule. Settings of
+        the same ``runs_per_job`` share chunks; a setting whose own value differs from the
+        experiment's (e.g. a costly baseline, two runs per job) is chunked apart, after them. Batches
+        are numbered per experiment, so adding a setting at the end of an experiment's list keeps the
+        existing batches.
+        """
+        if "_batches" in self.__dict__:
+            return list(self.__dict__["_batches"])
+        batches = []
+        for experiment, exp in self.experiments.items():
+            pools: dict[int, list[tuple[str, int]]] = {}  # runs by their runs_per_job, in config order
+            for setting in exp.settings:
+                per_job = self.runs_per_job(experiment, setting)
+                if per_job > 1:
+                    pools.setdefault(per_job, [])
+                    pools[per_job] += [(setting, k) for k in self.setting_seeds(experiment, setting)]  # type: ignore[attr-defined]
+            chunks = [
+                tuple(runs[start : start + size])
+                for size, runs in pools.items()
+                for start in range(0, len(runs), size)
+            ]
+            batches += [RunBatch(experiment, index, runs) for index, runs in enumerate(chunks)]
+        names = [b.rule for b in batches]
+        for name in names:
+            if names.count(name) > 1:
+                raise ConfigError(f"two run batches share the rule name {name!r}; rename an experiment")
+        self.__dict__["_batches"] = batches
+        return list(batches)
+
+    def run_spec(self, experiment: str, setting: str, seed: int) -> dict[str, Any]:
+        """Everything one run job needs (passed to it as params, recorded in its JSON sidecar)."""
+        exp, algo = self.experiments[experiment], self.settings[setting]
+        return {
+            "experiment": experiment,
+            "setting": setting,
+            "algorithm": algo.algorithm,
+            "params": copy.deepcopy(algo.params),
+            "objective": exp.objective,
+            "objective_params": copy.deepcopy(exp.objective_params),
+            "noise": float(exp.noise),
+            "horizon": self.run_horizon(experiment, setting),  # type: ignore[attr-defined]
+            "seed": int(seed),
+            "progress_every": self.progress_every,
+        }
+
+    def resource(
+        self, family: str, key: str, experiment: str | None = None, setting: str | None = None
+    ) -> int:
+        """Threads/mem_mb/runtime of a rule family: the default, then the config's ``resources``,
+        then the experiment's, then the setting's (the setting wins)."""
+        value = DEFAULT_RESOURCES[family][key]
+        sections = [getattr(self.resources, family)]
+        sections += [self.experiments[experiment].resources] if experiment is not None else []
+        sections += [self.settings[setting].resources] if setting is not None else []
+        for section in sections:
+            if section is not None and getattr(section, key) is not None:
+                value = getattr(section, key)
+        return value
+
+    # ------------------------------------------------------------ views passed to jobs
+
+    def setting_info(self, experiment: str) -> dict[str, dict[str, Any]]:
+        """Per setting of an experiment: algorithm, label, params, run horizon and seeds (tables, legends)."""
+        return {
+            setting: {
+                "algorithm": self.settings[setting].algorithm,
+                "label": setting if self.settings[setting].label is None else self.settings[setting].label,
+                "params": copy.deepcopy(self.settings[setting].params),
+                "horizon": self.run_horizon(experiment, setting),  # type: ignore[attr-defined]
+                "seeds": self.setting_seeds(experiment, setting),  # type: ignore[attr-defined]
+            }
+            for setting in self.experiments[experiment].settings
+        }
+
+    def experiment_info(self, experiment: str) -> dict[str, Any]:
+        """What a figure needs to know about an experiment (title, noise, seeds, horizon, settings)."""
+        exp = self.experiments[experiment]
+        return {
+            "name": experiment,
+            "title": experiment if exp.title is None else exp.title,
+            "objective": exp.objective,
+            "objective_params": copy.deepcopy(exp.objective_params),
+            "noise": float(exp.noise),
+            "horizon": exp.horizon,
+            "seeds": exp.seed_list,
+            "settings": self.setting_info(experiment),
+        }
+
+    def figure_experiments(self, figure: str) -> list[str]:
+        """Experiments whose aggregates a figure reads (none for kinds that read no aggregates)."""
+        fig = self.figures[figure]
+        if not figure_kind(fig.kind).aggregates:
+            return []
+        return list(dict.fromkeys(panel.experiment for panel in fig.panels))
+
+    def figure_spec(self, figure: str) -> dict[str, Any]:
+        """A figure's declaration (as the config gives it, defaults filled) plus the info of every
+        experiment its panels use, and for kinds with a run (osc) each panel's run specification."""
+        fig = copy.deepcopy(dict(self.source["figures"][figure]))
+        used = dict.fromkeys(p.experiment for p in self.figures[figure].panels if p.experiment is not None)
+        fig["name"] = figure
+        fig["experiments"] = {name: self.experiment_info(name) for name in used}
+        if figure_kind(fig["kind"]).osc:
+            for panel, typed in zip(fig["panels"], self.figures[figure].panels, strict=True):
+                panel["run"] = self.run_spec(typed.experiment, typed.setting, typed.seed)
+        return fig
+
+    @property
+    def data_mirror(self) -> str | None:
+        """The configured mirror directory of data files (None: only the environment variable)."""
+        return self.data.mirror
+
+    def data_files(self, experiment: str | None = None) -> list[str]:
+        """Paths (relative to ``data/``) of the data files of one experiment, or of all declared ones."""
+        names = list(self.data.files) if experiment is None else self.experiments[experiment].data
+        return [self.data.files[name].path for name in names]
+
+    def data_spec(self, path: str) -> dict[str, Any]:
+        """The declaration of the data file written to ``data/<path>`` (as the config gives it)."""
+        for name, spec in self.data.files.items():
+            if spec.path == path:
+                return copy.deepcopy(self.source["data"]["files"][name])
+        raise key_error("data/files", f"no data file declares path {path!r}")

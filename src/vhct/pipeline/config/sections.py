@@ -1,0 +1,324 @@
+"""The sections of a config as pydantic models: types, ranges and the checks local to one section.
+
+Strict types: ``seeds: 2.0`` or ``horizon: "10"`` is an error, not a silent conversion; numbers that
+reach run specifications (noise, parameters) keep the type the file gives (``nu: 1`` stays 1).
+Defaults a reader of the plain config dict relies on (``_FILLED``) are written into that dict, in
+place, as the JSON schema's defaults were.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Mapping
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    WithJsonSchema,
+    model_validator,
+)
+
+from vhct.pipeline.config.errors import ConfigError, first_error, key_error
+from vhct.pipeline.figure_kinds import FIGURE_KINDS, PANEL_KEYS, figure_kind
+
+#: a name usable in file names (settings, experiments, figures, data files)
+Name = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")]
+PositiveInt = Annotated[int, Field(ge=1)]
+
+
+def number(**bounds: float) -> Any:
+    """A number with ``bounds`` that keeps its type (an int stays an int, for run specifications)."""
+    return Annotated[int, Field(**bounds)] | Annotated[float, Field(**bounds)]
+
+
+OpenUnit = number(gt=0, lt=1)
+Positive = number(gt=0)
+
+
+class Section(BaseModel):
+    """A config section: strict types, unknown keys refused, defaults filled into the source dict."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, allow_inf_nan=False)
+    #: defaults written into the plain dict when the key is absent (as the former schema's defaults)
+    _FILLED: ClassVar[dict[str, Any]] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for key, value in cls._FILLED.items():
+                data.setdefault(key, copy.deepcopy(value))
+        return data
+
+
+class Resources(Section):
+    """Threads, memory and run time of a job (per rule family, experiment or setting)."""
+
+    mem_mb: PositiveInt | None = None
+    runtime: PositiveInt | None = Field(None, description="minutes")
+    threads: PositiveInt | None = None
+
+
+class Resolution(Section):
+    kind: Literal["exponential", "polynomial", "logarithmic"]
+    a: Positive | None = None  # type: ignore[valid-type]
+    p: Positive | None = None  # type: ignore[valid-type]
+
+
+class KnownParams(Section):
+    """Ranges of the algorithm parameters several algorithms share; which names an algorithm
+    accepts is the optimizer registry's check (``vhct.optimizers.registry.check_params``)."""
+
+    model_config = ConfigDict(extra="allow")
+    rho: OpenUnit | None = None  # type: ignore[valid-type]
+    nu: Positive | None = None  # type: ignore[valid-type]
+    c: Positive | None = None  # type: ignore[valid-type]
+    delta: OpenUnit | None = None  # type: ignore[valid-type]
+    b: Positive | None = None  # type: ignore[valid-type]
+    rho_max: OpenUnit | None = None  # type: ignore[valid-type]
+    nu_max: Positive | None = None  # type: ignore[valid-type]
+    n_init: PositiveInt | None = None
+    split: Literal["random", "longest"] | None = None
+    resolution: Resolution | None = None
+
+
+def _known_params(params: Mapping[str, Any]) -> None:
+    try:
+        KnownParams.model_validate(copy.deepcopy(dict(params)))
+    except ValidationError as exc:
+        path, message, _ = first_error(exc.errors(), dict(params))
+        raise key_error(path, message) from None
+
+
+def _params_schema() -> dict[str, Any]:
+    """The JSON schema of ``params``: KnownParams' with its nested definitions inlined."""
+    schema = KnownParams.model_json_schema()
+    defs = schema.pop("$defs", {})
+    for prop in schema["properties"].values():
+        for option in prop.get("anyOf", []):
+            if "$ref" in option:
+                option.update(defs[option.pop("$ref").rsplit("/", 1)[1]])
+    return schema
+
+
+class Setting(Section):
+    """A named algorithm setting."""
+
+    algorithm: str = Field(description="a name of vhct.optimizers.registry.ALGORITHMS")
+    params: Annotated[dict[str, Any], WithJsonSchema(_params_schema())] = Field(default_factory=dict)
+    label: str | None = None
+    max_horizon: PositiveInt | None = Field(
+        None, description="the setting stops at min(experiment horizon, max_horizon) (e.g. BO)"
+    )
+    max_seeds: PositiveInt | None = Field(
+        None, description="the setting runs only the first max_seeds of the experiment's seeds (e.g. BO)"
+    )
+    resources: Resources | None = Field(None, description="run-job resources, overriding the experiment's")
+    runs_per_job: PositiveInt | None = Field(
+        None, description="overrides the experiment's runs_per_job for this setting (e.g. BO, 1)"
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> Setting:
+        from vhct.optimizers.registry import ALGORITHMS, check_params
+
+        if self.algorithm not in ALGORITHMS:
+            raise key_error(
+                "algorithm", f"unknown algorithm {self.algorithm!r} (known: {', '.join(ALGORITHMS)})"
+            )
+        try:
+            _known_params(self.params)
+            check_params(self.algorithm, self.params)
+        except ValueError as exc:
+            if isinstance(exc, ConfigError):
+                raise key_error(["params", *(exc.key or ())], exc.text) from None
+            unknown = sorted(set(self.params) - _accepted(self.algorithm))
+            raise key_error(["params", *unknown[:1]], str(exc)) from None
+        return self
+
+
+def _accepted(algorithm: str) -> set[str]:
+    from vhct.optimizers.registry import algorithm_params
+
+    return algorithm_params(algorithm)
+
+
+class Caps(Section):
+    """A setting's caps in one experiment, overriding the setting's own."""
+
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1})
+    max_horizon: PositiveInt | None = None
+    max_seeds: PositiveInt | None = None
+
+
+class Experiment(Section):
+    """An objective, its noise, horizon and seeds, and the settings run on it."""
+
+    _FILLED: ClassVar[dict[str, Any]] = {"objective_params": {}}
+    objective: str = Field(description="a name of vhct.objectives.OBJECTIVES")
+    objective_params: dict[str, Any] = Field(default_factory=dict)
+    title: str | None = None
+    noise: number(ge=0) = Field(  # type: ignore[valid-type]
+        description="half-width of the additive Uniform(-noise, noise) reward noise"
+    )
+    horizon: PositiveInt
+    seeds: PositiveInt | Annotated[list[Annotated[int, Field(ge=0)]], Field(min_length=1)] = Field(
+        description="a number of seeds (0..n-1) or an explicit list", union_mode="left_to_right"
+    )
+    settings: Annotated[list[Name], Field(min_length=1)]
+    data: list[str] = Field(
+        default_factory=list, description="names of data files (keys of data/files) the objective reads"
+    )
+    resources: Resources | None = None
+    runs_per_job: PositiveInt | None = Field(
+        None,
+        description="runs (settings x seeds, in config order) one job runs one after the other, each "
+        "writing its own table and sidecar (BO and real data: 1, the default)",
+    )
+    caps: dict[Name, Caps] = Field(
+        default_factory=dict, description="per setting run here, its max_horizon and max_seeds here"
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> Experiment:
+        from vhct.objectives import OBJECTIVES
+
+        if self.objective not in OBJECTIVES:
+            raise key_error(
+                "objective", f"unknown objective {self.objective!r} (known: {', '.join(OBJECTIVES)})"
+            )
+        for key in ("settings", "data"):
+            values = getattr(self, key)
+            for i, value in enumerate(values):
+                if value in values[:i]:
+                    raise key_error(f"{key}/{i}", f"{value!r} is given twice")
+        if isinstance(self.seeds, list) and len(set(self.seeds)) < len(self.seeds):
+            raise key_error("seeds", f"a seed is given twice: {self.seeds}")
+        for setting in self.caps:
+            if setting not in self.settings:
+                raise key_error(
+                    f"caps/{setting}",
+                    f"setting {setting!r} is not run in this experiment (its settings: "
+                    f"{', '.join(self.settings)})",
+                )
+        return self
+
+    @property
+    def seed_list(self) -> list[int]:
+        """Seeds of the experiment: ``0..n-1`` for a count, else the explicit list."""
+        return list(range(self.seeds)) if isinstance(self.seeds, int) else list(self.seeds)
+
+
+class Panel(Section):
+    """One panel of a figure; which keys a kind needs is the figure kinds registry's."""
+
+    _FILLED: ClassVar[dict[str, Any]] = {"objective_params": {}, "seed": 0}
+    title: str | None = None
+    experiment: str | None = None
+    settings: Annotated[list[str], Field(min_length=1)] | None = Field(
+        None, description="subset of the experiment's settings to draw (default all)"
+    )
+    objective: str | None = None
+    objective_params: dict[str, Any] = Field(default_factory=dict)
+    setting: str | None = None
+    seed: Annotated[int, Field(ge=0)] = 0
+    round: PositiveInt | None = None
+
+
+class Figure(Section):
+    """A declared figure: its kind (vhct.pipeline.figure_kinds) and panels."""
+
+    kind: str = Field(description="a name of vhct.pipeline.figure_kinds.FIGURE_KINDS")
+    title: str | None = None
+    columns: PositiveInt | None = None
+    panels: Annotated[list[Panel], Field(min_length=1)]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _panel_keys(cls, data: Any) -> Any:
+        """Each panel gives the keys its kind requires and no other (before the defaults are filled)."""
+        if not (
+            isinstance(data, dict) and isinstance(data.get("kind"), str) and data["kind"] in FIGURE_KINDS
+        ):
+            return data
+        kind = figure_kind(data["kind"])
+        for i, panel in enumerate(data.get("panels") or []):
+            if not isinstance(panel, dict):
+                continue
+            for key in kind.required:
+                if key not in panel:
+                    raise key_error(f"panels/{i}", f"a {kind.name} panel needs the key {key!r}")
+            for key in panel:
+                filled = key in Panel._FILLED and panel[key] == Panel._FILLED[key]  # (a dict validated again)
+                if key in PANEL_KEYS and key not in kind.allowed | {"title"} and not filled:
+                    allowed = ", ".join(sorted(kind.allowed | {"title"}))
+                    raise key_error(
+                        f"panels/{i}/{key}", f"a {kind.name} panel does not take it (allowed: {allowed})"
+                    )
+        return data
+
+    @model_validator(mode="after")
+    def _kind(self) -> Figure:
+        if self.kind not in FIGURE_KINDS:
+            raise key_error("kind", f"unknown figure kind {self.kind!r} (known: {', '.join(FIGURE_KINDS)})")
+        return self
+
+
+class DataFile(Section):
+    """A data file of a real-data objective, written to data/<path> by the rule data_file."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"anyOf": [{"required": [k]} for k in ("sha256", "content_sha256", "md5")]}
+    )
+    path: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$")] = Field(
+        description="file path relative to data/ (the rule writes data/<path>)"
+    )
+    urls: Annotated[list[str], Field(min_length=1)]
+    sha256: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")] | None = None
+    content_sha256: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")] | None = None
+    md5: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{32}$")] | None = None
+    description: str | None = None
+
+    @model_validator(mode="after")
+    def _checksum(self) -> DataFile:
+        if not (self.sha256 or self.content_sha256 or self.md5):
+            raise key_error((), "needs a checksum: sha256, content_sha256 or md5")
+        return self
+
+
+class Data(Section):
+    """The data files of the real-data objectives and an optional mirror directory."""
+
+    _FILLED: ClassVar[dict[str, Any]] = {"mirror": None, "files": {}}
+    mirror: str | None = Field(
+        None,
+        description="directory with already-downloaded files at <mirror>/<path> (else env VHCT_DATA_MIRROR)",
+    )
+    files: dict[Name, DataFile] = Field(default_factory=dict)
+
+
+class RuleResources(Section):
+    """Default threads/mem_mb/runtime per rule family."""
+
+    data: Resources | None = None
+    run: Resources | None = None
+    aggregate: Resources | None = None
+    figure: Resources | None = None
+
+
+def check_finite(value: Any, key: tuple[str, ...] = ()) -> None:
+    """Reject NaN and infinity anywhere in a config (YAML ``.nan``, ``.inf``), free mappings
+    (objective parameters) included: they would fail, or run silently wrong, inside a job."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise key_error(key, f"must be a finite number, got {value!r}")
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            check_finite(v, (*key, str(k)))
+    elif isinstance(value, list | tuple):
+        for i, v in enumerate(value):
+            check_finite(v, (*key, str(i)))
