@@ -232,6 +232,11 @@ def test_ship_refuses_mixed_package_versions_naming_the_file_and_package(shipped
         results, figures, docs, readme, r"audit.json was made with other package versions .*optuna 4.0 vs"
     )
     edit_json(results / findings.AUDIT_JSON, lambda a: a["context"].update(versions=package_versions()))
+    no_scipy = {**package_versions(), "scipy": None}  # at the audit's top level
+    edit_json(results / findings.AUDIT_JSON, lambda a: a.update(versions=no_scipy))
+    rerecord(results, figures)
+    refused(results, figures, docs, readme, r"audit.json was made with other package versions .*scipy None")
+    edit_json(results / findings.AUDIT_JSON, lambda a: a.update(versions=package_versions()))
     rerecord(results, figures)
     # BO's sidecar carries no versions (written before sidecars did): read as silent, shipped
     assert "versions" not in json.loads((results / "runs" / "garland" / "BO" / "seed0.json").read_text())
@@ -345,9 +350,24 @@ def state(docs: Path, readme: Path) -> dict[str, bytes]:
     return {**snapshot(docs), "README": readme.read_bytes()}
 
 
+def killed_after(step: int, args: list[str]) -> int:
+    """Run ``ship.main(args)`` in a forked child that ends abruptly (``os._exit``, no clean-up, as a
+    SIGKILL) right after its ``step``-th change on disk; return its exit status (99: ended there)."""
+    pid = os.fork()
+    if pid == 0:  # the child: its own step count from 0
+        code = 1
+        try:
+            os.environ[ship.EXIT_AFTER_ENV] = str(step)
+            ship._steps = 0
+            code = ship.main(args)
+        finally:
+            os._exit(code)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
 def test_a_kill_at_every_step_leaves_the_old_or_the_new_findings(shipped, tmp_path):
-    """Ship in a subprocess that exits abruptly after its N-th change on disk, for every N: the
-    next command finds docs/ and the README entirely old or entirely new, and the next ship ships."""
+    """Ship ends abruptly after its N-th change on disk, for every N: the next command finds docs/
+    and the README entirely old or entirely new, no staging left, and the next ship ships."""
     results, figures, docs, readme = shipped
     old = state(docs, readme)
     pristine = tmp_path / "pristine"
@@ -358,27 +378,18 @@ def test_a_kill_at_every_step_leaves_the_old_or_the_new_findings(shipped, tmp_pa
     ship.ship(results, figures, docs, readme)
     new = state(docs, readme)
     assert old != new and old["README"] != new["README"]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}
     seen = {"old": 0, "new": 0}
     for n in range(1, 100):
         where = tmp_path / f"kill{n}"
         shutil.copytree(pristine, where)
         d, r = where / "docs", where / "README.md"
         args = ["--results", str(results), "--figures", str(figures), "--docs", str(d), "--readme", str(r)]
-        code = f"import sys; from vhct.reporting import ship; sys.exit(ship.main({args!r}))"
-        done = subprocess.run(
-            [sys.executable, "-c", code],
-            env={**env, ship.EXIT_AFTER_ENV: str(n)},
-            capture_output=True,
-            text=True,
-        )
-        if done.returncode == 0:  # it got through all of its steps: nothing left to kill
+        code = killed_after(n, args)
+        if code == 0:  # it got through all of its steps: nothing left to kill
             assert state(d, r) == new
             break
-        assert done.returncode == 99, done.stderr
-        assert (
-            ship.main(["recover", "--docs", str(d), "--readme", str(r)]) == 0
-        )  # what every command does first
+        assert code == 99, n
+        assert ship.main(["recover", "--docs", str(d)]) == 0  # what every command does first
         after = state(d, r)
         assert after in (old, new), f"kill after step {n}: neither the old nor the new findings"
         seen["old" if after == old else "new"] += 1

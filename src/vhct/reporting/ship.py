@@ -22,7 +22,8 @@ What it refuses, changing nothing:
   nothing once the recorded hashes and the audit's run id are required, and are gone.)
 - **Mixed package versions.** The provenance record's ``versions`` against each run sidecar's
   ``versions`` (``results/runs/<experiment>/<setting>/seed<n>.json``; sidecars without the key,
-  written before it existed, are read as silent) and the audit's ``context.versions`` when present.
+  written before it existed, are read as silent) and the audit's ``versions`` (top level or
+  ``context``) when present.
 - **A reduced-scale run, unless told** (``--reduced``). The rule is read from the audit JSON
   alone: the run is at the paper's scale when every audited experiment ran at least the largest
   ``min_seeds`` of the audited claims (the fewest seeds the audit decides a claim on; 20), so
@@ -275,8 +276,9 @@ def check_versions(
     sidecar that records them must agree; the error names the file and the packages."""
     versions = prov["versions"]
     records: list[tuple[Path, Any]] = []
-    if "versions" in audit.get("context", {}):
-        records.append((audit_path, audit["context"]["versions"]))
+    for where in (audit, audit.get("context", {})):  # the audit's own record, at either level
+        if "versions" in where:
+            records.append((audit_path, where["versions"]))
     for path in sidecars(results, audited_experiments(audit)):
         sidecar = _read_json(path)
         if "versions" in sidecar:
