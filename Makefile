@@ -24,6 +24,8 @@ CONFIG ?= config/config.yaml
 shell_quote = '$(subst ','\'',$(1))'
 CONFIG_ARG = $(call shell_quote,$(CONFIG))
 TARGETS ?=
+# options of `make findings` (python -m vhct.reporting.ship), e.g. --reduced
+SHIP_ARGS ?=
 # a command the Snakemake call of `make figures` runs under (make paper-local: the provenance recorder)
 RUNNER ?=
 # --keep-going: a failed job (e.g. a data file no source could provide) does not stop the
@@ -98,9 +100,11 @@ paper-local: $(STAMP)
 
 ## findings: docs/findings.md and docs/figures/*.png from a finished `make paper-local`
 ## (copies its audit JSON, aggregates, provenance and linked figure PNGs into docs/, then renders;
-## refuses, changing nothing, unless all of them come from the run results/provenance.json records)
+## refuses, changing nothing, unless all of them have the content results/provenance.json records
+## and one set of package versions, and the run is at the paper's scale: a reduced run only with
+## SHIP_ARGS=--reduced; a killed `make findings` is completed by the next one)
 findings: $(STAMP)
-	$(BIN)/python -m vhct.reporting.findings ship
+	$(BIN)/python -m vhct.reporting.ship $(SHIP_ARGS)
 
 ## test: the test suite (unit and integration)
 test: $(STAMP)

@@ -182,13 +182,13 @@ def test_without_a_beyond_part_the_sections_say_so_in_one_line():
 
 def test_the_shipped_document_has_the_section_after_the_claims(tmp_path):
     """render() of a shipped run: one line without a beyond part; with one, its table and the figure."""
-    from test_findings import _made_up_run
+    from findings_run import made_up_run
 
-    from vhct.reporting import findings
+    from vhct.reporting import findings, ship
 
-    results, figures = _made_up_run(tmp_path)
+    results, figures = made_up_run(tmp_path)
     docs = tmp_path / "docs"
-    findings.ship(results, figures, docs)
+    ship.ship(results, figures, docs)
     before = text = (docs / findings.DOCUMENT).read_text(encoding="utf-8")
     section = text[text.index("## Beyond the paper") :]
     assert text.index("## Verdicts") < text.index("## Beyond the paper")

@@ -9,7 +9,10 @@ it is that of the command, data download included.
 The record identifies the run, so that ``make findings`` ships the outputs of this run only: a
 run id (also given to the command's jobs as ``$VHCT_RUN_ID``), its start and end, the config
 files it read (bases first, as ``vhct.pipeline.config.load`` reads them) with the
-sha256 of each at the start, and the figures the config declares.
+sha256 of each at the start, and the figures the config declares; the versions of the packages
+that shape the numbers (``vhct.pipeline.versions``); and, when the command has ended, the sha256
+of every output it leaves (``output_sha256``: the audit JSON and the aggregates under the results
+folder, the declared figures' PNGs), so ``ship`` ships exactly the content this run left.
 """
 
 from __future__ import annotations
@@ -30,9 +33,14 @@ from typing import Any
 
 from vhct.pipeline.config import DEFAULT_CONFIG, ConfigError, load
 from vhct.pipeline.files import atomic_paths
+from vhct.pipeline.versions import package_versions
 
 #: environment variable carrying the run id to the command's jobs
 RUN_ID_ENV = "VHCT_RUN_ID"
+#: where the workflow writes the figures (relative to its working directory)
+FIGURES_DIR = Path("figures")
+#: the outputs under the results folder whose content the record fixes
+RESULT_OUTPUTS = ("audit.json", "aggregates/*/*.csv")
 
 
 def _git(*args: str) -> str | None:
@@ -93,6 +101,24 @@ def config_record(files: Sequence[Path | str]) -> dict[str, Any]:
     }
 
 
+def output_hashes(
+    results: Path | str, figures: Path | str, names: Sequence[str]
+) -> dict[str, dict[str, str]]:
+    """The sha256 of a run's outputs that exist: ``{"results": {path under results: hash},
+    "figures": {"<name>.png": hash}}`` for the audit JSON, the aggregates and the figures ``names``."""
+    results, figures = Path(results), Path(figures)
+    found = sorted({p for pattern in RESULT_OUTPUTS for p in results.glob(pattern) if p.is_file()})
+    pngs = [figures / f"{name}.png" for name in names if (figures / f"{name}.png").is_file()]
+    return {
+        "results": {p.relative_to(results).as_posix(): _sha256(p) for p in found},
+        "figures": {p.name: _sha256(p) for p in pngs},
+    }
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def run_id(started: datetime) -> str:
     """The run's identity: its start to the microsecond and the recorder's process id."""
     return f"{started:%Y%m%dT%H%M%S.%fZ}-{os.getpid()}"
@@ -104,8 +130,10 @@ def record(
     wall_seconds: float,
     config: Mapping[str, Any] | None = None,
     run: str | None = None,
+    outputs: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict[str, Any]:
-    """The provenance record of a finished command (``config``: its :func:`config_record`)."""
+    """The provenance record of a finished command (``config``: its :func:`config_record`;
+    ``outputs``: its :func:`output_hashes`, none when not given)."""
     status = _git("status", "--porcelain", "--untracked-files=no")
     config = dict(config) if config is not None else config_record(config_files(command))
     return {
@@ -124,6 +152,8 @@ def record(
             "system": f"{platform.system()} {platform.release()}",
             "python": platform.python_version(),
         },
+        "versions": package_versions(),
+        "output_sha256": dict(outputs) if outputs is not None else {"results": {}, "figures": {}},
     }
 
 
@@ -150,7 +180,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"provenance: the command failed (exit {code}); {args.out} not written", file=sys.stderr)
         return code
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    prov = record(command, started, wall, config, run)
+    outputs = output_hashes(args.out.parent, FIGURES_DIR, config["figures"])
+    prov = record(command, started, wall, config, run, outputs)
     with atomic_paths(args.out) as (tmp,):
         tmp.write_text(json.dumps(prov, indent=2) + "\n", encoding="utf-8")
     print(f"provenance: {wall:.0f} s; record in {args.out}")

@@ -1,0 +1,554 @@
+"""Ship a finished pipeline run's findings into the repository: ``docs/findings.md``, its data and figures.
+
+    python -m vhct.reporting.ship                # after `make paper-local` (this is `make findings`)
+    python -m vhct.reporting.ship --reduced      # a reduced-scale run, published as one
+    python -m vhct.reporting.ship render         # re-render docs/findings.md and the README block
+    python -m vhct.reporting.ship recover        # finish an interrupted ship, remove its staging
+
+``ship`` copies what a finished run produced into ``docs/``: the audit's JSON, the final and
+timing aggregates of every audited experiment and the run's provenance record into
+``docs/findings/``, the PNGs of the figures the document links into ``docs/figures/``; renders
+``docs/findings.md`` from those files (``vhct.reporting.findings.render``) and rewrites the
+README's findings block (between ``README_BEGIN`` and ``README_END``).
+
+What it refuses, changing nothing:
+
+- **Files of another run.** The provenance recorder (``vhct.pipeline.provenance``) writes, when
+  the command ends, the sha256 of every output it finds (``results/audit.json``, the aggregates,
+  the figures' PNGs); each file shipped must have exactly that content. The audit must carry the
+  recorded run id and config files (and checksums); each final aggregate must hold the settings,
+  horizons and seeds of the audited config. Content, not modification times: an edited file with
+  its time put back (``touch -r``) is refused. (The former checks of modification times added
+  nothing once the recorded hashes and the audit's run id are required, and are gone.)
+- **Mixed package versions.** The provenance record's ``versions`` against each run sidecar's
+  ``versions`` (``results/runs/<experiment>/<setting>/seed<n>.json``; sidecars without the key,
+  written before it existed, are read as silent) and the audit's ``versions`` (top level or
+  ``context``) when present.
+- **A reduced-scale run, unless told** (``--reduced``). The rule is read from the audit JSON
+  alone: the run is at the paper's scale when every audited experiment ran at least the largest
+  ``min_seeds`` of the audited claims (the fewest seeds the audit decides a claim on; 20), so
+  its verdicts can be decided at all. Horizons are not part of the rule (the paper-scale local
+  run stops MNIST at 100 rounds, in test-split mode); what ran short of the paper's horizons is
+  the document's "Not at the paper's full scale" section. A reduced run's README block starts
+  "At reduced scale (N seeds ...)", never "At the paper's scale"; the rule is applied to the
+  shipped audit, so :func:`readme_block` gives the same text whenever it is rendered again.
+
+Crash safety: a journal. Everything new is first staged in ``docs/.findings-staging-<id>/``
+(``findings/``, ``figures/``, ``findings.md`` and the whole new README text); then the journal
+``docs/.findings-journal.json``, naming the stage, the entries to swap and the README to replace,
+is written atomically (the commit point); then each entry of ``docs/`` is renamed into the stage
+as ``old-<name>`` and the staged one renamed into place, the README replaced by one rename, the
+journal removed and the stage deleted. Every step is idempotent. Every ``ship`` (and ``render``,
+``recover``) starts by rolling an existing journal forward to its end and deleting stages that no
+journal names, so after a SIGKILL at any point the next command leaves ``docs/`` and the README
+entirely the new findings (journal written) or entirely the old ones (killed before it). A
+symlink swap would not do: ``docs/findings.md``, two folders and the README are four names that
+no single rename replaces. Two ships at once are serialized by a lock on the docs folder.
+
+``--docs DIR`` touches nothing outside DIR: the README edited is ``--readme PATH``, and by
+default the repository's ``README.md`` only when ``--docs`` is the default ``docs``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import hashlib
+import json
+import math
+import os
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from vhct.pipeline.files import fsync_dir
+from vhct.reporting.audit.records import Audit
+from vhct.reporting.findings import (
+    AGGREGATES,
+    AUDIT_JSON,
+    DATA_DIR,
+    DOCUMENT,
+    FIGURES_DIR,
+    PROVENANCE_JSON,
+    README_BEGIN,
+    README_END,
+    FindingsError,
+    audited_experiments,
+    headline,
+    read_audit,
+    render,
+)
+
+#: what the provenance record must hold to identify its run (vhct.pipeline.provenance)
+RUN_KEYS = (
+    "run_id",
+    "started_utc",
+    "finished_utc",
+    "config_files",
+    "config_sha256",
+    "figures",
+    "versions",
+    "output_sha256",
+)
+#: a figure link in the rendered document
+FIGURE_LINK = re.compile(rf"\]\(({FIGURES_DIR}/[^)#\s]+\.png)\)")
+#: the journal of a swap under way, and the prefix of the staging folders (both inside docs/)
+JOURNAL = ".findings-journal.json"
+STAGE_PREFIX = ".findings-staging-"
+#: the new README text inside a stage
+NEW_README = "README.new"
+#: test hook: exit (as a SIGKILL would leave things) right after this many steps that change files
+EXIT_AFTER_ENV = "VHCT_SHIP_EXIT_AFTER"
+#: the default docs folder and the README edited with it
+DEFAULT_DOCS = Path("docs")
+DEFAULT_README = Path("README.md")
+
+_steps = 0
+
+
+def _step() -> None:
+    """Count one change on disk; the test hook ends the process abruptly after the N-th."""
+    global _steps
+    _steps += 1
+    limit = os.environ.get(EXIT_AFTER_ENV)
+    if limit is not None and _steps >= int(limit):
+        os._exit(99)
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise FindingsError(f"{path}: cannot read it as JSON ({exc})") from exc
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# ---------------------------------------------------------------- the scale of a run
+@dataclass(frozen=True)
+class Scale:
+    """How many seeds the audited experiments ran against the fewest the audit decides a claim on."""
+
+    seeds: dict[str, int]
+    needed: int
+
+    @property
+    def paper(self) -> bool:
+        return all(n >= self.needed for n in self.seeds.values())
+
+    @property
+    def short(self) -> dict[str, int]:
+        """Experiments below the claims' minimum, with their seed counts."""
+        return {name: n for name, n in self.seeds.items() if n < self.needed}
+
+    def seed_text(self) -> str:
+        counts = sorted(set(self.seeds.values()))
+        return " to ".join(map(str, (counts[0], counts[-1]) if len(counts) > 1 else counts)) or "0"
+
+
+def scale(audit: Audit) -> Scale:
+    """The run's :class:`Scale`, from the audit record: its experiments' seeds, its claims' ``min_seeds``."""
+    seeds = {name: len(exp["seeds"]) for name, exp in audit.context["experiments"].items()}
+    needed = max((c.min_seeds for c in audit.claims), default=0)
+    return Scale(seeds, needed)
+
+
+def check_scale(audit: Audit, audit_path: Path, reduced: bool) -> None:
+    """Refuse a run below the paper's scale unless ``reduced`` says it is meant."""
+    found = scale(audit)
+    if found.paper or reduced:
+        return
+    short = ", ".join(f"{name} ({n})" for name, n in found.short.items())
+    raise FindingsError(
+        f"{audit_path}: not a paper-scale run: experiment(s) {short} ran fewer seeds than the "
+        f"{found.needed} the audited claims need (min_seeds). Run `make paper-local` and ship that, "
+        "or ship this run as a reduced-scale one with --reduced (its headline then says so)"
+    )
+
+
+# ---------------------------------------------------------------- one run's files
+def _same_paths(a: Sequence[str], b: Sequence[str]) -> bool:
+    return [Path(p).resolve() for p in a] == [Path(p).resolve() for p in b]
+
+
+def _n_seeds(seeds: int | Sequence[int]) -> int:
+    """How many seeds a config's ``seeds`` value (a count or a list) runs."""
+    return seeds if isinstance(seeds, int) else len(seeds)
+
+
+def check_one_run(
+    audit: Audit, prov: Mapping[str, Any], audit_path: Path, aggregates: Mapping[str, Path]
+) -> None:
+    """Raise :class:`FindingsError` naming the mismatch unless the audit and its final aggregates
+    come from the run the provenance record describes.
+
+    The audit must carry the record's run id and config files (and checksums, when it records
+    them); each final aggregate must hold the settings, horizons and seeds of the audited config.
+    """
+    lacking = [k for k in RUN_KEYS if k not in prov]
+    if lacking:
+        raise FindingsError(
+            f"the provenance record lacks {', '.join(lacking)} (an older recorder): "
+            "run `make paper-local` again"
+        )
+    context = audit.context
+    audited = context.get("configfiles", [])
+    if not _same_paths(audited, prov["config_files"]):
+        raise FindingsError(
+            f"{audit_path} was made with the config file(s) {', '.join(audited) or '-'}, "
+            f"the recorded run with {', '.join(prov['config_files'])}: they come from different runs "
+            "(run `make paper-local` again, then `make findings`)"
+        )
+    if context.get("run_id") != prov["run_id"]:
+        raise FindingsError(
+            f"{audit_path} records run_id {context.get('run_id')!r}, the provenance record "
+            f"{prov['run_id']!r}: they come from different runs (an audit the recorded run did not write)"
+        )
+    if context.get("config_sha256") is not None and context["config_sha256"] != prov["config_sha256"]:
+        raise FindingsError(
+            f"{audit_path} records config_sha256 {context['config_sha256']!r}, the provenance record "
+            f"{prov['config_sha256']!r}: they come from different runs"
+        )
+    for name, path in aggregates.items():
+        exp = context["experiments"][name]
+        expected = {
+            setting: min(exp["horizon"], info.get("max_horizon", exp["horizon"]))
+            for setting, info in exp["settings"].items()
+        }
+        final = pd.read_csv(path)
+        found = dict(zip(final["setting"], final["horizon"], strict=True))
+        seeds = dict(zip(final["setting"], final["n_seeds"], strict=True))
+        wanted = {  # a setting's max_seeds runs only the first that many of the experiment's seeds
+            s: min(_n_seeds(info.get("seeds", exp["seeds"])), info.get("max_seeds", math.inf))
+            for s, info in exp["settings"].items()
+        }
+        if found != expected or seeds != wanted:
+            raise FindingsError(
+                f"{path} holds settings and horizons {found} with seeds {seeds}, the audited config "
+                f"{expected} with seeds {wanted}: they come from different runs"
+            )
+
+
+def check_hashes(prov: Mapping[str, Any], files: Mapping[Path, tuple[str, str]]) -> None:
+    """Each file must have the sha256 the provenance record gives it when its run ended.
+
+    ``files``: path -> (part of ``output_sha256``: "results" or "figures", name recorded there).
+    """
+    recorded = prov["output_sha256"]
+    for path, (part, name) in files.items():
+        want = recorded.get(part, {}).get(name)
+        if want is None:
+            raise FindingsError(
+                f"{path}: the provenance record has no checksum of {part}/{name}: the recorded run did "
+                "not make it (run `make paper-local` again)"
+            )
+        got = sha256(path)
+        if got != want:
+            raise FindingsError(
+                f"{path}: sha256 {got[:12]}..., the recorded run left {want[:12]}...: the file changed "
+                "after the run (another run, or an edit)"
+            )
+
+
+def sidecars(results: Path, experiments: Sequence[str]) -> list[Path]:
+    """The run sidecars of ``experiments`` (``runs/<experiment>/<setting>/seed<n>.json``), sorted."""
+    return sorted(p for name in experiments for p in (results / "runs" / name).glob("*/seed*.json"))
+
+
+def version_differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+    """Packages whose versions differ between two ``versions`` records, as "name a vs b"."""
+    return [f"{k} {a.get(k)} vs {b.get(k)}" for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+
+
+def check_versions(
+    prov: Mapping[str, Any], audit: Audit, audit_path: Path, results: Path
+) -> None:
+    """The package versions of the provenance record, the audit (when it records them) and every run
+    sidecar that records them must agree; the error names the file and the packages."""
+    versions = prov["versions"]
+    records: list[tuple[Path, Any]] = []
+    if "versions" in audit.context:  # the audit's own record of them
+        records.append((audit_path, audit.context["versions"]))
+    for path in sidecars(results, audited_experiments(audit)):
+        sidecar = _read_json(path)
+        if "versions" in sidecar:
+            records.append((path, sidecar["versions"]))
+    for path, found in records:
+        if not isinstance(found, Mapping):
+            raise FindingsError(f"{path}: 'versions' is {found!r}, not a mapping of package to version")
+        differ = version_differences(found, versions)
+        if differ:
+            raise FindingsError(
+                f"{path} was made with other package versions than the recorded run "
+                f"({'; '.join(differ)}; this file vs the provenance record): the run mixes "
+                "installs, run it again in one environment"
+            )
+
+
+# ---------------------------------------------------------------- the README block
+def readme_block(docs: Path | str) -> str:
+    """The README's findings block: the shipped audit's headline, its scale and a link to the document."""
+    audit = read_audit(Path(docs) / DATA_DIR / AUDIT_JSON)
+    found = scale(audit)
+    link = (
+        "Every claim's verdict and why, the implementation choices that change verdicts, the "
+        f"discrepancies found and the figures at that scale: [docs/findings.md](docs/{DOCUMENT})."
+    )
+    if found.paper:
+        lines = [
+            f"**{headline(audit)}** {link}",
+            "",
+            "At the paper's scale on one machine (`make paper-local`, then `make findings`); what was not",
+            "run at the paper's full scale, and why, is the document's second section.",
+        ]
+    else:
+        lines = [
+            f"**At reduced scale ({found.seed_text()} seeds; the audited claims need {found.needed}), "
+            f"not the paper's: {headline(audit)}** {link}",
+            "",
+            "A reduced-scale run shipped with `--reduced`: its verdicts are not the paper's findings "
+            "(`make paper-local`, then `make findings`, ships those).",
+        ]
+    return "\n".join([README_BEGIN, *lines, README_END])
+
+
+def with_readme_block(readme: str, block: str) -> str:
+    """``readme`` with the text between the findings markers replaced by ``block``."""
+    start, end = readme.find(README_BEGIN), readme.find(README_END)
+    if start < 0 or end < start:
+        raise FindingsError(f"the README lacks the findings markers {README_BEGIN!r} ... {README_END!r}")
+    return readme[:start] + block + readme[end + len(README_END) :]
+
+
+# ---------------------------------------------------------------- the journal
+@contextmanager
+def _locked(docs: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the docs folder (one ship at a time)."""
+    fd = os.open(docs, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _roll_forward(docs: Path, journal: Mapping[str, Any]) -> None:
+    """Finish the swap the journal names; every step can be repeated after a kill."""
+    stage = docs / journal["stage"]
+    for name in journal["names"]:
+        new, current = stage / name, docs / name
+        if not new.exists():
+            continue  # already in place
+        if current.exists() or current.is_symlink():
+            current.rename(stage / f"old-{name}")
+            _step()
+        new.rename(current)
+        _step()
+    staged = stage / NEW_README
+    if journal.get("readme") and staged.exists():
+        readme = Path(journal["readme"])
+        try:
+            os.replace(staged, readme)
+        except OSError:  # another file system: a copy next to the README, renamed into place
+            tmp = readme.with_name(f".{readme.name}.findings.tmp")
+            shutil.copyfile(staged, tmp)
+            os.replace(tmp, readme)
+            staged.unlink()
+        _step()
+    fsync_dir(docs)
+    (docs / JOURNAL).unlink()
+    _step()
+    shutil.rmtree(stage, ignore_errors=True)
+
+
+def _recover(docs: Path) -> bool:
+    """Roll an interrupted swap forward and delete leftover stages; True if a swap was finished."""
+    finished = False
+    if (docs / JOURNAL).exists():
+        _roll_forward(docs, _read_json(docs / JOURNAL))
+        finished = True
+    for leftover in docs.glob(f"{STAGE_PREFIX}*"):
+        shutil.rmtree(leftover, ignore_errors=True)
+    return finished
+
+
+def recover(docs: Path | str) -> bool:
+    """Finish a ship a kill interrupted (or drop its unfinished staging); True if one was finished."""
+    docs = Path(docs)
+    if not docs.is_dir():
+        return False
+    with _locked(docs):
+        return _recover(docs)
+
+
+def _commit(docs: Path, stage: Path, names: Sequence[str], readme: Path | None) -> None:
+    """Write the journal (the commit point), then swap the staged entries and README in."""
+    journal = {"stage": stage.name, "names": list(names), "readme": str(readme.resolve()) if readme else None}
+    draft = stage / "journal.json"
+    with open(draft, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(journal, indent=2) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(draft, docs / JOURNAL)
+    fsync_dir(docs)
+    _step()
+    _roll_forward(docs, journal)
+
+
+def _stage_readme(stage: Path, readme: Path | None) -> None:
+    if readme is not None:
+        text = with_readme_block(readme.read_text(encoding="utf-8"), readme_block(stage))
+        (stage / NEW_README).write_text(text, encoding="utf-8")
+        _step()
+
+
+# ---------------------------------------------------------------- ship and render
+def ship(
+    results: Path | str,
+    figures: Path | str,
+    docs: Path | str,
+    readme: Path | str | None = None,
+    reduced: bool = False,
+) -> list[Path]:
+    """Ship one finished run into ``docs``: its audit JSON, aggregates and provenance record,
+    the PNGs of the figures its config declares that the document links, the document, and
+    (given ``readme``) the README's findings block; return the shipped files.
+
+    Nothing in ``docs`` or the README changes unless everything checks (see the module's
+    docstring); the swap is journaled, so a kill leaves what the next ``ship`` completes.
+    """
+    results, figures, docs = Path(results), Path(figures), Path(docs)
+    readme = Path(readme) if readme is not None else None
+    audit_path = results / AUDIT_JSON
+    prov_path = results / PROVENANCE_JSON
+    audit = read_audit(audit_path)
+    prov = _read_json(prov_path)
+    data = {audit_path: Path(DATA_DIR) / AUDIT_JSON, prov_path: Path(DATA_DIR) / PROVENANCE_JSON}
+    finals = {}
+    for name in audited_experiments(audit):
+        for file in AGGREGATES:
+            source = results / "aggregates" / name / file
+            data[source] = Path(DATA_DIR) / "aggregates" / name / file
+        finals[name] = results / "aggregates" / name / AGGREGATES[0]
+    pngs = {figures / f"{name}.png": Path(FIGURES_DIR) / f"{name}.png" for name in prov.get("figures", [])}
+    missing = [str(p) for p in (*data, *pngs) if not p.is_file()]
+    if missing:
+        raise FindingsError(
+            f"missing input(s) of the findings (run `make paper-local` first): {', '.join(missing)}"
+        )
+    check_one_run(audit, prov, audit_path, finals)
+    outputs = {p: ("results", p.relative_to(results).as_posix()) for p in data if p != prov_path}
+    outputs.update({p: ("figures", p.name) for p in pngs})
+    check_hashes(prov, outputs)
+    check_versions(prov, audit, audit_path, results)
+    check_scale(audit, audit_path, reduced)
+    if readme is not None:
+        with_readme_block(readme.read_text(encoding="utf-8"), "")  # its markers, before anything is staged
+    docs.mkdir(parents=True, exist_ok=True)
+    with _locked(docs):
+        _recover(docs)
+        stage = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX, dir=docs))
+        try:
+            for source, target in {**data, **pngs}.items():
+                (stage / target).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, stage / target)
+                _step()
+            (stage / FIGURES_DIR).mkdir(exist_ok=True)
+            text = render(stage)
+            linked = set(FIGURE_LINK.findall(text))
+            unshipped = sorted(link for link in linked if not (stage / link).is_file())
+            if unshipped:
+                raise FindingsError(
+                    f"the document links figure(s) the run did not make: {', '.join(unshipped)}"
+                )
+            for target in pngs.values():
+                if str(target) not in linked:
+                    (stage / target).unlink()
+            (stage / DOCUMENT).write_text(text, encoding="utf-8")
+            _step()
+            _stage_readme(stage, readme)
+        except BaseException:
+            shutil.rmtree(stage, ignore_errors=True)
+            raise
+        _commit(docs, stage, [DATA_DIR, FIGURES_DIR, DOCUMENT], readme)
+    shipped = [docs / t for t in data.values()] + [docs / t for t in pngs.values() if str(t) in linked]
+    return [*shipped, docs / DOCUMENT]
+
+
+def rewrite(docs: Path | str, readme: Path | str | None = None) -> Path:
+    """Render ``docs/findings.md`` again from the shipped files and, given ``readme``, its findings
+    block; swapped in through the same journal as :func:`ship`."""
+    docs = Path(docs)
+    readme = Path(readme) if readme is not None else None
+    text = render(docs)
+    if readme is not None:
+        with_readme_block(readme.read_text(encoding="utf-8"), "")
+    with _locked(docs):
+        _recover(docs)
+        stage = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX, dir=docs))
+        try:
+            (stage / DOCUMENT).write_text(text, encoding="utf-8")
+            if readme is not None:
+                updated = with_readme_block(readme.read_text(encoding="utf-8"), readme_block(docs))
+                (stage / NEW_README).write_text(updated, encoding="utf-8")
+        except BaseException:
+            shutil.rmtree(stage, ignore_errors=True)
+            raise
+        _commit(docs, stage, [DOCUMENT], readme)
+    return docs / DOCUMENT
+
+
+def default_readme(docs: Path, readme: Path | None) -> Path | None:
+    """The README to edit: the one named, else the repository's only with the default docs folder."""
+    if readme is not None:
+        return readme
+    return DEFAULT_README if docs.resolve() == DEFAULT_DOCS.resolve() else None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m vhct.reporting.ship", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("action", nargs="?", default="ship", choices=["ship", "render", "recover"])
+    parser.add_argument("--results", type=Path, default=Path("results"), help="results of the run (ship)")
+    parser.add_argument("--figures", type=Path, default=Path("figures"), help="figures of the run (ship)")
+    parser.add_argument("--docs", type=Path, default=DEFAULT_DOCS, help="folder to ship into")
+    parser.add_argument(
+        "--readme",
+        type=Path,
+        default=None,
+        help="README whose findings block to update (default: README.md with the default --docs, else none)",
+    )
+    parser.add_argument(
+        "--reduced", action="store_true", help="ship a run below the paper's scale, its headline saying so"
+    )
+    args = parser.parse_args(argv)
+    readme = default_readme(args.docs, args.readme)
+    try:
+        if args.action == "ship":
+            shipped = ship(args.results, args.figures, args.docs, readme, reduced=args.reduced)
+            print(f"shipped {len(shipped)} files into {args.docs}")
+        elif args.action == "render":
+            rewrite(args.docs, readme)
+        else:
+            print("finished an interrupted ship" if recover(args.docs) else "nothing to recover")
+            return 0
+    except FindingsError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    print(f"wrote {args.docs / DOCUMENT}" + (f" and the findings block of {readme}" if readme else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""A made-up finished run (results/, figures/, provenance record) for the findings' and ship's tests."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pandas as pd
+from support import REPO
+
+from vhct.pipeline import provenance
+from vhct.pipeline.versions import package_versions
+from vhct.reporting import findings
+from vhct.reporting.audit import AUDIT_FORMAT, Comparison
+
+
+def complete(audit: dict) -> dict:
+    """The made-up audit with every field its records require (plausible values where unset)."""
+    claim = {"kind": "lowest", "statistic": "cumulative_regret", "alpha": 0.05, "min_seeds": 20,
+             "round": "final", "thresholds": {}, "experiments": [], "sensitivity": []}  # fmt: skip
+    audit = {"summary": {}, "rules": {"footing": "f", "lowest": "r"}, **audit}
+    audit["claims"] = [{**claim, **c} for c in audit["claims"]]
+    for c in audit["claims"]:
+        c["experiments"] = [{"comparisons": [], **e} for e in c["experiments"]]
+    for choice in audit["sensitivity"]:
+        choice.setdefault("substitute", {})
+        choice["claims"] = [{"common_rounds": {}, "variant_coverage": "", "variant_experiments": [], **r}
+                            for r in choice["claims"]]  # fmt: skip
+    return audit
+
+
+def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
+    """A finished run's results/ and figures/ as `make paper-local` leaves them (small, made up):
+    the audit JSON, aggregates, figures, two run sidecars (one with package versions, one written
+    before sidecars carried them) and the provenance record with the outputs' checksums."""
+    results, figures = tmp_path / "results", tmp_path / "figures"
+    settings = {"VHCT-rho0.75": {"algorithm": "VHCT"}, "BO": {"algorithm": "BO", "max_horizon": 50}}
+    cost = Comparison("mnist", "BO", "VHCT-rho0.75", round=50, horizon=100, n_a=20, n_b=20, mean_a=0.35,
+                      mean_b=0.05, effect=7.0, effect_name="ratio of means", p_claimed=0.9, p_refuted=0.001,
+                      p_refuted_holm=0.002, verdict="not reproduced",
+                      reason="BO vs VHCT-rho0.75 at t = 50 of 100: ratio of means 7; mean_a < 10 mean_b")
+    audit = {
+        "format": AUDIT_FORMAT,
+        "reading_flips": [{"statement": "S", "readings": {"C1": "reproduced", "C3": "not reproduced"},
+                           "flips": True}],
+        "context": {
+            "experiments": {
+                "garland": {"objective": "garland", "objective_params": {}, "noise": 0.05, "horizon": 5000,
+                            "seeds": list(range(20)), "settings": settings},
+                "mnist": {"objective": "mnist", "objective_params": {"mode": "test-split", "n_train": 2000,
+                          "n_valid": 1000}, "noise": 0.05, "horizon": 100, "seeds": list(range(20)),
+                          "settings": settings},
+            }
+        },
+        "claims": [
+            {"id": "C1", "quote": "VHCT is fastest", "note": "read as the lowest final regret",
+             "location": "Sec. 5", "verdict": "reproduced", "coverage": "garland, mnist",
+             "reason": "VHCT below BO", "sensitivity": [{"choice": "osc-refresh", "verdict": "inconclusive",
+                                                         "flips": True}],
+             "experiments": [{"experiment": "garland", "verdict": "reproduced", "reason": "vs BO: p = 0.01"},
+                             {"experiment": "mnist", "verdict": "reproduced", "reason": "vs BO: p = 0.02"}]},
+            {"id": "C2", "quote": "VHCT and HCT alike", "location": "Fig. 3", "verdict": "inconclusive",
+             "coverage": "garland", "reason": "p = 0.2", "sensitivity": [], "experiments": []},
+            {"id": "C3", "quote": "BO is expensive", "location": "App.", "verdict": "not reproduced",
+             "statistic": "seconds_per_round", "target": "BO", "alpha": 0.05,
+             "coverage": "mnist", "reason": "mnist: " + cost.reason, "sensitivity": [],
+             "experiments": [{"experiment": "mnist", "verdict": "not reproduced", "reason": cost.reason,
+                              "comparisons": [cost.to_json()]}]},
+        ],
+        "flipped_claims": ["C1"],
+        "sensitivity": [{"id": "osc-refresh", "choice": "when U is refreshed", "default": "doubling",
+                         "variant": "current", "claims": [
+                             {"claim": "C1", "default_verdict": "reproduced",
+                              "variant_verdict": "inconclusive",
+                              "flips": True, "variant_reason": "p = 0.1"}]}],
+        "discrepancies": [{"id": "D1", "where": "App.", "paper": "tau", "issue": "typo",
+                           "resolution": "fixed"}],
+    }  # fmt: skip
+    for claim in audit["claims"]:
+        claim["min_seeds"] = 20  # the claims' minimum: the 20 seeds below are the paper's scale
+    audit = complete(audit)  # every field the audit's records require
+    config = provenance.config_record([REPO / "config" / "paper-local.yaml"])
+    config["figures"] = ["fig3a_garland", "fig3c_mnist"]
+    started = datetime.now(UTC) - timedelta(seconds=3600)
+    run = provenance.run_id(started)
+    audit["context"]["configfiles"] = config["config_files"]
+    audit["context"]["run_id"] = run  # as the audit job records $VHCT_RUN_ID
+    results.mkdir(parents=True)
+    (results / findings.AUDIT_JSON).write_text(json.dumps(audit))
+    for name, exp in audit["context"]["experiments"].items():
+        folder = results / "aggregates" / name
+        folder.mkdir(parents=True)
+        pd.DataFrame(
+            {"setting": ["VHCT-rho0.75", "BO"], "horizon": [exp["horizon"], 50], "n_seeds": [20, 20],
+             "final_mean": [12.5, 3.25], "final_std": [1.5, 2.0]}
+        ).to_csv(folder / "final.csv", index=False)  # fmt: skip
+        pd.DataFrame(
+            {"setting": ["VHCT-rho0.75", "BO"], "algorithm": ["VHCT", "BO"], "seed": [0, 0],
+             "rounds": [exp["horizon"], 50], "wall_seconds": [0.5, 25.0]}
+        ).to_csv(folder / "timing.csv", index=False)  # fmt: skip
+    figures.mkdir(parents=True)
+    for name in ("fig3a_garland", "fig3c_mnist", "tiny_regret"):  # tiny_regret: another config's
+        (figures / f"{name}.png").write_bytes(b"\x89PNG" + name.encode())
+    sidecars = {"VHCT-rho0.75": {"seed": 0, "versions": package_versions()}, "BO": {"seed": 0}}
+    for setting, sidecar in sidecars.items():  # BO's: written before sidecars carried versions
+        (results / "runs" / "garland" / setting).mkdir(parents=True)
+        (results / "runs" / "garland" / setting / "seed0.json").write_text(json.dumps(sidecar))
+    # the recorder's record, written when the command ends: the outputs' checksums as it left them
+    outputs = provenance.output_hashes(results, figures, config["figures"])
+    prov = provenance.record(
+        ["snakemake", "--configfile", "config/paper-local.yaml"], started, 3725.0, config, run, outputs
+    )
+    (results / findings.PROVENANCE_JSON).write_text(json.dumps(prov))
+    return results, figures

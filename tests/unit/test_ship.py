@@ -1,0 +1,503 @@
+"""Shipping a run's findings (vhct.reporting.ship) and the run provenance recorder it checks against."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from findings_run import complete, made_up_run
+from support import REPO
+
+from vhct.pipeline import provenance
+from vhct.pipeline.versions import package_versions
+from vhct.reporting import findings, ship
+from vhct.reporting.audit import AUDIT_FORMAT
+from vhct.reporting.audit.records import parse_audit
+from vhct.reporting.findings import FindingsError
+
+#: what a newcomer sees without scrolling
+README_FIRST_SCREEN_LINES = 25
+README_TEXT = f"# title\n\n{findings.README_BEGIN}\nold\n{findings.README_END}\n\nrest\n"
+
+
+def snapshot(*folders: Path) -> dict[str, bytes]:
+    """Every file below ``folders`` (paths relative to their parent) with its bytes."""
+    return {
+        str(path.relative_to(folder.parent)): path.read_bytes()
+        for folder in folders
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+def rerecord(results: Path, figures: Path) -> None:
+    """Record the outputs' checksums again, as a run that had left them so would have."""
+    path = results / findings.PROVENANCE_JSON
+    prov = json.loads(path.read_text())
+    prov["output_sha256"] = provenance.output_hashes(results, figures, prov["figures"])
+    path.write_text(json.dumps(prov))
+
+
+def edit_json(path: Path, change) -> None:
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
+@pytest.fixture
+def shipped(tmp_path):
+    """A run shipped once into docs/ (with a README), then a second made-up run to ship over it."""
+    first, first_figures = made_up_run(tmp_path / "first")
+    docs, readme = tmp_path / "docs", tmp_path / "README.md"
+    readme.write_text(README_TEXT)
+    ship.ship(first, first_figures, docs, readme)
+    results, figures = made_up_run(tmp_path / "second")
+    return results, figures, docs, readme
+
+
+def refused(results: Path, figures: Path, docs: Path, readme: Path, match: str, **kwargs) -> None:
+    """Ship must refuse with ``match`` in its message and leave docs/ and the README byte-unchanged."""
+    before = snapshot(docs), readme.read_bytes()
+    with pytest.raises(FindingsError, match=match):
+        ship.ship(results, figures, docs, readme, **kwargs)
+    assert (snapshot(docs), readme.read_bytes()) == before
+
+
+# ---------------------------------------------------------------- what is shipped
+def test_ship_names_a_missing_input_and_changes_nothing(tmp_path):
+    results, figures = made_up_run(tmp_path)
+    (results / findings.PROVENANCE_JSON).unlink()
+    docs = tmp_path / "docs"
+    (docs / findings.DATA_DIR).mkdir(parents=True)
+    (docs / findings.DATA_DIR / "keep.txt").write_text("old")
+    with pytest.raises(FindingsError, match="provenance.json"):
+        ship.ship(results, figures, docs)
+    assert (docs / findings.DATA_DIR / "keep.txt").read_text() == "old"
+
+
+def test_ship_copies_only_the_figures_the_findings_link(shipped):
+    results, figures, docs, readme = shipped
+    (docs / findings.FIGURES_DIR / "stale.png").write_bytes(b"old")  # from an earlier shipping
+    shipped_files = ship.ship(results, figures, docs, readme)
+    assert sorted(p.name for p in (docs / findings.FIGURES_DIR).iterdir()) == [
+        "fig3a_garland.png",
+        "fig3c_mnist.png",
+    ]
+    text = (docs / findings.DOCUMENT).read_text(encoding="utf-8")
+    assert set(ship.FIGURE_LINK.findall(text)) == {"figures/fig3a_garland.png", "figures/fig3c_mnist.png"}
+    assert "tiny_regret" not in text  # in figures/, but not a figure of the recorded run's config
+    assert all(p.is_file() for p in shipped_files) and docs / findings.DOCUMENT in shipped_files
+    for source in (results / findings.AUDIT_JSON, figures / "fig3a_garland.png"):
+        target = (
+            docs / (findings.DATA_DIR if source.suffix == ".json" else findings.FIGURES_DIR) / source.name
+        )
+        assert target.read_bytes() == source.read_bytes()
+    assert findings.headline(json.loads((results / findings.AUDIT_JSON).read_text())) in readme.read_text()
+    assert readme.read_text().endswith("\n\nrest\n") and "\nold\n" not in readme.read_text()
+    assert not list(docs.glob(".findings-*"))  # no stage, no journal left
+
+
+def test_readme_block_is_replaced_between_the_markers_and_missing_markers_fail(tmp_path):
+    results, figures = made_up_run(tmp_path)
+    docs = tmp_path / "docs"
+    ship.ship(results, figures, docs)
+    readme = tmp_path / "README.md"
+    readme.write_text(README_TEXT.replace("\nold\n", "\nold headline\n"))
+    ship.rewrite(docs, readme)
+    text = readme.read_text()
+    assert "old headline" not in text and text.startswith("# title\n") and text.endswith("\n\nrest\n")
+    assert ship.readme_block(docs) in text
+    assert (docs / findings.DOCUMENT).read_text() == findings.render(docs)
+    readme.write_text("# no markers\n")
+    with pytest.raises(FindingsError, match="markers"):
+        ship.rewrite(docs, readme)
+
+
+# ---------------------------------------------------------------- one run: ids, contents, versions
+def test_ship_refuses_an_audit_of_other_config_files(shipped):
+    """make paper-local, then make figures (default config), then make findings: refused."""
+    results, figures, docs, readme = shipped
+    edit_json(
+        results / findings.AUDIT_JSON, lambda a: a["context"].update(configfiles=["config/config.yaml"])
+    )
+    refused(
+        results,
+        figures,
+        docs,
+        readme,
+        r"made with the config file\(s\) config/config.yaml, the recorded run with",
+    )
+
+
+def test_ship_refuses_aggregates_of_another_config(shipped):
+    results, figures, docs, readme = shipped
+    final = results / "aggregates" / "garland" / "final.csv"
+    table = pd.read_csv(final)
+    table["n_seeds"] = 4  # the default config's seeds
+    table.to_csv(final, index=False)
+    rerecord(results, figures)  # even when the recorder saw them so
+    refused(results, figures, docs, readme, r"final.csv .* with seeds \{'VHCT-rho0.75': 4")
+
+
+def test_ship_refuses_an_audit_without_the_recorded_run_id_or_config_checksum(shipped):
+    results, figures, docs, readme = shipped
+    audit_path = results / findings.AUDIT_JSON
+    prov = json.loads((results / findings.PROVENANCE_JSON).read_text())
+    for run_id in (
+        prov["run_id"] + "-other",
+        None,
+    ):  # another run's audit; an audit made without the recorder
+        edit_json(audit_path, lambda a, r=run_id: a["context"].update(run_id=r))
+        rerecord(results, figures)
+        refused(results, figures, docs, readme, "records run_id .* they come from different runs")
+    edit_json(audit_path, lambda a: a["context"].update(run_id=prov["run_id"]))
+    edit_json(
+        audit_path, lambda a: a["context"].update(config_sha256={k: "0" * 64 for k in prov["config_sha256"]})
+    )
+    rerecord(results, figures)
+    refused(results, figures, docs, readme, "records config_sha256")
+    edit_json(audit_path, lambda a: a["context"].update(config_sha256=prov["config_sha256"]))
+    rerecord(results, figures)
+    ship.ship(results, figures, docs, readme)  # the same ids: shipped
+
+
+def test_ship_refuses_an_older_provenance_record_and_a_readme_without_markers(shipped):
+    results, figures, docs, readme = shipped
+    prov_path = results / findings.PROVENANCE_JSON
+    saved = prov_path.read_text()
+    edit_json(prov_path, lambda p: [p.pop(k) for k in ("run_id", "finished_utc")])
+    refused(results, figures, docs, readme, "lacks run_id, finished_utc")
+    prov_path.write_text(saved)
+    edit_json(prov_path, lambda p: [p.pop(k) for k in ("versions", "output_sha256")])  # before this change
+    refused(results, figures, docs, readme, "lacks versions, output_sha256 .an older recorder")
+    prov_path.write_text(saved)
+    readme.write_text("# no markers any more\n")
+    refused(results, figures, docs, readme, "markers")
+
+
+def test_content_not_modification_time_ties_each_file_to_the_run(shipped):
+    """An audit edited with its time put back (touch -r) is refused; so is any changed output."""
+    results, figures, docs, readme = shipped
+    audit_path = results / findings.AUDIT_JSON
+    stat = audit_path.stat()
+    original = audit_path.read_bytes()
+    edit_json(audit_path, lambda a: a["claims"][1].update(verdict="reproduced"))
+    os.utime(audit_path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # touch -r
+    assert audit_path.stat().st_mtime_ns == stat.st_mtime_ns
+    refused(results, figures, docs, readme, r"audit.json: sha256 \w+\.\.\., the recorded run left")
+    audit_path.write_bytes(original)
+    timing = results / "aggregates" / "mnist" / "timing.csv"
+    original = timing.read_text()
+    timing.write_text(original.replace("25.0", "2.5"))
+    refused(results, figures, docs, readme, "mnist/timing.csv: sha256")
+    timing.write_text(original)
+    (figures / "fig3a_garland.png").write_bytes(b"\x89PNG another run's")
+    refused(results, figures, docs, readme, "fig3a_garland.png: sha256")
+    rerecord(results, figures)  # a run that left this figure
+    edit_json(
+        results / findings.PROVENANCE_JSON, lambda p: p["output_sha256"]["figures"].pop("fig3c_mnist.png")
+    )
+    refused(
+        results, figures, docs, readme, "no checksum of figures/fig3c_mnist.png: the recorded run did not"
+    )
+    rerecord(results, figures)
+    ship.ship(results, figures, docs, readme)
+    assert (docs / findings.FIGURES_DIR / "fig3a_garland.png").read_bytes() == b"\x89PNG another run's"
+
+
+def test_ship_refuses_mixed_package_versions_naming_the_file_and_package(shipped):
+    results, figures, docs, readme = shipped
+    sidecar = results / "runs" / "garland" / "VHCT-rho0.75" / "seed0.json"
+    saved = sidecar.read_text()
+    edit_json(sidecar, lambda s: s["versions"].update(numpy="1.0.0"))
+    current = package_versions()["numpy"]
+    refused(
+        results, figures, docs, readme, rf"VHCT-rho0.75/seed0.json .*\(numpy 1.0.0 vs {re.escape(current)};"
+    )
+    sidecar.write_text(saved)
+    edit_json(
+        results / findings.AUDIT_JSON,
+        lambda a: a["context"].update(versions={**package_versions(), "optuna": "4.0"}),
+    )
+    rerecord(results, figures)
+    refused(
+        results, figures, docs, readme, r"audit.json was made with other package versions .*optuna 4.0 vs"
+    )
+    no_scipy = {**package_versions(), "scipy": None}  # a package the audit's install lacked
+    edit_json(results / findings.AUDIT_JSON, lambda a: a["context"].update(versions=no_scipy))
+    rerecord(results, figures)
+    refused(results, figures, docs, readme, r"audit.json was made with other package versions .*scipy None")
+    edit_json(results / findings.AUDIT_JSON, lambda a: a["context"].update(versions=package_versions()))
+    rerecord(results, figures)
+    # BO's sidecar carries no versions (written before sidecars did): read as silent, shipped
+    assert "versions" not in json.loads((results / "runs" / "garland" / "BO" / "seed0.json").read_text())
+    ship.ship(results, figures, docs, readme)
+    shipped_prov = json.loads((docs / findings.DATA_DIR / findings.PROVENANCE_JSON).read_text())
+    assert shipped_prov["versions"] == package_versions()
+
+
+# ---------------------------------------------------------------- the scale
+def reduce_to(results: Path, figures: Path, seeds: int) -> None:
+    """Make the made-up run one of ``seeds`` seeds (audit and aggregates), as its recorder saw it."""
+    edit_json(
+        results / findings.AUDIT_JSON,
+        lambda a: [e.update(seeds=list(range(seeds))) for e in a["context"]["experiments"].values()],
+    )
+    for final in (results / "aggregates").glob("*/final.csv"):
+        table = pd.read_csv(final)
+        table["n_seeds"] = seeds
+        table.to_csv(final, index=False)
+    rerecord(results, figures)
+
+
+def test_scale_is_read_from_the_audits_seeds_against_the_claims_minimum():
+    claims = [{"id": f"C{n}", "quote": "q", "location": "l", "verdict": "reproduced", "reason": "r",
+               "coverage": "a", "min_seeds": n} for n in (20, 10)]  # fmt: skip
+    experiments = {"a": {"seeds": list(range(20))}, "b": {"seeds": [0, 1]}}
+    data = complete({"format": AUDIT_FORMAT, "claims": claims, "sensitivity": [], "discrepancies": [],
+                     "reading_flips": [], "flipped_claims": [],
+                     "context": {"experiments": experiments}})  # fmt: skip
+    found = ship.scale(parse_audit(data))
+    assert (found.needed, found.paper, found.short, found.seed_text()) == (20, False, {"b": 2}, "2 to 20")
+    data["context"]["experiments"]["b"]["seeds"] = list(range(25))
+    assert ship.scale(parse_audit(data)).paper
+
+
+def test_a_reduced_run_is_refused_unless_told_and_then_never_called_paper_scale(shipped):
+    results, figures, docs, readme = shipped
+    assert "At the paper's scale" in ship.readme_block(docs)  # the first run: 20 seeds, as the claims need
+    reduce_to(results, figures, 2)
+    short = r"not a paper-scale run: experiment\(s\) garland \(2\), mnist \(2\) ran fewer seeds than the 20 "
+    refused(results, figures, docs, readme, short + ".*--reduced")
+    ship.ship(results, figures, docs, readme, reduced=True)
+    block = ship.readme_block(docs)
+    assert block in readme.read_text()
+    assert block.startswith(
+        f"{findings.README_BEGIN}\n**At reduced scale (2 seeds; the audited claims need 20)"
+    )
+    assert "paper's scale" not in block and "paper's scale" not in readme.read_text()
+    assert "At 2 seeds per curve" in (docs / findings.DOCUMENT).read_text()
+
+
+def test_the_probe_a_tiny_config_run_is_refused_by_the_command_line(shipped, capsys):
+    """`make figures CONFIG=config/tiny.yaml` under the recorder, then `make findings`: refused, rc 1."""
+    results, figures, docs, readme = shipped
+    reduce_to(results, figures, 2)
+    before = snapshot(docs), readme.read_bytes()
+    args = [
+        "--results",
+        str(results),
+        "--figures",
+        str(figures),
+        "--docs",
+        str(docs),
+        "--readme",
+        str(readme),
+    ]
+    assert ship.main(args) == 1
+    assert "not a paper-scale run" in capsys.readouterr().err
+    assert (snapshot(docs), readme.read_bytes()) == before
+    assert ship.main([*args, "--reduced"]) == 0
+
+
+# ---------------------------------------------------------------- --docs and --readme
+def test_docs_elsewhere_never_touches_the_working_directorys_readme(shipped, tmp_path, monkeypatch):
+    results, figures, _, _ = shipped
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "README.md").write_text(README_TEXT)
+    monkeypatch.chdir(work)
+    other = tmp_path / "other"
+    assert ship.main(["--results", str(results), "--figures", str(figures), "--docs", str(other)]) == 0
+    assert (work / "README.md").read_text() == README_TEXT and sorted(os.listdir(work)) == ["README.md"]
+    assert (other / findings.DOCUMENT).is_file()
+    named = tmp_path / "named-README.md"
+    named.write_text(README_TEXT)
+    args = [
+        "--results",
+        str(results),
+        "--figures",
+        str(figures),
+        "--docs",
+        str(other),
+        "--readme",
+        str(named),
+    ]
+    assert ship.main(args) == 0
+    assert ship.readme_block(other) in named.read_text() and (work / "README.md").read_text() == README_TEXT
+    assert ship.default_readme(Path("docs"), None) == Path("README.md")  # the repository's, by default
+    assert ship.default_readme(other, None) is None
+
+
+# ---------------------------------------------------------------- crash safety
+def test_leftover_staging_without_a_journal_is_removed_by_the_next_ship(shipped):
+    results, figures, docs, readme = shipped
+    stale = docs / f"{ship.STAGE_PREFIX}killed"
+    (stale / findings.DATA_DIR).mkdir(parents=True)
+    (stale / findings.DOCUMENT).write_text("half a document")
+    ship.ship(results, figures, docs, readme)
+    assert not stale.exists() and not list(docs.glob(".findings-*"))
+
+
+def state(docs: Path, readme: Path) -> dict[str, bytes]:
+    return {**snapshot(docs), "README": readme.read_bytes()}
+
+
+def killed_after(step: int, args: list[str]) -> int:
+    """Run ``ship.main(args)`` in a forked child that ends abruptly (``os._exit``, no clean-up, as a
+    SIGKILL) right after its ``step``-th change on disk; return its exit status (99: ended there)."""
+    pid = os.fork()
+    if pid == 0:  # the child: its own step count from 0
+        code = 1
+        try:
+            os.environ[ship.EXIT_AFTER_ENV] = str(step)
+            ship._steps = 0
+            code = ship.main(args)
+        finally:
+            os._exit(code)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+def test_a_kill_at_every_step_leaves_the_old_or_the_new_findings(shipped, tmp_path):
+    """Ship ends abruptly after its N-th change on disk, for every N: the next command finds docs/
+    and the README entirely old or entirely new, no staging left, and the next ship ships."""
+    results, figures, docs, readme = shipped
+    old = state(docs, readme)
+    pristine = tmp_path / "pristine"
+    shutil.copytree(docs, pristine / "docs")
+    shutil.copy(readme, pristine / "README.md")
+    edit_json(results / findings.AUDIT_JSON, lambda a: a["claims"][1].update(verdict="reproduced"))
+    rerecord(results, figures)  # a second run whose headline differs
+    ship.ship(results, figures, docs, readme)
+    new = state(docs, readme)
+    assert old != new and old["README"] != new["README"]
+    seen = {"old": 0, "new": 0}
+    for n in range(1, 100):
+        where = tmp_path / f"kill{n}"
+        shutil.copytree(pristine, where)
+        d, r = where / "docs", where / "README.md"
+        args = ["--results", str(results), "--figures", str(figures), "--docs", str(d), "--readme", str(r)]
+        code = killed_after(n, args)
+        if code == 0:  # it got through all of its steps: nothing left to kill
+            assert state(d, r) == new
+            break
+        assert code == 99, n
+        assert ship.main(["recover", "--docs", str(d)]) == 0  # what every command does first
+        after = state(d, r)
+        assert after in (old, new), f"kill after step {n}: neither the old nor the new findings"
+        seen["old" if after == old else "new"] += 1
+        assert not list(d.glob(".findings-*")), n  # no stage, no journal left
+        assert ship.main(args) == 0 and state(d, r) == new, n
+        shutil.rmtree(where)
+    else:
+        pytest.fail("ship never finished")
+    assert seen["old"] >= 5 and seen["new"] >= 5, seen  # kills before and after the commit point
+
+
+def test_ship_continues_an_interrupted_swap_itself(shipped, tmp_path):
+    """Killed after the journal and one rename: the next ship (not a recover) completes it first."""
+    results, figures, docs, readme = shipped
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}
+    args = [
+        "--results",
+        str(results),
+        "--figures",
+        str(figures),
+        "--docs",
+        str(docs),
+        "--readme",
+        str(readme),
+    ]
+    code = (
+        "import sys; from vhct.reporting import ship; "
+        "orig = ship._commit\n"
+        "def commit(*a):\n    import os; os.environ[ship.EXIT_AFTER_ENV] = str(ship._steps + 2); orig(*a)\n"
+        f"ship._commit = commit; sys.exit(ship.main({args!r}))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.returncode == 99, done.stderr
+    assert (docs / ship.JOURNAL).is_file() and not (docs / findings.DATA_DIR).exists()  # mid-swap
+    ship.ship(results, figures, docs, readme)
+    assert (docs / findings.DOCUMENT).read_text() == findings.render(docs)
+    assert ship.readme_block(docs) in readme.read_text() and not list(docs.glob(".findings-*"))
+
+
+# ---------------------------------------------------------------- the provenance recorder
+def test_provenance_records_a_successful_command_only(tmp_path, monkeypatch):
+    monkeypatch.chdir(REPO)
+    out, seen = tmp_path / "prov.json", tmp_path / "run-id"
+    write_id = (
+        "import os, sys, pathlib; open(sys.argv[1], 'w').write(os.environ['VHCT_RUN_ID']); "
+        "p = pathlib.Path(sys.argv[1]).parent; (p / 'audit.json').write_text('{}'); "
+        "(p / 'aggregates' / 'g').mkdir(parents=True); (p / 'aggregates' / 'g' / 'final.csv').write_text('a')"
+    )
+    ok = [sys.executable, "-c", write_id, str(seen), "--configfile", "config/paper-local.yaml"]
+    assert provenance.main([str(out), "--", *ok]) == 0
+    record = json.loads(out.read_text())
+    chain = ["config/config.yaml", "config/paper.yaml", "config/paper-local.yaml"]  # bases first
+    assert record["config_files"] == chain
+    assert record["config_sha256"] == {p: hashlib.sha256((REPO / p).read_bytes()).hexdigest() for p in chain}
+    assert record["figures"] == list(yaml.safe_load((REPO / "config" / "config.yaml").read_text())["figures"])
+    assert record["run_id"] == seen.read_text()  # the command's jobs see the run's id
+    started = datetime.fromisoformat(record["started_utc"])
+    assert datetime.fromisoformat(record["finished_utc"]) >= started
+    assert record["wall_seconds"] >= 0 and record["machine"]["cpus"] >= 1
+    assert re.fullmatch(r"[0-9a-f]{40}", record["commit"])
+    # the versions that shape the numbers, and the outputs as the command left them
+    assert record["versions"] == package_versions() and record["versions"]["numpy"]
+    assert record["output_sha256"]["results"] == {
+        "audit.json": hashlib.sha256(b"{}").hexdigest(),
+        "aggregates/g/final.csv": hashlib.sha256(b"a").hexdigest(),
+    }
+    failed = tmp_path / "failed.json"
+    assert provenance.main([str(failed), "--", sys.executable, "-c", "raise SystemExit(3)"]) == 3
+    assert not failed.exists()
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("progress_every: 5\n")
+    ran = tmp_path / "ran"
+    touch = [sys.executable, "-c", f"open({str(ran)!r}, 'w')", "--configfile", str(bad)]
+    assert provenance.main([str(failed), "--", *touch]) == 1  # an invalid config: nothing runs
+    assert not ran.exists() and not failed.exists()
+
+
+def test_output_hashes_cover_the_audit_the_aggregates_and_the_declared_figures(tmp_path):
+    results, figures = made_up_run(tmp_path)
+    hashes = provenance.output_hashes(results, figures, ["fig3a_garland", "fig3c_mnist", "absent"])
+    assert sorted(hashes["figures"]) == [
+        "fig3a_garland.png",
+        "fig3c_mnist.png",
+    ]  # not tiny_regret, not absent
+    assert sorted(hashes["results"]) == [
+        "aggregates/garland/final.csv",
+        "aggregates/garland/timing.csv",
+        "aggregates/mnist/final.csv",
+        "aggregates/mnist/timing.csv",
+        "audit.json",
+    ]
+    assert (
+        hashes["results"]["audit.json"] == hashlib.sha256((results / "audit.json").read_bytes()).hexdigest()
+    )
+
+
+# ---------------------------------------------------------------- the shipped README
+def test_readme_first_screen_carries_the_shipped_headline_and_links_the_findings():
+    first_screen = "\n".join(
+        (REPO / "README.md").read_text(encoding="utf-8").splitlines()[:README_FIRST_SCREEN_LINES]
+    )
+    docs = REPO / "docs"
+    audit = json.loads((docs / findings.DATA_DIR / findings.AUDIT_JSON).read_text(encoding="utf-8"))
+    if audit.get("format") != AUDIT_FORMAT:  # shipped before the audit's current format
+        assert findings.headline(audit) in first_screen
+    else:
+        assert ship.readme_block(docs) in first_screen
+    assert "](docs/findings.md)" in first_screen
