@@ -690,7 +690,8 @@ def test_a_variant_run_to_fewer_rounds_is_compared_with_the_default_at_its_round
     only come from the choice. Here A leads B at t = 40 but trails it at t = 10, and the variant B5
     is B itself stopped at 10: read at the full horizon the two readings would disagree."""
     b = runs_of(HIGH, power=2.0)
-    exp_runs = {"A": runs_of(LOW, power=0.2), "B": b, "B5": [Run(r.seed, r.table.iloc[:10], r.f_star) for r in b]}
+    b5 = [Run(r.seed, r.table.iloc[:10], r.f_star) for r in b]
+    exp_runs = {"A": runs_of(LOW, power=0.2), "B": b, "B5": b5}
     c = claim("lowest", round="common", **LOWEST)
     claims = {"rules": shipped()["rules"], "discrepancies": [], "claims": [c],
               "sensitivity": [{"id": "restarts", "choice": "c", "default": "d", "variant": "v",
