@@ -172,7 +172,7 @@ def test_a_run_of_another_config_is_refused_by_aggregation_and_the_audit(workdir
     assert msg.startswith("2 run(s) were made for another config")
     for path in paths["VHCT-rho0.75"]:
         assert f"  - {path}: params.rho: the run has 0.75, the config asks for 0.5" in msg
-    assert "snakemake --forcerun" in msg and "rm " in msg
+    assert f"snakemake --forcerun {' '.join(paths['VHCT-rho0.75'])}" in msg
     with pytest.raises(StaleRunError, match=r"seed3\.csv\.gz: params\.rho: the run has 0\.75"):
         audit_read_runs({EXPERIMENT: paths}, other)
     noisier = copy.deepcopy(config)
@@ -186,17 +186,20 @@ def test_a_run_of_another_config_is_refused_by_aggregation_and_the_audit(workdir
         audit_read_runs({EXPERIMENT: paths}, added)
 
 
-def test_the_check_before_any_job_names_stale_runs_and_how_to_redo_them(workdir, config, monkeypatch):
-    monkeypatch.chdir(workdir)
+def test_the_check_before_any_job_names_stale_runs_and_how_to_redo_them(copy_of, config, monkeypatch):
+    monkeypatch.chdir(copy_of)
     assert check_current_runs(config, PATTERN) is None  # current runs, installed versions: no note
     other = changed(config, rho=0.5)
     with pytest.raises(StaleRunError) as err:
         check_current_runs(other, PATTERN)
     msg = str(err.value)
     stale = [PATTERN.format(experiment=EXPERIMENT, setting="VHCT-rho0.75", seed=k) for k in (3, 7)]
-    assert all(f"  - {p}: params.rho: the run has 0.75" in msg for p in stale)
+    assert all(f"  - {p}: params.rho: the run has 0.75, the config asks for 0.5" in msg for p in stale)
     assert "--forcerun" not in msg  # it could not help: this check runs before Snakemake's
-    assert f"rm {stale[0]} {sidecar_path(stale[0])} {stale[1]}" in msg
+    assert f"`rm {stale[0]} {sidecar_path(stale[0])} {stale[1]} {sidecar_path(stale[1])}`" in msg
+    Path(stale[0]).unlink()  # a missing table reruns anyway; an unreadable sidecar fails its consumers
+    sidecar_path(stale[1]).write_text("{")
+    assert check_current_runs(other, PATTERN) is None
 
 
 def test_runs_of_other_package_versions_are_a_warning(copy_of, config, monkeypatch, caplog):

@@ -43,16 +43,16 @@ EXTRA_TARGETS = []
 
 # Every existing run must be the one this config asks for (its sidecar records its spec): with
 # .snakemake/ moved or deleted, Snakemake would not see a changed parameter and would serve the
-# old runs. Fails here, before any job, naming each stale run, its first differing field and how
-# to redo it; runs made with other package versions are a warning. Checked once, by the main
-# process (not again in each cluster job).
+# old runs. Fails here, before any job, naming each stale run, its first differing field and the
+# command that deletes them; runs made with other package versions are a warning. Checked by the
+# main process only (not again in each cluster job).
 if workflow.is_main_process:
     try:
-        _note = vt.check_current_runs(config, RUN_TABLE)
+        _versions_note = vt.check_current_runs(config, RUN_TABLE)
     except vt.StaleRunError as _error:
         raise WorkflowError(str(_error)) from None
-    if _note:
-        logger.warning(_note)
+    if _versions_note:
+        logger.warning(_versions_note)
 
 
 def _names(section):

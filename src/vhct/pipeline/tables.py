@@ -10,8 +10,8 @@ setting's horizon in the config (``max_horizon`` included), and the sidecar's se
 in the file name (``seed<k>``; which seeds a setting runs is the config's: ``max_seeds``). Any failure raises
 :class:`RunTableError` naming the file and how to redo the run; :func:`read_runs` checks
 every run of an experiment and names all the bad tables in one error.
-:func:`check_current_runs` is the check of every existing run against the config when the rules
-are read, so that a changed parameter is never served an old run.
+:func:`check_current_runs` refuses, when the rules are read, existing runs made for another
+config: a changed parameter is never served an old run, with or without ``.snakemake/``.
 """
 
 from __future__ import annotations
@@ -72,8 +72,8 @@ class RunTableError(ValueError):
 class StaleRunError(RunTableError):
     """Runs whose record says they were made for another config than the current one.
 
-    With ``before_jobs`` (the check when the rules are read), the remedy is deleting them:
-    ``--forcerun`` cannot help there, the check runs before it.
+    ``before_jobs``: found when the rules are read (:func:`check_current_runs`), where
+    ``--forcerun`` cannot help (the check runs before it): the remedy is deleting them.
     """
 
     def __init__(self, problems: Mapping[str, str], before_jobs: bool = False):
@@ -81,12 +81,12 @@ class StaleRunError(RunTableError):
         lines = "".join(f"\n  - {path}: {problem}" for path, problem in self.problems.items())
         files = " ".join(f"{p} {sidecar_path(p)}" for p in self.problems)
         forcerun = f", or rerun them with `snakemake --forcerun {' '.join(self.problems)}`"
-        rerun = "" if before_jobs else forcerun
         ValueError.__init__(
             self,
             f"{len(self.problems)} run(s) were made for another config than this one (a changed "
-            f"parameter whose record in .snakemake/ is gone, or results copied from another run):{lines}\n"
-            f"Delete them so the next snakemake run redoes them (`rm {files}`){rerun}",
+            f"parameter whose record in .snakemake/ is gone, or runs copied from elsewhere):{lines}\n"
+            "Delete them, and snakemake (its default target) redoes them and everything downstream: "
+            f"`rm {files}`{'' if before_jobs else forcerun}",
         )
 
 
@@ -252,30 +252,35 @@ def version_note(records: Mapping[str, RunRecord]) -> str | None:
 
 
 def check_current_runs(config: Mapping[str, Any], table_pattern: str) -> str | None:
-    """Before any job: every run of ``config`` whose table and sidecar exist must be the config's.
+    """When the rules are read, before any job: every existing run must be the one ``config`` asks for.
 
     Snakemake reruns a run whose parameters changed only while its record in ``.snakemake/``
-    exists; with that folder moved or deleted (a copied workdir, a fresh checkout of results),
-    a changed config would otherwise be served the old runs. ``table_pattern`` is the rules'
-    run table path (``{experiment}``, ``{setting}``, ``{seed}``). Raises :class:`StaleRunError`
-    naming every such run, its first differing field and how to redo it (an unreadable sidecar
-    counts too); returns :func:`version_note` of the current runs (a warning) or None.
+    exists; with that folder moved or deleted (a copied workdir, a fresh checkout of results), a
+    changed config would be served the old runs, and no consumer job would run to notice. Each
+    run's sidecar records its spec: a run whose spec differs fails here (:class:`StaleRunError`
+    naming each, its first differing field and the command that deletes them, so the next
+    snakemake run redoes them and everything downstream). ``table_pattern`` is the rules' run
+    table path (``{experiment}``, ``{setting}``, ``{seed}``). Only files are read (a dry run
+    changes nothing); a run whose table or sidecar is missing reruns anyway, and an unreadable
+    sidecar is left to the consumers, which fail naming it. Returns :func:`version_note`.
     """
     from vhct.pipeline.config import run_jobs, run_spec
 
-    problems: dict[str, str] = {}
+    stale: dict[str, str] = {}
     records: dict[str, RunRecord] = {}
     for experiment, setting, seed in run_jobs(config):
         table = table_pattern.format(experiment=experiment, setting=setting, seed=seed)
         if not (Path(table).exists() and sidecar_path(table).exists()):
-            continue  # Snakemake reruns a run with an output missing
+            continue
         try:
             record = read_sidecar(table)
-            check_current(table, record, run_spec(config, experiment, setting, seed))
-        except RunTableError as exc:
-            problems.update(exc.problems)
+        except RunTableError:
             continue
-        records[table] = record
-    if problems:
-        raise StaleRunError(problems, before_jobs=True)
+        found = spec_difference(record, run_spec(config, experiment, setting, seed))
+        if found:
+            stale[table] = found
+        else:
+            records[table] = record
+    if stale:
+        raise StaleRunError(stale, before_jobs=True)
     return version_note(records)
