@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from vhct.pipeline import aggregate as ag
+from vhct.pipeline.records import FORMAT, RunRecord
 from vhct.pipeline.tables import RunTableError, read_run, sidecar_path
 
 INFO = {
@@ -92,6 +93,19 @@ def test_write_table_is_byte_stable_and_atomic(runs, tmp_path):
     np.testing.assert_allclose(back["mean"], table["mean"], rtol=1e-11)
 
 
+def record_text(seed: int, rounds: int, wall_seconds: float = 0.5) -> str:
+    """A valid run record of a real-data run (f* unknown, table regret against 1), as JSON."""
+    run = {
+        "experiment": "e", "setting": "s", "algorithm": "HCT", "params": {}, "objective": "landmine",
+        "objective_params": {}, "noise": 0.0, "horizon": rounds, "seed": seed, "progress_every": 0,
+    }  # fmt: skip
+    return RunRecord(
+        format=FORMAT, run=run, seed=seed, rounds=rounds, wall_seconds=wall_seconds, python="3.11",
+        host="test", versions={}, f_star=None, regret_reference="best_observed",
+        metadata={"seed": seed, "f_star": None},
+    ).to_json()  # fmt: skip
+
+
 def write_runs(runs: dict[str, list[pd.DataFrame]], folder: Path) -> dict[str, list[str]]:
     """Write run tables (gzip CSV, as the run jobs do) and sidecars; return their paths by setting."""
     paths: dict[str, list[str]] = {}
@@ -100,8 +114,7 @@ def write_runs(runs: dict[str, list[pd.DataFrame]], folder: Path) -> dict[str, l
             path = folder / "runs" / setting / f"seed{seed}.csv.gz"
             path.parent.mkdir(parents=True, exist_ok=True)
             table.to_csv(path, index=False, compression={"method": "gzip", "mtime": 0})
-            sidecar = {"seed": seed, "rounds": len(table), "wall_seconds": 0.5 + seed}
-            path.with_name(f"seed{seed}.json").write_text(json.dumps(sidecar))
+            path.with_name(f"seed{seed}.json").write_text(record_text(seed, len(table), 0.5 + seed))
             paths.setdefault(setting, []).append(str(path))
     return paths
 
@@ -128,7 +141,7 @@ def test_aggregate_experiment_reads_tables_and_sidecars(runs, tmp_path):
 def test_read_run_requires_the_columns(tmp_path):
     path = tmp_path / "r.csv.gz"
     pd.DataFrame({"t": [1], "value": [0.0]}).to_csv(path, index=False)
-    path.with_name("r.json").write_text(json.dumps({"seed": 0, "rounds": 1}))
+    path.with_name("r.json").write_text(record_text(0, 1))
     with pytest.raises(RunTableError, match=r"lacks the columns \['cumulative_regret'"):
         read_run(path, ag.AGGREGATED_COLUMNS, 1)
 
@@ -151,8 +164,12 @@ def set_cell(path: Path, column: str, value) -> None:
 
 
 def edit_sidecar(path: Path, **changes) -> None:
+    """Change top-level fields of a sidecar; ``rounds`` with the run's horizon, as a run writes them."""
     sidecar = sidecar_path(path)
-    sidecar.write_text(json.dumps({**json.loads(sidecar.read_text()), **changes}))
+    data = {**json.loads(sidecar.read_text()), **changes}
+    if "rounds" in changes:
+        data["run"]["horizon"] = changes["rounds"]
+    sidecar.write_text(json.dumps(data))
 
 
 @pytest.mark.parametrize(
@@ -207,9 +224,9 @@ def test_every_seed_cut_short_is_rejected_against_the_config(runs, tmp_path):
 def test_depth_may_be_nan(tmp_path):
     path = tmp_path / "seed0.csv.gz"
     pd.DataFrame({"t": [1, 2], "depth": [np.nan, np.nan], "value": [0.1, 0.2]}).to_csv(path, index=False)
-    path.with_name("seed0.json").write_text(json.dumps({"seed": 0, "rounds": 2}))
-    table, sidecar = read_run(path, ["t", "depth", "value"], 2)
-    assert table["depth"].isna().all() and sidecar["seed"] == 0
+    path.with_name("seed0.json").write_text(record_text(0, 2))
+    table, record = read_run(path, ["t", "depth", "value"], 2)
+    assert table["depth"].isna().all() and record.seed == 0
 
 
 def test_regret_against_the_best_observed_value():

@@ -35,12 +35,15 @@ HIGH = list(2.0 + 0.06 * np.random.default_rng(2).standard_normal(SEEDS))
 
 
 def make_run(seed, final, horizon=HORIZON, power=1.0, depth=3.0, seconds=1e-3, offset=0.0, f_star=0.0) -> Run:
-    """A run whose cumulative regret grows like offset + final * (t / horizon)**power."""
+    """A run whose cumulative regret grows like offset + final * (t / horizon)**power (against f*,
+    or against 1 when f* is None, as a run table's ``value`` column says)."""
     t = np.arange(1, horizon + 1)
+    cumulative = offset + final * (t / horizon) ** power
     table = pd.DataFrame(
         {
             "t": t,
-            "cumulative_regret": offset + final * (t / horizon) ** power,
+            "value": (1.0 if f_star is None else f_star) - np.diff(cumulative, prepend=0.0),
+            "cumulative_regret": cumulative,
             "depth": np.full(horizon, float(depth)),
             "step_seconds": np.full(horizon, seconds),
         }
@@ -732,7 +735,8 @@ def test_a_variant_run_to_fewer_rounds_is_compared_with_the_default_at_its_round
     only come from the choice. Here A leads B at t = 40 but trails it at t = 10, and the variant B5
     is B itself stopped at 10: read at the full horizon the two readings would disagree."""
     b = runs_of(HIGH, power=2.0)
-    exp_runs = {"A": runs_of(LOW, power=0.2), "B": b, "B5": [Run(r.seed, r.table.iloc[:10]) for r in b]}
+    b5 = [Run(r.seed, r.table.iloc[:10], r.f_star) for r in b]
+    exp_runs = {"A": runs_of(LOW, power=0.2), "B": b, "B5": b5}
     c = claim("lowest", round="common", **LOWEST)
     claims = {"rules": shipped()["rules"], "discrepancies": [], "claims": [c],
               "sensitivity": [{"id": "restarts", "choice": "c", "default": "d", "variant": "v",

@@ -227,8 +227,8 @@ def test_a_batched_real_data_job_writes_one_table_and_sidecar_per_seed(tiny_fixt
     columns = [c for c in run_table_columns(2) if c != "step_seconds"]
     finals = []
     for k, table_path in zip(seeds, tables, strict=True):
-        table, sidecar = read_run(table_path, columns, horizon)
-        assert sidecar["seed"] == k and sidecar["run"]["seed"] == k and sidecar["rounds"] == horizon
+        table, record = read_run(table_path, columns, horizon)
+        assert record.seed == k and record.run.seed == k and record.rounds == horizon
         finals.append(table["cumulative_regret"].iloc[-1])
     assert len(set(finals)) == len(seeds)  # three different runs, not one written three times
     single, _ = read_run(alone / "seed1.csv.gz", columns, horizon)
@@ -252,7 +252,7 @@ def test_a_run_table_shorter_than_its_declared_horizon_or_under_another_seed_is_
     renamed = r"seed1\.csv\.gz: its sidecar records seed 0, the file name seed 1"
     paths = {"BO": [str(folder / f"seed{k}.csv.gz") for k in (0, 1)]}
     runs, metas = read_runs(paths, ["cumulative_regret"], {"BO": 8})
-    assert [m["seed"] for m in metas["BO"]] == [0, 1]
+    assert [record.seed for record in metas["BO"]] == [0, 1]
     with pytest.raises(RunTableError, match=r"seed0\.csv\.gz: its sidecar records 8 rounds, the config 10"):
         read_runs(paths, ["cumulative_regret"], {"BO": 10})
     shutil.copy(folder / "seed0.csv.gz", folder / "seed1.csv.gz")  # seed 0's run under seed 1's name

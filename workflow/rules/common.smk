@@ -4,8 +4,10 @@ import re
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
+from snakemake.logging import logger
 
 import vhct.pipeline.config as vc
+import vhct.pipeline.tables as vt
 from vhct.pipeline.tables import sidecar_path
 
 REPO = Path(workflow.basedir)
@@ -39,6 +41,19 @@ DATA_STAMP = "data/.verified/{path}.json"
 
 #: targets added to `all` by other rule files (e.g. an audit report)
 EXTRA_TARGETS = []
+
+# Every existing run must be the one this config asks for (its sidecar records its spec): with
+# .snakemake/ moved or deleted, Snakemake would not see a changed parameter and would serve the
+# old runs. Fails here, before any job, naming each stale run, its first differing field and the
+# command that deletes them; runs made with other package versions are a warning. Checked by the
+# main process only (not again in each cluster job).
+if workflow.is_main_process:
+    try:
+        _versions_note = vt.check_current_runs(config, RUN_TABLE)
+    except vt.StaleRunError as _error:
+        raise WorkflowError(str(_error)) from None
+    if _versions_note:
+        logger.warning(_versions_note)
 
 
 def _names(section):

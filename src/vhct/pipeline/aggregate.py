@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from vhct.pipeline.records import RunRecord
 from vhct.pipeline.tables import read_runs
 
 #: float format of the written tables (fixed, so equal numbers give equal bytes)
@@ -68,7 +70,11 @@ def _stack(tables: Sequence[pd.DataFrame], column: str, setting: str) -> np.ndar
 
 
 def best_observed(runs: Mapping[str, Sequence[pd.DataFrame]]) -> float:
-    """The best value ``f(x)`` any run of the experiment evaluated (every setting and seed)."""
+    """The best value ``f(x)`` any run of the experiment evaluated (every setting and seed).
+
+    With :func:`cumulative_regret_vs`, the one definition of "regret against the best observed",
+    read by these tables and by the audit (``vhct.reporting.audit.checks.rebase``).
+    """
     values = [t["value"].max() for tables in runs.values() for t in tables]
     if not values:
         raise ValueError("best_observed needs at least one run")
@@ -142,21 +148,21 @@ def final_table(runs: Mapping[str, Sequence[pd.DataFrame]], info: Mapping[str, M
 
 def timing_table(
     runs: Mapping[str, Sequence[pd.DataFrame]],
-    metas: Mapping[str, Sequence[Mapping]],
+    records: Mapping[str, Sequence[RunRecord]],
     info: Mapping[str, Mapping],
 ) -> pd.DataFrame:
-    """Wall time per run (from the sidecar) and the sum/mean of the per-round step times."""
+    """Wall time per run (from its record) and the sum/mean of the per-round step times."""
     rows = []
     for setting, tables in runs.items():
-        for table, meta in zip(tables, metas[setting], strict=True):
+        for table, record in zip(tables, records[setting], strict=True):
             steps = table["step_seconds"].to_numpy(dtype=float)
             rows.append(
                 {
                     "setting": setting,
                     "algorithm": info[setting]["algorithm"],
-                    "seed": meta.get("seed"),
+                    "seed": record.seed,
                     "rounds": len(table),
-                    "wall_seconds": meta.get("wall_seconds", float("nan")),
+                    "wall_seconds": record.wall_seconds,
                     "step_seconds_sum": steps.sum(),
                     "step_seconds_mean": steps.mean(),
                 }
@@ -178,15 +184,17 @@ def aggregate_experiment(
     regret_path: Path | str,
     final_path: Path | str,
     timing_path: Path | str,
+    specs: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> None:
     """Read every run of an experiment (tables and JSON sidecars) and write the three tables.
 
     Every run is checked first (:func:`vhct.pipeline.tables.read_run`: complete, ``t = 1..n`` with ``n``
-    the setting's horizon in ``info``, consistent with its sidecar, finite values) and all
+    the setting's horizon in ``info``, consistent with its sidecar, finite values, and, with
+    ``specs`` (table path -> the config's run spec), made for the current config) and all
     three tables are computed before any is written: bad runs fail naming every bad file.
     """
     horizons = {setting: int(info[setting]["horizon"]) for setting in run_paths}
-    runs, metas = read_runs(run_paths, AGGREGATED_COLUMNS, horizons)
-    tables = regret_table(runs, info), final_table(runs, info), timing_table(runs, metas, info)
+    runs, records = read_runs(run_paths, AGGREGATED_COLUMNS, horizons, specs)
+    tables = regret_table(runs, info), final_table(runs, info), timing_table(runs, records, info)
     for table, path in zip(tables, (regret_path, final_path, timing_path), strict=True):
         write_table(table, path)

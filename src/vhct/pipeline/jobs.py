@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from vhct.pipeline.files import atomic_paths, json_default
+from vhct.pipeline.files import atomic_paths
 
 logger = logging.getLogger("vhct.pipeline.jobs")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -54,10 +54,15 @@ def run_job(
 ) -> None:
     """Run one (experiment, setting, seed) and write its per-round table and JSON sidecar.
 
+    The sidecar is the run record (``vhct.pipeline.records.RunRecord``, this is its one writer):
+    the spec, rounds, wall time, Python and host, the package versions, the exact optimum
+    ``f_star`` (None where unknown) and the regret reference, and the run's metadata.
+
     The data files of ``data_stamps`` (verification stamps) are checked first: a file changed
     since its verification is hashed again, and a corrupted one fails naming the file.
     """
     from vhct.pipeline.data import check_stamp
+    from vhct.pipeline.records import FORMAT, RunRecord, RunSpec, regret_reference_of
     from vhct.pipeline.run import experiment_columns
 
     for stamp in data_stamps:
@@ -84,18 +89,22 @@ def run_job(
         progress_every=int(spec["progress_every"]),
     )
     wall = time.perf_counter() - start
-    sidecar = {
-        "run": dict(spec),
-        "seed": int(spec["seed"]),
-        "rounds": len(table["t"]),
-        "wall_seconds": wall,
-        "python": platform.python_version(),
-        "host": platform.node(),
-        "metadata": meta,
-    }
+    record = RunRecord(
+        format=FORMAT,
+        run=RunSpec.model_validate(dict(spec)),
+        seed=int(spec["seed"]),
+        rounds=len(table["t"]),
+        wall_seconds=wall,
+        python=platform.python_version(),
+        host=platform.node(),
+        versions=meta["versions"],
+        f_star=meta["f_star"],
+        regret_reference=regret_reference_of(meta["f_star"]),
+        metadata=meta,
+    )
     with atomic_paths(table_path, meta_path) as (tmp_table, tmp_meta):
         write_table(table, tmp_table)
-        tmp_meta.write_text(json.dumps(sidecar, indent=2, default=json_default) + "\n", encoding="utf-8")
+        tmp_meta.write_text(record.to_json(), encoding="utf-8")
     final = meta["final_cumulative_regret"]
     logger.info("done %s/%s/seed%d: R_n = %.6g after %d rounds in %.2f s", *tag, final, len(table["t"]), wall)
 
@@ -162,12 +171,17 @@ def aggregate_job(
     regret_path: Path | str,
     final_path: Path | str,
     timing_path: Path | str,
+    specs: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> None:
-    """Aggregate one experiment's runs into its regret, final and timing tables."""
+    """Aggregate one experiment's runs into its regret, final and timing tables.
+
+    ``specs``: table path -> the config's spec of that run (``vhct.pipeline.tables.expected_specs``),
+    which every run's record must equal.
+    """
     from vhct.pipeline.aggregate import aggregate_experiment
 
     logger.info("aggregating %d settings, %d runs", len(run_paths), sum(map(len, run_paths.values())))
-    aggregate_experiment(run_paths, info, regret_path, final_path, timing_path)
+    aggregate_experiment(run_paths, info, regret_path, final_path, timing_path, specs)
     logger.info("wrote %s, %s, %s", regret_path, final_path, timing_path)
 
 
@@ -222,6 +236,14 @@ def from_snakemake(task: str, smk: Any) -> None:
         elif task == "run":
             run_batch_job(smk.params.specs, smk.output.tables, smk.output.metas, smk.input.verified)
         else:
+            from vhct.pipeline.tables import expected_specs
+
+            specs = expected_specs(smk.config, smk.wildcards.experiment, smk.params.run_paths)
             aggregate_job(
-                smk.params.info, smk.params.run_paths, smk.output.regret, smk.output.final, smk.output.timing
+                smk.params.info,
+                smk.params.run_paths,
+                smk.output.regret,
+                smk.output.final,
+                smk.output.timing,
+                specs,
             )

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import functools
 import logging
-import platform
 import time
 from collections.abc import Mapping
-from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -31,35 +29,19 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: packages whose versions go into every run's metadata
-RECORDED_PACKAGES = (
-    "vhct",
-    "numpy",
-    "pandas",
-    "scipy",
-    "scikit-learn",
-    "torch",
-    "GPy",
-    "GPyOpt",
-    "snakemake",
-)
 
-
-def package_versions() -> dict[str, str]:
-    """Installed versions of the packages a result depends on (``"absent"`` when not installed)."""
+def package_versions() -> dict[str, str | None]:
+    """Installed versions of the packages that shape a run's numbers (``vhct.pipeline.versions``;
+    None when not installed)."""
     return dict(_installed_versions())
 
 
 @functools.cache
-def _installed_versions() -> tuple[tuple[str, str], ...]:
+def _installed_versions() -> tuple[tuple[str, str | None], ...]:
     """Looked up once per process: the lookups take about 15 ms, a short run not much more."""
-    versions = [("python", platform.python_version())]
-    for name in RECORDED_PACKAGES:
-        try:
-            versions.append((name, metadata.version(name)))
-        except metadata.PackageNotFoundError:
-            versions.append((name, "absent"))
-    return tuple(versions)
+    from vhct.pipeline.versions import package_versions as installed
+
+    return tuple(installed().items())
 
 
 def run(

@@ -1,18 +1,22 @@
 """Checks of a run's outputs before they are used: is a run table complete and consistent?
 
-A run writes a per-round table (``seed<k>.csv.gz``) and a JSON sidecar (``seed<k>.json``).
-:func:`read_run` reads both and checks the table against the sidecar and the config: it
+A run writes a per-round table (``seed<k>.csv.gz``) and a JSON sidecar (``seed<k>.json``, the
+run record ``vhct.pipeline.records.RunRecord``, read only by :func:`read_sidecar`).
+:func:`read_run` reads both and checks the table against the sidecar and the config: the
+recorded run spec is the one the config asks for now (else :class:`StaleRunError`), the table
 decompresses and parses completely, has the columns asked for, one row per round
 ``t = 1..n``, finite values, ``n`` equals the rounds the sidecar records and the
 setting's horizon in the config (``max_horizon`` included), and the sidecar's seed is the one
 in the file name (``seed<k>``; which seeds a setting runs is the config's: ``max_seeds``). Any failure raises
 :class:`RunTableError` naming the file and how to redo the run; :func:`read_runs` checks
 every run of an experiment and names all the bad tables in one error.
+:func:`check_current_runs` refuses, when the rules are read, existing runs made for another
+config: a changed parameter is never served an old run, with or without ``.snakemake/``.
 """
 
 from __future__ import annotations
 
-import json
+import logging
 import re
 import zlib
 from collections.abc import Mapping, Sequence
@@ -21,8 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from vhct.pipeline.records import RunRecord, RunRecordError, spec_difference, version_difference
+
 if TYPE_CHECKING:
     import pandas as pd
+
+logger = logging.getLogger("vhct.pipeline.tables")
 
 TABLE_SUFFIX = ".csv.gz"
 SIDECAR_SUFFIX = ".json"
@@ -61,6 +69,27 @@ class RunTableError(ValueError):
         super().__init__(f"{head}{remedy} with `snakemake --forcerun {' '.join(paths)}`")
 
 
+class StaleRunError(RunTableError):
+    """Runs whose record says they were made for another config than the current one.
+
+    ``before_jobs``: found when the rules are read (:func:`check_current_runs`), where
+    ``--forcerun`` cannot help (the check runs before it): the remedy is deleting them.
+    """
+
+    def __init__(self, problems: Mapping[str, str], before_jobs: bool = False):
+        self.problems = dict(problems)
+        lines = "".join(f"\n  - {path}: {problem}" for path, problem in self.problems.items())
+        files = " ".join(f"{p} {sidecar_path(p)}" for p in self.problems)
+        forcerun = f", or rerun them with `snakemake --forcerun {' '.join(self.problems)}`"
+        ValueError.__init__(
+            self,
+            f"{len(self.problems)} run(s) were made for another config than this one (a changed "
+            f"parameter whose record in .snakemake/ is gone, or runs copied from elsewhere):{lines}\n"
+            "Delete them, and snakemake (its default target) redoes them and everything downstream: "
+            f"`rm {files}`{'' if before_jobs else forcerun}",
+        )
+
+
 def sidecar_path(table_path: Path | str) -> Path:
     """The JSON sidecar of a run table: ``seed<k>.csv.gz`` -> ``seed<k>.json``."""
     return Path(str(table_path).removesuffix(TABLE_SUFFIX) + SIDECAR_SUFFIX)
@@ -70,26 +99,47 @@ def _error(table_path: Path | str, problem: str) -> RunTableError:
     return RunTableError({str(table_path): problem})
 
 
-def read_sidecar(table_path: Path | str) -> dict[str, Any]:
-    """The JSON sidecar of a run table, which must record the run's ``rounds`` and ``seed``."""
+def read_sidecar(table_path: Path | str) -> RunRecord:
+    """The run record (``vhct.pipeline.records.RunRecord``) of a run table's JSON sidecar, validated."""
     path = sidecar_path(table_path)
     try:
-        sidecar = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        text = path.read_bytes()
+    except OSError as exc:
         raise _error(table_path, f"its sidecar {path} cannot be read ({exc})") from exc
-    if not isinstance(sidecar, dict) or not {"rounds", "seed"} <= set(sidecar):
-        raise _error(table_path, f"its sidecar {path} lacks the keys 'rounds' and 'seed'")
-    return sidecar
+    try:
+        return RunRecord.from_json(text)
+    except RunRecordError as exc:
+        raise _error(table_path, f"its sidecar {path} is not a valid run record ({exc})") from exc
 
 
-def read_run(table_path: Path | str, columns: Sequence[str], horizon: int) -> tuple[pd.DataFrame, dict]:
-    """Read the ``columns`` of a run table and its sidecar; check them against ``horizon`` (config).
+def check_current(table_path: Path | str, record: RunRecord, expected: Mapping[str, Any]) -> None:
+    """Require the run of ``record`` to be the one ``expected`` (the config's ``run_spec``) asks for;
+    :class:`StaleRunError` naming the file and the first field that differs."""
+    found = spec_difference(record, expected)
+    if found:
+        raise StaleRunError({str(table_path): found})
 
+
+def read_run(
+    table_path: Path | str,
+    columns: Sequence[str],
+    horizon: int | None = None,
+    expected: Mapping[str, Any] | None = None,
+) -> tuple[pd.DataFrame, RunRecord]:
+    """Read the ``columns`` of a run table and its record; check them against the config.
+
+    ``expected`` is the config's spec of the run (``vhct.pipeline.config.run_spec``): the recorded
+    spec must equal it (:class:`StaleRunError` otherwise, naming the first field that differs).
+    ``horizon`` is the config's rounds of the run (default: ``expected``'s, else the record's).
     Raises :class:`RunTableError` naming the file unless the table parses completely, has the
     columns, rows ``t = 1..horizon`` with finite values (NaN only in ``NAN_COLUMNS``), and its
-    sidecar records ``horizon`` rounds and the seed of the file name.
+    sidecar is a valid run record of ``horizon`` rounds and the seed of the file name.
     """
-    sidecar = read_sidecar(table_path)
+    record = read_sidecar(table_path)
+    if expected is not None:
+        check_current(table_path, record, expected)
+        horizon = int(expected["horizon"]) if horizon is None else horizon
+    horizon = record.rounds if horizon is None else int(horizon)
     wanted = set(columns) | {ROUND_COLUMN}
     import pandas as pd  # here, not at import: a run job writes its table without pandas
 
@@ -100,12 +150,11 @@ def read_run(table_path: Path | str, columns: Sequence[str], horizon: int) -> tu
     missing = sorted(wanted - set(table.columns))
     if missing:
         raise _error(table_path, f"lacks the columns {missing}")
-    named = TABLE_NAME.search(Path(table_path).name)
-    if named is not None and int(sidecar["seed"]) != int(named.group(1)):
-        recorded, named_seed = sidecar["seed"], named.group(1)
-        raise _error(table_path, f"its sidecar records seed {recorded}, the file name seed {named_seed}")
-    if int(sidecar["rounds"]) != horizon:
-        raise _error(table_path, f"its sidecar records {sidecar['rounds']} rounds, the config {horizon}")
+    named = seed_of(table_path)
+    if named is not None and record.seed != named:
+        raise _error(table_path, f"its sidecar records seed {record.seed}, the file name seed {named}")
+    if record.rounds != horizon:
+        raise _error(table_path, f"its sidecar records {record.rounds} rounds, the config {horizon}")
     if len(table) != horizon:
         raise _error(table_path, f"{len(table)} rows, but the config and the sidecar say {horizon} rounds")
     if not np.array_equal(table[ROUND_COLUMN].to_numpy(), np.arange(1, horizon + 1)):
@@ -118,26 +167,120 @@ def read_run(table_path: Path | str, columns: Sequence[str], horizon: int) -> tu
     bad = [c for c, ok in zip(checked, np.isfinite(values).all(axis=0), strict=True) if not ok]
     if bad:
         raise _error(table_path, f"non-finite values in the columns {sorted(bad)}")
-    return table[list(columns)], sidecar
+    return table[list(columns)], record
 
 
 def read_runs(
-    run_paths: Mapping[str, Sequence[Path | str]], columns: Sequence[str], horizons: Mapping[str, int]
-) -> tuple[dict[str, list[pd.DataFrame]], dict[str, list[dict]]]:
-    """:func:`read_run` on every run, by setting; one :class:`RunTableError` names every bad table."""
+    run_paths: Mapping[str, Sequence[Path | str]],
+    columns: Sequence[str],
+    horizons: Mapping[str, int] | None = None,
+    specs: Mapping[str, Mapping[str, Any]] | None = None,
+) -> tuple[dict[str, list[pd.DataFrame]], dict[str, list[RunRecord]]]:
+    """:func:`read_run` on every run, by setting; one error names every bad table.
+
+    ``specs`` (table path -> the config's run spec, :func:`expected_specs`) checks that every run is
+    the config's; runs made with other package versions than the installed ones are logged
+    (a warning, not an error: see :func:`version_note`).
+    """
     runs: dict[str, list[pd.DataFrame]] = {}
-    metas: dict[str, list[dict]] = {}
+    records: dict[str, list[RunRecord]] = {}
     problems: dict[str, str] = {}
+    by_path: dict[str, RunRecord] = {}
+    stale = True
     for setting, paths in run_paths.items():
-        runs[setting], metas[setting] = [], []
+        runs[setting], records[setting] = [], []
         for path in paths:
+            horizon = None if horizons is None else int(horizons[setting])
+            expected = None if specs is None else specs[str(path)]
             try:
-                table, sidecar = read_run(path, columns, int(horizons[setting]))
+                table, record = read_run(path, columns, horizon, expected)
             except RunTableError as exc:
                 problems.update(exc.problems)
+                stale = stale and isinstance(exc, StaleRunError)
                 continue
             runs[setting].append(table)
-            metas[setting].append(sidecar)
+            records[setting].append(record)
+            by_path[str(path)] = record
     if problems:
-        raise RunTableError(problems)
-    return runs, metas
+        raise (StaleRunError if stale else RunTableError)(problems)
+    note = version_note(by_path)
+    if note:
+        logger.warning(note)
+    return runs, records
+
+
+def seed_of(table_path: Path | str) -> int | None:
+    """The seed in a run table's file name (``seed<k>.csv.gz``), or None for another name."""
+    named = TABLE_NAME.search(Path(table_path).name)
+    return None if named is None else int(named.group(1))
+
+
+def expected_specs(
+    config: Mapping[str, Any], experiment: str, run_paths: Mapping[str, Sequence[Path | str]]
+) -> dict[str, dict[str, Any]]:
+    """Table path -> what the config asks of that run (``run_spec``), for :func:`read_runs`."""
+    from vhct.pipeline.config import run_spec
+
+    out = {}
+    for setting, paths in run_paths.items():
+        for path in paths:
+            seed = seed_of(path)
+            if seed is None:
+                raise ValueError(f"run table {path}: no seed in its name (seed<k>{TABLE_SUFFIX})")
+            out[str(path)] = run_spec(config, experiment, setting, seed)
+    return out
+
+
+def version_note(records: Mapping[str, RunRecord]) -> str | None:
+    """One line on the runs made with other package versions than the installed ones, or None.
+
+    A warning, not an error: such a run is still what its spec asked for, and rerunning every run
+    at each package update would cost hours; its versions stay in its record, and publishing the
+    findings (``ship``) is where mixed versions are refused.
+    """
+    from vhct.pipeline.versions import package_versions
+
+    installed = package_versions()
+    differ = {path: d for path, record in records.items() if (d := version_difference(record, installed))}
+    if not differ:
+        return None
+    path, first = next(iter(differ.items()))
+    return (
+        f"{len(differ)} of {len(records)} runs were made with other package versions than the installed "
+        f"ones (first: {path}: {first}); a rerun may give other numbers"
+    )
+
+
+def check_current_runs(config: Mapping[str, Any], table_pattern: str) -> str | None:
+    """When the rules are read, before any job: every existing run must be the one ``config`` asks for.
+
+    Snakemake reruns a run whose parameters changed only while its record in ``.snakemake/``
+    exists; with that folder moved or deleted (a copied workdir, a fresh checkout of results), a
+    changed config would be served the old runs, and no consumer job would run to notice. Each
+    run's sidecar records its spec: a run whose spec differs fails here (:class:`StaleRunError`
+    naming each, its first differing field and the command that deletes them, so the next
+    snakemake run redoes them and everything downstream). ``table_pattern`` is the rules' run
+    table path (``{experiment}``, ``{setting}``, ``{seed}``). Only files are read (a dry run
+    changes nothing); a run whose table or sidecar is missing reruns anyway, and an unreadable
+    sidecar is left to the consumers, which fail naming it. Returns :func:`version_note`.
+    """
+    from vhct.pipeline.config import run_jobs, run_spec
+
+    stale: dict[str, str] = {}
+    records: dict[str, RunRecord] = {}
+    for experiment, setting, seed in run_jobs(config):
+        table = table_pattern.format(experiment=experiment, setting=setting, seed=seed)
+        if not (Path(table).exists() and sidecar_path(table).exists()):
+            continue
+        try:
+            record = read_sidecar(table)
+        except RunTableError:
+            continue
+        found = spec_difference(record, run_spec(config, experiment, setting, seed))
+        if found:
+            stale[table] = found
+        else:
+            records[table] = record
+    if stale:
+        raise StaleRunError(stale, before_jobs=True)
+    return version_note(records)

@@ -19,13 +19,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from vhct.pipeline.tables import read_sidecar
+from vhct.pipeline.aggregate import best_observed, cumulative_regret_vs
+from vhct.pipeline.tables import expected_specs
+from vhct.pipeline.tables import read_runs as read_setting_runs
 from vhct.reporting import stats
 from vhct.reporting.audit.records import Comparison
 from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED
 
-#: columns of a run table (``vhct.pipeline.tables.run_table_columns``) the audit reads
-AUDITED_COLUMNS = ("t", "cumulative_regret", "depth", "step_seconds")
+#: columns of a run table (``vhct.pipeline.tables.run_table_columns``) the audit reads (``value``:
+#: for the regret against the best value observed, where f* is unknown)
+AUDITED_COLUMNS = ("t", "value", "cumulative_regret", "depth", "step_seconds")
 #: statistics that are regrets (rebased onto the best value observed where f* is unknown)
 REGRET_STATISTICS = ("cumulative_regret", "average_regret", "normalized_regret")
 #: relative tolerance of the cross-check of per-seed finals against the aggregate table
@@ -36,12 +39,14 @@ AGGREGATE_RTOL = 1e-8
 class Run:
     """One run (one seed) of one setting: its per-round table (columns ``AUDITED_COLUMNS``).
 
-    ``f_star`` is the objective's maximum when known; None for real data, whose regret is against 1.
+    ``f_star`` is the objective's maximum when known (the table's regret is against it); None for
+    real data, whose table's regret is against 1 and which the audit rebases (:func:`rebase`).
+    Given explicitly: read from the run's record (``vhct.pipeline.records.RunRecord.f_star``).
     """
 
     seed: int
     table: pd.DataFrame
-    f_star: float | None = 0.0
+    f_star: float | None
 
     @property
     def horizon(self) -> int:
@@ -52,20 +57,23 @@ class Run:
 Runs = Mapping[str, Mapping[str, Sequence[Run]]]
 
 
-def read_runs(run_paths: Mapping[str, Mapping[str, Sequence[Path | str]]]) -> dict[str, dict[str, list[Run]]]:
-    """Run tables (``.csv.gz``) with the seed and f* of their JSON sidecars, by experiment and setting."""
+def read_runs(
+    run_paths: Mapping[str, Mapping[str, Sequence[Path | str]]], config: Mapping[str, Any]
+) -> dict[str, dict[str, list[Run]]]:
+    """Run tables (``.csv.gz``) with the seed and f* of their records, by experiment and setting.
+
+    Read by the pipeline's one reader (``vhct.pipeline.tables.read_runs``): each table is checked
+    against its record, and each record against what ``config`` asks of the run (a run of another
+    config fails, naming the file and the first field that differs).
+    """
     runs: dict[str, dict[str, list[Run]]] = {}
     for experiment, by_setting in run_paths.items():
-        runs[experiment] = {}
-        for setting, paths in by_setting.items():
-            runs[experiment][setting] = []
-            for path in paths:
-                table = pd.read_csv(path, usecols=lambda c: c in AUDITED_COLUMNS)
-                missing = set(AUDITED_COLUMNS) - set(table.columns)
-                if missing:
-                    raise ValueError(f"run table {path} lacks columns {sorted(missing)}")
-                meta = read_sidecar(path)
-                runs[experiment][setting].append(Run(int(meta["seed"]), table, meta.get("f_star")))
+        specs = expected_specs(config, experiment, by_setting)
+        tables, records = read_setting_runs(by_setting, AUDITED_COLUMNS, specs=specs)
+        runs[experiment] = {
+            s: [Run(r.seed, t, r.f_star) for t, r in zip(tables[s], records[s], strict=True)]
+            for s in by_setting
+        }
     return runs
 
 
@@ -88,21 +96,26 @@ def rebase(exp_runs: Mapping[str, Sequence[Run]]) -> tuple[dict[str, list[Run]],
     """Regret against the best value observed in any run, where f* is unknown (real data).
 
     The paper's regret on real data is against 1, which halves relative effects; the audit tests
-    against the best value any run of the experiment observed (regret ``R_t - t * r_min`` with
-    ``r_min`` the smallest per-round regret), and says so. Synthetic runs are returned unchanged.
+    against the best value any run of the experiment observed, as the aggregates' ``*_vs_best``
+    columns do (one definition: ``vhct.pipeline.aggregate.best_observed`` and
+    ``cumulative_regret_vs``), and says so. Runs with an exact f* are returned unchanged: their
+    tables' regret is against it.
     """
     all_runs = [r for runs in exp_runs.values() for r in runs]
-    if not all_runs or any(r.f_star is not None for r in all_runs):
+    known = {r.f_star is not None for r in all_runs}
+    if len(known) > 1:
+        raise ValueError("the runs of one experiment disagree on whether f* is known")
+    if not all_runs or known == {True}:
         return {s: list(v) for s, v in exp_runs.items()}, ""
-    r_min = min(float(np.diff(r.table["cumulative_regret"].to_numpy(), prepend=0.0).min()) for r in all_runs)
+    best = best_observed({s: [r.table for r in runs] for s, runs in exp_runs.items()})
     out = {}
     for setting, runs in exp_runs.items():
         out[setting] = []
         for r in runs:
             table = r.table.copy()
-            table["cumulative_regret"] = table["cumulative_regret"] - table["t"] * r_min
+            table["cumulative_regret"] = cumulative_regret_vs([r.table], best, setting)[0]
             out[setting].append(Run(r.seed, table, r.f_star))
-    return out, f"regret against the best value observed in any run, {1.0 - r_min:.4g} (not 1)"
+    return out, f"regret against the best value observed in any run, {best:.4g} (not 1)"
 
 
 def statistic(run: Run, name: str, at_round: int, scale: float | None = None) -> float:

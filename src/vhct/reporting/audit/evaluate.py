@@ -77,17 +77,25 @@ def claim_comparisons(
 ) -> list[tuple[str, list[Comparison] | str]]:
     """Per experiment (or pair of experiments) of the claim: its comparisons, or why there are none."""
     out: list[tuple[str, list[Comparison] | str]] = []
+    regret = claim["statistic"] in REGRET_STATISTICS
+
+    def reference_runs(experiment: str) -> Mapping[str, Sequence[Run]]:
+        """The experiment's runs, rebased where f* is unknown: one regret reference in every claim."""
+        return rebase(runs[experiment])[0] if regret else runs[experiment]
+
     if claim["kind"] in ("contrast", "easier"):
         for first, second in claim["pairs"]:
             name = f"{first} / {second}"
             missing = [e for e in (first, second) if e not in runs]
             if missing:
                 out.append((name, f"experiment {', '.join(missing)} not in this config"))
-            elif claim["kind"] == "contrast":
-                out.append((name, check_contrast(claim, name, runs[first], runs[second])))
+                continue
+            runs_1, runs_2 = reference_runs(first), reference_runs(second)
+            if claim["kind"] == "contrast":
+                out.append((name, check_contrast(claim, name, runs_1, runs_2)))
             else:
                 pair_scales = (scales.get(first), scales.get(second))
-                out.append((name, check_easier(claim, name, runs[first], runs[second], pair_scales)))
+                out.append((name, check_easier(claim, name, runs_1, runs_2, pair_scales)))
         return out
     for experiment in claim["experiments"]:
         exp_runs = runs.get(experiment)
@@ -220,7 +228,9 @@ def at_common_rounds(runs: Runs, substitute: Mapping[str, str]) -> tuple[Runs, d
                 continue
             reach = min(r.horizon for r in by_setting[variant])
             if reach < min(r.horizon for r in by_setting[default]):
-                cut[experiment][default] = [Run(r.seed, r.table.iloc[:reach]) for r in by_setting[default]]
+                cut[experiment][default] = [
+                    Run(r.seed, r.table.iloc[:reach], r.f_star) for r in by_setting[default]
+                ]
                 rounds[experiment] = min(reach, rounds.get(experiment, reach))
     return cut, rounds
 

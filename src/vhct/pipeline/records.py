@@ -1,0 +1,196 @@
+"""The run record: what a run job writes beside its table (the JSON sidecar ``seed<k>.json``).
+
+One writer, :func:`vhct.pipeline.jobs.run_job` (:meth:`RunRecord.to_json`), and one reader,
+:func:`vhct.pipeline.tables.read_sidecar` (:meth:`RunRecord.from_json`), which every consumer of
+a run (aggregation, the audit, the parse-time check of the rules) goes through and reads by
+attribute. Reading validates the record: its seed fields agree, its rounds are its horizon, and
+its ``f_star`` (the exact optimum, or None) and ``regret_reference`` fit its objective: a
+synthetic run without ``f_star`` is an error. Against the config, :func:`spec_difference` names
+the first field of the recorded run spec that differs from what the config asks for now.
+
+A pydantic (v2) model, not a hand-checked dataclass: the validation of nested fields, the error
+locations (``run.horizon``) and the JSON round trip come with it, and the configuration's
+typed model uses the same library.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from vhct.pipeline.files import json_default
+
+#: version of the sidecar's layout; a sidecar without ``format`` is version 1, whose ``f_star`` and
+#: ``versions`` sit only in ``metadata`` (read as such, so earlier runs stay usable)
+FORMAT = 2
+#: fields of the run spec that shape the numbers: a run is current when they equal the config's
+SPEC_FIELDS = ("algorithm", "params", "objective", "objective_params", "noise", "horizon", "seed")
+#: what the audit measures regret against: the exact optimum, or the best value any run observed
+RegretReference = Literal["f_star", "best_observed"]
+
+
+class RunRecordError(ValueError):
+    """A sidecar that is not a valid run record; the message says which fields are wrong."""
+
+
+class RunSpec(BaseModel):
+    """What one run job is asked to do (``vhct.pipeline.config.run_spec``)."""
+
+    model_config = ConfigDict(frozen=True, extra="allow", allow_inf_nan=False)
+
+    experiment: str
+    setting: str
+    algorithm: str
+    params: dict[str, Any]
+    objective: str
+    objective_params: dict[str, Any]
+    noise: float = Field(ge=0)
+    horizon: int = Field(ge=1)
+    seed: int = Field(ge=0)
+    progress_every: int = Field(ge=0)
+
+
+def known_optimum(objective: str) -> bool:
+    """Whether ``objective`` knows its maximum exactly: the synthetic functions do, the real-data
+    tasks (imported lazily, with scikit-learn or torch) do not; read from the classes, none built."""
+    from vhct.objectives.synthetic import SyntheticObjective
+
+    def subclasses(cls: type) -> list[type]:
+        return [c for sub in cls.__subclasses__() for c in (sub, *subclasses(sub))]
+
+    return any(cls.name == objective for cls in subclasses(SyntheticObjective))
+
+
+def regret_reference_of(f_star: float | None) -> RegretReference:
+    """The audit's regret reference of a run: its exact optimum when known, else the best observed."""
+    return "best_observed" if f_star is None else "f_star"
+
+
+class RunRecord(BaseModel):
+    """A run's JSON sidecar: its spec, its size and cost, the software that made it, and what its
+    regret is measured against (``f_star`` and ``regret_reference``); ``metadata`` is what
+    ``vhct.pipeline.run.experiment_columns`` returned (the recommendation, the tree's size, ...)."""
+
+    model_config = ConfigDict(frozen=True, extra="allow", allow_inf_nan=False)
+
+    format: int
+    run: RunSpec
+    seed: int = Field(ge=0)
+    rounds: int = Field(ge=1)
+    wall_seconds: float = Field(ge=0)
+    python: str
+    host: str
+    versions: dict[str, str | None]
+    f_star: float | None
+    regret_reference: RegretReference
+    metadata: dict[str, Any]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _format_1(cls, data: Any) -> Any:
+        """A sidecar written before this record (no ``format``): its ``f_star`` and ``versions``
+        are read from ``metadata``, where that writer put them."""
+        if not isinstance(data, dict) or "format" in data:
+            return data
+        data = {**data, "format": 1}
+        meta = data.get("metadata")
+        if isinstance(meta, dict):
+            if "f_star" not in data and "f_star" in meta:
+                data["f_star"] = meta["f_star"]
+            if "versions" not in data:
+                old = meta.get("versions", {})
+                data["versions"] = {k: None if v == "absent" else v for k, v in old.items()}
+        if "regret_reference" not in data and "f_star" in data:
+            data["regret_reference"] = regret_reference_of(data["f_star"])
+        return data
+
+    @model_validator(mode="after")
+    def _consistent(self) -> RunRecord:
+        seeds = {"seed": self.seed, "run.seed": self.run.seed}
+        if "seed" in self.metadata:
+            seeds["metadata.seed"] = self.metadata["seed"]
+        if len(set(seeds.values())) > 1:
+            values = ", ".join(f"{k} = {v!r}" for k, v in seeds.items())
+            raise ValueError(f"the seed fields disagree: {values}")
+        if self.rounds != self.run.horizon:
+            raise ValueError(f"rounds = {self.rounds} but run.horizon = {self.run.horizon}")
+        objective = self.run.objective
+        if self.f_star is None and known_optimum(objective):
+            raise ValueError(f"f_star is missing, but the synthetic objective {objective!r} has an exact one")
+        if self.regret_reference != regret_reference_of(self.f_star):
+            raise ValueError(f"regret_reference = {self.regret_reference!r} with f_star = {self.f_star!r}")
+        recorded = self.metadata.get("f_star", self.f_star)
+        if recorded != self.f_star:
+            raise ValueError(f"f_star = {self.f_star!r} but metadata.f_star = {recorded!r}")
+        return self
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> RunRecord:
+        """The record of a sidecar's text; :class:`RunRecordError` listing every invalid field."""
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise RunRecordError(f"not JSON ({exc})") from exc
+        if not isinstance(data, dict):
+            raise RunRecordError(f"not a JSON object but {type(data).__name__}")
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise RunRecordError(describe(exc)) from None
+
+    def to_json(self) -> str:
+        """The sidecar's text: indented JSON, numpy values as plain numbers."""
+        return json.dumps(self.model_dump(), indent=2, default=json_default) + "\n"
+
+
+def describe(error: ValidationError) -> str:
+    """A pydantic error in one line per field: ``run.horizon: Field required``."""
+    parts = []
+    for item in error.errors():
+        where = ".".join(map(str, item["loc"]))
+        message = item["msg"].removeprefix("Value error, ")
+        parts.append(f"{where}: {message}" if where else message)
+    return "; ".join(parts)
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON would read it back (tuples as lists, numpy as Python numbers)."""
+    return json.loads(json.dumps(value, default=json_default))
+
+
+def _first_difference(key: str, recorded: Any, wanted: Any) -> str | None:
+    """``key`` (dotted into nested mappings) where ``recorded`` first differs from ``wanted``."""
+    if isinstance(recorded, dict) and isinstance(wanted, dict):
+        for name in dict.fromkeys([*recorded, *wanted]):
+            if name not in recorded:
+                return f"{key}.{name}: the run has none, the config asks for {wanted[name]!r}"
+            if name not in wanted:
+                return f"{key}.{name}: the run has {recorded[name]!r}, the config sets none"
+            found = _first_difference(f"{key}.{name}", recorded[name], wanted[name])
+            if found:
+                return found
+        return None
+    if recorded != wanted or isinstance(recorded, bool) != isinstance(wanted, bool):
+        return f"{key}: the run has {recorded!r}, the config asks for {wanted!r}"
+    return None
+
+
+def spec_difference(record: RunRecord, expected: Mapping[str, Any]) -> str | None:
+    """The first field of ``SPEC_FIELDS`` (nested keys dotted) where the recorded run differs from
+    ``expected`` (the config's ``run_spec``), or None when the run is what the config asks for."""
+    for field in SPEC_FIELDS:
+        found = _first_difference(field, _plain(getattr(record.run, field)), _plain(expected[field]))
+        if found:
+            return found
+    return None
+
+
+def version_difference(record: RunRecord, installed: Mapping[str, str | None]) -> str | None:
+    """The first package the run recorded at another version than ``installed``, or None."""
+    for name, version in record.versions.items():
+        if name in installed and installed[name] != version:
+            return f"{name} {version or 'absent'} (installed: {installed[name] or 'absent'})"
+    return None
