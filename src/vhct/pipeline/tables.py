@@ -16,6 +16,7 @@ config: a changed parameter is never served an old run, with or without ``.snake
 
 from __future__ import annotations
 
+import base64
 import logging
 import re
 import zlib
@@ -251,6 +252,22 @@ def version_note(records: Mapping[str, RunRecord]) -> str | None:
     )
 
 
+#: where Snakemake's file persistence backend (its default) keeps one record per output file
+SNAKEMAKE_METADATA = Path(".snakemake") / "metadata"
+
+
+def snakemake_recorded(path: Path | str, metadata: Path = SNAKEMAKE_METADATA) -> bool:
+    """Whether Snakemake holds its record of the output ``path`` (params, code, inputs): then its own
+    rerun triggers rerun a run whose parameters changed, and the stale check leaves it to them.
+
+    The record's name is the urlsafe base64 of the path, cut into parts of at most NAME_MAX - 1
+    characters (nested folders), as ``snakemake.persistence.file`` names it.
+    """
+    name = base64.urlsafe_b64encode(str(path).encode()).decode()
+    limit = 254
+    return metadata.joinpath(*(name[i : i + limit] for i in range(0, len(name), limit))).is_file()
+
+
 def check_current_runs(config: Mapping[str, Any], table_pattern: str) -> str | None:
     """When the rules are read, before any job: every existing run must be the one ``config`` asks for.
 
@@ -261,8 +278,10 @@ def check_current_runs(config: Mapping[str, Any], table_pattern: str) -> str | N
     naming each, its first differing field and the command that deletes them, so the next
     snakemake run redoes them and everything downstream). ``table_pattern`` is the rules' run
     table path (``{experiment}``, ``{setting}``, ``{seed}``). Only files are read (a dry run
-    changes nothing); a run whose table or sidecar is missing reruns anyway, and an unreadable
-    sidecar is left to the consumers, which fail naming it. Returns :func:`version_note`.
+    changes nothing); a run whose table or sidecar is missing reruns anyway, an unreadable
+    sidecar is left to the consumers, which fail naming it, and a changed run that Snakemake holds
+    a record of (:func:`snakemake_recorded`) is left to Snakemake, whose parameter trigger reruns
+    it (the aggregation and the audit check it again). Returns :func:`version_note`.
     """
     from vhct.pipeline.config import run_jobs, run_spec
 
@@ -277,7 +296,7 @@ def check_current_runs(config: Mapping[str, Any], table_pattern: str) -> str | N
         except RunTableError:
             continue
         found = spec_difference(record, run_spec(config, experiment, setting, seed))
-        if found:
+        if found and not snakemake_recorded(table):
             stale[table] = found
         else:
             records[table] = record
