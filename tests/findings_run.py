@@ -35,7 +35,11 @@ def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
     the audit JSON, aggregates, figures, two run sidecars (one with package versions, one written
     before sidecars carried them) and the provenance record with the outputs' checksums."""
     results, figures = tmp_path / "results", tmp_path / "figures"
-    settings = {"VHCT-rho0.75": {"algorithm": "VHCT"}, "BO": {"algorithm": "BO", "max_horizon": 50}}
+    def settings(horizon: int) -> dict:  # as the audit's config summary records them
+        seeds = list(range(20))
+        return {"VHCT-rho0.75": {"algorithm": "VHCT", "horizon": horizon, "seeds": seeds},
+                "BO": {"algorithm": "BO", "max_horizon": 50, "horizon": 50, "seeds": seeds}}  # fmt: skip
+
     cost = Comparison("mnist", "BO", "VHCT-rho0.75", round=50, horizon=100, n_a=20, n_b=20, mean_a=0.35,
                       mean_b=0.05, effect=7.0, effect_name="ratio of means", p_claimed=0.9, p_refuted=0.001,
                       p_refuted_holm=0.002, verdict="not reproduced",
@@ -47,10 +51,10 @@ def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
         "context": {
             "experiments": {
                 "garland": {"objective": "garland", "objective_params": {}, "noise": 0.05, "horizon": 5000,
-                            "seeds": list(range(20)), "settings": settings},
+                            "seeds": list(range(20)), "settings": settings(5000)},
                 "mnist": {"objective": "mnist", "objective_params": {"mode": "test-split", "n_train": 2000,
                           "n_valid": 1000}, "noise": 0.05, "horizon": 100, "seeds": list(range(20)),
-                          "settings": settings},
+                          "settings": settings(100)},
             }
         },
         "claims": [

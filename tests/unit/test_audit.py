@@ -753,14 +753,15 @@ def test_the_audit_context_records_each_experiments_effective_caps():
     """The findings and the audit's coverage read a setting's caps per experiment from here."""
     from support import TINY
 
-    from vhct.pipeline.config import load_config
+    from vhct.pipeline.config import load_config, model
     from vhct.reporting.audit.evaluate import config_summary
 
     config = load_config(TINY)
     config["experiments"]["garland"]["caps"] = {"short": {"max_horizon": 40, "max_seeds": 1}}
-    summary = config_summary(config, ["garland", "garland-beyond"])
+    summary = config_summary(model(config), ["garland", "garland-beyond"])
     assert summary["garland"]["settings"]["short"] | {"params": None} == {
-        "algorithm": "T-HOO", "params": None, "max_horizon": 40, "max_seeds": 1
+        "algorithm": "T-HOO", "params": None, "max_horizon": 40, "max_seeds": 1,
+        "horizon": 40, "seeds": [0],  # as the config runs it (seeds and horizon computed there)
     }
     assert "max_seeds" not in summary["garland-beyond"]["settings"]["GP-Optuna"]
     assert summary["garland-beyond"]["settings"]["GP-Optuna"]["max_horizon"] == 12

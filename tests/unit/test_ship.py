@@ -251,7 +251,11 @@ def reduce_to(results: Path, figures: Path, seeds: int) -> None:
     """Make the made-up run one of ``seeds`` seeds (audit and aggregates), as its recorder saw it."""
     edit_json(
         results / findings.AUDIT_JSON,
-        lambda a: [e.update(seeds=list(range(seeds))) for e in a["context"]["experiments"].values()],
+        lambda a: [
+            part.update(seeds=list(range(seeds)))
+            for e in a["context"]["experiments"].values()
+            for part in (e, *e["settings"].values())
+        ],
     )
     for final in (results / "aggregates").glob("*/final.csv"):
         table = pd.read_csv(final)

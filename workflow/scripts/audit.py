@@ -2,6 +2,7 @@
 
 import logging
 
+from vhct.pipeline.config import model
 from vhct.pipeline.jobs import job_logging
 from vhct.reporting.audit import audit_job
 
@@ -11,7 +12,7 @@ with job_logging("audit", smk.log[0] if len(smk.log) else None):
         claims_path=smk.input.claims,
         run_paths=smk.params.run_paths,
         final_paths=smk.params.final_paths,
-        config=smk.config,
+        config=model(smk.config),  # the typed config (validated once more, without building optimizers)
         configfiles=smk.params.configfiles,
         md_path=smk.output.md,
         json_path=smk.output.json,

@@ -55,7 +55,6 @@ import argparse
 import fcntl
 import hashlib
 import json
-import math
 import os
 import re
 import shutil
@@ -181,11 +180,6 @@ def _same_paths(a: Sequence[str], b: Sequence[str]) -> bool:
     return [Path(p).resolve() for p in a] == [Path(p).resolve() for p in b]
 
 
-def _n_seeds(seeds: int | Sequence[int]) -> int:
-    """How many seeds a config's ``seeds`` value (a count or a list) runs."""
-    return seeds if isinstance(seeds, int) else len(seeds)
-
-
 def check_one_run(
     audit: Audit, prov: Mapping[str, Any], audit_path: Path, aggregates: Mapping[str, Path]
 ) -> None:
@@ -221,17 +215,11 @@ def check_one_run(
         )
     for name, path in aggregates.items():
         exp = context["experiments"][name]
-        expected = {
-            setting: min(exp["horizon"], info.get("max_horizon", exp["horizon"]))
-            for setting, info in exp["settings"].items()
-        }
+        expected = {setting: info["horizon"] for setting, info in exp["settings"].items()}
         final = pd.read_csv(path)
         found = dict(zip(final["setting"], final["horizon"], strict=True))
         seeds = dict(zip(final["setting"], final["n_seeds"], strict=True))
-        wanted = {  # a setting's max_seeds runs only the first that many of the experiment's seeds
-            s: min(_n_seeds(info.get("seeds", exp["seeds"])), info.get("max_seeds", math.inf))
-            for s, info in exp["settings"].items()
-        }
+        wanted = {s: len(info["seeds"]) for s, info in exp["settings"].items()}  # as the config ran them
         if found != expected or seeds != wanted:
             raise FindingsError(
                 f"{path} holds settings and horizons {found} with seeds {seeds}, the audited config "

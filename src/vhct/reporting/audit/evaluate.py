@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from vhct.pipeline.config import setting_cap
+from vhct.pipeline.config import Config
 from vhct.reporting.audit.checks import (
     CHECKS,
     REGRET_STATISTICS,
@@ -288,31 +288,34 @@ def file_sha256(path: Path | str) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def config_summary(config: Mapping[str, Any], experiments: Sequence[str]) -> dict[str, Any]:
-    """The parts of the pipeline config behind the audited experiments (objective, noise, horizon, seeds)."""
+def config_summary(config: Config, experiments: Sequence[str]) -> dict[str, Any]:
+    """The parts of the pipeline config behind the audited experiments (objective, noise, horizon,
+    seeds), and per setting its run horizon and seeds as the config computes them (with the caps
+    that set them), so no reader of the audit derives them again."""
     out = {}
     for name in experiments:
-        exp = config["experiments"].get(name)
+        exp = config.experiments.get(name)
         if exp is None:
             continue
-        seeds = exp["seeds"]
         out[name] = {
-            "objective": exp["objective"],
-            "objective_params": dict(exp.get("objective_params") or {}),
-            "noise": exp["noise"],
-            "horizon": exp["horizon"],
-            "seeds": list(range(seeds)) if isinstance(seeds, int) else list(seeds),
+            "objective": exp.objective,
+            "objective_params": dict(exp.objective_params),
+            "noise": exp.noise,
+            "horizon": exp.horizon,
+            "seeds": config.seeds(name),
             "settings": {
                 s: {
-                    "algorithm": config["settings"][s]["algorithm"],
-                    "params": dict(config["settings"][s].get("params") or {}),
+                    "algorithm": config.settings[s].algorithm,
+                    "params": dict(config.settings[s].params),
+                    "horizon": config.run_horizon(name, s),
+                    "seeds": config.setting_seeds(name, s),
                     **{  # the caps of costly settings, the experiment's own where it sets them
                         key: cap
                         for key in ("max_horizon", "max_seeds")
-                        if (cap := setting_cap(config, name, s, key)) is not None
+                        if (cap := config.setting_cap(name, s, key)) is not None
                     },
                 }
-                for s in exp["settings"]
+                for s in exp.settings
             },
         }
     return out

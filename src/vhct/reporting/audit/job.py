@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
+from vhct.pipeline.config import Config
 from vhct.pipeline.provenance import RUN_ID_ENV
 from vhct.reporting.audit.beyond import run_beyond
 from vhct.reporting.audit.checks import check_aggregates, read_runs
@@ -21,7 +21,7 @@ def audit_job(
     claims_path: Path | str,
     run_paths: Mapping[str, Mapping[str, Sequence[Path | str]]],
     final_paths: Mapping[str, Path | str],
-    config: Mapping[str, Any],
+    config: Config,
     configfiles: Sequence[str],
     md_path: Path | str,
     json_path: Path | str,
@@ -34,7 +34,7 @@ def audit_job(
     part (absent when none is evaluated on these runs), apart from the claims' verdicts.
     """
     claims = load_claims(claims_path)
-    runs = read_runs(run_paths, config)
+    runs = read_runs(run_paths, config.source)
     check_aggregates(runs, final_paths)
     context = {
         "configfiles": [display_path(p) for p in configfiles],
@@ -50,11 +50,9 @@ def audit_job(
         e for c in claims["claims"] if c["statistic"] == "normalized_regret" for p in c["pairs"] for e in p
     }
     scales = {
-        e: regret_scale(
-            config["experiments"][e]["objective"], config["experiments"][e].get("objective_params")
-        )
+        e: regret_scale(config.experiments[e].objective, config.experiments[e].objective_params)
         for e in sorted(scaled)
-        if e in config["experiments"]
+        if e in config.experiments
     }
     if beyond_path is not None:
         context["beyond_file"] = display_path(beyond_path)
