@@ -17,15 +17,8 @@ from vhct.pipeline import aggregate as ag
 from vhct.pipeline.config import load_config, run_jobs, run_spec
 from vhct.pipeline.jobs import run_job
 from vhct.pipeline.records import SPEC_FIELDS
-from vhct.pipeline.tables import (
-    RunTableError,
-    StaleRunError,
-    check_current_runs,
-    expected_specs,
-    read_runs,
-    read_sidecar,
-    sidecar_path,
-)
+from vhct.pipeline.stale import check_current_runs, expected_specs
+from vhct.pipeline.tables import RunTableError, StaleRunError, read_runs, read_sidecar, sidecar_path
 from vhct.pipeline.versions import SHAPING_PACKAGES
 from vhct.reporting.audit.checks import Run, rebase, samples
 from vhct.reporting.audit.checks import read_runs as audit_read_runs

@@ -7,6 +7,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
 
 import vhct.pipeline.config as vc
+import vhct.pipeline.stale as vstale
 import vhct.pipeline.tables as vt
 from vhct.pipeline.tables import sidecar_path
 
@@ -49,7 +50,7 @@ EXTRA_TARGETS = []
 # main process only (not again in each cluster job).
 if workflow.is_main_process:
     try:
-        _versions_note = vt.check_current_runs(config, RUN_TABLE)
+        _versions_note = vstale.check_current_runs(config, RUN_TABLE)
     except vt.StaleRunError as _error:
         raise WorkflowError(str(_error)) from None
     if _versions_note:

@@ -175,7 +175,7 @@ def aggregate_job(
 ) -> None:
     """Aggregate one experiment's runs into its regret, final and timing tables.
 
-    ``specs``: table path -> the config's spec of that run (``vhct.pipeline.tables.expected_specs``),
+    ``specs``: table path -> the config's spec of that run (``vhct.pipeline.stale.expected_specs``),
     which every run's record must equal.
     """
     from vhct.pipeline.aggregate import aggregate_experiment
@@ -236,7 +236,7 @@ def from_snakemake(task: str, smk: Any) -> None:
         elif task == "run":
             run_batch_job(smk.params.specs, smk.output.tables, smk.output.metas, smk.input.verified)
         else:
-            from vhct.pipeline.tables import expected_specs
+            from vhct.pipeline.stale import expected_specs
 
             specs = expected_specs(smk.config, smk.wildcards.experiment, smk.params.run_paths)
             aggregate_job(

@@ -10,13 +10,11 @@ setting's horizon in the config (``max_horizon`` included), and the sidecar's se
 in the file name (``seed<k>``; which seeds a setting runs is the config's: ``max_seeds``). Any failure raises
 :class:`RunTableError` naming the file and how to redo the run; :func:`read_runs` checks
 every run of an experiment and names all the bad tables in one error.
-:func:`check_current_runs` refuses, when the rules are read, existing runs made for another
-config: a changed parameter is never served an old run, with or without ``.snakemake/``.
+Which runs the current config asks for is ``vhct.pipeline.stale``'s (it reads the config).
 """
 
 from __future__ import annotations
 
-import base64
 import logging
 import re
 import zlib
@@ -73,7 +71,7 @@ class RunTableError(ValueError):
 class StaleRunError(RunTableError):
     """Runs whose record says they were made for another config than the current one.
 
-    ``before_jobs``: found when the rules are read (:func:`check_current_runs`), where
+    ``before_jobs``: found when the rules are read (``vhct.pipeline.stale.check_current_runs``), where
     ``--forcerun`` cannot help (the check runs before it): the remedy is deleting them.
     """
 
@@ -179,8 +177,8 @@ def read_runs(
 ) -> tuple[dict[str, list[pd.DataFrame]], dict[str, list[RunRecord]]]:
     """:func:`read_run` on every run, by setting; one error names every bad table.
 
-    ``specs`` (table path -> the config's run spec, :func:`expected_specs`) checks that every run is
-    the config's; runs made with other package versions than the installed ones are logged
+    ``specs`` (table path -> the config's run spec, ``vhct.pipeline.stale.expected_specs``) checks
+    that every run is the config's; runs made with other package versions than the installed ones are logged
     (a warning, not an error: see :func:`version_note`).
     """
     runs: dict[str, list[pd.DataFrame]] = {}
@@ -216,22 +214,6 @@ def seed_of(table_path: Path | str) -> int | None:
     return None if named is None else int(named.group(1))
 
 
-def expected_specs(
-    config: Mapping[str, Any], experiment: str, run_paths: Mapping[str, Sequence[Path | str]]
-) -> dict[str, dict[str, Any]]:
-    """Table path -> what the config asks of that run (``run_spec``), for :func:`read_runs`."""
-    from vhct.pipeline.config import run_spec
-
-    out = {}
-    for setting, paths in run_paths.items():
-        for path in paths:
-            seed = seed_of(path)
-            if seed is None:
-                raise ValueError(f"run table {path}: no seed in its name (seed<k>{TABLE_SUFFIX})")
-            out[str(path)] = run_spec(config, experiment, setting, seed)
-    return out
-
-
 def version_note(records: Mapping[str, RunRecord]) -> str | None:
     """One line on the runs made with other package versions than the installed ones, or None.
 
@@ -250,56 +232,3 @@ def version_note(records: Mapping[str, RunRecord]) -> str | None:
         f"{len(differ)} of {len(records)} runs were made with other package versions than the installed "
         f"ones (first: {path}: {first}); a rerun may give other numbers"
     )
-
-
-#: where Snakemake's file persistence backend (its default) keeps one record per output file
-SNAKEMAKE_METADATA = Path(".snakemake") / "metadata"
-
-
-def snakemake_recorded(path: Path | str, metadata: Path = SNAKEMAKE_METADATA) -> bool:
-    """Whether Snakemake holds its record of the output ``path`` (params, code, inputs): then its own
-    rerun triggers rerun a run whose parameters changed, and the stale check leaves it to them.
-
-    The record's name is the urlsafe base64 of the path, cut into parts of at most NAME_MAX - 1
-    characters (nested folders), as ``snakemake.persistence.file`` names it.
-    """
-    name = base64.urlsafe_b64encode(str(path).encode()).decode()
-    limit = 254
-    return metadata.joinpath(*(name[i : i + limit] for i in range(0, len(name), limit))).is_file()
-
-
-def check_current_runs(config: Mapping[str, Any], table_pattern: str) -> str | None:
-    """When the rules are read, before any job: every existing run must be the one ``config`` asks for.
-
-    Snakemake reruns a run whose parameters changed only while its record in ``.snakemake/``
-    exists; with that folder moved or deleted (a copied workdir, a fresh checkout of results), a
-    changed config would be served the old runs, and no consumer job would run to notice. Each
-    run's sidecar records its spec: a run whose spec differs fails here (:class:`StaleRunError`
-    naming each, its first differing field and the command that deletes them, so the next
-    snakemake run redoes them and everything downstream). ``table_pattern`` is the rules' run
-    table path (``{experiment}``, ``{setting}``, ``{seed}``). Only files are read (a dry run
-    changes nothing); a run whose table or sidecar is missing reruns anyway, an unreadable
-    sidecar is left to the consumers, which fail naming it, and a changed run that Snakemake holds
-    a record of (:func:`snakemake_recorded`) is left to Snakemake, whose parameter trigger reruns
-    it (the aggregation and the audit check it again). Returns :func:`version_note`.
-    """
-    from vhct.pipeline.config import run_jobs, run_spec
-
-    stale: dict[str, str] = {}
-    records: dict[str, RunRecord] = {}
-    for experiment, setting, seed in run_jobs(config):
-        table = table_pattern.format(experiment=experiment, setting=setting, seed=seed)
-        if not (Path(table).exists() and sidecar_path(table).exists()):
-            continue
-        try:
-            record = read_sidecar(table)
-        except RunTableError:
-            continue
-        found = spec_difference(record, run_spec(config, experiment, setting, seed))
-        if found and not snakemake_recorded(table):
-            stale[table] = found
-        else:
-            records[table] = record
-    if stale:
-        raise StaleRunError(stale, before_jobs=True)
-    return version_note(records)

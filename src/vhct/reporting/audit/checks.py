@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from vhct.pipeline.aggregate import best_observed, cumulative_regret_vs
-from vhct.pipeline.tables import expected_specs
+from vhct.pipeline.stale import expected_specs
 from vhct.pipeline.tables import read_runs as read_setting_runs
 from vhct.reporting import stats
 from vhct.reporting.audit.records import Comparison

@@ -1,0 +1,90 @@
+"""Existing runs against the current config: which spec each run must have, and the check made
+when the rules are read, so a changed config is never served old runs.
+
+Split from ``vhct.pipeline.tables`` (which reads and checks one run's files without the config)
+because it reads the config, which itself reads the tables' layout.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from vhct.pipeline.config import run_jobs, run_spec
+from vhct.pipeline.records import RunRecord, spec_difference
+from vhct.pipeline.tables import (
+    TABLE_SUFFIX,
+    RunTableError,
+    StaleRunError,
+    read_sidecar,
+    seed_of,
+    sidecar_path,
+    version_note,
+)
+
+
+def expected_specs(
+    config: Mapping[str, Any], experiment: str, run_paths: Mapping[str, Sequence[Path | str]]
+) -> dict[str, dict[str, Any]]:
+    """Table path -> what the config asks of that run (``run_spec``), for :func:`read_runs`."""
+    out = {}
+    for setting, paths in run_paths.items():
+        for path in paths:
+            seed = seed_of(path)
+            if seed is None:
+                raise ValueError(f"run table {path}: no seed in its name (seed<k>{TABLE_SUFFIX})")
+            out[str(path)] = run_spec(config, experiment, setting, seed)
+    return out
+
+
+#: where Snakemake's file persistence backend (its default) keeps one record per output file
+SNAKEMAKE_METADATA = Path(".snakemake") / "metadata"
+
+
+def snakemake_recorded(path: Path | str, metadata: Path = SNAKEMAKE_METADATA) -> bool:
+    """Whether Snakemake holds its record of the output ``path`` (params, code, inputs): then its own
+    rerun triggers rerun a run whose parameters changed, and the stale check leaves it to them.
+
+    The record's name is the urlsafe base64 of the path, cut into parts of at most NAME_MAX - 1
+    characters (nested folders), as ``snakemake.persistence.file`` names it.
+    """
+    name = base64.urlsafe_b64encode(str(path).encode()).decode()
+    limit = 254
+    return metadata.joinpath(*(name[i : i + limit] for i in range(0, len(name), limit))).is_file()
+
+
+def check_current_runs(config: Mapping[str, Any], table_pattern: str) -> str | None:
+    """When the rules are read, before any job: every existing run must be the one ``config`` asks for.
+
+    Snakemake reruns a run whose parameters changed only while its record in ``.snakemake/``
+    exists; with that folder moved or deleted (a copied workdir, a fresh checkout of results), a
+    changed config would be served the old runs, and no consumer job would run to notice. Each
+    run's sidecar records its spec: a run whose spec differs fails here (:class:`StaleRunError`
+    naming each, its first differing field and the command that deletes them, so the next
+    snakemake run redoes them and everything downstream). ``table_pattern`` is the rules' run
+    table path (``{experiment}``, ``{setting}``, ``{seed}``). Only files are read (a dry run
+    changes nothing); a run whose table or sidecar is missing reruns anyway, an unreadable
+    sidecar is left to the consumers, which fail naming it, and a changed run that Snakemake holds
+    a record of (:func:`snakemake_recorded`) is left to Snakemake, whose parameter trigger reruns
+    it (the aggregation and the audit check it again). Returns :func:`version_note`.
+    """
+    stale: dict[str, str] = {}
+    records: dict[str, RunRecord] = {}
+    for experiment, setting, seed in run_jobs(config):
+        table = table_pattern.format(experiment=experiment, setting=setting, seed=seed)
+        if not (Path(table).exists() and sidecar_path(table).exists()):
+            continue
+        try:
+            record = read_sidecar(table)
+        except RunTableError:
+            continue
+        found = spec_difference(record, run_spec(config, experiment, setting, seed))
+        if found and not snakemake_recorded(table):
+            stale[table] = found
+        else:
+            records[table] = record
+    if stale:
+        raise StaleRunError(stale, before_jobs=True)
+    return version_note(records)
