@@ -22,6 +22,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from vhct.pipeline.files import atomic_paths
+from vhct.reporting.audit.checks import TOTAL_BESIDE
 from vhct.reporting.audit.records import Audit, ClaimVerdict, Comparison, audit_json
 from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED, VERDICTS
 
@@ -180,11 +181,12 @@ def early_labels(audit: Audit) -> list[str]:
 
 
 def cost_rows(audit: Audit) -> list[dict[str, Any]]:
-    """The cost claim's comparisons (seconds per round), one definition for the claim and the table."""
+    """The cost claim's comparisons (the optimizer's own seconds per round, each with the total
+    beside it), one definition for the claim and the table."""
     return [
         {"experiment": e.experiment, "c": c}
         for claim in audit.claims
-        if claim.statistic == "seconds_per_round"
+        if claim.statistic in TOTAL_BESIDE
         for e in claim.experiments
         for c in e.comparisons
         if c.round is not None
