@@ -34,9 +34,14 @@ LOW = list(1.0 + 0.03 * np.random.default_rng(1).standard_normal(SEEDS))
 HIGH = list(2.0 + 0.06 * np.random.default_rng(2).standard_normal(SEEDS))
 
 
+#: the optimizer's share of a made-up run's seconds per round (the rest: the objective's evaluation)
+OWN_SHARE = 0.25
+
+
 def make_run(seed, final, horizon=HORIZON, power=1.0, depth=3.0, seconds=1e-3, offset=0.0, f_star=0.0) -> Run:
     """A run whose cumulative regret grows like offset + final * (t / horizon)**power (against f*,
-    or against 1 when f* is None, as a run table's ``value`` column says)."""
+    or against 1 when f* is None, as a run table's ``value`` column says); each round takes
+    ``seconds``, ``OWN_SHARE`` of them the optimizer's own."""
     t = np.arange(1, horizon + 1)
     cumulative = offset + final * (t / horizon) ** power
     table = pd.DataFrame(
@@ -46,6 +51,7 @@ def make_run(seed, final, horizon=HORIZON, power=1.0, depth=3.0, seconds=1e-3, o
             "cumulative_regret": cumulative,
             "depth": np.full(horizon, float(depth)),
             "step_seconds": np.full(horizon, seconds),
+            "optimizer_seconds": np.full(horizon, OWN_SHARE * seconds),
         }
     )
     return Run(seed, table, f_star)

@@ -45,6 +45,9 @@ MEASURE_COLUMNS = (
     "step_seconds",
     "optimizer_seconds",
 )
+#: columns of wall times (the whole round's, the optimizer's own): the only ones that differ
+#: between two runs of one seed
+WALL_TIME_COLUMNS = ("step_seconds", "optimizer_seconds")
 #: a run table's file name, which carries its seed
 TABLE_NAME = re.compile(r"seed(\d+)" + re.escape(TABLE_SUFFIX) + "$")
 #: columns that may hold NaN (the depth of a pulled node, undefined for non-tree methods)
