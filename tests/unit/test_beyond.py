@@ -16,7 +16,7 @@ from vhct.reporting import stats
 from vhct.reporting.audit import ClaimsError, Comparison, evaluate_question, load_beyond, run_beyond
 from vhct.reporting.audit.claims import BEYOND_PATH
 from vhct.reporting.audit.records import Audit, audit_json, parse_audit
-from vhct.reporting.audit.render import render_findings, render_markdown, write_audit
+from vhct.reporting.audit.render import format_number, render_findings, render_markdown, write_audit
 
 BEYOND_FIGURE = "beyond_baselines"
 PROV = {"commit": "0" * 40, "config_files": [], "command": "c", "started_utc": "s", "wall_seconds": 1.0,
@@ -166,6 +166,10 @@ def test_the_findings_section_is_rendered_from_the_audit_json(tmp_path):
     assert "| VHCT vs BO (GPyOpt) | garland-beyond | t = 6 of 30 |" in text
     assert f"{bo.effect:.4g}" in text and "BO better" in text
     assert f"[{BEYOND_FIGURE}](figures/{BEYOND_FIGURE}.png)" in text
+    # both costs, each column saying which: the optimizer's own (OWN_SHARE of the round), the total
+    assert "| optimizer s/round (ask + tell) A / B | total s/round (with the objective) A / B |" in text
+    own, total = (format_number(x * 1e-3) + " / " + format_number(x * 0.8) for x in (OWN_SHARE, 1.0))
+    assert f"| {own} | {total} |" in text
     # the 8 questions whose settings the made-up runs lack (HCT, TPE, CMA-ES, GP-Optuna) are counted
     assert "Not evaluated: 8 question-experiment pairs" in text
     # the audit's own Markdown has the section after the claims, with the same rows
