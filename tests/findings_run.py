@@ -42,7 +42,7 @@ def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
 
     cost = Comparison("mnist", "BO", "VHCT-rho0.75", round=50, horizon=100, n_a=20, n_b=20, mean_a=0.35,
                       mean_b=0.05, effect=7.0, effect_name="ratio of means", p_claimed=0.9, p_refuted=0.001,
-                      p_refuted_holm=0.002, verdict="not reproduced",
+                      p_refuted_holm=0.002, verdict="not reproduced", total_a=2.5, total_b=2.25,
                       reason="BO vs VHCT-rho0.75 at t = 50 of 100: ratio of means 7; mean_a < 10 mean_b")
     audit = {
         "format": AUDIT_FORMAT,
@@ -67,7 +67,7 @@ def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
             {"id": "C2", "quote": "VHCT and HCT alike", "location": "Fig. 3", "verdict": "inconclusive",
              "coverage": "garland", "reason": "p = 0.2", "sensitivity": [], "experiments": []},
             {"id": "C3", "quote": "BO is expensive", "location": "App.", "verdict": "not reproduced",
-             "statistic": "seconds_per_round", "target": "BO", "alpha": 0.05,
+             "statistic": "optimizer_seconds_per_round", "target": "BO", "alpha": 0.05,
              "coverage": "mnist", "reason": "mnist: " + cost.reason, "sensitivity": [],
              "experiments": [{"experiment": "mnist", "verdict": "not reproduced", "reason": cost.reason,
                               "comparisons": [cost.to_json()]}]},

@@ -13,7 +13,8 @@ import pytest
 
 from vhct.pipeline import aggregate as ag
 from vhct.pipeline.records import FORMAT, RunRecord
-from vhct.pipeline.tables import RunTableError, read_run, sidecar_path
+from vhct.pipeline.tables import RunTableError, read_run, read_runs, sidecar_path
+from vhct.reporting.audit.checks import AUDITED_COLUMNS
 
 INFO = {
     "A": {"algorithm": "VHCT", "label": "VHCT", "horizon": 5},
@@ -31,6 +32,7 @@ def fake_run(regrets: np.ndarray, values: np.ndarray | None = None) -> pd.DataFr
             "regret": regrets,
             "cumulative_regret": np.cumsum(regrets),
             "step_seconds": np.full(n, 0.001),
+            "optimizer_seconds": np.full(n, 0.0004),
         }
     )
 
@@ -136,6 +138,41 @@ def test_aggregate_experiment_reads_tables_and_sidecars(runs, tmp_path):
     assert (
         "wall_seconds" not in regret.columns and "wall_seconds" not in pd.read_csv(out / "final.csv").columns
     )
+
+
+def test_timing_has_the_optimizers_own_seconds_beside_the_totals(runs):
+    records = {
+        s: [RunRecord.from_json(record_text(k, len(t))) for k, t in enumerate(ts)] for s, ts in runs.items()
+    }
+    timing = ag.timing_table(runs, records, INFO)
+    for (setting, tables), rows in zip(runs.items(), (timing[:3], timing[3:]), strict=True):
+        rounds = len(tables[0])
+        np.testing.assert_allclose(rows["step_seconds_sum"], 0.001 * rounds)
+        np.testing.assert_allclose(rows["optimizer_seconds_sum"], 0.0004 * rounds)
+        np.testing.assert_allclose(rows["optimizer_seconds_mean"], 0.0004)
+        assert set(rows["setting"]) == {setting}
+
+
+def test_the_optimizers_seconds_change_the_timing_table_only(runs, tmp_path):
+    """regret.csv and final.csv do not read wall times: byte-identical when only they change."""
+    first = [p.read_bytes() for p in aggregate_into(write_runs(runs, tmp_path / "a"), tmp_path / "agg-a")]
+    slower = {s: [t.assign(optimizer_seconds=0.0009) for t in ts] for s, ts in runs.items()}
+    second = [p.read_bytes() for p in aggregate_into(write_runs(slower, tmp_path / "b"), tmp_path / "agg-b")]
+    assert first[:2] == second[:2] and first[2] != second[2]
+
+
+@pytest.mark.parametrize("columns", [ag.AGGREGATED_COLUMNS, AUDITED_COLUMNS])
+def test_a_run_table_made_before_the_optimizers_seconds_fails_naming_it(runs, tmp_path, columns):
+    """The aggregates and the audit read it through one reader: the message names the file and says
+    the run must be redone."""
+    old = {s: [t.drop(columns="optimizer_seconds").assign(depth=1.0) for t in ts] for s, ts in runs.items()}
+    paths = write_runs(old, tmp_path)
+    with pytest.raises(RunTableError) as err:
+        read_runs(paths, columns)
+    msg = str(err.value)
+    assert all(p in msg for ps in paths.values() for p in ps)
+    assert "lacks the columns ['optimizer_seconds'] (written before these columns existed: " in msg
+    assert "the run must be redone" in msg
 
 
 def test_read_run_requires_the_columns(tmp_path):

@@ -25,6 +25,7 @@ from vhct.reporting.audit import (
     Comparison,
     Run,
     calibration,
+    checks,
 )
 
 HORIZON = 40
@@ -34,9 +35,14 @@ LOW = list(1.0 + 0.03 * np.random.default_rng(1).standard_normal(SEEDS))
 HIGH = list(2.0 + 0.06 * np.random.default_rng(2).standard_normal(SEEDS))
 
 
+#: the optimizer's share of a made-up run's seconds per round (the rest: the objective's evaluation)
+OWN_SHARE = 0.25
+
+
 def make_run(seed, final, horizon=HORIZON, power=1.0, depth=3.0, seconds=1e-3, offset=0.0, f_star=0.0) -> Run:
     """A run whose cumulative regret grows like offset + final * (t / horizon)**power (against f*,
-    or against 1 when f* is None, as a run table's ``value`` column says)."""
+    or against 1 when f* is None, as a run table's ``value`` column says); each round takes
+    ``seconds``, ``OWN_SHARE`` of them the optimizer's own."""
     t = np.arange(1, horizon + 1)
     cumulative = offset + final * (t / horizon) ** power
     table = pd.DataFrame(
@@ -46,6 +52,7 @@ def make_run(seed, final, horizon=HORIZON, power=1.0, depth=3.0, seconds=1e-3, o
             "cumulative_regret": cumulative,
             "depth": np.full(horizon, float(depth)),
             "step_seconds": np.full(horizon, seconds),
+            "optimizer_seconds": np.full(horizon, OWN_SHARE * seconds),
         }
     )
     return Run(seed, table, f_star)
@@ -259,6 +266,35 @@ def test_combine(parts, strict, expected):
 
 
 FASTEST = dict(target="A", others=["B", "C"], thresholds={"max_excess_over_best": 0.25})
+
+
+def test_the_cost_statistics_read_the_optimizers_own_and_the_whole_rounds_seconds():
+    run = make_run(0, 1.0, seconds=2e-3)
+    run.table["optimizer_seconds"] = np.linspace(1e-4, 4e-4, HORIZON)
+    assert checks.statistic(run, "optimizer_seconds_per_round", 10) == pytest.approx(
+        run.table["optimizer_seconds"].iloc[:10].mean()
+    )
+    assert checks.statistic(run, "seconds_per_round", 10) == pytest.approx(2e-3)
+
+
+def test_bo_cost_tests_the_optimizers_own_seconds_with_the_total_beside_them():
+    """The claim's ratio is on the optimizer's seconds (ask + tell); the totals ride along, untested."""
+    shipped = next(c for c in audit.load_claims()["claims"] if c["id"] == "bo-cost")
+    assert shipped["statistic"] == "optimizer_seconds_per_round"
+    cost = claim("greater", statistic=shipped["statistic"], round="common", target="BO", others=["VHCT"],
+                 thresholds={"min_ratio": 10.0})  # fmt: skip
+    # BO's optimizer takes 20 times VHCT's; with the objective's evaluation the totals differ less
+    bo = [make_run(s, 1.0, seconds=0.9).table.assign(optimizer_seconds=0.8) for s in range(SEEDS)]
+    vhct = [make_run(s, 1.0, seconds=0.5).table.assign(optimizer_seconds=0.04) for s in range(SEEDS)]
+    runs = {name: [Run(s, t, 0.0) for s, t in enumerate(ts)] for name, ts in (("BO", bo), ("VHCT", vhct))}
+    result = verdict(cost, runs)
+    c = first(result)
+    assert (c.mean_a, c.mean_b, c.effect) == pytest.approx((0.8, 0.04, 20.0))
+    assert (c.total_a, c.total_b) == pytest.approx((0.9, 0.5))
+    assert result.verdict == REPRODUCED
+    # a claim on another statistic carries no totals
+    other = first(verdict(claim("lowest", **LOWEST), {"A": runs_of(LOW), "B": runs_of(HIGH)}))
+    assert other.total_a is None and other.total_b is None
 
 
 def test_among_fastest_tests_every_competitor_even_when_target_is_best():

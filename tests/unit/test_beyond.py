@@ -10,13 +10,13 @@ import json
 import numpy as np
 import pytest
 import yaml
-from test_audit import make_run, runs_of
+from test_audit import OWN_SHARE, make_run, runs_of
 
 from vhct.reporting import stats
 from vhct.reporting.audit import ClaimsError, Comparison, evaluate_question, load_beyond, run_beyond
 from vhct.reporting.audit.claims import BEYOND_PATH
 from vhct.reporting.audit.records import Audit, audit_json, parse_audit
-from vhct.reporting.audit.render import render_findings, render_markdown, write_audit
+from vhct.reporting.audit.render import format_number, render_findings, render_markdown, write_audit
 
 BEYOND_FIGURE = "beyond_baselines"
 PROV = {"commit": "0" * 40, "config_files": [], "command": "c", "started_utc": "s", "wall_seconds": 1.0,
@@ -90,7 +90,9 @@ def test_a_capped_baseline_is_compared_at_its_last_round_and_says_so():
     assert c.mean_a == pytest.approx(np.mean([(100.0 + s) * 12 / 30 for s in range(SEEDS)]))
     assert c.mean_b == pytest.approx(np.mean([300.0 + s for s in range(SEEDS)]))
     assert row.verdict == "VHCT-rho0.75 better"
-    assert row.cost == pytest.approx({"a": 1e-3, "b": 0.5})
+    # cost: the optimizer's own seconds per round (a, b) and the whole round's (a_total, b_total)
+    own = {"a": OWN_SHARE * 1e-3, "b": OWN_SHARE * 0.5}
+    assert row.cost == pytest.approx({**own, "a_total": 1e-3, "b_total": 0.5})
 
 
 def test_too_few_seeds_missing_experiment_and_missing_setting():
@@ -164,6 +166,10 @@ def test_the_findings_section_is_rendered_from_the_audit_json(tmp_path):
     assert "| VHCT vs BO (GPyOpt) | garland-beyond | t = 6 of 30 |" in text
     assert f"{bo.effect:.4g}" in text and "BO better" in text
     assert f"[{BEYOND_FIGURE}](figures/{BEYOND_FIGURE}.png)" in text
+    # both costs, each column saying which: the optimizer's own (OWN_SHARE of the round), the total
+    assert "| optimizer s/round (ask + tell) A / B | total s/round (with the objective) A / B |" in text
+    own, total = (format_number(x * 1e-3) + " / " + format_number(x * 0.8) for x in (OWN_SHARE, 1.0))
+    assert f"| {own} | {total} |" in text
     # the 8 questions whose settings the made-up runs lack (HCT, TPE, CMA-ES, GP-Optuna) are counted
     assert "Not evaluated: 8 question-experiment pairs" in text
     # the audit's own Markdown has the section after the claims, with the same rows

@@ -1,5 +1,7 @@
 """The run function and the paper's Garland claims for the core optimizers."""
 
+import time
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,6 +12,7 @@ from vhct.objectives.base import Objective
 from vhct.objectives.noise import UniformNoise
 from vhct.optimizers.registry import make_optimizer
 from vhct.pipeline.run import run, run_experiment
+from vhct.pipeline.tables import WALL_TIME_COLUMNS
 
 #: every fast (numpy-only) algorithm of the registry: the tree searches and their portfolios
 CORE = hierarchical_algorithms()
@@ -43,11 +46,14 @@ def test_run_table_columns_and_regret():
     table, meta = run_experiment("VHCT", {"rho": 0.75}, "himmelblau", {}, 0.05, 300, seed=0)
     assert list(table.columns) == [
         "t", "x0", "x1", "reward", "value", "regret", "cumulative_regret", "depth", "step_seconds",
+        "optimizer_seconds",
     ]
     assert table["t"].tolist() == list(range(1, 301))
     np.testing.assert_allclose(table["regret"], meta["f_star"] - table["value"])
     np.testing.assert_allclose(table["cumulative_regret"], np.cumsum(table["regret"]))
     assert table["depth"].min() >= 1 and (table["step_seconds"] > 0).all()
+    own = table["optimizer_seconds"]
+    assert (own > 0).all() and (own <= table["step_seconds"]).all()
     assert meta["seed"] == 0 and meta["versions"]["numpy"] == np.__version__
 
 
@@ -55,7 +61,7 @@ def test_run_table_columns_and_regret():
 def test_same_seed_reproduces_a_run_exactly(algorithm):
     def table(seed):
         t, _ = run_experiment(algorithm, {}, "rastrigin", {"dim": 2}, 0.5, 500, seed=seed)
-        return t.drop(columns="step_seconds")
+        return t.drop(columns=list(WALL_TIME_COLUMNS))
 
     pd.testing.assert_frame_equal(table(11), table(11))
     assert not table(11).equals(table(12))
@@ -82,6 +88,35 @@ def test_stochastic_objectives_get_seed_and_round():
     table = run(opt, f, 5, UniformNoise(0.0, np.random.default_rng(0)), seed=9)
     assert f.seen == [(9, t) for t in range(1, 6)]
     assert table["value"].iloc[2] == np.random.default_rng([9, 3]).uniform()
+
+
+class _SleepingObjective(Objective):
+    """Garland whose evaluation sleeps ``SLEEP_SECONDS`` first; stochastic, so never memoized."""
+
+    name = "sleeping"
+    stochastic = True
+
+    def __init__(self):
+        self.inner = make_objective("garland")
+        super().__init__(self.inner.domain)
+
+    def __call__(self, x, seed=None):
+        time.sleep(SLEEP_SECONDS)
+        return self.inner(x)
+
+
+#: the sleep of each evaluation of ``_SleepingObjective`` (time.sleep sleeps at least this long)
+SLEEP_SECONDS = 0.002
+
+
+def test_optimizer_seconds_exclude_the_objectives_evaluation():
+    """The whole round's time includes the sleep; the optimizer's own (ask + tell) does not."""
+    f = _SleepingObjective()
+    opt = make_optimizer("VHCT", f.domain, 20, seed=0)
+    table = run(opt, f, 20, UniformNoise(0.05, np.random.default_rng(0)), seed=0)
+    step, own = table["step_seconds"].to_numpy(), table["optimizer_seconds"].to_numpy()
+    assert (own > 0).all() and (step >= SLEEP_SECONDS).all()
+    assert (step - own >= SLEEP_SECONDS).all()  # the evaluation, sleep included, is outside own
 
 
 def test_run_rejects_bad_arguments():
@@ -224,7 +259,7 @@ def test_a_batched_real_data_job_writes_one_table_and_sidecar_per_seed(tiny_fixt
     alone = tmp_path / "alone"
     alone.mkdir()
     run_batch_job([specs[1]], [alone / "seed1.csv.gz"], [alone / "seed1.json"])
-    columns = [c for c in run_table_columns(2) if c != "step_seconds"]
+    columns = [c for c in run_table_columns(2) if c not in WALL_TIME_COLUMNS]
     finals = []
     for k, table_path in zip(seeds, tables, strict=True):
         table, record = read_run(table_path, columns, horizon)

@@ -1,7 +1,8 @@
 """Aggregate the per-round tables of one experiment across seeds.
 
 Three tables: ``regret`` (mean and standard deviation of the cumulative regret at every round,
-per setting), ``final`` (the last round of each setting) and ``timing`` (wall times). The first
+per setting), ``final`` (the last round of each setting) and ``timing`` (wall times: the whole
+round's and the optimizer's own). The first
 two depend only on the run results, never on wall time, and are written with a fixed float
 format so that two complete runs of the pipeline give byte-identical files.
 
@@ -26,7 +27,7 @@ from vhct.pipeline.tables import read_runs
 #: float format of the written tables (fixed, so equal numbers give equal bytes)
 FLOAT_FORMAT = "%.12g"
 #: columns of a run table (``vhct.pipeline.tables.run_table_columns``) the aggregates read
-AGGREGATED_COLUMNS = ["t", "value", "regret", "cumulative_regret", "step_seconds"]
+AGGREGATED_COLUMNS = ["t", "value", "regret", "cumulative_regret", "step_seconds", "optimizer_seconds"]
 REGRET_COLUMNS = ["setting", "algorithm", "t", "n_seeds", "mean", "std", "mean_vs_best"]
 FINAL_COLUMNS = [
     "setting",
@@ -52,6 +53,8 @@ TIMING_COLUMNS = [
     "wall_seconds",
     "step_seconds_sum",
     "step_seconds_mean",
+    "optimizer_seconds_sum",
+    "optimizer_seconds_mean",
 ]
 
 
@@ -151,11 +154,14 @@ def timing_table(
     records: Mapping[str, Sequence[RunRecord]],
     info: Mapping[str, Mapping],
 ) -> pd.DataFrame:
-    """Wall time per run (from its record) and the sum/mean of the per-round step times."""
+    """Wall time per run (from its record) and the sum/mean of the per-round times: the whole round
+    (``step_seconds``: ask + evaluate + tell) and the optimizer's own part (``optimizer_seconds``:
+    ask + tell, without the objective's evaluation)."""
     rows = []
     for setting, tables in runs.items():
         for table, record in zip(tables, records[setting], strict=True):
             steps = table["step_seconds"].to_numpy(dtype=float)
+            own = table["optimizer_seconds"].to_numpy(dtype=float)
             rows.append(
                 {
                     "setting": setting,
@@ -165,6 +171,8 @@ def timing_table(
                     "wall_seconds": record.wall_seconds,
                     "step_seconds_sum": steps.sum(),
                     "step_seconds_mean": steps.mean(),
+                    "optimizer_seconds_sum": own.sum(),
+                    "optimizer_seconds_mean": own.mean(),
                 }
             )
     return pd.DataFrame(rows, columns=TIMING_COLUMNS)

@@ -36,7 +36,18 @@ SIDECAR_SUFFIX = ".json"
 #: the column of round numbers, which must be 1..n
 ROUND_COLUMN = "t"
 #: columns of a run table after the round and the point's coordinates ``x0 .. x{d-1}``
-MEASURE_COLUMNS = ("reward", "value", "regret", "cumulative_regret", "depth", "step_seconds")
+MEASURE_COLUMNS = (
+    "reward",
+    "value",
+    "regret",
+    "cumulative_regret",
+    "depth",
+    "step_seconds",
+    "optimizer_seconds",
+)
+#: columns of wall times (the whole round's, the optimizer's own): the only ones that differ
+#: between two runs of one seed
+WALL_TIME_COLUMNS = ("step_seconds", "optimizer_seconds")
 #: a run table's file name, which carries its seed
 TABLE_NAME = re.compile(r"seed(\d+)" + re.escape(TABLE_SUFFIX) + "$")
 #: columns that may hold NaN (the depth of a pulled node, undefined for non-tree methods)
@@ -148,7 +159,12 @@ def read_run(
         raise _error(table_path, f"cannot be read ({type(exc).__name__}: {exc})") from exc
     missing = sorted(wanted - set(table.columns))
     if missing:
-        raise _error(table_path, f"lacks the columns {missing}")
+        older = (
+            " (written before these columns existed: the run must be redone)"
+            if set(missing) <= set(MEASURE_COLUMNS)
+            else ""
+        )
+        raise _error(table_path, f"lacks the columns {missing}{older}")
     named = seed_of(table_path)
     if named is not None and record.seed != named:
         raise _error(table_path, f"its sidecar records seed {record.seed}, the file name seed {named}")

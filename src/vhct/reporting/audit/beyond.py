@@ -3,8 +3,9 @@
 Each question ("does VHCT beat random search?") is read as a ``lowest`` check of setting ``a``
 against ``b`` (the same comparisons, ratio tests, margins, rebasing of real-data regret and
 labelled rounds as the paper's claims), then decided two-sided (``decide_question``). Beside each
-answer: both settings' cost, the mean wall seconds per round over the compared rounds (the bo-cost
-claim's definition). The result is the audit's separate ``beyond`` part.
+answer: both settings' cost over the compared rounds, as mean wall seconds per round, twice: the
+optimizer's own (ask + tell, the bo-cost claim's statistic) and the total (with the objective's
+evaluation). The result is the audit's separate ``beyond`` part.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from vhct.reporting.audit.evaluate import claim_comparisons
 from vhct.reporting.audit.records import Beyond, Comparison, QuestionAnswer, QuestionRow
 from vhct.reporting.audit.verdicts import NOT_EVALUATED, decide_question
 
-#: the statistic of the cost beside each answer (the bo-cost claim's)
-COST_STATISTIC = "seconds_per_round"
+#: the statistic of the cost beside each answer (the bo-cost claim's: the optimizer's own seconds)
+COST_STATISTIC = "optimizer_seconds_per_round"
+#: the whole round's seconds (with the objective's evaluation), recorded beside it
+TOTAL_COST_STATISTIC = "seconds_per_round"
 #: the question's keys copied into its result
 QUESTION_FIELDS = ("id", "question", "a", "b", "alpha", "min_seeds", "round", "statistic", "thresholds")
 
@@ -42,12 +45,15 @@ def question_claim(question: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def cost(exp_runs: Mapping[str, Any], comp: Comparison) -> dict[str, float] | None:
-    """Mean over seeds of each side's seconds per round over rounds 1..the comparison's round."""
+    """Mean over seeds of each side's seconds per round over rounds 1..the comparison's round: the
+    optimizer's own (``a``, ``b``) and the total with the objective's evaluation (``a_total``,
+    ``b_total``)."""
     if comp.round is None:
         return None
     return {
-        side: float(np.mean(list(samples(exp_runs[s], COST_STATISTIC, comp.round).values())))
-        for side, s in (("a", comp.a), ("b", comp.b))
+        key + suffix: float(np.mean(list(samples(exp_runs[s], statistic, comp.round).values())))
+        for suffix, statistic in (("", COST_STATISTIC), ("_total", TOTAL_COST_STATISTIC))
+        for key, s in (("a", comp.a), ("b", comp.b))
     }
 
 

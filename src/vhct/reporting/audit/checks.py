@@ -28,11 +28,14 @@ from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED
 
 #: columns of a run table (``vhct.pipeline.tables.run_table_columns``) the audit reads (``value``:
 #: for the regret against the best value observed, where f* is unknown)
-AUDITED_COLUMNS = ("t", "value", "cumulative_regret", "depth", "step_seconds")
+AUDITED_COLUMNS = ("t", "value", "cumulative_regret", "depth", "step_seconds", "optimizer_seconds")
 #: statistics that are regrets (rebased onto the best value observed where f* is unknown)
 REGRET_STATISTICS = ("cumulative_regret", "average_regret", "normalized_regret")
 #: relative tolerance of the cross-check of per-seed finals against the aggregate table
 AGGREGATE_RTOL = 1e-8
+#: a cost statistic of the optimizer's own time -> the whole round's, whose means a comparison of
+#: it carries beside it (``Comparison.total_a``/``total_b``): what a round costs with the objective
+TOTAL_BESIDE = {"optimizer_seconds_per_round": "seconds_per_round"}
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,8 @@ def statistic(run: Run, name: str, at_round: int, scale: float | None = None) ->
 
     ``normalized_regret`` is ``R_t / (t * scale)`` with ``scale = f* - mean of f over the domain``,
     the per-round regret of uniform random search: 1 means no better than random search.
+    ``optimizer_seconds_per_round`` is the optimizer's own mean wall time of a round (ask + tell),
+    ``seconds_per_round`` the whole round's (ask + evaluate + tell), both over rounds 1..at_round.
     """
     if not 1 <= at_round <= run.horizon:
         raise ValueError(f"round {at_round} is outside the run's rounds 1..{run.horizon}")
@@ -140,6 +145,8 @@ def statistic(run: Run, name: str, at_round: int, scale: float | None = None) ->
         return math.nan if np.all(np.isnan(depth)) else float(np.nanmax(depth))
     if name == "seconds_per_round":
         return float(head["step_seconds"].mean())
+    if name == "optimizer_seconds_per_round":
+        return float(head["optimizer_seconds"].mean())
     raise ValueError(f"unknown statistic {name!r}")
 
 
@@ -241,7 +248,12 @@ def pair(
                 verdict=NOT_EVALUATED,
                 reason=f"{claim['statistic']} is undefined for {name}",
             )
-    return compare_samples(claim, experiment, a, b, sa, sb, at, full, reference)
+    comp = compare_samples(claim, experiment, a, b, sa, sb, at, full, reference)
+    total = TOTAL_BESIDE.get(claim["statistic"])
+    if total is None:
+        return comp
+    mean_total = [float(np.mean(list(samples(runs, total, at).values()))) for runs in (runs_a, runs_b)]
+    return dataclasses.replace(comp, total_a=mean_total[0], total_b=mean_total[1])
 
 
 def compare_samples(

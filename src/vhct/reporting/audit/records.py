@@ -44,7 +44,9 @@ class Comparison:
     (``p_claimed_holm``: the claimed one's, for two-sided questions beyond the paper). ``round``
     is where the statistic was read and ``horizon`` the experiment's last round: a comparison
     read earlier says so in its label (``VHCT vs BO at t = 50 of 500``). ``ci_low``/``ci_high``:
-    an interval of the effect, where the check computes one.
+    an interval of the effect, where the check computes one. ``total_a``/``total_b``: beside a
+    comparison of the optimizer's own seconds per round, each side's mean total seconds per round
+    (with the objective's evaluation) over the same rounds (``checks.TOTAL_BESIDE``).
     """
 
     experiment: str
@@ -73,6 +75,8 @@ class Comparison:
     values_b: dict[str, float] = dataclasses.field(default_factory=dict)
     ci_low: float | None = None
     ci_high: float | None = None
+    total_a: float | None = None
+    total_b: float | None = None
 
     @property
     def early(self) -> bool:
@@ -109,9 +113,11 @@ class Comparison:
         return item if isinstance(item, Comparison) else cls.from_json(item)
 
 
-#: fields a comparison's JSON must carry (the interval is optional: older audits lack it)
+#: fields a comparison's JSON must carry (the interval and the total seconds are optional: older
+#: audits lack them)
+COMPARISON_OPTIONAL = ("ci_low", "ci_high", "total_a", "total_b")
 COMPARISON_REQUIRED = tuple(
-    f.name for f in dataclasses.fields(Comparison) if f.name not in ("ci_low", "ci_high")
+    f.name for f in dataclasses.fields(Comparison) if f.name not in COMPARISON_OPTIONAL
 )
 
 
@@ -212,7 +218,8 @@ class ReadingFlip(_Record):
 
 
 class QuestionRow(_Record):
-    """A question beyond the paper on one experiment: its answer, comparison and both sides' cost."""
+    """A question beyond the paper on one experiment: its answer, comparison and both sides' cost
+    (``a``, ``b``: the optimizer's own seconds per round; ``a_total``, ``b_total``: with the objective)."""
 
     experiment: str
     verdict: str

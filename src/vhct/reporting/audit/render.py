@@ -22,6 +22,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from vhct.pipeline.files import atomic_paths
+from vhct.reporting.audit.checks import TOTAL_BESIDE
 from vhct.reporting.audit.records import Audit, ClaimVerdict, Comparison, audit_json
 from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED, VERDICTS
 
@@ -179,12 +180,18 @@ def early_labels(audit: Audit) -> list[str]:
     return sorted({c.label for claim in audit.claims for c in claim_comparisons(claim) if c.early})
 
 
+#: the cost claim's statistics: the optimizer's own seconds, or the total (audits made before it)
+COST_STATISTICS = (*TOTAL_BESIDE, *TOTAL_BESIDE.values())
+
+
 def cost_rows(audit: Audit) -> list[dict[str, Any]]:
-    """The cost claim's comparisons (seconds per round), one definition for the claim and the table."""
+    """The cost claim's comparisons, one definition for the claim and the table: the optimizer's own
+    seconds per round, each with the total beside it (``own``), or, in an audit made before the run
+    tables had the optimizer's own seconds, the total alone."""
     return [
-        {"experiment": e.experiment, "c": c}
+        {"experiment": e.experiment, "c": c, "own": claim.statistic in TOTAL_BESIDE}
         for claim in audit.claims
-        if claim.statistic == "seconds_per_round"
+        if claim.statistic in COST_STATISTICS
         for e in claim.experiments
         for c in e.comparisons
         if c.round is not None
