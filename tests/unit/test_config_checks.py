@@ -118,7 +118,9 @@ def test_nan_is_rejected_wherever_it_stands(tmp_path):
 
 def test_a_horizon_whose_table_fits_mem_mb_passes_and_the_message_says_what_fits(tmp_path, capsys):
     config = vc.load_config(TINY)
-    columns = 1 + 1 + 6  # t, x0, six measures: garland is 1-D
+    from vhct.pipeline.tables import MEASURE_COLUMNS
+
+    columns = 1 + 1 + len(MEASURE_COLUMNS)  # t, x0 and the measures: garland is 1-D
     per_round = columns * vc.TABLE_BYTES_PER_VALUE / 1e6
     fits = int((1000 - vc.RUN_BASE_MB) / per_round)
     ok = derived(

@@ -20,6 +20,11 @@ FIGURE_CAPTION = "results/report/{figure}.rst"
 
 _CLAIMS = va.load_claims(CLAIMS)
 _BEYOND = va.load_beyond(BEYOND)
+# a cap that runs a setting a claim reads below the claim's min_seeds is refused here, before any job
+try:
+    va.check_claim_seeds(_CLAIMS, CFG)
+except va.ClaimsError as _error:
+    raise WorkflowError(f"invalid config: {_error}") from None
 #: experiments some claim or question reads and the config runs (the others are reported "not evaluated")
 AUDIT_EXPERIMENTS = [
     e

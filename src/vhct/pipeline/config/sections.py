@@ -183,6 +183,12 @@ class Experiment(Section):
     caps: dict[Name, Caps] = Field(
         default_factory=dict, description="per setting run here, its max_horizon and max_seeds here"
     )
+    skip_claims: list[str] = Field(
+        default_factory=list,
+        description="ids of claims (config/claims.yaml) the audit leaves out of this experiment: a claim "
+        "reading a setting capped here below the claim's min_seeds must be named here, or the audit "
+        "refuses the config",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> Experiment:

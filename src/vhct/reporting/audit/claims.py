@@ -6,11 +6,14 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from vhct.resources import BEYOND, BEYOND_SCHEMA, CLAIMS, CLAIMS_SCHEMA, resource_path
+
+if TYPE_CHECKING:
+    from vhct.pipeline.config import Config
 
 #: the schema of the claims file and the default claims file
 SCHEMA_PATH = resource_path(CLAIMS_SCHEMA)
@@ -148,3 +151,69 @@ def substitute_settings(claim: Mapping[str, Any], substitute: Mapping[str, str])
         elif key in variant:
             variant[key] = [substitute.get(s, s) for s in variant[key]]
     return variant
+
+
+def claim_settings(claim: Mapping[str, Any]) -> list[str]:
+    """The settings a claim reads (its target, claimed and other settings), in order, once each."""
+    named = [claim.get("target"), *claim.get("claimed", []), *claim.get("others", [])]
+    return list(dict.fromkeys(s for s in named if s is not None))
+
+
+def claim_experiments_of(claim: Mapping[str, Any]) -> list[str]:
+    """The experiments a claim reads: its ``experiments``, or both sides of its ``pairs``."""
+    pairs = [e for pair in claim.get("pairs", []) for e in pair]
+    return list(dict.fromkeys([*claim.get("experiments", []), *pairs]))
+
+
+def capped_below_minimum(claims: Mapping[str, Any], config: Config) -> list[str]:
+    """Each (claim, experiment, setting) where a cap of ``config`` (a setting's ``max_seeds`` or an
+    experiment's ``caps``) runs a setting the claim reads on fewer seeds than the claim's
+    ``min_seeds`` while the experiment itself runs enough, and the experiment does not leave the
+    claim out (``skip_claims``): such a cap would turn a verdict into "not evaluated" by our own
+    configuration, so the config is refused before any job (the message names claim, setting, cap).
+
+    A setting that stops before the experiment's horizon is not read by a claim about the final
+    round, so its seeds do not count there.
+    """
+    problems = []
+    readings = [(claim, claim_settings(claim), "") for claim in claims["claims"]]
+    for choice in claims.get("sensitivity", []):  # a variant setting stands in for the default's
+        for claim in claims["claims"]:
+            variant = substitute_settings(claim, choice["substitute"])
+            if variant is not None:
+                named = [s for s in claim_settings(variant) if s in choice["substitute"].values()]
+                readings.append((variant, named, f" (its sensitivity to {choice['id']})"))
+    for claim, settings, what in readings:
+        needed = int(claim["min_seeds"])
+        for experiment in claim_experiments_of(claim):
+            exp = config.experiments.get(experiment)
+            if exp is None or claim["id"] in exp.skip_claims or len(config.seeds(experiment)) < needed:
+                continue
+            for setting in settings:
+                if setting not in exp.settings:
+                    continue
+                if claim["round"] == "final" and config.run_horizon(experiment, setting) < exp.horizon:
+                    continue
+                runs = len(config.setting_seeds(experiment, setting))
+                if runs < needed:
+                    key = config.cap_key(experiment, setting, "max_seeds")
+                    problems.append(
+                        f"claim {claim['id']}{what} reads setting {setting} on experiment {experiment}, "
+                        f"which runs {runs} seeds there (cap {key}: {runs}), below the claim's min_seeds "
+                        f"{needed} while the experiment runs {len(config.seeds(experiment))}: raise the "
+                        f"cap, or leave the claim out of the experiment "
+                        f"(experiments/{experiment}/skip_claims: [{claim['id']}])"
+                    )
+    return problems
+
+
+def check_claim_seeds(claims: Mapping[str, Any], config: Config) -> None:
+    """Refuse a config whose caps run a setting a claim reads below the claim's minimum
+    (:func:`capped_below_minimum`); a ClaimsError lists each claim, setting and cap."""
+    problems = capped_below_minimum(claims, config)
+    if problems:
+        raise ClaimsError(
+            "the config caps settings below the seeds the claims need (the audit could not decide "
+            "them):\n  - " + "\n  - ".join(problems)
+        )
+

@@ -1,0 +1,62 @@
+"""The audit's pre-check: a cap that runs a setting a claim reads below the claim's minimum seeds is
+refused before any job (issue 29), naming the claim, the setting and the cap, unless the config
+leaves the claim out of that experiment."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from support import REPO
+
+from vhct.pipeline import config as vc
+from vhct.reporting import audit as va
+
+CLAIMS = va.load_claims()
+
+
+def paper_local() -> dict:
+    return vc.load_config(REPO / "config" / "paper-local.yaml")
+
+
+def test_the_shipped_configs_pass_the_pre_check():
+    for name in ("config", "tiny", "paper", "paper-local"):
+        cfg, _ = vc.load([REPO / "config" / f"{name}.yaml"])
+        va.check_claim_seeds(CLAIMS, cfg)
+
+
+def test_a_seed_cap_below_a_claims_minimum_is_refused_naming_claim_setting_and_cap():
+    config = paper_local()
+    config["experiments"]["landmine"]["caps"]["BO"] = {"max_seeds": 10}
+    with pytest.raises(va.ClaimsError) as refused:
+        va.check_claim_seeds(CLAIMS, vc.validate_config(config))
+    text = str(refused.value)
+    assert "claim bo-regret-not-better reads setting BO on experiment landmine" in text
+    assert "cap experiments/landmine/caps/BO/max_seeds: 10" in text and "min_seeds 20" in text
+    assert "skip_claims: [bo-regret-not-better]" in text  # the remedy, besides raising the cap
+
+
+def test_a_setting_cap_of_a_variant_is_refused_for_the_sensitivity_it_feeds():
+    config = paper_local()
+    config["settings"]["BO-restarts5"]["max_seeds"] = 10
+    refused = r"bo-cost \(its sensitivity to bo-fit-restarts\) reads setting BO-restarts5 on experiment "
+    with pytest.raises(va.ClaimsError, match=refused + r"garland.*settings/BO-restarts5/max_seeds: 10"):
+        va.check_claim_seeds(CLAIMS, vc.validate_config(config))
+
+
+def test_leaving_the_claim_out_of_the_experiment_accepts_the_cap():
+    config = paper_local()
+    config["experiments"]["landmine"]["caps"]["BO"] = {"max_seeds": 10}
+    config["experiments"]["landmine"]["skip_claims"] = ["bo-cost", "bo-regret-not-better", "fig3-vhct-lowest"]
+    va.check_claim_seeds(CLAIMS, vc.validate_config(copy.deepcopy(config)))
+
+
+def test_a_reduced_experiment_is_not_a_cap_and_a_setting_stopped_early_is_not_read_at_the_final_round():
+    config = paper_local()
+    config["experiments"]["landmine"]["seeds"] = 4  # every setting below 20: the audit says "not evaluated"
+    va.check_claim_seeds(CLAIMS, vc.validate_config(copy.deepcopy(config)))
+    config = paper_local()  # BO stops at t = 200 of 5000 on Garland: the final-round claims do not read it
+    final = [c for c in CLAIMS["claims"] if c["round"] == "final" and "BO" in va.claim_settings(c)]
+    config["experiments"]["garland"]["caps"]["BO"] = {"max_horizon": 200, "max_seeds": 5}
+    claims = {**CLAIMS, "claims": final, "sensitivity": []}
+    va.check_claim_seeds(claims, vc.validate_config(config))
