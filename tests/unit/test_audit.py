@@ -155,9 +155,17 @@ def test_lowest_equal_means_within_the_margin_is_neither():
     assert "neither" in result.reason
 
 
-def test_lowest_inconclusive_with_too_few_seeds():
+def test_fewer_seeds_than_the_claims_minimum_give_no_verdict_not_inconclusive():
+    """Issue 29: a configuration below the claim's minimum does not decide it, and says so."""
     result = verdict(claim("lowest", **LOWEST), {"A": runs_of(LOW[:5]), "B": runs_of(HIGH[:5])})
-    assert result.verdict == INCONCLUSIVE and "too few seeds" in result.reason
+    assert result.verdict == NOT_EVALUATED
+    assert "this configuration runs 5 seeds of A, 5 seeds of B on exp, the claim needs" in result.reason
+
+
+def test_an_experiment_the_config_leaves_out_is_not_evaluated():
+    runs = {"A": runs_of(LOW), "B": runs_of(HIGH)}
+    result = verdict({**claim("lowest", **LOWEST), "left_out": ["exp"]}, runs)
+    assert result.verdict == NOT_EVALUATED and "leaves this claim out of exp" in result.reason
 
 
 def test_real_data_regret_is_against_the_best_value_observed():
@@ -447,28 +455,31 @@ def test_every_shipped_claim_evaluates_on_runs_shaped_like_the_tiny_config():
     by_id = {c.id: c for c in result.claims}
     assert list(by_id) == [c["id"] for c in claims["claims"]]
     assert all(c.verdict in audit.VERDICTS and c.reason for c in result.claims)
-    # the claims of issue 23 have comparisons on the tiny config (2 seeds: inconclusive, too few seeds)
+    # the claims of issue 23 read the tiny config's runs (2 seeds, below their minimum: no verdict,
+    # and the reason says how many seeds ran and how many the claim needs)
     new_claims = [
         "vhct-faster-low-noise", "vhct-lead-low-vs-high-noise", "high-noise-vhct-hct-similar",
         "phi-conjecture-with-phi-oe", "phi-conjecture-with-default-oe", "himmelblau-easier",
     ]  # fmt: skip
     for new in new_claims:
-        assert by_id[new].verdict == INCONCLUSIVE and "too few seeds" in by_id[new].reason, new
+        assert by_id[new].verdict == NOT_EVALUATED and "this configuration runs 2 seeds" in by_id[new].reason, new
+    assert "this configuration runs 2 seeds" in by_id["fig3-vhct-lowest"].reason
+    # the comparisons themselves, with the claims' minimum lowered to the tiny config's 2 seeds
+    for c in claims["claims"]:
+        c["min_seeds"] = 2
+    result = audit.run_audit(claims, runs, {"experiments": {}}, scales)
+    by_id = {c.id: c for c in result.claims}
     counter = by_id["phi-conjecture-with-phi-oe"].experiments[0]
     assert [c.b for c in counter.comparisons] == ["HCT-rho0.75", "T-HOO-rho0.25"]
     # rastrigin10d is not in the tiny config: that pair alone is not evaluated
     easier = {e.experiment: e.verdict for e in by_id["himmelblau-easier"].experiments}
-    assert easier == {"himmelblau / rastrigin2d": INCONCLUSIVE, "himmelblau / rastrigin10d": NOT_EVALUATED}
+    assert easier["himmelblau / rastrigin10d"] == NOT_EVALUATED
+    assert easier["himmelblau / rastrigin2d"] != NOT_EVALUATED
     # the questions beyond the paper are answered on garland-beyond, capped settings at their round
     beyond = audit.run_beyond(audit.load_beyond(), runs)
     rows = {(q.id, e.experiment): e for q in beyond.questions for e in q.experiments}
     assert rows[("vhct-vs-random", "garland-beyond")].verdict == "inconclusive (too few seeds)"
     assert rows[("hct-vs-bo", "garland-beyond")].comparison.label == "HCT-rho0.75 vs BO at t = 6 of 30"
-    # 2 seeds: nothing decided, but said why
-    assert (
-        by_id["fig3-vhct-lowest"].verdict == INCONCLUSIVE
-        and "too few seeds" in by_id["fig3-vhct-lowest"].reason
-    )
     bo = next(e for e in by_id["bo-regret-not-better"].experiments if e.experiment == "landmine")
     (comp,) = bo.comparisons
     assert comp.early and comp.label == "VHCT-rho0.75 vs BO at t = 6 of 12"

@@ -41,6 +41,9 @@ def question_claim(question: Mapping[str, Any]) -> dict[str, Any]:
         "alpha": question["alpha"],
         "min_seeds": question["min_seeds"],
         "thresholds": dict(question["thresholds"]),
+        # below min_seeds a question still reports its comparison and costs, "too few seeds" (a
+        # claim of the paper gets no verdict there: evaluate.too_few_seeds)
+        "few_seeds_compared": True,
     }
 
 

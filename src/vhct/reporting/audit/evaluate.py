@@ -21,7 +21,7 @@ from vhct.reporting.audit.checks import (
     check_easier,
     rebase,
 )
-from vhct.reporting.audit.claims import substitute_settings
+from vhct.reporting.audit.claims import claim_settings, substitute_settings
 from vhct.reporting.audit.records import (
     AUDIT_FORMAT,
     Audit,
@@ -78,6 +78,14 @@ def claim_comparisons(
     """Per experiment (or pair of experiments) of the claim: its comparisons, or why there are none."""
     out: list[tuple[str, list[Comparison] | str]] = []
     regret = claim["statistic"] in REGRET_STATISTICS
+    left_out = set(claim.get("left_out", ()))  # experiments whose skip_claims name this claim
+
+    def why_not(experiment: str) -> str | None:
+        """Why the claim is not evaluated on ``experiment``: the config leaves it out, or runs a
+        setting the claim reads on fewer seeds than the claim's minimum (no verdict, not "inconclusive")."""
+        if experiment in left_out:
+            return f"the config leaves this claim out of {experiment} (experiments/{experiment}/skip_claims)"
+        return None if claim.get("few_seeds_compared") else too_few_seeds(claim, experiment, runs[experiment])
 
     def reference_runs(experiment: str) -> Mapping[str, Sequence[Run]]:
         """The experiment's runs, rebased where f* is unknown: one regret reference in every claim."""
@@ -89,6 +97,10 @@ def claim_comparisons(
             missing = [e for e in (first, second) if e not in runs]
             if missing:
                 out.append((name, f"experiment {', '.join(missing)} not in this config"))
+                continue
+            reasons = [r for e in (first, second) if (r := why_not(e))]
+            if reasons:
+                out.append((name, "; ".join(reasons)))
                 continue
             runs_1, runs_2 = reference_runs(first), reference_runs(second)
             if claim["kind"] == "contrast":
@@ -106,11 +118,36 @@ def claim_comparisons(
         if target is not None and target not in exp_runs:
             out.append((experiment, f"setting {target} not run in this config"))
             continue
+        reason = why_not(experiment)
+        if reason:
+            out.append((experiment, reason))
+            continue
         reference = ""
         if claim["statistic"] in REGRET_STATISTICS:
             exp_runs, reference = rebase(exp_runs)
         out.append((experiment, CHECKS[claim["kind"]](claim, experiment, exp_runs, reference)))
     return out
+
+
+def too_few_seeds(
+    claim: Mapping[str, Any], experiment: str, exp_runs: Mapping[str, Sequence[Run]]
+) -> str | None:
+    """Why the claim gets no verdict on ``experiment`` when a setting it reads (and, for a claim about
+    the final round, ran that round) has fewer runs than the claim's ``min_seeds``: "this
+    configuration runs N seeds of S on E, the claim needs M" (not "inconclusive": no data decided it)."""
+    needed = int(claim["min_seeds"])
+    full = max((run.horizon for setting_runs in exp_runs.values() for run in setting_runs), default=0)
+    short = {}
+    for setting in claim_settings(claim):
+        setting_runs = exp_runs.get(setting, [])
+        if not setting_runs or (claim["round"] == "final" and setting_runs[0].horizon < full):
+            continue
+        if len(setting_runs) < needed:
+            short[setting] = len(setting_runs)
+    if not short:
+        return None
+    runs_text = ", ".join(f"{n} seeds of {setting}" for setting, n in short.items())
+    return f"this configuration runs {runs_text} on {experiment}, the claim needs {needed}"
 
 
 def evaluate_claim(

@@ -34,6 +34,8 @@ def audit_job(
     part (absent when none is evaluated on these runs), apart from the claims' verdicts.
     """
     claims = load_claims(claims_path)
+    for claim in claims["claims"]:  # the experiments the config leaves the claim out of (skip_claims)
+        claim["left_out"] = [e for e, exp in config.experiments.items() if claim["id"] in exp.skip_claims]
     runs = read_runs(run_paths, config.source)
     check_aggregates(runs, final_paths)
     context = {
