@@ -763,21 +763,18 @@ def test_the_run_writes_the_audit_and_the_report(workdir, config, tiny):
     expected = {e for e in claims_experiments(claims) if e in config["experiments"]}
     assert set(result["context"]["experiments"]) == expected
     assert result["format"] == 2
-    # the claims added from Sec. 4.4 and the appendix are evaluated on the tiny config (2 seeds: their
-    # comparisons exist and are "too few seeds", never "not evaluated")
+    # the claims added from Sec. 4.4 and the appendix read the tiny config's runs (2 seeds, below
+    # their minimum: no verdict, and the reason says how many seeds ran and how many they need)
     verdicts = {c["id"]: c for c in result["claims"]}
     new_claims = [
         "vhct-faster-low-noise", "vhct-lead-low-vs-high-noise", "high-noise-vhct-hct-similar",
         "phi-conjecture-with-phi-oe", "phi-conjecture-with-default-oe", "himmelblau-easier",
     ]  # fmt: skip
     for new in new_claims:
-        assert verdicts[new]["verdict"] != "not evaluated", new
-        comps = [c for e in verdicts[new]["experiments"] for c in e["comparisons"]]
-        assert any(c["verdict"] != "not evaluated" and c["n_a"] == 2 for c in comps), new
-        assert verdicts[new]["reason"], new
+        assert verdicts[new]["verdict"] == "not evaluated", new
+        assert "this configuration runs 2 seeds" in verdicts[new]["reason"], new
     counter = verdicts["phi-conjecture-with-phi-oe"]["experiments"][0]
-    assert {c["b"] for c in counter["comparisons"]} == {"HCT-rho0.75", "T-HOO-rho0.25"}
-    assert all("too few seeds" in c["reason"] for c in counter["comparisons"])
+    assert counter["verdict"] == "not evaluated" and "the claim needs 20" in counter["reason"]
     # the questions beyond the paper: a separate part, answered on garland-beyond (capped settings
     # labelled with their round), the headline's counts untouched by it
     beyond = result["beyond"]
