@@ -138,11 +138,12 @@ def test_lowest_not_reproduced_when_target_clearly_higher():
     assert "mean_a > 1.053 mean_b" in result["reason"] and "Holm" in result["reason"]
 
 
-def test_lowest_equal_means_within_the_margin_is_neither():
-    # A 2% above B: not lower by 5%, not higher by 5.3%: the same standard in both directions
+def test_lowest_equal_means_within_the_margin_is_no_effect_not_the_opposite():
+    # A 2% above B: not lower by 5%, not higher by 5.3% (not the opposite), but the claimed region
+    # (A below 0.95 B) is excluded: "not reproduced: no effect of the claimed size" (issue 29)
     result = verdict(claim("lowest", **LOWEST), {"A": runs_of(scaled(LOW, 1.02)), "B": runs_of(LOW[::-1])})
-    assert result["verdict"] == INCONCLUSIVE
-    assert "neither" in result["reason"]
+    assert result["verdict"] == NOT_REPRODUCED and result["category"] == "no effect of the claimed size"
+    assert "no effect of the claimed size, mean_a > 0.95 mean_b" in result["reason"]
 
 
 def test_lowest_inconclusive_with_too_few_seeds():
@@ -314,7 +315,8 @@ def test_greater_on_depth_with_its_refuting_margin():
     shallow = [Run(i, r.table, r.f_star) for i, r in enumerate(shallow)]
     assert verdict(c, {"A": deeper, "B": shallow})["verdict"] == REPRODUCED
     assert verdict(c, {"A": shallow, "B": deeper})["verdict"] == NOT_REPRODUCED
-    assert verdict(c, {"A": deeper, "B": deeper})["verdict"] == INCONCLUSIVE
+    same = verdict(c, {"A": deeper, "B": deeper})  # a tie: no effect of the claimed size (issue 29)
+    assert same["verdict"] == NOT_REPRODUCED and same["category"] == "no effect of the claimed size"
 
 
 SUBLINEAR = dict(

@@ -24,14 +24,18 @@ from vhct.reporting.audit.checks import (
 )
 from vhct.reporting.audit.claims import substitute_settings
 from vhct.reporting.audit.verdicts import (
+    INCONCLUSIVE,
     NOT_EVALUATED,
+    UNDERPOWERED,
     VERDICTS,
     _reason,
+    category_of,
     combine,
     coverage,
     decide,
     flips,
     majority,
+    seeds_to_decide,
 )
 
 #: points of the scrambled Sobol sequence that estimate an objective's mean over its domain
@@ -59,7 +63,8 @@ def regret_scale(objective: str, params: Mapping[str, Any] | None = None) -> flo
 
 
 def _not_evaluated(experiment: str, reason: str) -> dict[str, Any]:
-    return {"experiment": experiment, "verdict": NOT_EVALUATED, "reason": reason, "comparisons": []}
+    return {"experiment": experiment, "verdict": NOT_EVALUATED, "category": NOT_EVALUATED,
+            "seeds_needed": None, "reason": reason, "comparisons": []}  # fmt: skip
 
 
 def claim_comparisons(
@@ -122,10 +127,13 @@ def conclude(claim: Mapping[str, Any], parts: Sequence[tuple[str, list[Compariso
             continue
         mine = [next(decided) for _ in comps]
         verdicts = [c.verdict for c in mine]
+        verdict = combine(verdicts)
         results.append(
             {
                 "experiment": experiment,
-                "verdict": combine(verdicts),
+                "verdict": verdict,
+                "category": category_of(verdict, [c.category for c in mine]),
+                "seeds_needed": seeds_to_decide(mine) if verdict == INCONCLUSIVE else None,
                 "reason": _reason(verdicts, [c.reason for c in mine]),
                 "comparisons": mine,
             }
@@ -136,7 +144,17 @@ def conclude(claim: Mapping[str, Any], parts: Sequence[tuple[str, list[Compariso
     else:
         verdict = combine(verdicts, strict=False)
         reason = _reason(verdicts, [f"{r['experiment']}: {r['reason']}" for r in results], strict=False)
-    return {"verdict": verdict, "reason": reason, "coverage": coverage(results), "experiments": results}
+    category = category_of(verdict, [r["category"] for r in results])
+    needs = [r["seeds_needed"] for r in results if r["category"] == UNDERPOWERED]
+    return {
+        "verdict": verdict,
+        "category": category,
+        # the seeds per arm that would decide every underpowered comparison of the claim
+        "seeds_needed": max(needs) if needs and None not in needs and verdict == INCONCLUSIVE else None,
+        "reason": reason,
+        "coverage": coverage(results),
+        "experiments": results,
+    }
 
 
 #: the claim's keys copied into its result
