@@ -13,10 +13,11 @@ seeds, 0.12 at 4); the bootstrap-t keeps it at 20 seeds, not below (``benchmarks
 Resampling error. A bootstrap p-value from ``B`` resamples has Monte Carlo standard error
 ``sqrt(p (1 - p) / B)`` and a floor ``1 / (B + 1)``. :func:`bootstrap_tests` starts at
 ``RESAMPLES[0]`` and moves to the next size while any p-value lies within ``MC_Z`` standard errors
-of a decision level (alpha / j for j = 1..``HOLM_LEVELS``: alpha itself and every level Holm's
-procedure can compare a p-value with), so a verdict can differ from the one an infinite number of
-resamples would give only when the exact p is within 3 standard errors at 99 999 resamples of a
-level (at alpha = 0.05: |p - 0.05| < 0.0021).
+of a decision level (alpha / j for j = 1..m, m the claim's number of refuting tests up to
+``HOLM_LEVELS``: alpha itself and every level Holm's procedure can compare a p-value with), so
+a verdict can differ from the one an infinite number of resamples would give only when the
+exact p is within 3 standard errors at 99 999 resamples of a level (at alpha = 0.05:
+|p - 0.05| < 0.0021).
 
 The interval of a ratio (:meth:`Bootstrap.interval`) is the set of margins ``c`` that neither
 one-sided test at alpha rejects (a 1 - 2 alpha interval: 90 % at alpha = 0.05), found by bisection
@@ -49,6 +50,8 @@ BOOTSTRAP_SEED = 20231124
 MC_Z = 3.0
 #: decision levels refined around: alpha / j for j = 1..HOLM_LEVELS (Holm's step-down levels)
 HOLM_LEVELS = 64
+#: bisection steps of an interval's end (the bracket, 20 standard errors, shrinks 2^-30-fold)
+BISECTIONS = 30
 #: power at which :func:`seeds_for_power` sizes a comparison
 POWER = 0.8
 #: the one-sided alternatives (scipy's names)
@@ -139,10 +142,11 @@ class Bootstrap:
         if ratio:
             if self.mx <= 0.0 or self.my <= 0.0:
                 return math.nan, math.nan
-            centre, width = math.log(self.mx / self.my), 20.0
+            centre = math.log(self.mx / self.my)
+            width = 20.0 * math.sqrt(self.vx / self.mx**2 + self.vy / self.my**2) + 1e-6
             to_c = math.exp
         else:
-            centre, width = self.mx, 1e3 * max(math.sqrt(self.vx), 1e-12 * max(abs(self.mx), 1.0))
+            centre, width = self.mx, 20.0 * max(math.sqrt(self.vx), 1e-12 * max(abs(self.mx), 1.0))
             to_c = float
         lower = self._edge(centre, centre - width, "greater", alpha, to_c)
         upper = self._edge(centre, centre + width, "less", alpha, to_c)
@@ -154,7 +158,7 @@ class Bootstrap:
             return (0.0 if to_c is math.exp else -math.inf) if alternative == "greater" else math.inf
         if self.p(to_c(inside), alternative) <= alpha:
             return to_c(inside)
-        for _ in range(60):
+        for _ in range(BISECTIONS):
             mid = 0.5 * (inside + outside)
             if self.p(to_c(mid), alternative) <= alpha:
                 outside = mid
@@ -163,25 +167,32 @@ class Bootstrap:
         return to_c(0.5 * (inside + outside))
 
 
-def decision_levels(alpha: float) -> np.ndarray:
-    """The levels a p-value of a claim can be compared with: alpha / j, j = 1..``HOLM_LEVELS``."""
-    return alpha / np.arange(1, HOLM_LEVELS + 1)
+def decision_levels(alpha: float, family: int = HOLM_LEVELS) -> np.ndarray:
+    """The levels a p-value of a claim can be compared with: alpha / j, j = 1..``family`` (Holm's
+    step-down levels over a family of that many tests)."""
+    return alpha / np.arange(1, max(1, min(family, HOLM_LEVELS)) + 1)
 
 
-def near_level(p: float, resamples: int, alpha: float) -> bool:
+def near_level(p: float, resamples: int, alpha: float, family: int = HOLM_LEVELS) -> bool:
     """Whether ``p`` lies within ``MC_Z`` Monte Carlo standard errors of a decision level."""
-    levels = decision_levels(alpha)
+    levels = decision_levels(alpha, family)
     se = np.sqrt(levels * (1.0 - levels) / resamples)
     return bool(np.any(np.abs(p - levels) < MC_Z * se))
 
 
 def bootstrap_tests(
-    x, y, queries: Sequence[tuple[float, str]], alpha: float, resamples: Sequence[int] = RESAMPLES
+    x,
+    y,
+    queries: Sequence[tuple[float, str]],
+    alpha: float,
+    resamples: Sequence[int] = RESAMPLES,
+    family: int = HOLM_LEVELS,
 ) -> tuple[list[float], Bootstrap]:
     """p-values of ``mean_x <> factor * mean_y`` for each ``(factor, alternative)``, adaptively.
 
     Starts at ``resamples[0]`` and moves to the next count while any p-value is near a decision
-    level (:func:`near_level`); returns the p-values and the bootstrap they came from.
+    level (:func:`near_level`, Holm's levels over ``family`` tests); returns the p-values and the
+    bootstrap they came from.
     """
     x_ = values(x)
     y_ = y if np.ndim(y) == 0 else values(y)
@@ -190,7 +201,7 @@ def bootstrap_tests(
     for count in resamples:
         boot = Bootstrap.of(x_, y_, count)
         ps = [boot.p(f, alt) for f, alt in queries]
-        if not any(near_level(p, count, alpha) for p in ps):
+        if not any(near_level(p, count, alpha, family) for p in ps):
             break
     return ps, boot
 

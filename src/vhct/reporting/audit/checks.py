@@ -429,7 +429,7 @@ def test_regions(claim: Mapping[str, Any], base: Comparison, sa, sb) -> Comparis
         return dataclasses.replace(comp, verdict=INCONCLUSIVE, category=TOO_FEW, reason=few)
     alpha = claim["alpha"]
     queries = [(r.factor, r.alternative) for r in (*claimed, *refuting, *none_)]
-    ps, boot = stats.bootstrap_tests(sa, stats.values(sb), queries, alpha)
+    ps, boot = stats.bootstrap_tests(sa, stats.values(sb), queries, alpha, family=family_size(claim))
     p_c = max(ps[:half])
     p_r = min(1.0, len(refuting) * min(ps[half : 2 * half]))
     p_n = min(1.0, len(none_) * min(ps[2 * half :])) if none_ else None
@@ -502,7 +502,7 @@ def slope_comparison(claim: Mapping[str, Any], base: Comparison, sample: Mapping
         return dataclasses.replace(comp, verdict=INCONCLUSIVE, category=TOO_FEW, reason=few)
     alpha = claim["alpha"]
     queries = [(r.factor, r.alternative) for r in (*claimed, *refuting, *none_)]
-    ps, boot = stats.bootstrap_tests(sample, 1.0, queries, alpha)
+    ps, boot = stats.bootstrap_tests(sample, 1.0, queries, alpha, family=family_size(claim))
     low, high = boot.interval(alpha, ratio=False)
     need = seeds_needed(
         claimed, none_ or refuting, lambda r: (d["mean"] - r.factor, d["std"]), alpha, family_size(claim)
