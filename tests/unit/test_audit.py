@@ -443,9 +443,10 @@ def test_every_shipped_claim_evaluates_on_runs_shaped_like_the_tiny_config():
 
 def test_calibration_false_verdict_rates_stay_within_a_binomial_bound_of_alpha():
     """Few repetitions of the benchmark: at the margins, false verdicts at most alpha (+3 s.e.)."""
-    repetitions = 40
-    rules = [calibration.RULES[0], calibration.RULES[2], calibration.RULES[-1]]
-    rows = list(calibration.calibrate(repetitions, seed=1, rules=rules, seeds=(20,)))
+    repetitions = 20
+    all_rules = calibration.rules()
+    rules = [all_rules[2], all_rules[-1]]  # among_fastest, sublinear (tests/unit/test_calibration.py: more)
+    rows = list(calibration.calibrate(repetitions, seed=1, rules_=rules, seeds=(20,), cv=0.1))
     bound = calibration.binomial_bound(calibration.ALPHA, repetitions)
     assert len(rows) == len(rules) * len(calibration.DISTRIBUTIONS)
     for row in rows:
@@ -453,7 +454,8 @@ def test_calibration_false_verdict_rates_stay_within_a_binomial_bound_of_alpha()
         assert row.false_reproduction <= bound, row
     lines: list[str] = []
     worst = calibration.table(rows, lines.append)
-    assert lines[-1] == f"max false refutation rate: {worst:.4f}"
+    assert lines[-1] == f"max false refutation rate: {worst[1]:.4f}"
+    assert lines[-2] == f"max false reproduction rate: {worst[0]:.4f}"
 
 
 # ---------------------------------------------------------------- the claims file
