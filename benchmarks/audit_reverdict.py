@@ -20,7 +20,8 @@ from typing import Any
 
 from vhct.reporting.audit.checks import Comparison, compare_samples, contrast_comparison, slope_comparison
 from vhct.reporting.audit.claims import load_claims
-from vhct.reporting.audit.evaluate import conclude, reading_flips, regret_scale
+from vhct.reporting.audit.evaluate import CLAIM_FIELDS, conclude, reading_flips, regret_scale
+from vhct.reporting.forest import audit_forest
 
 
 def _values(record: Mapping[str, Any], key: str) -> dict[int, float]:
@@ -81,6 +82,8 @@ def rebuild(claim, old, index, scales) -> list[tuple[str, list[Comparison] | str
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("audit", help="an audit JSON (format 2)")
+    parser.add_argument("--out", default="", help="write the recomputed claims as an audit JSON here")
+    parser.add_argument("--forest", default="", help="draw the forest figure of the result (path stem)")
     args = parser.parse_args()
     with open(args.audit) as f:
         audit = json.load(f)
@@ -103,7 +106,7 @@ def main() -> None:
             print(f"{claim['id']}: cannot rebuild ({parts})")
             continue
         new = conclude(claim, parts)
-        results.append({"id": claim["id"], "reading_of": claim.get("reading_of"), **new})
+        results.append({**{k: claim[k] for k in CLAIM_FIELDS if k in claim}, **new})
         before = old_by_id[claim["id"]]["verdict"] if claim["id"] in old_by_id else "(new claim)"
         after = new["verdict"] + (f": {new['category']}" if new["category"] != new["verdict"] else "")
         if new.get("seeds_needed"):
@@ -114,6 +117,25 @@ def main() -> None:
                 print(f"   - [{c.verdict}: {c.category}] {c.reason}")
     for flip in reading_flips(results):
         print(f"reading {flip['statement']}: {flip['readings']} (flips: {flip['flips']})")
+    out = {**audit, "claims": _jsonable(results), "reading_flips": reading_flips(results)}
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(out, f, indent=1, default=str)
+    if args.forest:
+        print(audit_forest(out, args.forest))
+
+
+def _jsonable(results):
+    """The results with their comparison records as JSON data."""
+    return [
+        {
+            **r,
+            "experiments": [
+                {**e, "comparisons": [c.to_json() for c in e["comparisons"]]} for e in r["experiments"]
+            ],
+        }
+        for r in results
+    ]
 
 
 def _fig6_from_normalized(old: Mapping[str, Any], claim, context) -> dict[str, Any]:

@@ -17,13 +17,25 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-#: verdict -> colour of the estimate and interval
+#: verdict (and, for the two kinds of "not reproduced" and "inconclusive", category) -> colour
 VERDICT_COLOURS = {
     "reproduced": "tab:green",
-    "not reproduced": "tab:red",
-    "inconclusive": "tab:gray",
+    "not reproduced: the opposite": "tab:red",
+    "not reproduced: no effect of the claimed size": "tab:orange",
+    "inconclusive: underpowered": "dimgray",
+    "inconclusive: too few seeds": "silver",
     "not evaluated": "lightgray",
 }
+
+
+def colour_of(verdict: str, category: str = "") -> str:
+    """The colour of a verdict and its category (an audit without categories: by verdict)."""
+    key = verdict if not category or category == verdict else f"{verdict}: {category}"
+    if key in VERDICT_COLOURS:
+        return VERDICT_COLOURS[key]
+    return next((c for k, c in VERDICT_COLOURS.items() if k.startswith(verdict)), "k")
+
+
 CLAIMED_SHADE, REFUTING_SHADE = "#d9f2d9", "#f7d4d4"
 
 
@@ -73,8 +85,23 @@ def forest_rows(audit: Mapping[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def _xlim(rows: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
+    """A log-scale range holding a claim's estimates, intervals and finite margins."""
+    values = [v for r in rows for v in (r["effect"], r["low"], r["high"]) if v and math.isfinite(v) and v > 0]
+    for regions in (rows[0]["claimed"], rows[0]["refuting"]):
+        values += [v for lo_hi in regions for v in lo_hi if 0 < v < math.inf]
+    lo, hi = min(values), max(values)
+    pad = max(1.15, (hi / lo) ** 0.08)
+    return lo / pad, hi * pad
+
+
 def audit_forest(audit: Mapping[str, Any] | Path | str, out_stem: Path | str) -> list[Path]:
-    """Draw the forest figure of an audit (JSON data or its path) to ``<out_stem>.pdf`` and ``.png``."""
+    """Draw the forest figure of an audit (JSON data or its path) to ``<out_stem>.pdf`` and ``.png``.
+
+    One panel per claim (its own log-scale range), one row per comparison: the estimate (dot) and
+    its interval (bar) coloured by verdict and category, over the claim's claimed (green) and
+    refuting (red) regions.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -85,40 +112,45 @@ def audit_forest(audit: Mapping[str, Any] | Path | str, out_stem: Path | str) ->
     rows = forest_rows(audit)
     if not rows:
         raise ValueError("the audit has no comparison with an estimate to draw")
-    values = [v for r in rows for v in (r["effect"], r["low"], r["high"]) if v and math.isfinite(v) and v > 0]
-    xmin, xmax = min(values) / 1.5, max(values) * 1.5
-    fig, ax = plt.subplots(figsize=(10, 0.22 * len(rows) + 1.5))
-    labels, claim_starts = [], []
-    for y, r in enumerate(rows):
-        if y == 0 or rows[y - 1]["claim"] != r["claim"]:
-            claim_starts.append((y, r["claim"]))
-        for regions, shade in ((r["claimed"], CLAIMED_SHADE), (r["refuting"], REFUTING_SHADE)):
+    claims = claims_in(rows)
+    groups = [[r for r in rows if r["claim"] == c] for c in claims]
+    heights = [len(g) + 1.2 for g in groups]
+    fig, axes = plt.subplots(
+        len(groups), 1, figsize=(9, 0.2 * sum(heights) + 1.0), gridspec_kw={"height_ratios": heights},
+        squeeze=False,
+    )  # fmt: skip
+    for ax, claim, group in zip(axes[:, 0], claims, groups, strict=True):
+        xmin, xmax = _xlim(group)
+        for regions, shade in ((group[0]["claimed"], CLAIMED_SHADE), (group[0]["refuting"], REFUTING_SHADE)):
             for lo, hi in regions:
-                ax.fill_betweenx([y - 0.5, y + 0.5], max(lo, xmin), min(hi, xmax), color=shade, linewidth=0)
-        colour = VERDICT_COLOURS.get(r["verdict"], "k")
-        if r["low"] is not None and r["high"] is not None:
-            lo = max(r["low"], xmin) if r["low"] > 0 else xmin
-            hi = min(r["high"], xmax) if math.isfinite(r["high"]) else xmax
-            ax.plot([lo, hi], [y, y], color=colour, linewidth=1.6)
-        ax.plot([r["effect"]], [y], "o", color=colour, markersize=4)
-        labels.append(r["label"])
-    for y, claim in claim_starts:
-        ax.axhline(y - 0.5, color="k", linewidth=0.6)
-        ax.text(1.01, y - 0.3, claim, transform=ax.get_yaxis_transform(), fontsize=7, va="top", weight="bold")
-    ax.set_xscale("log")
-    ax.set_xlim(xmin, xmax)
-    ax.set_ylim(len(rows) - 0.5, -0.5)
-    ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels(labels, fontsize=6)
-    ax.axvline(1.0, color="k", linewidth=0.5, linestyle=":")
-    ax.set_xlabel("estimate (ratio of means, ratio of ratios, or mean slope) with its interval; log scale")
+                if hi > xmin and lo < xmax:
+                    ax.axvspan(max(lo, xmin), min(hi, xmax), color=shade, linewidth=0)
+        for y, r in enumerate(group):
+            colour = colour_of(r["verdict"], r["category"])
+            if r["low"] is not None and r["high"] is not None:
+                lo = max(r["low"], xmin) if r["low"] > 0 else xmin
+                hi = min(r["high"], xmax) if math.isfinite(r["high"]) else xmax
+                ax.plot([lo, hi], [y, y], color=colour, linewidth=1.8, solid_capstyle="butt")
+            ax.plot([r["effect"]], [y], "o", color=colour, markersize=4)
+        ax.set_xscale("log")
+        ax.set_xlim(xmin, xmax)
+        ax.set_ylim(len(group) - 0.4, -0.6)
+        ax.set_yticks(range(len(group)))
+        ax.set_yticklabels([r["label"] for r in group], fontsize=6)
+        ax.tick_params(axis="x", labelsize=6, which="both")
+        if xmin < 1.0 < xmax:
+            ax.axvline(1.0, color="k", linewidth=0.5, linestyle=":")
+        ax.set_title(claim, fontsize=8, loc="left", weight="bold", pad=2)
     handles = [plt.Line2D([], [], color=c, marker="o", label=v) for v, c in VERDICT_COLOURS.items()]
     handles += [
         plt.Rectangle((0, 0), 1, 1, color=CLAIMED_SHADE, label="claimed region"),
         plt.Rectangle((0, 0), 1, 1, color=REFUTING_SHADE, label="refuting region"),
     ]
-    ax.legend(handles=handles, fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=6, frameon=False)
-    fig.tight_layout()
+    fig.legend(handles=handles, fontsize=6, loc="upper center", ncol=4, frameon=False)
+    fig.supxlabel(
+        "estimate (ratio of means, ratio of ratios, or mean slope) with its interval; log scale", fontsize=7
+    )
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / (0.2 * sum(heights) + 1.0)))
     stem = Path(out_stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     paths = [stem.with_suffix(".pdf"), stem.with_suffix(".png")]
