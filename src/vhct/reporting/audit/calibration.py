@@ -7,8 +7,9 @@ the structure and thresholds of the shipped claim it stands for (read from the c
 experiments x comparisons). Truths, each the least favourable configuration for its error:
 
 - ``one at the claimed margin``: one comparison exactly at the claimed margin, the others far
-  inside the claimed region (an all-must-hold claim then rests on one test at alpha): any
-  "reproduced" is false;
+  inside the claimed region (an all-must-hold claim then rests on one test at alpha; a majority
+  claim of k experiments has one such comparison in each of k - need + 1 experiments, so only
+  need - 1 hold): any "reproduced" is false;
 - ``all at the claimed margin``: every comparison on the margin (the no-effect null's boundary):
   any "not reproduced" (either kind) is false;
 - ``all at the refuting margin``: any "not reproduced: the opposite" is false;
@@ -52,6 +53,8 @@ BIMODAL_SHARE, BIMODAL_LOW, BIMODAL_LOW_SPREAD, BIMODAL_JITTER = 0.3, 0.28, 0.4,
 #: standard deviation of per-seed slopes of log R_t on log t (sublinear rule)
 SLOPE_SD = 0.03
 SEEDS = (20,)
+#: the claims' minimum of seeds (``defaults.min_seeds``): the audit decides nothing below it
+MIN_SEEDS = 20
 DISTRIBUTIONS = ("normal", "bimodal")
 #: how far inside the claimed region the other comparisons sit in the least favourable scenario
 FAR_INSIDE = 0.5
@@ -174,8 +177,17 @@ def scenarios(rule: Rule) -> dict[str, list[float]]:
     """Per scenario, the truth of every comparison (experiments x comparisons, in order)."""
     k = rule.experiments * rule.comparisons
     claimed, refuting, _ = margins(rule)
+    far = _far_inside(rule)
+    # an all-must-hold claim is false with one comparison at the margin; a majority claim needs
+    # k - need + 1 experiments false (each with one comparison at the margin), the others holding
+    false_experiments = 1
+    if rule.claim.get("require", "all") == "majority":
+        false_experiments = rule.experiments - (rule.experiments // 2 + 1) + 1
+    one = [far] * k
+    for e in range(false_experiments):
+        one[e * rule.comparisons] = claimed
     out = {
-        "one at the claimed margin": [claimed] + [_far_inside(rule)] * (k - 1),
+        "one at the claimed margin": one,
         "all at the claimed margin": [claimed] * k,
         "all at the refuting margin": [refuting] * k,
     }
@@ -297,9 +309,29 @@ def power_curve(
     return grid, {key: np.array([r[key] for r in rows]) for key in rows[0]}
 
 
+def power_points(rule: Rule) -> tuple[float, float]:
+    """Two true values past the claimed margin on the claimed side: 5 % and 15 % (slopes: 0.05, 0.1)."""
+    claimed, _, side = margins(rule)
+    if rule.claim["kind"] == "sublinear":
+        return claimed - 0.05, claimed - 0.1
+    if rule.claim["kind"] == "similar":  # inside the band, 5 % and 15 % below its upper margin
+        side = -1
+    return claimed * math.exp(side * 0.05), claimed * math.exp(side * 0.15)
+
+
 def binomial_bound(rate: float, repetitions: int, z: float = 3.0) -> float:
     """``rate`` plus z binomial standard errors: the Monte Carlo allowance of an observed rate."""
     return rate + z * math.sqrt(rate * (1.0 - rate) / repetitions)
+
+
+def worst(rows: Sequence[Row]) -> tuple[float, float]:
+    """The largest false reproduction rate (one at the margin, or a tie) and the largest false
+    refutation rate (any "not reproduced" at the claimed margin, "the opposite" at the refuting
+    margin or at a tie) over the rows."""
+    return (
+        max(max(r.false_reproduction, r.tie_reproduced) for r in rows),
+        max(max(r.false_refutation, r.false_opposite, r.tie_opposite) for r in rows),
+    )
 
 
 def table(rows: list[Row], emit: Callable[[str], None] = print) -> tuple[float, float]:
@@ -317,8 +349,7 @@ def table(rows: list[Row], emit: Callable[[str], None] = print) -> tuple[float, 
             f"{r.false_refutation:.3f} | {r.false_opposite:.3f} | "
             f"{r.tie_reproduced:.3f} / {r.tie_opposite:.3f} / {r.tie_no_effect:.3f} |"
         )
-    worst_rep = max(max(r.false_reproduction, r.tie_reproduced) for r in rows)
-    worst_ref = max(max(r.false_refutation, r.false_opposite, r.tie_opposite) for r in rows)
+    worst_rep, worst_ref = worst(rows)
     emit(f"max false reproduction rate: {worst_rep:.4f}")
     emit(f"max false refutation rate: {worst_ref:.4f}")
     return worst_rep, worst_ref
