@@ -49,3 +49,15 @@ def test_a_tie_is_never_reproduced_or_the_opposite():
     assert 0.95 < tie[0] < 1 / 0.95
     got = cal.outcomes(rule, tie, 20, "bimodal", 0.05, 20, np.random.default_rng(2))
     assert got[REPRODUCED] == 0.0 and got["the opposite"] == 0.0
+
+
+def test_a_majority_claims_least_favourable_truth_leaves_only_need_minus_one_experiments_true():
+    rule = next(r for r in cal.rules() if r.claim.get("require") == "majority")
+    claimed, _, _ = cal.margins(rule)
+    truths = cal.scenarios(rule)["one at the claimed margin"]
+    per = rule.comparisons
+    false = [e for e in range(rule.experiments) if claimed in truths[e * per : (e + 1) * per]]
+    need = rule.experiments // 2 + 1
+    assert len(false) == rule.experiments - need + 1  # so a majority cannot truly hold
+    got = cal.outcomes(rule, truths, 20, "normal", 0.05, 40, np.random.default_rng(3))
+    assert got[REPRODUCED] <= cal.binomial_bound(cal.ALPHA, 40)
