@@ -25,33 +25,45 @@ from vhct.reporting.audit import calibration as cal
 
 
 def power_figure(curves, path: str) -> None:
-    """One panel per rule: probability of each claim-level verdict against the true ratio."""
+    """One panel per rule: probability of each claim-level verdict against the true ratio, at the
+    median spread of the shipped samples (solid) and at their 90th percentile (dashed)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FormatStrFormatter, NullFormatter
 
     cols = 4
     rows = -(-len(curves) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3 * rows), squeeze=False)
     colours = {"reproduced": "tab:green", "the opposite": "tab:red",
                "no effect of the claimed size": "tab:orange", "inconclusive": "tab:gray"}  # fmt: skip
-    for ax, (rule, grid, probs) in zip(axes.flat, curves, strict=False):
+    for ax, (rule, by_spread) in zip(axes.flat, curves, strict=False):
         claimed, refuting, _ = cal.margins(rule)
-        for key, y in probs.items():
-            ax.plot(grid, y, marker=".", color=colours[key], label=key)
+        for (label, (grid_, probs)), style in zip(by_spread.items(), ("-", "--"), strict=True):
+            grid = grid_
+            for key, y in probs.items():
+                ax.plot(grid, y, style, marker=".", color=colours[key], label=f"{key} ({label})")
         for x, style in ((claimed, "--"), (refuting, ":")):
             ax.axvline(x, color="k", linestyle=style, linewidth=0.8)
         ax.axhline(cal.ALPHA, color="k", linewidth=0.5)
         if rule.claim["kind"] != "sublinear":
             ax.set_xscale("log")
+            ax.set_xticks(grid[::2])
+            ax.xaxis.set_major_formatter(FormatStrFormatter("%.3g"))
+            ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_title(rule.name, fontsize=8)
         ax.set_ylim(-0.02, 1.02)
+        ax.tick_params(labelsize=7)
         ax.set_xlabel("true slope" if rule.claim["kind"] == "sublinear" else "true ratio", fontsize=8)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
     for ax in list(axes.flat)[len(curves) :]:
         ax.axis("off")
-    axes.flat[0].legend(fontsize=7)
-    fig.suptitle("Claim-level verdict probabilities (dashed: claimed margin, dotted: refuting margin)")
+    spare = list(axes.flat)[len(curves) :]
+    (spare[0] if spare else fig).legend(handles, labels, fontsize=7, loc="center")
+    fig.suptitle(
+        "Claim-level verdict probabilities, 20 seeds (vertical: claimed margin dashed, refuting dotted)"
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -98,8 +110,10 @@ def main() -> None:
         f"{median_cv:.3f} |\n|---|---|---|"
     )
     for rule in rules:
-        grid, probs = cal.power_curve(rule, 20, "normal", cv, args.curve_repetitions, args.seed)
-        curves.append((rule, grid, probs))
+        curves.append((rule, {
+            f"cv {spread:.3f}": cal.power_curve(rule, 20, "normal", spread, args.curve_repetitions, args.seed)
+            for spread in (median_cv, cv)
+        }))  # fmt: skip
         cells = []
         for spread in (cv, median_cv):
             rng = np.random.default_rng([args.seed, 11])

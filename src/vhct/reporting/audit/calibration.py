@@ -300,8 +300,8 @@ def power_curve(
     if rule.claim["kind"] == "sublinear":
         grid = np.linspace(claimed - 0.1, refuting + 0.05, points)
     else:
-        span = abs(math.log(refuting / claimed)) if refuting != claimed else 0.1
-        lo, hi = sorted((math.log(claimed) + side * 1.5 * span, math.log(refuting) - side * 1.0 * span))
+        span = max(abs(math.log(refuting / claimed)), 0.1)
+        lo, hi = sorted((math.log(claimed) + side * 2.0 * span, math.log(refuting) - side * 1.5 * span))
         grid = np.exp(np.linspace(lo, hi, points))
     rng = np.random.default_rng([seed, n, DISTRIBUTIONS.index(distribution), 7])
     k = rule.experiments * rule.comparisons
