@@ -1,11 +1,17 @@
-"""The audit's false verdict rates on samples of known truth, per rule (vhct.reporting.audit.calibration).
+"""The audit's false verdict rates and power curves on samples of known truth, per rule
+(vhct.reporting.audit.calibration).
 
-    PYTHONPATH=src nice python benchmarks/audit_calibration.py --repetitions 2000
+    PYTHONPATH=src nice python benchmarks/audit_calibration.py --repetitions 200 \
+        --figure docs/calibration/audit_power.png
 
 Prints a Markdown table (per rule, seeds and sample shape: the claim-level rate of a false
-"not reproduced" at the refuting margin, of a false "reproduced" at the claimed margin, both
-verdicts' rates for identical distributions, and the power for a planted effect), then
-``max false reproduction rate: X`` and, last, ``max false refutation rate: X``.
+"reproduced" with one comparison at the claimed margin and the others far inside, of a false "not
+reproduced" with every comparison at the claimed margin, of a false "the opposite" at the refuting
+margin, and the verdicts of a true tie inside the margins), then the power at two true ratios per
+rule, and draws the power curves (probability of each verdict against the true ratio) as a PNG;
+then ``max false reproduction rate: X`` and, last, ``max false refutation rate: X``. The normal
+samples' spread is the 90th percentile of the coefficients of variation of the shipped audit's
+per-seed values, measured at run time; the seeds are 20 and those the shipped configuration runs.
 """
 
 from __future__ import annotations
@@ -13,25 +19,118 @@ from __future__ import annotations
 import argparse
 import time
 
-from vhct.reporting.audit.calibration import ALPHA, SEEDS, binomial_bound, calibrate, table
+import numpy as np
+
+from vhct.reporting.audit import calibration as cal
+
+
+def power_figure(curves, path: str) -> None:
+    """One panel per rule: probability of each claim-level verdict against the true ratio, at the
+    median spread of the shipped samples (solid) and at their 90th percentile (dashed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FormatStrFormatter, NullFormatter
+
+    cols = 4
+    rows = -(-len(curves) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3 * rows), squeeze=False)
+    colours = {"reproduced": "tab:green", "the opposite": "tab:red",
+               "no effect of the claimed size": "tab:orange", "inconclusive": "tab:gray"}  # fmt: skip
+    for ax, (rule, by_spread) in zip(axes.flat, curves, strict=False):
+        claimed, refuting, _ = cal.margins(rule)
+        for (label, (grid_, probs)), style in zip(by_spread.items(), ("-", "--"), strict=True):
+            grid = grid_
+            for key, y in probs.items():
+                ax.plot(grid, y, style, marker=".", color=colours[key], label=f"{key} ({label})")
+        for x, style in ((claimed, "--"), (refuting, ":")):
+            ax.axvline(x, color="k", linestyle=style, linewidth=0.8)
+        ax.axhline(cal.ALPHA, color="k", linewidth=0.5)
+        if rule.claim["kind"] != "sublinear":
+            ax.set_xscale("log")
+            ax.set_xticks(grid[::2])
+            ax.xaxis.set_major_formatter(FormatStrFormatter("%.3g"))
+            ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_title(rule.name, fontsize=8)
+        ax.set_ylim(-0.02, 1.02)
+        ax.tick_params(labelsize=7)
+        ax.set_xlabel("true slope" if rule.claim["kind"] == "sublinear" else "true ratio", fontsize=8)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    for ax in list(axes.flat)[len(curves) :]:
+        ax.axis("off")
+    spare = list(axes.flat)[len(curves) :]
+    (spare[0] if spare else fig).legend(handles, labels, fontsize=7, loc="center")
+    fig.suptitle(
+        "Claim-level verdict probabilities, 20 seeds (vertical: claimed margin dashed, refuting dotted)"
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repetitions", type=int, default=2000, help="made-up claims per scenario")
+    parser.add_argument("--repetitions", type=int, default=200, help="made-up claims per scenario")
+    parser.add_argument("--curve-repetitions", type=int, default=40, help="made-up claims per power point")
     parser.add_argument("--seed", type=int, default=0, help="seed of the generator of the samples")
     parser.add_argument(
-        "--seeds", type=int, nargs="+", default=list(SEEDS), help="runs per setting to simulate"
+        "--seeds", type=int, nargs="+", default=None, help="runs per setting (default: 20 and shipped)"
     )
+    parser.add_argument("--figure", default="", help="PNG of the power curves (none if empty)")
     args = parser.parse_args()
     start = time.perf_counter()
-    rows = list(calibrate(args.repetitions, args.seed, seeds=tuple(args.seeds)))
+    cv = cal.shipped_cv()
+    seeds = tuple(args.seeds) if args.seeds else tuple(sorted({20, *cal.shipped_seeds()}, reverse=True))
+    rules = cal.rules()
+    rows = list(cal.calibrate(args.repetitions, args.seed, rules, seeds=seeds, cv=cv))
     print(
-        f"alpha = {ALPHA}, {args.repetitions} repetitions per scenario; Monte Carlo bound "
-        f"(alpha + 3 binomial s.e.) = {binomial_bound(ALPHA, args.repetitions):.4f}; "
-        f"{time.perf_counter() - start:.0f} s\n"
+        f"alpha = {cal.ALPHA}; {args.repetitions} repetitions per scenario; normal samples' coefficient of "
+        f"variation {cv:.3f} (90th percentile of the shipped per-seed values; median "
+        f"{cal.shipped_cv(0.5):.3f}); seeds {seeds}; Monte Carlo bound (alpha + 3 binomial s.e.) = "
+        f"{cal.binomial_bound(cal.ALPHA, args.repetitions):.4f}\n"
     )
-    table(rows)
+    lines: list[str] = []
+    cal.table(rows, lines.append)
+    for line in lines[:-2]:
+        print(line)
+    # the audit decides only from the claims' minimum of seeds on; rows below it show why
+    decided = [r for r in rows if r.seeds >= cal.MIN_SEEDS]
+    below = [r for r in rows if r.seeds < cal.MIN_SEEDS]
+    worst = cal.worst(decided)
+    if below:
+        rep, ref = cal.worst(below)
+        print(
+            f"\nbelow the claims' minimum of {cal.MIN_SEEDS} seeds (not decided by the audit: "
+            f"'too few seeds'): max false reproduction {rep:.4f}, max false refutation {ref:.4f}"
+        )
+    curves = []
+    median_cv = cal.shipped_cv(0.5)
+    print(
+        f"\n| rule | power: P(reproduced), 20 seeds, normal, cv {cv:.3f} | the same at the median cv "
+        f"{median_cv:.3f} |\n|---|---|---|"
+    )
+    for rule in rules:
+        curves.append((rule, {
+            f"cv {spread:.3f}": cal.power_curve(rule, 20, "normal", spread, args.curve_repetitions, args.seed)
+            for spread in (median_cv, cv)
+        }))  # fmt: skip
+        cells = []
+        for spread in (cv, median_cv):
+            rng = np.random.default_rng([args.seed, 11])
+            k = rule.experiments * rule.comparisons
+            at = []
+            for t in cal.power_points(rule):
+                got = cal.outcomes(rule, [t] * k, 20, "normal", spread, args.curve_repetitions, rng)
+                at.append(f"{t:.3g}: {got['reproduced']:.2f}")
+            cells.append("; ".join(at))
+        print(f"| {rule.name} | {cells[0]} | {cells[1]} |")
+    if args.figure:
+        power_figure(curves, args.figure)
+        print(f"\npower curves: {args.figure}")
+    print(f"({time.perf_counter() - start:.0f} s)\n")
+    print(f"over the rows of at least {cal.MIN_SEEDS} seeds, every rule and scenario:")
+    print(f"max false reproduction rate: {worst[0]:.4f}")
+    print(f"max false refutation rate: {worst[1]:.4f}")
 
 
 if __name__ == "__main__":

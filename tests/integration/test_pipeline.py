@@ -47,6 +47,7 @@ from vhct.pipeline.aggregate import FINAL_COLUMNS, REGRET_COLUMNS, TIMING_COLUMN
 from vhct.pipeline.data import MIRROR_ENV
 from vhct.pipeline.files import TEMP_SUFFIX
 from vhct.pipeline.tables import WALL_TIME_COLUMNS, sidecar_path
+from vhct.reporting.audit.records import AUDIT_FORMAT
 
 #: experiments of the tiny config that read data files
 REAL_EXPERIMENTS = ("landmine", "mnist")
@@ -762,7 +763,7 @@ def test_the_run_writes_the_audit_and_the_report(workdir, config, tiny):
     assert sum(result["summary"].values()) == len(result["claims"])
     expected = {e for e in claims_experiments(claims) if e in config["experiments"]}
     assert set(result["context"]["experiments"]) == expected
-    assert result["format"] == 2
+    assert result["format"] == AUDIT_FORMAT
     # the claims added from Sec. 4.4 and the appendix read the tiny config's runs (2 seeds, below
     # their minimum: no verdict, and the reason says how many seeds ran and how many they need)
     verdicts = {c["id"]: c for c in result["claims"]}

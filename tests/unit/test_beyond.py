@@ -15,7 +15,7 @@ from test_audit import OWN_SHARE, make_run, runs_of
 from vhct.reporting import stats
 from vhct.reporting.audit import ClaimsError, Comparison, evaluate_question, load_beyond, run_beyond
 from vhct.reporting.audit.claims import BEYOND_PATH
-from vhct.reporting.audit.records import Audit, audit_json, parse_audit
+from vhct.reporting.audit.records import AUDIT_FORMAT, Audit, audit_json, parse_audit
 from vhct.reporting.audit.render import format_number, render_findings, render_markdown, write_audit
 
 BEYOND_FIGURE = "beyond_baselines"
@@ -147,7 +147,7 @@ def made_up_audit() -> dict:
         q["experiments"] = ["garland-beyond"]
     part = run_beyond(beyond, runs)
     return Audit(
-        format=2, context={}, summary={}, flipped_claims=[], reading_flips=[],
+        format=AUDIT_FORMAT, context={}, summary={}, flipped_claims=[], reading_flips=[],
         rules={"footing": "made up"}, claims=[], sensitivity=[], discrepancies=[], beyond=part,
     )  # fmt: skip
 

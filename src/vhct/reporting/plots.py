@@ -186,9 +186,7 @@ def short_title(exp: Mapping[str, Any]) -> str:
     return exp["title"].split(":")[0]
 
 
-def legend_labels(
-    exps: Sequence[Mapping[str, Any]], settings: Sequence[Sequence[str]]
-) -> dict[str, str]:
+def legend_labels(exps: Sequence[Mapping[str, Any]], settings: Sequence[Sequence[str]]) -> dict[str, str]:
     """One legend label per setting for panels of several experiments (``settings[i]`` drawn from
     ``exps[i]``): its label, with where it stops early and runs fewer seeds. A note that holds in
     every panel is given plainly ("stops at t=200"); one that differs names its panels ("stops at

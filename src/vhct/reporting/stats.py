@@ -1,33 +1,59 @@
-"""The audit's one statistical footing: one-sided Welch tests on means over seeds, with the margin inside.
+"""The audit's one statistical footing: one-sided tests on means over seeds, with the margin inside,
+and the confidence intervals that invert them.
 
 The paper plots the mean over seeds, so every comparison tests means. A claim about two settings
 says where the ratio of their means lies, ``mean_a < c * mean_b`` (or ``>``), with ``c`` a margin
 such as ``1 - 0.05`` ("lower by at least 5 %") or ``1.25`` ("within 25 % of"). That inequality is
 linear in the means, ``mean_a - c * mean_b < 0``, so Welch's unequal-variance statistic of ``a``
-against the sample ``c * b`` tests it (scaling ``b`` scales its variance by ``c**2``):
-:func:`ratio_test`. Its p-value comes from the studentized bootstrap rather than Student's t:
-Welch's t-test exceeds its level on bimodal samples such as T-HOO's on 2-D Rastrigin (one-sided
-error 0.066 at 20 seeds, 0.12 at 4); the bootstrap-t keeps it at 20 seeds, not below
-(``benchmarks/audit_calibration.py``).
+against the sample ``c * b`` tests it (scaling ``b`` scales its variance by ``c**2``). Its p-value
+comes from the studentized bootstrap (:class:`Bootstrap`) rather than Student's t: Welch's t-test
+exceeds its level on bimodal samples such as T-HOO's on 2-D Rastrigin (one-sided error 0.066 at 20
+seeds, 0.12 at 4); the bootstrap-t keeps it at 20 seeds, not below (``benchmarks/audit_calibration.py``).
 
-A contrast of two ratios (is setting A's lead over B larger on one experiment than on another?) is
-tested on the difference of log ratios of means, with the delta-method variance and Student's t at
-the smallest sample's degrees of freedom (Hsu's conservative choice): :func:`contrast_test`. Trends
-in a run (sublinear regret) are per-seed slopes tested with a one-sample t-test:
-:func:`log_slopes`, :func:`mean_test`. Family-wise error is controlled with :func:`holm`.
+Resampling error. A bootstrap p-value from ``B`` resamples has Monte Carlo standard error
+``sqrt(p (1 - p) / B)`` and a floor ``1 / (B + 1)``. :func:`bootstrap_tests` starts at
+``RESAMPLES[0]`` and moves to the next size while any p-value lies within ``MC_Z`` standard errors
+of a decision level (alpha / j for j = 1..m, m the claim's number of refuting tests up to
+``HOLM_LEVELS``: alpha itself and every level Holm's procedure can compare a p-value with), so
+a verdict can differ from the one an infinite number of resamples would give only when the
+exact p is within 3 standard errors at 99 999 resamples of a level (at alpha = 0.05:
+|p - 0.05| < 0.0021).
+
+The interval of a ratio (:meth:`Bootstrap.interval`) is the set of margins ``c`` that neither
+one-sided test at alpha rejects (a 1 - 2 alpha interval: 90 % at alpha = 0.05), found by bisection
+on the same resamples: it inverts exactly the tests the verdicts use (a Fieller-type bootstrap-t
+interval). A contrast of two ratios (is setting A's lead over B larger on one experiment than on
+another?) is tested on the difference of log ratios of means, with the delta-method variance and
+Student's t at the smallest sample's degrees of freedom (Hsu's conservative choice):
+:func:`contrast_test`, :func:`contrast_interval`. Trends in a run (sublinear regret) are per-seed
+slopes, their mean tested against a bound by the one-sample bootstrap-t: :func:`log_slopes`.
+Family-wise error is controlled with :func:`holm`; :func:`seeds_for_power` gives the seeds per arm a
+comparison would need to be decided at 80 % power, and :func:`format_p` prints a p-value at its
+resampling floor as ``p < 0.001``.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
-#: resamples of the studentized bootstrap and the seed of its generator
-BOOTSTRAP_RESAMPLES = 999
+#: resample counts of the studentized bootstrap, tried in turn while a p-value is near a level
+RESAMPLES = (999, 9999, 99999)
+#: the default (first) resample count and the seed of the generator
+BOOTSTRAP_RESAMPLES = RESAMPLES[0]
 BOOTSTRAP_SEED = 20231124
+#: Monte Carlo standard errors a p-value must be away from every decision level
+MC_Z = 3.0
+#: decision levels refined around: alpha / j for j = 1..HOLM_LEVELS (Holm's step-down levels)
+HOLM_LEVELS = 64
+#: bisection steps of an interval's end (the bracket, 20 standard errors, shrinks 2^-24-fold)
+BISECTIONS = 24
+#: power at which :func:`seeds_for_power` sizes a comparison
+POWER = 0.8
 #: the one-sided alternatives (scipy's names)
 ALTERNATIVES = ("less", "greater")
 
@@ -52,56 +78,161 @@ def _degenerate(difference: float, alternative: str) -> float:
     return 0.0 if holds else 1.0
 
 
-def _bootstrap_t(x: np.ndarray, y: np.ndarray | float, alternative: str) -> float:
-    """One-sided studentized-bootstrap p-value of ``mean_x - mean_y`` against 0 (Welch's statistic).
+def _resampled(x: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Means and squared standard errors (variance / n) of the resamples ``x[index]`` (one per row),
+    centred on the sample mean before squaring (numerically stable)."""
+    d = x[index] - x.mean()
+    n = x.size
+    s1 = d.sum(axis=1)
+    var = (np.einsum("ij,ij->i", d, d) - s1 * s1 / n) / (n - 1)
+    return x.mean() + s1 / n, np.maximum(var, 0.0) / n
 
-    Resamples each sample with replacement ``BOOTSTRAP_RESAMPLES`` times from a generator seeded
-    with ``BOOTSTRAP_SEED`` (the same data always give the same p), and compares the observed
-    statistic with the bootstrap distribution of the centred, studentized difference. Unlike
-    Student's t reference, that distribution follows the samples' skewness (second-order accurate),
-    which keeps the level for skewed and bimodal samples (benchmarks/audit_calibration.py).
+
+@dataclass(frozen=True)
+class Bootstrap:
+    """Studentized-bootstrap resamples of ``mean_x - c * mean_y`` for any margin ``c``.
+
+    ``y`` may be a constant (no spread: a one-sample test of ``mean_x`` against ``c * y``). The
+    resampled means and squared standard errors are kept, so every margin's test and the interval
+    come from the same resamples (seeded with ``BOOTSTRAP_SEED``: the same data give the same p).
     """
-    if not isinstance(y, np.ndarray):  # one sample against a bound
-        y = np.full(2, float(y))
-    nx, ny = x.size, y.size
-    diff = x.mean() - y.mean()
-    se = math.sqrt(x.var(ddof=1) / nx + y.var(ddof=1) / ny)
-    if se == 0.0:
-        return _degenerate(float(diff), alternative)
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
-    bx = x[rng.integers(0, nx, (BOOTSTRAP_RESAMPLES, nx))]
-    by = y[rng.integers(0, ny, (BOOTSTRAP_RESAMPLES, ny))] if np.ptp(y) > 0.0 else np.broadcast_to(y, (1, ny))
-    bse = np.sqrt(bx.var(axis=1, ddof=1) / nx + by.var(axis=1, ddof=1) / ny)
-    centred = bx.mean(axis=1) - by.mean(axis=1) - diff
-    t_star = np.divide(centred, bse, out=np.zeros_like(centred), where=bse > 0.0)
-    t = diff / se
-    extreme = (t_star <= t) if alternative == "less" else (t_star >= t)
-    return float((1 + extreme.sum()) / (BOOTSTRAP_RESAMPLES + 1))
+
+    mx: float
+    my: float
+    vx: float
+    vy: float
+    bmx: np.ndarray
+    bmy: np.ndarray
+    bvx: np.ndarray
+    bvy: np.ndarray
+    resamples: int
+
+    @classmethod
+    def of(cls, x, y, resamples: int = BOOTSTRAP_RESAMPLES) -> Bootstrap:
+        x = values(x)
+        y = np.full(2, float(y)) if np.ndim(y) == 0 else values(y)
+        rng = np.random.default_rng(BOOTSTRAP_SEED)
+        bmx, bvx = _resampled(x, rng.integers(0, x.size, (resamples, x.size)))
+        if np.ptp(y) > 0.0:
+            bmy, bvy = _resampled(y, rng.integers(0, y.size, (resamples, y.size)))
+        else:
+            bmy, bvy = np.full(resamples, y[0]), np.zeros(resamples)
+        return cls(
+            float(x.mean()), float(y.mean()), float(x.var(ddof=1) / x.size), float(y.var(ddof=1) / y.size),
+            bmx, bmy, bvx, bvy, resamples,
+        )  # fmt: skip
+
+    @property
+    def floor(self) -> float:
+        """The smallest p-value these resamples can give."""
+        return 1.0 / (self.resamples + 1)
+
+    def p(self, factor: float, alternative: str) -> float:
+        """One-sided p of ``mean_x < factor * mean_y`` (``less``) or ``>`` (``greater``)."""
+        _check_alternative(alternative)
+        diff = self.mx - factor * self.my
+        se = math.sqrt(self.vx + factor**2 * self.vy)
+        if se == 0.0:
+            return _degenerate(diff, alternative)
+        bse = np.sqrt(self.bvx + factor**2 * self.bvy)
+        centred = self.bmx - factor * self.bmy - diff
+        t_star = np.divide(centred, bse, out=np.zeros_like(centred), where=bse > 0.0)
+        t = diff / se
+        extreme = (t_star <= t) if alternative == "less" else (t_star >= t)
+        return float((1 + extreme.sum()) / (self.resamples + 1))
+
+    def interval(self, alpha: float, ratio: bool = True) -> tuple[float, float]:
+        """The margins ``c`` neither one-sided test at ``alpha`` rejects: [lower, upper] (1 - 2 alpha).
+
+        ``ratio``: ``c`` multiplies ``mean_y`` (a ratio of means, searched on a log scale in (0, inf));
+        otherwise ``y`` is 1 and ``c`` is a bound on ``mean_x`` (searched on the line). Bisection on
+        the fixed resamples; an end no margin reaches is 0 (or -inf) and inf.
+        """
+        if ratio:
+            if self.mx <= 0.0 or self.my <= 0.0:
+                return math.nan, math.nan
+            centre = math.log(self.mx / self.my)
+            width = 20.0 * math.sqrt(self.vx / self.mx**2 + self.vy / self.my**2) + 1e-6
+            to_c = math.exp
+        else:
+            centre, width = self.mx, 20.0 * max(math.sqrt(self.vx), 1e-12 * max(abs(self.mx), 1.0))
+            to_c = float
+        lower = self._edge(centre, centre - width, "greater", alpha, to_c)
+        upper = self._edge(centre, centre + width, "less", alpha, to_c)
+        return lower, upper
+
+    def _edge(self, inside: float, outside: float, alternative: str, alpha: float, to_c) -> float:
+        """The boundary between ``inside`` (not rejected) and ``outside`` (rejected), by bisection."""
+        if self.p(to_c(outside), alternative) > alpha:
+            return (0.0 if to_c is math.exp else -math.inf) if alternative == "greater" else math.inf
+        if self.p(to_c(inside), alternative) <= alpha:
+            return to_c(inside)
+        for _ in range(BISECTIONS):
+            mid = 0.5 * (inside + outside)
+            if self.p(to_c(mid), alternative) <= alpha:
+                outside = mid
+            else:
+                inside = mid
+        return to_c(0.5 * (inside + outside))
 
 
-def ratio_test(a, b, factor: float, alternative: str) -> float:
+def decision_levels(alpha: float, family: int = HOLM_LEVELS) -> np.ndarray:
+    """The levels a p-value of a claim can be compared with: alpha / j, j = 1..``family`` (Holm's
+    step-down levels over a family of that many tests)."""
+    return alpha / np.arange(1, max(1, min(family, HOLM_LEVELS)) + 1)
+
+
+def near_level(p: float, resamples: int, alpha: float, family: int = HOLM_LEVELS) -> bool:
+    """Whether ``p`` lies within ``MC_Z`` Monte Carlo standard errors of a decision level."""
+    levels = decision_levels(alpha, family)
+    se = np.sqrt(levels * (1.0 - levels) / resamples)
+    return bool(np.any(np.abs(p - levels) < MC_Z * se))
+
+
+def bootstrap_tests(
+    x,
+    y,
+    queries: Sequence[tuple[float, str]],
+    alpha: float,
+    resamples: Sequence[int] = RESAMPLES,
+    family: int = HOLM_LEVELS,
+) -> tuple[list[float], Bootstrap]:
+    """p-values of ``mean_x <> factor * mean_y`` for each ``(factor, alternative)``, adaptively.
+
+    Starts at ``resamples[0]`` and moves to the next count while any p-value is near a decision
+    level (:func:`near_level`, Holm's levels over ``family`` tests); returns the p-values and the
+    bootstrap they came from.
+    """
+    x_ = values(x)
+    y_ = y if np.ndim(y) == 0 else values(y)
+    if x_.size < 2 or (np.ndim(y_) and np.size(y_) < 2):
+        raise ValueError(f"a bootstrap test needs 2 values per sample, got {x_.size} and {np.size(y_)}")
+    for count in resamples:
+        boot = Bootstrap.of(x_, y_, count)
+        ps = [boot.p(f, alt) for f, alt in queries]
+        if not any(near_level(p, count, alpha, family) for p in ps):
+            break
+    return ps, boot
+
+
+def ratio_test(a, b, factor: float, alternative: str, alpha: float = 0.05) -> float:
     """One-sided p-value of ``mean_a < factor * mean_b`` (``less``) or ``>`` (``greater``).
 
     Welch's statistic for ``a`` against the sample ``factor * b``, referred to its studentized
-    bootstrap distribution (:func:`_bootstrap_t`). Both samples need at least 2 values; samples
-    without spread give 0 or 1 by the sign of the difference.
+    bootstrap distribution (:func:`bootstrap_tests`, resamples refined near the levels of
+    ``alpha``). Both samples need at least 2 values; samples without spread give 0 or 1 by the sign
+    of the difference.
     """
     _check_alternative(alternative)
     if factor <= 0.0:
         raise ValueError(f"factor must be positive, got {factor!r}")
-    x, y = values(a), factor * values(b)
-    if x.size < 2 or y.size < 2:
-        raise ValueError(f"a Welch test needs 2 values per sample, got {x.size} and {y.size}")
-    return _bootstrap_t(x, y, alternative)
+    return bootstrap_tests(a, values(b), [(factor, alternative)], alpha)[0][0]
 
 
-def mean_test(sample, bound: float, alternative: str) -> float:
+def mean_test(sample, bound: float, alternative: str, alpha: float = 0.05) -> float:
     """One-sided p-value of ``mean < bound`` (``less``) or ``>`` (``greater``): one-sample bootstrap-t."""
     _check_alternative(alternative)
-    x = values(sample)
-    if x.size < 2:
-        raise ValueError(f"a one-sample test needs 2 values, got {x.size}")
-    return _bootstrap_t(x, float(bound), alternative)
+    return bootstrap_tests(sample, 1.0, [(float(bound), alternative)], alpha)[0][0]
 
 
 def log_ratio(a, b) -> tuple[float, float, int]:
@@ -114,6 +245,12 @@ def log_ratio(a, b) -> tuple[float, float, int]:
     return math.log(ma / mb), float(var), int(min(x.size, y.size))
 
 
+def _contrast(a1, b1, a2, b2) -> tuple[float, float, int]:
+    r1, v1, n1 = log_ratio(a1, b1)
+    r2, v2, n2 = log_ratio(a2, b2)
+    return r1 - r2, v1 + v2, min(n1, n2) - 1
+
+
 def contrast_test(a1, b1, a2, b2, alternative: str, factor: float = 1.0) -> float:
     """One-sided p of ``mean_a1/mean_b1 < factor * mean_a2/mean_b2`` (``less``) or ``>`` (``greater``).
 
@@ -121,18 +258,28 @@ def contrast_test(a1, b1, a2, b2, alternative: str, factor: float = 1.0) -> floa
     ``min(n) - 1`` degrees of freedom (conservative).
     """
     _check_alternative(alternative)
-    r1, v1, n1 = log_ratio(a1, b1)
-    r2, v2, n2 = log_ratio(a2, b2)
-    diff = r1 - r2 - math.log(factor)
-    if v1 + v2 == 0.0:
+    d, v, df = _contrast(a1, b1, a2, b2)
+    diff = d - math.log(factor)
+    if v == 0.0:
         return _degenerate(diff, alternative)
-    t = diff / math.sqrt(v1 + v2)
-    df = min(n1, n2) - 1
+    t = diff / math.sqrt(v)
     return float(stats.t.cdf(t, df) if alternative == "less" else stats.t.sf(t, df))
 
 
+def contrast_interval(a1, b1, a2, b2, alpha: float) -> tuple[float, float]:
+    """The factors neither one-sided :func:`contrast_test` at ``alpha`` rejects (1 - 2 alpha interval
+    of the ratio of ratios ``(mean_a1/mean_b1) / (mean_a2/mean_b2)``)."""
+    d, v, df = _contrast(a1, b1, a2, b2)
+    half = float(stats.t.ppf(1.0 - alpha, df)) * math.sqrt(v)
+    return math.exp(d - half), math.exp(d + half)
+
+
 def holm(p_values: Sequence[float]) -> list[float]:
-    """Holm's step-down adjusted p-values (family-wise error control), in the input's order."""
+    """Holm's step-down adjusted p-values (family-wise error control), in the input's order.
+
+    The i-th smallest of m p-values is multiplied by m - i + 1, the running maximum taken, capped
+    at 1. (scipy.stats.false_discovery_control is Benjamini-Hochberg, not Holm.)
+    """
     p = np.asarray(p_values, dtype=float)
     m = p.size
     order = np.argsort(p, kind="stable")
@@ -142,6 +289,30 @@ def holm(p_values: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (m - rank) * p[i]))
         adjusted[i] = running
     return adjusted.tolist()
+
+
+def seeds_for_power(delta: float, sd: float, alpha: float, power: float = POWER) -> int | None:
+    """Seeds per arm for a one-sided z-test at ``alpha`` to detect ``delta`` with ``power``.
+
+    ``sd`` is the standard deviation of one seed's contribution to the tested difference (for
+    ``mean_a - c mean_b`` with equal seeds per arm, ``sqrt(sd_a**2 + c**2 sd_b**2)``). None when the
+    difference is 0 (no number of seeds decides a difference at the margin).
+    """
+    if not math.isfinite(delta) or not math.isfinite(sd) or delta == 0.0:
+        return None
+    if sd == 0.0:
+        return 2
+    z = stats.norm.ppf(1.0 - alpha) + stats.norm.ppf(power)
+    return max(2, math.ceil((z * sd / abs(delta)) ** 2))
+
+
+def format_p(p: float | None, floor: float | None = None, name: str = "p") -> str:
+    """``p = 0.0123``, or ``p < 0.001`` at a resampling floor (``floor``: 1 / (resamples + 1))."""
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return f"{name} = n/a"
+    if floor is not None and p <= floor * (1.0 + 1e-9):
+        return f"{name} < {floor:.1g}"
+    return f"{name} = {p:.3g}"
 
 
 def log_slopes(matrix: np.ndarray, rounds: Sequence[int]) -> np.ndarray:

@@ -1,26 +1,35 @@
-"""The audit's rules on samples of known truth: how often each rule gives a false verdict.
+"""The audit's rules on samples of known truth: how often each rule gives a false verdict, and its power.
 
 Every rule is fed made-up per-seed samples, many times, through the same code as the audit
-(``compare_samples`` / ``slope_comparison`` / ``contrast_comparison``, then ``conclude``), with
-the structure of the shipped claim it stands for (experiments x comparisons). Truths, shared by
-every comparison of the claim (the least favourable configuration for the claim-level error):
+(``compare_samples`` / ``slope_comparison`` / ``contrast_comparison``, then ``conclude``; without
+the display-only interval of the bootstrap comparisons, which no verdict reads), with
+the structure and thresholds of the shipped claim it stands for (read from the claims file:
+experiments x comparisons). Truths, each the least favourable configuration for its error:
 
-- ``claimed boundary``: the ratio of means exactly at the claimed margin; any "reproduced" is false;
-- ``refuting boundary``: exactly at the refuting margin; any "not reproduced" is false;
-- ``identical``: both settings drawn from one distribution;
-- ``planted``: an effect past the claimed margin by the threshold's size again (power).
+- ``one at the claimed margin``: one comparison exactly at the claimed margin, the others far
+  inside the claimed region (an all-must-hold claim then rests on one test at alpha; a majority
+  claim of k experiments has one such comparison in each of k - need + 1 experiments, so only
+  need - 1 hold): any "reproduced" is false;
+- ``all at the claimed margin``: every comparison on the margin (the no-effect null's boundary):
+  any "not reproduced" (either kind) is false;
+- ``all at the refuting margin``: any "not reproduced: the opposite" is false;
+- ``tie``: a true ratio inside the margins (between the claimed and the refuting margin): must give
+  "no effect" or "inconclusive", never "reproduced" or "the opposite";
+- a grid of true ratios shared by every comparison: the power curves (probability of each verdict).
 
-Distributions: normal with the spread of the shipped data (coefficient of variation 0.27, the 90th
-percentile over the shipped comparisons) and bimodal like T-HOO rho = 0.25 on 2-D Rastrigin (30 %
-of seeds near 0.28 of the upper mode, spread 40 %). Seeds: 20 (the paper's, and the claims' minimum)
-and 12 (below it, to show why: bimodal samples break the level there).
+Distributions: normal with the coefficient of variation measured at run time from the shipped
+audit's per-seed values (``shipped_cv``: the 90th percentile over its comparisons), and bimodal like
+T-HOO rho = 0.25 on 2-D Rastrigin (30 % of seeds near 0.28 of the upper mode, spread 40 %). Seeds:
+20 (the paper's, and the claims' minimum) and the seeds the shipped configuration runs.
 """
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,18 +41,55 @@ from vhct.reporting.audit.checks import (
     regions,
     slope_comparison,
 )
+from vhct.reporting.audit.claims import load_claims
 from vhct.reporting.audit.evaluate import conclude
-from vhct.reporting.audit.verdicts import NOT_REPRODUCED, REPRODUCED
+from vhct.reporting.audit.verdicts import NO_EFFECT, NOT_REPRODUCED, OPPOSITE, REPRODUCED
 
 ALPHA = 0.05
-#: coefficient of variation of the normal samples (90th percentile of the shipped comparisons)
-SHIPPED_CV = 0.27
+#: the shipped audit whose per-seed values give the spread of the normal samples
+SHIPPED_AUDIT = Path(__file__).resolve().parents[4] / "docs" / "findings" / "audit.json"
 #: the bimodal shape of T-HOO rho = 0.25 on 2-D Rastrigin: share of seeds in the lower mode, its level
 BIMODAL_SHARE, BIMODAL_LOW, BIMODAL_LOW_SPREAD, BIMODAL_JITTER = 0.3, 0.28, 0.4, 0.03
 #: standard deviation of per-seed slopes of log R_t on log t (sublinear rule)
 SLOPE_SD = 0.03
-SEEDS = (20, 12)
+SEEDS = (20,)
+#: the claims' minimum of seeds (``defaults.min_seeds``): the audit decides nothing below it
+MIN_SEEDS = 20
 DISTRIBUTIONS = ("normal", "bimodal")
+#: how far inside the claimed region the other comparisons sit in the least favourable scenario
+FAR_INSIDE = 0.5
+
+
+def shipped_cvs(path: Path | str = SHIPPED_AUDIT) -> np.ndarray:
+    """Coefficients of variation (sd / mean) of every per-seed sample in an audit JSON."""
+    audit = json.loads(Path(path).read_text())
+    out = []
+    for claim in audit["claims"]:
+        for exp in claim["experiments"]:
+            for c in exp["comparisons"]:
+                for key in ("values_a", "values_b"):
+                    x = np.array(list((c.get(key) or {}).values()), dtype=float)
+                    if x.size >= 2 and x.mean() > 0:
+                        out.append(x.std(ddof=1) / x.mean())
+    if not out:
+        raise ValueError(f"audit {path} has no per-seed values to measure a spread from")
+    return np.array(out)
+
+
+def shipped_cv(quantile: float = 0.9, path: Path | str = SHIPPED_AUDIT) -> float:
+    """A quantile of the shipped samples' coefficients of variation (the calibration's spread)."""
+    return float(np.quantile(shipped_cvs(path), quantile))
+
+
+def shipped_seeds(path: Path | str = SHIPPED_AUDIT) -> tuple[int, ...]:
+    """The distinct seed counts of the settings of the shipped audit's experiments."""
+    audit = json.loads(Path(path).read_text())
+    counts = set()
+    for exp in audit["context"]["experiments"].values():
+        n = len(exp["seeds"])
+        counts.add(n)
+        counts.update(min(n, s["max_seeds"]) for s in exp["settings"].values() if s.get("max_seeds"))
+    return tuple(sorted(counts, reverse=True))
 
 
 @dataclass(frozen=True)
@@ -56,34 +102,41 @@ class Rule:
     comparisons: int
 
 
-def _claim(kind: str, thresholds: Mapping[str, float], **extra: Any) -> dict[str, Any]:
-    # every sample size is evaluated here; the audit itself decides only from its min_seeds (20) on
-    base = {"id": kind, "kind": kind, "thresholds": dict(thresholds), "alpha": ALPHA, "min_seeds": 2}
-    return {"require": "all", **base, **extra}
+def _rule(claims: Mapping[str, Any], claim_id: str, name: str = "") -> Rule:
+    """The shipped claim ``claim_id`` as a rule: its thresholds, direction and structure."""
+    by_id = {c["id"]: c for c in claims["claims"]}
+    if claim_id not in by_id:
+        raise ValueError(f"claims file has no claim {claim_id!r} to calibrate")
+    c = dict(by_id[claim_id])
+    kind = c["kind"]
+    units = len(c.get("pairs") or c["experiments"])
+    if kind == "best_parameter":
+        per = len(c["claimed"]) * len(c["others"])
+    elif kind in ("sublinear", "contrast"):
+        per = 1
+    else:
+        per = len(c["others"])
+    # every sample size is evaluated here (the audit itself decides only from the claim's min_seeds on)
+    claim = {**c, "kind": "lowest" if kind == "easier" else kind, "alpha": ALPHA, "min_seeds": 2}
+    return Rule(name or f"{kind} ({claim_id})", claim, units, per)
 
 
-RULES = (
-    Rule("lowest (fig3-vhct-lowest)", _claim("lowest", {"min_relative_effect": 0.05}), 3, 4),
-    Rule("among_fastest", _claim("among_fastest", {"max_excess_over_best": 0.25}), 4, 4),
-    Rule("similar (high noise)", _claim("similar", {"lower_ratio": 0.8, "upper_ratio": 1.05}), 4, 1),
-    Rule(
-        "best_parameter (majority)",
-        _claim("best_parameter", {"max_excess_over_best": 0.1}, require="majority"),
-        3,
-        2,
-    ),
-    Rule("greater (deeper tree)", _claim("greater", {"min_ratio": 1.1, "refuted_below": 1 / 1.1}), 5, 1),
-    Rule("greater (bo-cost)", _claim("greater", {"min_ratio": 10.0}), 3, 5),
-    Rule("contrast (small gap)", _claim("contrast", {"min_factor": 1.0}, direction="greater"), 6, 1),
-    Rule("contrast (noise)", _claim("contrast", {"min_factor": 1.0}, direction="less"), 3, 1),
-    Rule("easier (normalized regret)", _claim("lowest", {"min_relative_effect": 0.05}), 2, 3),
-    Rule("sublinear", _claim("sublinear", {"max_slope": 0.95, "refuted_above": 1.0}), 5, 1),
-)
+#: the shipped claims each rule stands for
+RULE_CLAIMS = (
+    "fig3-vhct-lowest", "vhct-faster-low-noise", "synthetic-vhct-among-fastest",
+    "high-noise-vhct-hct-similar", "best-rho-thoo", "vhct-deeper-tree-low-noise", "bo-cost",
+    "synthetic-vhct-hct-small-gap", "vhct-lead-low-vs-high-noise", "himmelblau-easier",
+    "vhct-sublinear-regret",
+)  # fmt: skip
 
 
-def draw(
-    rng: np.random.Generator, mean: float, n: int, distribution: str, cv: float = SHIPPED_CV
-) -> np.ndarray:
+def rules(claims: Mapping[str, Any] | None = None) -> tuple[Rule, ...]:
+    """Every calibrated rule, with the thresholds of the claims file (``load_claims``)."""
+    claims = claims or load_claims()
+    return tuple(_rule(claims, cid) for cid in RULE_CLAIMS)
+
+
+def draw(rng: np.random.Generator, mean: float, n: int, distribution: str, cv: float) -> np.ndarray:
     """n per-seed values with the given mean: normal (coefficient of variation cv) or bimodal."""
     if distribution == "normal":
         return rng.normal(mean, cv * abs(mean), n)
@@ -94,116 +147,176 @@ def draw(
     return upper * level
 
 
-def truths(rule: Rule) -> dict[str, float]:
-    """The true ratio (or slope, or ratio of ratios) of each scenario."""
-    kind = rule.claim["kind"]
-    th = rule.claim["thresholds"]
+def margins(rule: Rule) -> tuple[float, float, int]:
+    """The claimed margin, the refuting margin and the claimed side (-1: below, +1: above) of the
+    rule's quantity (ratio of means, ratio of ratios or mean slope)."""
+    kind, th = rule.claim["kind"], rule.claim["thresholds"]
     if kind == "sublinear":
-        return {
-            "claimed boundary": th["max_slope"],
-            "refuting boundary": th["refuted_above"],
-            "identical": 1.0,
-            "planted": 2 * th["max_slope"] - 1.0,
-        }
+        return th["max_slope"], th.get("refuted_above", 1.0), -1
     if kind == "contrast":
-        c = th["min_factor"]
-        sign = -1.0 if rule.claim["direction"] == "less" else 1.0
-        return {
-            "claimed boundary": c**sign,
-            "refuting boundary": c ** (-sign),
-            "identical": 1.0,
-            "planted": math.exp(sign * 0.15) * c**sign,
-        }
+        c, less = th["min_factor"], rule.claim["direction"] == "less"
+        return (1 / c, c, -1) if less else (c, 1 / c, 1)
     rs = regions(rule.claim)
+    if kind == "similar":  # the upper margin: the refuting side that is "worse"
+        return rs[1].factor, rs[3].factor, -1
     claimed, refuting = rs[0], rs[len(rs) // 2]
-    if kind == "similar":
-        claimed, refuting = rs[1], rs[3]  # the upper margin: at "similar", the refuting side is "worse"
-        planted = (th["lower_ratio"] + th["upper_ratio"]) / 2
-    else:
-        step = claimed.factor - 1.0 if claimed.factor != 1.0 else 0.05
-        planted = claimed.factor + (step if claimed.alternative == "greater" else -abs(step))
-        if kind in ("among_fastest", "best_parameter"):
-            planted = 1.0
-    return {
-        "claimed boundary": claimed.factor,
-        "refuting boundary": refuting.factor,
-        "identical": 1.0,
-        "planted": planted,
+    return claimed.factor, refuting.factor, -1 if claimed.alternative == "less" else 1
+
+
+def _far_inside(rule: Rule) -> float:
+    claimed, _, side = margins(rule)
+    if rule.claim["kind"] == "sublinear":
+        return claimed - 0.2
+    if rule.claim["kind"] == "similar":
+        th = rule.claim["thresholds"]
+        return (th["lower_ratio"] + th["upper_ratio"]) / 2
+    return claimed * math.exp(side * FAR_INSIDE)
+
+
+def scenarios(rule: Rule) -> dict[str, list[float]]:
+    """Per scenario, the truth of every comparison (experiments x comparisons, in order)."""
+    k = rule.experiments * rule.comparisons
+    claimed, refuting, _ = margins(rule)
+    far = _far_inside(rule)
+    # an all-must-hold claim is false with one comparison at the margin; a majority claim needs
+    # k - need + 1 experiments false (each with one comparison at the margin), the others holding
+    false_experiments = 1
+    if rule.claim.get("require", "all") == "majority":
+        false_experiments = rule.experiments - (rule.experiments // 2 + 1) + 1
+    one = [far] * k
+    for e in range(false_experiments):
+        one[e * rule.comparisons] = claimed
+    out = {
+        "one at the claimed margin": one,
+        "all at the claimed margin": [claimed] * k,
+        "all at the refuting margin": [refuting] * k,
     }
+    if claimed != refuting:
+        tie = (
+            0.5 * (claimed + refuting) if rule.claim["kind"] == "sublinear" else math.sqrt(claimed * refuting)
+        )
+        out["tie"] = [tie] * k
+    return out
 
 
-def _parts(rule: Rule, truth: float, n: int, distribution: str, rng) -> list[tuple[str, list[Comparison]]]:
-    """One made-up claim: every experiment's comparisons at the given truth."""
-    claim, parts = rule.claim, []
+def _comparison(rule: Rule, name: str, k: int, truth: float, n: int, distribution: str, cv: float, rng):
+    claim = rule.claim
+    if claim["kind"] == "sublinear":
+        slopes = truth + SLOPE_SD * (draw(rng, 1.0, n, distribution, 1.0) - 1.0)
+        return slope_comparison(
+            claim, Comparison(name, "A", "-"), dict(enumerate(slopes.tolist())), with_interval=False
+        )
+    if claim["kind"] == "contrast":
+        b1, a2, b2 = (draw(rng, 100.0, n, "normal", cv) for _ in range(3))
+        a1 = draw(rng, 100.0 * truth, n, distribution, cv)
+        return contrast_comparison(claim, Comparison(f"{name} / {name}2", "A", "B"), a1, b1, a2, b2)
+    sb = draw(rng, 100.0, n, "normal", cv)
+    sa = draw(rng, 100.0 * truth, n, distribution, cv)
+    a, b = dict(enumerate(sa.tolist())), dict(enumerate(sb.tolist()))
+    return compare_samples(claim, name, "A", f"B{k}", a, b, with_interval=False)
+
+
+def _parts(rule: Rule, truths_: Sequence[float], n: int, distribution: str, cv: float, rng):
+    """One made-up claim: every experiment's comparisons at the given truths."""
+    parts, it = [], iter(truths_)
     for e in range(rule.experiments):
-        name = f"e{e}"
-        comps = []
-        for k in range(rule.comparisons):
-            if claim["kind"] == "sublinear":
-                slopes = truth + SLOPE_SD * (draw(rng, 1.0, n, distribution, 1.0) - 1.0)
-                base = Comparison(name, "A", "-")
-                comps.append(slope_comparison(claim, base, dict(enumerate(slopes.tolist()))))
-            elif claim["kind"] == "contrast":
-                b1, a2, b2 = (draw(rng, 100.0, n, "normal") for _ in range(3))
-                a1 = draw(rng, 100.0 * truth, n, distribution)
-                base = Comparison(name, "A", "B")
-                comps.append(contrast_comparison(claim, base, a1, b1, a2, b2))
-            else:
-                sb = draw(rng, 100.0, n, "normal")
-                sa = draw(rng, 100.0 * truth, n, distribution)
-                a, b = dict(enumerate(sa.tolist())), dict(enumerate(sb.tolist()))
-                comps.append(compare_samples(claim, name, "A", f"B{k}", a, b))
-        parts.append((name, comps))
+        comps = [
+            _comparison(rule, f"e{e}", k, next(it), n, distribution, cv, rng) for k in range(rule.comparisons)
+        ]
+        parts.append((f"e{e}", comps))
     return parts
+
+
+def outcomes(
+    rule: Rule, truths_: Sequence[float], n: int, distribution: str, cv: float, repetitions: int, rng
+):
+    """Shares of the claim-level outcomes: reproduced, the opposite, no effect, inconclusive."""
+    counts = {REPRODUCED: 0, OPPOSITE: 0, NO_EFFECT: 0, "inconclusive": 0}
+    for _ in range(repetitions):
+        result = conclude(rule.claim, _parts(rule, truths_, n, distribution, cv, rng))
+        if result["verdict"] == REPRODUCED:
+            counts[REPRODUCED] += 1
+        elif result["verdict"] == NOT_REPRODUCED:
+            counts[result["category"]] += 1
+        else:
+            counts["inconclusive"] += 1
+    return {k: v / repetitions for k, v in counts.items()}
 
 
 @dataclass(frozen=True)
 class Row:
-    """Claim-level verdict rates of one rule, seeds and distribution."""
+    """Claim-level false verdict rates of one rule, seeds and distribution."""
 
     rule: str
     seeds: int
     distribution: str
-    false_refutation: float
-    false_reproduction: float
-    identical_reproduced: float
-    identical_refuted: float
-    power: float
+    false_reproduction: float  # one comparison at the claimed margin, the others far inside
+    false_refutation: float  # every comparison at the claimed margin: any "not reproduced"
+    false_opposite: float  # every comparison at the refuting margin: "the opposite"
+    tie_reproduced: float
+    tie_opposite: float
+    tie_no_effect: float
     repetitions: int
 
 
-def rates(rule: Rule, n: int, distribution: str, repetitions: int, seed: int) -> Row:
-    """Claim-level rates of a rule under every scenario, from ``repetitions`` made-up claims."""
-    rng = np.random.default_rng([seed, n, DISTRIBUTIONS.index(distribution), RULES.index(rule)])
-    out = {}
-    for scenario, truth in truths(rule).items():
-        verdicts = [
-            conclude(rule.claim, _parts(rule, truth, n, distribution, rng))["verdict"]
-            for _ in range(repetitions)
-        ]
-        out[scenario] = (
-            verdicts.count(REPRODUCED) / repetitions,
-            verdicts.count(NOT_REPRODUCED) / repetitions,
-        )
+def rates(rule: Rule, n: int, distribution: str, repetitions: int, seed: int, cv: float) -> Row:
+    """Claim-level false verdict rates of a rule under the least favourable truths."""
+    rng = np.random.default_rng([seed, n, DISTRIBUTIONS.index(distribution), sum(map(ord, rule.name))])
+    got = {
+        name: outcomes(rule, t, n, distribution, cv, repetitions, rng) for name, t in scenarios(rule).items()
+    }
+    tie = got.get("tie", {REPRODUCED: 0.0, OPPOSITE: 0.0, NO_EFFECT: 0.0})
+    at_claimed = got["all at the claimed margin"]
     return Row(
-        rule.name,
-        n,
-        distribution,
-        false_refutation=out["refuting boundary"][1],
-        false_reproduction=out["claimed boundary"][0],
-        identical_reproduced=out["identical"][0],
-        identical_refuted=out["identical"][1],
-        power=out["planted"][0],
+        rule.name, n, distribution,
+        false_reproduction=got["one at the claimed margin"][REPRODUCED],
+        false_refutation=at_claimed[OPPOSITE] + at_claimed[NO_EFFECT],
+        false_opposite=got["all at the refuting margin"][OPPOSITE],
+        tie_reproduced=tie[REPRODUCED], tie_opposite=tie[OPPOSITE], tie_no_effect=tie[NO_EFFECT],
         repetitions=repetitions,
-    )
+    )  # fmt: skip
 
 
-def calibrate(repetitions: int, seed: int = 0, rules=RULES, seeds=SEEDS) -> Iterator[Row]:
+def calibrate(
+    repetitions: int,
+    seed: int = 0,
+    rules_: Sequence[Rule] | None = None,
+    seeds=SEEDS,
+    cv: float | None = None,
+) -> Iterator[Row]:
     """Every rule x seeds x distribution."""
-    for rule in rules:
+    cv = shipped_cv() if cv is None else cv
+    for rule in rules_ or rules():
         for n in seeds:
             for distribution in DISTRIBUTIONS:
-                yield rates(rule, n, distribution, repetitions, seed)
+                yield rates(rule, n, distribution, repetitions, seed, cv)
+
+
+def power_curve(
+    rule: Rule, n: int, distribution: str, cv: float, repetitions: int, seed: int = 0, points: int = 9
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Probability of each claim-level outcome against the true ratio shared by every comparison."""
+    claimed, refuting, side = margins(rule)
+    if rule.claim["kind"] == "sublinear":
+        grid = np.linspace(claimed - 0.1, refuting + 0.05, points)
+    else:
+        span = max(abs(math.log(refuting / claimed)), 0.1)
+        lo, hi = sorted((math.log(claimed) + side * 2.0 * span, math.log(refuting) - side * 1.5 * span))
+        grid = np.exp(np.linspace(lo, hi, points))
+    rng = np.random.default_rng([seed, n, DISTRIBUTIONS.index(distribution), 7])
+    k = rule.experiments * rule.comparisons
+    rows = [outcomes(rule, [float(t)] * k, n, distribution, cv, repetitions, rng) for t in grid]
+    return grid, {key: np.array([r[key] for r in rows]) for key in rows[0]}
+
+
+def power_points(rule: Rule) -> tuple[float, float]:
+    """Two true values past the claimed margin on the claimed side: 5 % and 15 % (slopes: 0.05, 0.1)."""
+    claimed, _, side = margins(rule)
+    if rule.claim["kind"] == "sublinear":
+        return claimed - 0.05, claimed - 0.1
+    if rule.claim["kind"] == "similar":  # inside the band, 5 % and 15 % below its upper margin
+        side = -1
+    return claimed * math.exp(side * 0.05), claimed * math.exp(side * 0.15)
 
 
 def binomial_bound(rate: float, repetitions: int, z: float = 3.0) -> float:
@@ -211,23 +324,35 @@ def binomial_bound(rate: float, repetitions: int, z: float = 3.0) -> float:
     return rate + z * math.sqrt(rate * (1.0 - rate) / repetitions)
 
 
-def table(rows: list[Row], emit: Callable[[str], None] = print) -> float:
-    """Print the rows as a Markdown table and the last line ``max false refutation rate: X``."""
+def worst(rows: Sequence[Row]) -> tuple[float, float]:
+    """The largest false reproduction rate (one at the margin, or a tie) and the largest false
+    refutation rate (any "not reproduced" at the claimed margin, "the opposite" at the refuting
+    margin or at a tie) over the rows."""
+    return (
+        max(max(r.false_reproduction, r.tie_reproduced) for r in rows),
+        max(max(r.false_refutation, r.false_opposite, r.tie_opposite) for r in rows),
+    )
+
+
+def table(rows: list[Row], emit: Callable[[str], None] = print) -> tuple[float, float]:
+    """Print the rows as a Markdown table, then ``max false reproduction rate: X`` and, last,
+    ``max false refutation rate: X`` (a false "not reproduced" of either kind at the claimed
+    margin, or a false "the opposite" at the refuting margin or at a tie)."""
     emit(
-        "| rule | seeds | samples | false not reproduced | false reproduced | identical: reproduced / "
-        "not reproduced | power |"
+        "| rule | seeds | samples | false reproduced (one at margin) | false not reproduced (at claimed "
+        "margin) | false opposite (at refuting margin) | tie: reproduced / opposite / no effect |"
     )
     emit("|---|---|---|---|---|---|---|")
     for r in rows:
         emit(
-            f"| {r.rule} | {r.seeds} | {r.distribution} | {r.false_refutation:.3f} | "
-            f"{r.false_reproduction:.3f} | {r.identical_reproduced:.3f} / {r.identical_refuted:.3f} | "
-            f"{r.power:.3f} |"
+            f"| {r.rule} | {r.seeds} | {r.distribution} | {r.false_reproduction:.3f} | "
+            f"{r.false_refutation:.3f} | {r.false_opposite:.3f} | "
+            f"{r.tie_reproduced:.3f} / {r.tie_opposite:.3f} / {r.tie_no_effect:.3f} |"
         )
-    worst = max(r.false_refutation for r in rows)
-    emit(f"max false reproduction rate: {max(r.false_reproduction for r in rows):.4f}")
-    emit(f"max false refutation rate: {worst:.4f}")
-    return worst
+    worst_rep, worst_ref = worst(rows)
+    emit(f"max false reproduction rate: {worst_rep:.4f}")
+    emit(f"max false refutation rate: {worst_ref:.4f}")
+    return worst_rep, worst_ref
 
 
 #: experiments of a question beyond the paper in the paper-scale config (garland, landmine, mnist, one more)
@@ -237,7 +362,12 @@ QUESTION_TRUTHS = {"A at its margin": 0.95, "B at its margin": 1 / 0.95, "identi
 
 
 def question_rates(
-    n: int, distribution: str, repetitions: int, seed: int = 0, experiments: int = QUESTION_EXPERIMENTS
+    n: int,
+    distribution: str,
+    repetitions: int,
+    seed: int = 0,
+    experiments: int = QUESTION_EXPERIMENTS,
+    cv: float | None = None,
 ) -> dict[str, float]:
     """False-answer rates and power of the two-sided question rule (``decide_question``).
 
@@ -254,15 +384,16 @@ def question_rates(
                 "thresholds": {"min_relative_effect": 0.05}}  # fmt: skip
     claim = question_claim(question)
     rng = np.random.default_rng([seed, n, DISTRIBUTIONS.index(distribution)])
+    cv = shipped_cv() if cv is None else cv
     out = {}
     for scenario, truth in QUESTION_TRUTHS.items():
         answers = []
         for _ in range(repetitions):
             comps = []
             for e in range(experiments):
-                sb = dict(enumerate(draw(rng, 100.0, n, "normal").tolist()))
-                sa = dict(enumerate(draw(rng, 100.0 * truth, n, distribution).tolist()))
-                comps.append(compare_samples(claim, f"e{e}", "A", "B", sa, sb))
+                sb = dict(enumerate(draw(rng, 100.0, n, "normal", cv).tolist()))
+                sa = dict(enumerate(draw(rng, 100.0 * truth, n, distribution, cv).tolist()))
+                comps.append(compare_samples(claim, f"e{e}", "A", "B", sa, sb, with_interval=False))
             answers.append([c.verdict for c in decide_question(comps, ALPHA)])
         if scenario == "planted":
             out["power"] = float(np.mean([a.count("A better") / experiments for a in answers]))

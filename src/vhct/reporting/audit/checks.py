@@ -24,7 +24,7 @@ from vhct.pipeline.stale import expected_specs
 from vhct.pipeline.tables import read_runs as read_setting_runs
 from vhct.reporting import stats
 from vhct.reporting.audit.records import Comparison
-from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED
+from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED, TOO_FEW
 
 #: columns of a run table (``vhct.pipeline.tables.run_table_columns``) the audit reads (``value``:
 #: for the regret against the best value observed, where f* is unknown)
@@ -192,8 +192,72 @@ def regions(claim: Mapping[str, Any]) -> tuple[Region, Region] | tuple[Region, R
 
 def _too_few(claim: Mapping[str, Any], n_a: int, n_b: int) -> str | None:
     if min(n_a, n_b) < claim["min_seeds"]:
-        return f"too few seeds (n = {n_a} vs {n_b}; the claim needs at least {claim['min_seeds']})"
+        return (
+            f"too few seeds: this configuration runs n = {n_a} vs {n_b}, the claim needs at least "
+            f"{claim['min_seeds']}"
+        )
     return None
+
+
+def _opposite(alternative: str) -> str:
+    return "greater" if alternative == "less" else "less"
+
+
+def no_effect_regions(claimed: Sequence[Region], refuting: Sequence[Region]) -> tuple[Region, ...]:
+    """The complements of the claimed regions ("no effect of the claimed size"), unless they are the
+    refuting regions themselves (a margin shared by both sides: then there is one kind of refutation)."""
+    out = tuple(Region(_opposite(r.alternative), r.factor) for r in claimed)
+    return () if set(out) <= set(refuting) else out
+
+
+def family_size(claim: Mapping[str, Any]) -> int:
+    """An upper bound on the number of refuting tests of the claim (both kinds), for sizing seeds."""
+    kind = claim["kind"]
+    units = len(claim.get("pairs") or claim.get("experiments") or [None])
+    if kind == "best_parameter":
+        per = len(claim.get("claimed") or [None]) * len(claim.get("others") or [None])
+    elif kind in ("sublinear", "contrast"):
+        per = 1
+    else:
+        per = len(claim.get("others") or [None])
+    th = claim["thresholds"]
+    if kind == "sublinear":
+        kinds = 1 if th.get("refuted_above", 1.0) == th["max_slope"] else 2
+    elif kind == "contrast":
+        kinds = 1 if th["min_factor"] == 1.0 else 2
+    else:
+        rs = regions({**claim, "kind": "lowest" if kind == "easier" else kind})
+        kinds = 2 if no_effect_regions(rs[: len(rs) // 2], rs[len(rs) // 2 :]) else 1
+    return units * per * kinds
+
+
+def seeds_needed(
+    claimed: Sequence[Region],
+    against: Sequence[Region],
+    delta_sd: Callable[[Region], tuple[float, float]],
+    alpha: float,
+    family: int,
+) -> int | None:
+    """Seeds per arm that would decide a comparison at 80 % power given its observed means and spread.
+
+    Where the estimate lies in the claimed region: every claimed test at alpha; otherwise the
+    nearest region against the claim it lies in (``against``: the no-effect regions, or the
+    refuting ones) at the Bonferroni level alpha / (``family`` x regions), which bounds Holm's. None
+    when the estimate sits on a margin (no number of seeds decides it). ``delta_sd(region)`` gives
+    the difference the region's test is about and one seed's standard deviation of it.
+    """
+
+    def inside(r: Region) -> bool:
+        delta = delta_sd(r)[0]
+        return delta < 0.0 if r.alternative == "less" else delta > 0.0
+
+    if all(inside(r) for r in claimed):
+        ns = [stats.seeds_for_power(*delta_sd(r), alpha) for r in claimed]
+        return None if None in ns else max(ns)
+    level = alpha / (family * len(against))
+    ns = [stats.seeds_for_power(*delta_sd(r), level) for r in against if inside(r)]
+    ns = [n for n in ns if n is not None]
+    return min(ns) if ns else None
 
 
 def _at_round(claim: Mapping[str, Any], h_a: int, h_b: int, full: int) -> int | str:
@@ -266,8 +330,10 @@ def compare_samples(
     at: int | None = None,
     full: int | None = None,
     reference: str = "",
+    with_interval: bool = True,
 ) -> Comparison:
-    """The comparison of two per-seed samples on the claim's ratio regions (checks and calibration)."""
+    """The comparison of two per-seed samples on the claim's ratio regions (checks and calibration;
+    ``with_interval=False`` skips the interval, which no verdict reads, to speed up the calibration)."""
     da, db = stats.describe(sa), stats.describe(sb)
     base = Comparison(
         experiment, a, b, round=at, horizon=full, n_a=da["n"], n_b=db["n"], mean_a=da["mean"],
@@ -276,23 +342,46 @@ def compare_samples(
         values_a={str(k): v for k, v in sorted(sa.items())},
         values_b={str(k): v for k, v in sorted(sb.items())},
     )  # fmt: skip
-    return test_regions(claim, base, sa, sb)
+    return test_regions(claim, base, sa, sb, with_interval)
 
 
-def test_regions(claim: Mapping[str, Any], base: Comparison, sa, sb) -> Comparison:
-    """The claimed and refuting Welch tests of a pairwise comparison (all claimed tests must hold)."""
+def test_regions(
+    claim: Mapping[str, Any], base: Comparison, sa, sb, with_interval: bool = True
+) -> Comparison:
+    """The claimed, refuting and no-effect tests of a pairwise comparison, and the ratio's interval.
+
+    All claimed tests must hold (the larger p); two refuting (or no-effect) regions, as in
+    "similar", are Bonferroni-combined within the comparison (the smaller p, doubled) before Holm
+    across the claim. Every test and the interval come from one adaptive bootstrap
+    (``stats.bootstrap_tests``).
+    """
     rs = regions(claim)
     half = len(rs) // 2
     claimed, refuting = rs[:half], rs[half:]
+    none_ = no_effect_regions(claimed, refuting)
     few = _too_few(claim, base.n_a, base.n_b)
     text_c = " and ".join(r.text() for r in claimed)
     text_r = " or ".join(r.text() for r in refuting)
+    text_n = " or ".join(r.text() for r in none_)
+    comp = dataclasses.replace(base, claimed=text_c, refuted=text_r, no_effect=text_n)
     if few:
-        return dataclasses.replace(base, claimed=text_c, refuted=text_r, verdict=INCONCLUSIVE, reason=few)
-    p_c = max(stats.ratio_test(sa, sb, r.factor, r.alternative) for r in claimed)
-    # two refuting regions (similar): Bonferroni within the comparison, then Holm across the claim
-    p_r = min(1.0, len(refuting) * min(stats.ratio_test(sa, sb, r.factor, r.alternative) for r in refuting))
-    return dataclasses.replace(base, claimed=text_c, refuted=text_r, p_claimed=p_c, p_refuted=p_r)
+        return dataclasses.replace(comp, verdict=INCONCLUSIVE, category=TOO_FEW, reason=few)
+    alpha = claim["alpha"]
+    queries = [(r.factor, r.alternative) for r in (*claimed, *refuting, *none_)]
+    ps, boot = stats.bootstrap_tests(sa, stats.values(sb), queries, alpha, family=family_size(claim))
+    low, high = boot.interval(alpha) if with_interval else (None, None)
+    p_c = max(ps[:half])
+    p_r = min(1.0, len(refuting) * min(ps[half : 2 * half]))
+    p_n = min(1.0, len(none_) * min(ps[2 * half :])) if none_ else None
+
+    def delta_sd(r: Region) -> tuple[float, float]:
+        return comp.mean_a - r.factor * comp.mean_b, math.hypot(comp.std_a, r.factor * comp.std_b)
+
+    need = seeds_needed(claimed, none_ or refuting, delta_sd, alpha, family_size(claim))
+    return dataclasses.replace(
+        comp, p_claimed=p_c, p_refuted=p_r, p_no_effect=p_n, ci_low=low, ci_high=high,
+        ci_level=1.0 - 2.0 * alpha, resamples=boot.resamples, seeds_needed=need,
+    )  # fmt: skip
 
 
 def _full(exp_runs: Mapping[str, Sequence[Run]]) -> int:
@@ -334,24 +423,35 @@ def check_sublinear(claim, experiment, exp_runs, reference="") -> list[Compariso
     return [slope_comparison(claim, base, sample)]
 
 
-def slope_comparison(claim: Mapping[str, Any], base: Comparison, sample: Mapping[int, float]) -> Comparison:
-    """The per-seed slopes' mean against the claim's bounds (one-sample t-tests)."""
+def slope_comparison(
+    claim: Mapping[str, Any], base: Comparison, sample: Mapping[int, float], with_interval: bool = True
+) -> Comparison:
+    """The per-seed slopes' mean against the claim's bounds (one-sample bootstrap-t), and its interval."""
     th = claim["thresholds"]
     up, down = th["max_slope"], th.get("refuted_above", 1.0)
     d = stats.describe(sample)
+    claimed, refuting = (Region("less", up),), (Region("greater", down),)
+    none_ = no_effect_regions(claimed, refuting)
     comp = dataclasses.replace(
-        base, claimed=f"mean slope < {up:g}", refuted=f"mean slope > {down:g}", n_a=d["n"], mean_a=d["mean"],
+        base, claimed=f"mean slope < {up:g}", refuted=f"mean slope > {down:g}",
+        no_effect=f"mean slope > {up:g}" if none_ else "", n_a=d["n"], mean_a=d["mean"],
         std_a=d["std"], effect=d["mean"], effect_name="mean slope of log R_t on log t",
         values_a={str(k): v for k, v in sample.items()},
     )  # fmt: skip
     few = _too_few(claim, d["n"], d["n"])
     if few:
-        return dataclasses.replace(comp, verdict=INCONCLUSIVE, reason=few)
-    return dataclasses.replace(
-        comp,
-        p_claimed=stats.mean_test(sample, up, "less"),
-        p_refuted=stats.mean_test(sample, down, "greater"),
+        return dataclasses.replace(comp, verdict=INCONCLUSIVE, category=TOO_FEW, reason=few)
+    alpha = claim["alpha"]
+    queries = [(r.factor, r.alternative) for r in (*claimed, *refuting, *none_)]
+    ps, boot = stats.bootstrap_tests(sample, 1.0, queries, alpha, family=family_size(claim))
+    low, high = boot.interval(alpha, ratio=False) if with_interval else (None, None)
+    need = seeds_needed(
+        claimed, none_ or refuting, lambda r: (d["mean"] - r.factor, d["std"]), alpha, family_size(claim)
     )
+    return dataclasses.replace(
+        comp, p_claimed=ps[0], p_refuted=ps[1], p_no_effect=ps[2] if none_ else None, ci_low=low,
+        ci_high=high, ci_level=1.0 - 2.0 * alpha, resamples=boot.resamples, seeds_needed=need,
+    )  # fmt: skip
 
 
 CheckFunction = Callable[..., list[Comparison]]
@@ -366,20 +466,18 @@ CHECKS: dict[str, CheckFunction] = {
 }
 
 
+def _contrast_regions(claim: Mapping[str, Any]) -> tuple[Region, Region, tuple[Region, ...]]:
+    """Claimed, refuting and no-effect regions of ``ratio_1 / ratio_2`` (``factor`` multiplies ratio_2)."""
+    direction, c = claim["direction"], claim["thresholds"]["min_factor"]
+    claimed = Region(direction, 1.0 / c if direction == "less" else c)
+    refuting = Region(_opposite(direction), c if direction == "less" else 1.0 / c)
+    return claimed, refuting, no_effect_regions((claimed,), (refuting,))
+
+
 def check_contrast(claim, pair_name: str, runs_1, runs_2) -> list[Comparison]:
     """The ratio target/other on the first experiment against the same ratio on the second."""
     a, b = claim["target"], claim["others"][0]
-    first, second = pair_name.split(" / ")
-    direction = claim["direction"]
-    c = claim["thresholds"]["min_factor"]
-    claimed_f = 1.0 / c if direction == "less" else c
-    refuted_f = c if direction == "less" else 1.0 / c
-    sign, osign = ("<", ">") if direction == "less" else (">", "<")
-    label_c = f"ratio on {first} {sign} {claimed_f:.4g} x ratio on {second}"
-    label_r = f"ratio on {first} {osign} {refuted_f:.4g} x ratio on {second}"
-    base = Comparison(
-        pair_name, a, b, claimed=label_c, refuted=label_r, effect_name=f"ratio of ratios {a}/{b}"
-    )
+    base = Comparison(pair_name, a, b, effect_name=f"ratio of ratios {a}/{b}")
     got = []
     for runs in (runs_1, runs_2):
         for s in (a, b):
@@ -388,31 +486,54 @@ def check_contrast(claim, pair_name: str, runs_1, runs_2) -> list[Comparison]:
         full = _full(runs)
         if min(horizon(runs[a]), horizon(runs[b])) < full:
             return [dataclasses.replace(base, verdict=NOT_EVALUATED, reason="a setting stopped early")]
-        got.append([stats.values(samples(runs[s], claim["statistic"], full)) for s in (a, b)])
+        got.append([samples(runs[s], claim["statistic"], full) for s in (a, b)])
     (a1, b1), (a2, b2) = got
     return [contrast_comparison(claim, base, a1, b1, a2, b2)]
 
 
+def _seed_values(sample) -> dict[str, float]:
+    if isinstance(sample, Mapping):
+        return {str(k): float(v) for k, v in sorted(sample.items())}
+    return {str(k): float(v) for k, v in enumerate(stats.values(sample))}
+
+
 def contrast_comparison(claim: Mapping[str, Any], base: Comparison, a1, b1, a2, b2) -> Comparison:
-    """Ratio a1/b1 against ratio a2/b2 on the claim's direction and margin (delta method)."""
-    direction, c = claim["direction"], claim["thresholds"]["min_factor"]
-    claimed_f = 1.0 / c if direction == "less" else c
-    refuted_f = c if direction == "less" else 1.0 / c
-    opposite = "greater" if direction == "less" else "less"
+    """Ratio a1/b1 against ratio a2/b2 on the claim's direction and margin (delta method), with the
+    interval of the ratio of ratios; the per-seed values of all four samples are kept."""
+    claimed, refuting, none_ = _contrast_regions(claim)
+    first, _, second = base.experiment.partition(" / ")
+    on = f"ratio on {first}", f"x ratio on {second or 'the second'}"
+    base = dataclasses.replace(
+        base, claimed=claimed.text(*on), refuted=refuting.text(*on),
+        no_effect=" or ".join(r.text(*on) for r in none_),
+    )  # fmt: skip
+    kept = dict(values_a=_seed_values(a1), values_b=_seed_values(b1), values_a2=_seed_values(a2),
+                values_b2=_seed_values(b2))  # fmt: skip
     a1, b1, a2, b2 = (stats.values(x) for x in (a1, b1, a2, b2))
     r1, r2 = a1.mean() / b1.mean(), a2.mean() / b2.mean()
     comp = dataclasses.replace(
         base, n_a=int(min(a1.size, b1.size)), n_b=int(min(a2.size, b2.size)), mean_a=float(r1),
-        mean_b=float(r2), effect=float(r1 / r2),
+        mean_b=float(r2), effect=float(r1 / r2), **kept,
     )  # fmt: skip
     few = _too_few(claim, comp.n_a, comp.n_b)
     if few:
-        return dataclasses.replace(comp, verdict=INCONCLUSIVE, reason=few)
+        return dataclasses.replace(comp, verdict=INCONCLUSIVE, category=TOO_FEW, reason=few)
+    alpha = claim["alpha"]
+    d, v, _ = stats._contrast(a1, b1, a2, b2)
+    low, high = stats.contrast_interval(a1, b1, a2, b2, alpha)
+    sd = math.sqrt(v * min(comp.n_a, comp.n_b))
+    need = seeds_needed(
+        (claimed,), none_ or (refuting,), lambda r: (d - math.log(r.factor), sd), alpha, family_size(claim)
+    )
     return dataclasses.replace(
         comp,
-        p_claimed=stats.contrast_test(a1, b1, a2, b2, direction, claimed_f),
-        p_refuted=stats.contrast_test(a1, b1, a2, b2, opposite, refuted_f),
-    )
+        p_claimed=stats.contrast_test(a1, b1, a2, b2, claimed.alternative, claimed.factor),
+        p_refuted=stats.contrast_test(a1, b1, a2, b2, refuting.alternative, refuting.factor),
+        p_no_effect=(
+            stats.contrast_test(a1, b1, a2, b2, none_[0].alternative, none_[0].factor) if none_ else None
+        ),
+        ci_low=low, ci_high=high, ci_level=1.0 - 2.0 * alpha, seeds_needed=need,
+    )  # fmt: skip
 
 
 def check_easier(claim, pair_name: str, runs_1, runs_2, scales: tuple) -> list[Comparison]:

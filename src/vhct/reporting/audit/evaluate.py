@@ -34,14 +34,18 @@ from vhct.reporting.audit.records import (
     VariantVerdict,
 )
 from vhct.reporting.audit.verdicts import (
+    INCONCLUSIVE,
     NOT_EVALUATED,
+    UNDERPOWERED,
     VERDICTS,
+    category_of,
     combine,
     combined_reason,
     coverage,
     decide,
     flips,
     majority,
+    seeds_to_decide,
 )
 
 #: points of the scrambled Sobol sequence that estimate an objective's mean over its domain
@@ -69,7 +73,9 @@ def regret_scale(objective: str, params: Mapping[str, Any] | None = None) -> flo
 
 
 def _not_evaluated(experiment: str, reason: str) -> ExperimentVerdict:
-    return ExperimentVerdict(experiment=experiment, verdict=NOT_EVALUATED, reason=reason, comparisons=[])
+    return ExperimentVerdict(
+        experiment=experiment, verdict=NOT_EVALUATED, category=NOT_EVALUATED, reason=reason, comparisons=[]
+    )
 
 
 def claim_comparisons(
@@ -176,10 +182,13 @@ def conclude(claim: Mapping[str, Any], parts: Sequence[tuple[str, list[Compariso
             continue
         mine = [next(decided) for _ in comps]
         verdicts = [c.verdict for c in mine]
+        verdict = combine(verdicts)
         results.append(
             ExperimentVerdict(
                 experiment=experiment,
-                verdict=combine(verdicts),
+                verdict=verdict,
+                category=category_of(verdict, [c.category for c in mine]),
+                seeds_needed=seeds_to_decide(mine) if verdict == INCONCLUSIVE else None,
                 reason=combined_reason(verdicts, [c.reason for c in mine]),
                 comparisons=mine,
             )
@@ -190,7 +199,17 @@ def conclude(claim: Mapping[str, Any], parts: Sequence[tuple[str, list[Compariso
     else:
         verdict = combine(verdicts, strict=False)
         reason = combined_reason(verdicts, [f"{r.experiment}: {r.reason}" for r in results], strict=False)
-    return {"verdict": verdict, "reason": reason, "coverage": coverage(results), "experiments": results}
+    category = category_of(verdict, [r.category for r in results])
+    needs = [r.seeds_needed for r in results if r.category == UNDERPOWERED]
+    return {
+        "verdict": verdict,
+        "category": category,
+        # the seeds per arm that would decide every underpowered comparison of the claim
+        "seeds_needed": max(needs) if needs and None not in needs and verdict == INCONCLUSIVE else None,
+        "reason": reason,
+        "coverage": coverage(results),
+        "experiments": results,
+    }
 
 
 #: the claim's keys copied into its result

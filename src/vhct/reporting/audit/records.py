@@ -21,7 +21,9 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, Valida
 from pydantic.dataclasses import dataclass
 
 #: version of the audit's JSON shape; the renderer refuses any other
-AUDIT_FORMAT = 2
+#: (3: issue 29: verdict categories, intervals, claims read again; a format-2 audit was decided under
+#: the former footing and is not re-rendered into a mixed document)
+AUDIT_FORMAT = 3
 #: a comparison whose tests are computed but whose verdict the claim level has not decided yet
 PENDING = "pending"
 #: derived fields a comparison's JSON carries for the human reader (not read back)
@@ -47,6 +49,15 @@ class Comparison:
     an interval of the effect, where the check computes one. ``total_a``/``total_b``: beside a
     comparison of the optimizer's own seconds per round, each side's mean total seconds per round
     (with the objective's evaluation) over the same rounds (``checks.TOTAL_BESIDE``).
+
+    Issue 29: ``no_effect`` states the complement of the claimed region where it differs from the
+    refuting one (``mean_a > 0.95 mean_b`` for "lower by 5 %"), ``p_no_effect`` its one-sided p and
+    ``p_no_effect_holm`` that Holm-adjusted with every refuting test of the claim (both kinds);
+    ``ci_low``/``ci_high`` the interval of ``effect`` that inverts the tests (level ``ci_level``,
+    1 - 2 alpha); ``resamples`` the bootstrap resamples behind the p-values (None: an analytic
+    test); ``category`` the verdict's sub-category (``verdicts.CATEGORIES``); ``seeds_needed`` the
+    seeds per arm that would decide an underpowered comparison at 80 % power given the observed
+    spread; ``values_a2``/``values_b2`` the second experiment's per-seed values of a contrast.
     """
 
     experiment: str
@@ -77,6 +88,15 @@ class Comparison:
     ci_high: float | None = None
     total_a: float | None = None
     total_b: float | None = None
+    no_effect: str = ""
+    p_no_effect: float | None = None
+    p_no_effect_holm: float | None = None
+    ci_level: float | None = None
+    resamples: int | None = None
+    category: str = ""
+    seeds_needed: int | None = None
+    values_a2: dict[str, float] = dataclasses.field(default_factory=dict)
+    values_b2: dict[str, float] = dataclasses.field(default_factory=dict)
 
     @property
     def early(self) -> bool:
@@ -113,9 +133,12 @@ class Comparison:
         return item if isinstance(item, Comparison) else cls.from_json(item)
 
 
-#: fields a comparison's JSON must carry (the interval and the total seconds are optional: older
-#: audits lack them)
-COMPARISON_OPTIONAL = ("ci_low", "ci_high", "total_a", "total_b")
+#: fields a comparison's JSON must carry (the interval, the total seconds and issue 29's verdict
+#: fields are optional: older audits lack them)
+COMPARISON_OPTIONAL = (
+    "ci_low", "ci_high", "total_a", "total_b", "no_effect", "p_no_effect", "p_no_effect_holm", "ci_level",
+    "resamples", "category", "seeds_needed", "values_a2", "values_b2",
+)  # fmt: skip
 COMPARISON_REQUIRED = tuple(
     f.name for f in dataclasses.fields(Comparison) if f.name not in COMPARISON_OPTIONAL
 )
@@ -145,6 +168,10 @@ class ExperimentVerdict(_Record):
 
     experiment: str
     verdict: str
+    #: the verdict's sub-category (verdicts.CATEGORIES): "the opposite", "underpowered", ...
+    category: str = ""
+    #: seeds per arm that would decide it at 80 % power (an underpowered verdict)
+    seeds_needed: int | None = None
     reason: str
     comparisons: list[ComparisonRecord]
 
@@ -179,6 +206,8 @@ class ClaimVerdict(_Record):
     direction: str | None = None
     checkpoints: list[float] | None = None
     verdict: str
+    category: str = ""
+    seeds_needed: int | None = None
     reason: str
     coverage: str
     experiments: list[ExperimentVerdict]

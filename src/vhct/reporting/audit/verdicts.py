@@ -1,12 +1,24 @@
 """The verdicts of the audit and how they are decided: one rule for every kind of check.
 
-A comparison carries two one-sided p-values (``Comparison.p_claimed``, ``p_refuted``). At the claim
-level: the refuting p-values of all the claim's comparisons, across experiments, are Holm-adjusted
-together (family-wise error at the claim level); a comparison is reproduced when its claimed test
-is significant at alpha, not reproduced when its Holm-adjusted refuting test is, else
-inconclusive. An experiment is reproduced when every comparison is (an intersection-union test:
-each test at alpha keeps the level alpha, no correction needed); a claim requires every evaluated
-experiment (``require: all``) or a majority (``require: majority``, experiments Holm-adjusted).
+A comparison carries one-sided p-values: ``p_claimed`` (the claimed region), ``p_refuted`` (the
+refuting region: "the opposite") and, where the claimed region's complement differs from the
+refuting region, ``p_no_effect`` (the complement: "no effect of the claimed size", e.g. a ratio
+above 0.95 for "lower by 5 %"). At the claim level every refuting p-value of both kinds, over all
+the claim's comparisons and experiments, is Holm-adjusted together (family-wise error of any "not
+reproduced" at most alpha); a comparison is
+
+- *reproduced* when its claimed test is significant at alpha (unadjusted: see below);
+- *not reproduced: the opposite* when its Holm-adjusted refuting test is;
+- *not reproduced: no effect of the claimed size* when its Holm-adjusted no-effect test is (a tie
+  within the margins, or a smaller lead than the reading requires);
+- *inconclusive: underpowered* otherwise, with the seeds per arm that would decide it at 80 % power
+  given the observed spread (``seeds_needed``); *inconclusive: too few seeds* below the claim's
+  minimum.
+
+An experiment is reproduced when every comparison is (an intersection-union test: each test at
+alpha keeps the level alpha, no correction needed); a claim requires every evaluated experiment
+(``require: all``) or a majority (``require: majority``, experiments Holm-adjusted). The four
+top-level verdicts stay (``VERDICTS``); the sub-category is a separate field, ``category``.
 """
 
 from __future__ import annotations
@@ -22,6 +34,17 @@ NOT_REPRODUCED = "not reproduced"
 INCONCLUSIVE = "inconclusive"
 NOT_EVALUATED = "not evaluated"
 VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_EVALUATED)
+#: the sub-categories of the verdicts (``Comparison.category`` and every result's ``category``)
+OPPOSITE = "the opposite"
+NO_EFFECT = "no effect of the claimed size"
+UNDERPOWERED = "underpowered"
+TOO_FEW = "too few seeds"
+CATEGORIES = {
+    REPRODUCED: (REPRODUCED,),
+    NOT_REPRODUCED: (OPPOSITE, NO_EFFECT),
+    INCONCLUSIVE: (TOO_FEW, UNDERPOWERED),
+    NOT_EVALUATED: (NOT_EVALUATED,),
+}
 #: how a comparison's label marks a round before the experiment's horizon ("at t = 50 of 500")
 EARLY_MARK = " at t = "
 
@@ -30,39 +53,106 @@ def _fmt(p: float) -> str:
     return f"{p:.3g}"
 
 
+def _floor(c: Comparison) -> float | None:
+    return 1.0 / (c.resamples + 1) if c.resamples else None
+
+
+def estimate_text(c: Comparison) -> str:
+    """``ratio of means 1.043, 90% CI [1.000, 1.088]`` (the interval when there is one)."""
+    if not c.effect_name:
+        return ""
+    text = f"{c.effect_name} {c.effect:.4g}"
+    if c.ci_low is not None and c.ci_high is not None and c.ci_level:
+        text += f", {100 * c.ci_level:.0f}% CI [{c.ci_low:.4g}, {c.ci_high:.4g}]"
+    return text
+
+
+def _holm_text(p: float, p_holm: float, family: int, floor: float | None) -> str:
+    raw = stats.format_p(p, floor)
+    at_floor = floor is not None and p <= floor * (1.0 + 1e-9)
+    adjusted = f"< {p_holm:.3g}" if at_floor and p_holm < 1.0 else f"= {_fmt(p_holm)}"
+    return f"{raw}, Holm-adjusted over {family} refuting tests {adjusted}"
+
+
+#: above this many seeds per arm the estimate is said to sit on a margin
+SEEDS_SHOWN = 10_000
+
+
+def _need_text(need: int | None) -> str:
+    if need is None:
+        return "the estimate sits on a margin: no number of seeds decides it"
+    if need > SEEDS_SHOWN:
+        return f"more than {SEEDS_SHOWN} seeds per arm would be needed (the estimate is near a margin)"
+    return f"about {need} seeds per arm would decide it at 80% power given the observed spread"
+
+
 def decide(comps: Sequence[Comparison], alpha: float) -> list[Comparison]:
-    """Verdicts of a claim's comparisons: claimed test at alpha, refuting tests Holm-adjusted together."""
+    """Verdicts and categories of a claim's comparisons: claimed test at alpha, refuting tests of
+    both kinds (the opposite, no effect of the claimed size) Holm-adjusted together."""
     tested = [i for i, c in enumerate(comps) if c.verdict == PENDING]
-    adjusted = stats.holm([comps[i].p_refuted for i in tested]) if tested else []
+    family = [(i, "refuted", comps[i].p_refuted) for i in tested]
+    family += [(i, "no_effect", comps[i].p_no_effect) for i in tested if comps[i].p_no_effect is not None]
+    adjusted = stats.holm([p for _, _, p in family]) if family else []
+    holm_of = {(i, kind): p for (i, kind, _), p in zip(family, adjusted, strict=True)}
     out = list(comps)
-    for i, p_holm in zip(tested, adjusted, strict=True):
+    for i in tested:
         c = comps[i]
-        effect = f"{c.effect_name} {c.effect:.4g}" if c.effect_name else ""
+        p_holm, p_ne_holm = holm_of[(i, "refuted")], holm_of.get((i, "no_effect"))
+        floor, need = _floor(c), None
         if c.p_claimed <= alpha:
-            verdict = REPRODUCED
-            why = f"{c.claimed}: p = {_fmt(c.p_claimed)} <= {alpha:g}"
+            verdict, category = REPRODUCED, REPRODUCED
+            why = f"{c.claimed}: {stats.format_p(c.p_claimed, floor)} <= {alpha:g}"
         elif p_holm <= alpha:
-            verdict = NOT_REPRODUCED
+            verdict, category = NOT_REPRODUCED, OPPOSITE
+            holm = _holm_text(c.p_refuted, p_holm, len(family), floor)
+            why = f"the opposite, {c.refuted}: {holm} <= {alpha:g}"
+        elif p_ne_holm is not None and p_ne_holm <= alpha:
+            verdict, category = NOT_REPRODUCED, NO_EFFECT
             why = (
-                f"{c.refuted}: p = {_fmt(c.p_refuted)}, Holm-adjusted over {len(tested)} tests "
-                f"= {_fmt(p_holm)} <= {alpha:g}"
+                f"no effect of the claimed size, {c.no_effect}: "
+                f"{_holm_text(c.p_no_effect, p_ne_holm, len(family), floor)} <= {alpha:g}"
             )
         else:
-            verdict = INCONCLUSIVE
+            verdict, category, need = INCONCLUSIVE, UNDERPOWERED, c.seeds_needed
+            against = f"; {c.no_effect}: Holm-adjusted p = {_fmt(p_ne_holm)}" if p_ne_holm is not None else ""
             why = (
-                f"neither {c.claimed} (p = {_fmt(c.p_claimed)}) nor {c.refuted} "
-                f"(Holm-adjusted p = {_fmt(p_holm)}) significant"
+                f"underpowered: neither {c.claimed} ({stats.format_p(c.p_claimed, floor)}) nor {c.refuted} "
+                f"(Holm-adjusted p = {_fmt(p_holm)}{against}) significant; " + _need_text(need)
             )
-        reason = f"{c.label}: {effect}; {why}" if effect else f"{c.label}: {why}"
+        estimate = estimate_text(c)
+        reason = f"{c.label}: {estimate}; {why}" if estimate else f"{c.label}: {why}"
         if c.reference:
             reason += f" ({c.reference})"
-        out[i] = dataclasses.replace(c, p_refuted_holm=p_holm, verdict=verdict, reason=reason)
+        out[i] = dataclasses.replace(
+            c, p_refuted_holm=p_holm, p_no_effect_holm=p_ne_holm, verdict=verdict, category=category,
+            seeds_needed=need, reason=reason,
+        )  # fmt: skip
+    for i, c in enumerate(out):
+        if not c.category:
+            out[i] = dataclasses.replace(c, category=TOO_FEW if c.verdict == INCONCLUSIVE else c.verdict)
     return [
         c
         if c.verdict in (REPRODUCED, NOT_REPRODUCED) or c.reason.startswith(c.label)
         else dataclasses.replace(c, reason=f"{c.label}: {c.reason}")
         for c in out
     ]
+
+
+def category_of(verdict: str, categories: Sequence[str]) -> str:
+    """The category of a combined verdict from its parts' categories: "the opposite" over "no effect",
+    "too few seeds" over "underpowered" (the configuration, not the data, left it open)."""
+    for candidate in CATEGORIES[verdict]:
+        if candidate in categories:
+            return candidate
+    return CATEGORIES[verdict][0]
+
+
+def seeds_to_decide(comps: Sequence[Comparison]) -> int | None:
+    """The seeds per arm that would decide every underpowered comparison (their largest need)."""
+    needs = [c.seeds_needed for c in comps if c.category == UNDERPOWERED]
+    if not needs or None in needs:
+        return None
+    return max(needs)
 
 
 #: answers of a two-sided question beyond the paper (``decide_question``); ``better(s)`` names a side

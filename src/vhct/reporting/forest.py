@@ -1,0 +1,165 @@
+"""The audit's forest figure (``audit_forest``): every comparison's estimate with its interval
+against its claim's margins, coloured by verdict, one row per comparison, grouped by claim.
+
+The ratio axis is logarithmic (a ratio of 0.5 and one of 2 are equally far from 1). Per row, the
+claim's claimed region is shaded green and its refuting region red, so a reader sees at once
+whether the interval lies inside the claimed region (reproduced), inside the refuting one (the
+opposite), outside the claimed one (no effect of the claimed size) or across a margin
+(inconclusive). Drawn from the audit JSON alone (``docs/findings/audit.json`` or
+``results/audit.json``); a comparison without an interval shows its estimate only.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+#: verdict (and, for the two kinds of "not reproduced" and "inconclusive", category) -> colour
+VERDICT_COLOURS = {
+    "reproduced": "tab:green",
+    "not reproduced: the opposite": "tab:red",
+    "not reproduced: no effect of the claimed size": "tab:orange",
+    "inconclusive: underpowered": "dimgray",
+    "inconclusive: too few seeds": "silver",
+    "not evaluated": "lightgray",
+}
+
+
+def colour_of(verdict: str, category: str = "") -> str:
+    """The colour of a verdict and its category (an audit without categories: by verdict)."""
+    key = verdict if not category or category == verdict else f"{verdict}: {category}"
+    if key in VERDICT_COLOURS:
+        return VERDICT_COLOURS[key]
+    return next((c for k, c in VERDICT_COLOURS.items() if k.startswith(verdict)), "k")
+
+
+CLAIMED_SHADE, REFUTING_SHADE = "#d9f2d9", "#f7d4d4"
+
+
+def claim_regions(claim: Mapping[str, Any]) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+    """The claimed and refuting regions of the claim's effect as intervals on (0, inf)."""
+    kind, th, inf = claim["kind"], claim["thresholds"], math.inf
+    if kind in ("lowest", "easier"):
+        m = th["min_relative_effect"]
+        return [(0.0, 1.0 - m)], [(1.0 / (1.0 - m), inf)]
+    if kind in ("among_fastest", "best_parameter"):
+        d = th["max_excess_over_best"]
+        return [(0.0, 1.0 + d)], [(1.0 + d, inf)]
+    if kind == "similar":
+        lo, hi = th["lower_ratio"], th["upper_ratio"]
+        return [(lo, hi)], [(0.0, lo), (hi, inf)]
+    if kind == "greater":
+        r = th["min_ratio"]
+        return [(r, inf)], [(0.0, th.get("refuted_below", r))]
+    if kind == "sublinear":
+        return [(0.0, th["max_slope"])], [(th.get("refuted_above", 1.0), inf)]
+    if kind == "contrast":
+        c = th["min_factor"]
+        if claim["direction"] == "less":
+            return [(0.0, 1.0 / c)], [(c, inf)]
+        return [(c, inf)], [(0.0, 1.0 / c)]
+    raise ValueError(f"claim {claim.get('id')!r}: kind {kind!r} has no regions to draw")
+
+
+def forest_rows(audit: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One row per comparison with a finite positive estimate: claim, label, estimate, interval, verdict."""
+    rows = []
+    for claim in audit["claims"]:
+        claimed, refuting = claim_regions(claim)
+        for exp in claim["experiments"]:
+            for c in exp["comparisons"]:
+                effect = c.get("effect")
+                effect = float(effect) if effect is not None else math.nan
+                if not (math.isfinite(effect) and effect > 0.0):
+                    continue
+                low, high = c.get("ci_low"), c.get("ci_high")
+                rows.append({
+                    "claim": claim["id"], "label": f"{exp['experiment']}: {c.get('label') or c['a']}",
+                    "effect": effect, "low": None if low is None else float(low),
+                    "high": None if high is None else float(high), "verdict": c["verdict"],
+                    "category": c.get("category", ""), "claimed": claimed, "refuting": refuting,
+                })  # fmt: skip
+    return rows
+
+
+def _xlim(rows: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
+    """A log-scale range holding a claim's estimates, intervals and finite margins."""
+    values = [v for r in rows for v in (r["effect"], r["low"], r["high"]) if v and math.isfinite(v) and v > 0]
+    for regions in (rows[0]["claimed"], rows[0]["refuting"]):
+        values += [v for lo_hi in regions for v in lo_hi if 0 < v < math.inf]
+    lo, hi = min(values), max(values)
+    pad = max(1.15, (hi / lo) ** 0.08)
+    return lo / pad, hi * pad
+
+
+def audit_forest(audit: Mapping[str, Any] | Path | str, out_stem: Path | str) -> list[Path]:
+    """Draw the forest figure of an audit (JSON data or its path) to ``<out_stem>.pdf`` and ``.png``.
+
+    One panel per claim (its own log-scale range), one row per comparison: the estimate (dot) and
+    its interval (bar) coloured by verdict and category, over the claim's claimed (green) and
+    refuting (red) regions.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if not isinstance(audit, Mapping):
+        audit = json.loads(Path(audit).read_text())
+    rows = forest_rows(audit)
+    if not rows:
+        raise ValueError("the audit has no comparison with an estimate to draw")
+    claims = claims_in(rows)
+    groups = [[r for r in rows if r["claim"] == c] for c in claims]
+    heights = [len(g) + 1.2 for g in groups]
+    fig, axes = plt.subplots(
+        len(groups), 1, figsize=(9, 0.2 * sum(heights) + 1.0), gridspec_kw={"height_ratios": heights},
+        squeeze=False,
+    )  # fmt: skip
+    for ax, claim, group in zip(axes[:, 0], claims, groups, strict=True):
+        xmin, xmax = _xlim(group)
+        for regions, shade in ((group[0]["claimed"], CLAIMED_SHADE), (group[0]["refuting"], REFUTING_SHADE)):
+            for lo, hi in regions:
+                if hi > xmin and lo < xmax:
+                    ax.axvspan(max(lo, xmin), min(hi, xmax), color=shade, linewidth=0)
+        for y, r in enumerate(group):
+            colour = colour_of(r["verdict"], r["category"])
+            if r["low"] is not None and r["high"] is not None:
+                lo = max(r["low"], xmin) if r["low"] > 0 else xmin
+                hi = min(r["high"], xmax) if math.isfinite(r["high"]) else xmax
+                ax.plot([lo, hi], [y, y], color=colour, linewidth=1.8, solid_capstyle="butt")
+            ax.plot([r["effect"]], [y], "o", color=colour, markersize=4)
+        ax.set_xscale("log")
+        ax.set_xlim(xmin, xmax)
+        ax.set_ylim(len(group) - 0.4, -0.6)
+        ax.set_yticks(range(len(group)))
+        ax.set_yticklabels([r["label"] for r in group], fontsize=6)
+        ax.tick_params(axis="x", labelsize=6, which="both")
+        if xmin < 1.0 < xmax:
+            ax.axvline(1.0, color="k", linewidth=0.5, linestyle=":")
+        ax.set_title(claim, fontsize=8, loc="left", weight="bold", pad=2)
+    handles = [plt.Line2D([], [], color=c, marker="o", label=v) for v, c in VERDICT_COLOURS.items()]
+    handles += [
+        plt.Rectangle((0, 0), 1, 1, color=CLAIMED_SHADE, label="claimed region"),
+        plt.Rectangle((0, 0), 1, 1, color=REFUTING_SHADE, label="refuting region"),
+    ]
+    fig.legend(handles=handles, fontsize=6, loc="upper center", ncol=4, frameon=False)
+    fig.supxlabel(
+        "estimate (ratio of means, ratio of ratios, or mean slope) with its interval; log scale", fontsize=7
+    )
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / (0.2 * sum(heights) + 1.0)))
+    stem = Path(out_stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    paths = [stem.with_suffix(".pdf"), stem.with_suffix(".png")]
+    for path in paths:
+        fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return paths
+
+
+def claims_in(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The claims the rows belong to, in order."""
+    return list(dict.fromkeys(r["claim"] for r in rows))

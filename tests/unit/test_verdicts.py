@@ -1,0 +1,132 @@
+"""Issue 29's verdict categories, each reached on made-up samples built for it, the Holm family of
+both kinds of refuting test, the intervals in the records and reasons, and the forest figure."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vhct.reporting.audit.checks import Comparison, compare_samples, contrast_comparison
+from vhct.reporting.audit.evaluate import conclude
+from vhct.reporting.audit.verdicts import (
+    INCONCLUSIVE,
+    NO_EFFECT,
+    NOT_REPRODUCED,
+    OPPOSITE,
+    REPRODUCED,
+    TOO_FEW,
+    UNDERPOWERED,
+)
+from vhct.reporting.forest import audit_forest, forest_rows
+
+SHIPPED = Path(__file__).resolve().parents[2] / "docs" / "findings" / "audit.json"
+LOWEST = {"id": "c", "kind": "lowest", "thresholds": {"min_relative_effect": 0.05}, "alpha": 0.05,
+          "min_seeds": 20, "experiments": ["e"], "others": ["B"], "require": "all"}  # fmt: skip
+
+
+def sample(mean: float, sd: float, n: int = 20, seed: int = 0) -> dict[int, float]:
+    """n values with exactly this mean and standard deviation (a fixed standardized shape)."""
+    z = np.random.default_rng(seed).standard_normal(n)
+    z = (z - z.mean()) / z.std(ddof=1)
+    return dict(enumerate((mean + sd * z).tolist()))
+
+
+def judge(ratio: float, sd: float, n: int = 20, claim=LOWEST):
+    comp = compare_samples(claim, "e", "A", "B", sample(100 * ratio, sd, n, 1), sample(100, sd, n, 2))
+    result = conclude(claim, [("e", [comp])])
+    return result, result["experiments"][0].comparisons[0]
+
+
+@pytest.mark.parametrize(
+    ("ratio", "sd", "verdict", "category"),
+    [
+        (0.80, 2.0, REPRODUCED, REPRODUCED),  # far below 0.95, tight
+        (1.20, 2.0, NOT_REPRODUCED, OPPOSITE),  # B lower by more than 5 %
+        (1.00, 1.0, NOT_REPRODUCED, NO_EFFECT),  # a tie inside the margins, tight
+        (0.97, 1.0, NOT_REPRODUCED, NO_EFFECT),  # a lead, but smaller than the 5 % the reading requires
+        (0.93, 20.0, INCONCLUSIVE, UNDERPOWERED),  # past the margin, but wide
+    ],
+)
+def test_each_category_on_samples_built_for_it(ratio, sd, verdict, category):
+    result, comp = judge(ratio, sd)
+    assert (comp.verdict, comp.category) == (verdict, category), comp.reason
+    assert (result["verdict"], result["category"]) == (verdict, category)
+    # the interval inverts the tests: reproduced iff it lies inside the claimed region (ratio < 0.95)
+    assert comp.ci_low < comp.effect < comp.ci_high and comp.ci_level == pytest.approx(0.9)
+    assert (comp.ci_high < 0.95) == (verdict == REPRODUCED)
+    assert f"90% CI [{comp.ci_low:.4g}, {comp.ci_high:.4g}]" in comp.reason
+    if category == UNDERPOWERED:
+        assert comp.seeds_needed and comp.seeds_needed > 20 and result["seeds_needed"] == comp.seeds_needed
+        assert f"about {comp.seeds_needed} seeds per arm" in comp.reason
+        # and that many seeds, at the same means and spread, do decide it
+        _, more = judge(ratio, sd, n=comp.seeds_needed)
+        assert more.verdict == REPRODUCED
+    else:
+        assert comp.seeds_needed is None
+
+
+def test_too_few_seeds_is_its_own_category():
+    result, comp = judge(0.8, 2.0, n=10)
+    assert (comp.verdict, comp.category) == (INCONCLUSIVE, TOO_FEW)
+    assert "this configuration runs n = 10 vs 10, the claim needs at least 20" in comp.reason
+    assert result["category"] == TOO_FEW
+
+
+def test_holm_runs_over_both_kinds_of_refuting_test():
+    claim = {**LOWEST, "experiments": ["e1", "e2"]}
+    parts = [
+        (e, [compare_samples(claim, e, "A", "B", sample(100.0, 1.0, 20, k), sample(100, 1.0, 20, k + 5))])
+        for k, e in enumerate(claim["experiments"])
+    ]
+    result = conclude(claim, parts)
+    comps = [c for e in result["experiments"] for c in e.comparisons]
+    # two comparisons x (the opposite, no effect): a family of 4
+    assert all("Holm-adjusted over 4 refuting tests" in c.reason for c in comps)
+    ps = [p for c in comps for p in (c.p_refuted, c.p_no_effect)]
+    assert max(c.p_no_effect_holm for c in comps) <= min(1.0, 4 * max(ps))
+    assert min(c.p_no_effect_holm for c in comps) >= min(ps) * 4 - 1e-12 or min(ps) * 4 > 1
+
+
+def test_p_at_the_resampling_floor_prints_as_an_upper_bound():
+    _, comp = judge(1.5, 1.0)
+    assert comp.category == OPPOSITE and "p < " in comp.reason and "p = 0.001" not in comp.reason
+
+
+def test_contrast_records_all_four_samples_and_its_interval():
+    claim = {"id": "k", "kind": "contrast", "direction": "less", "thresholds": {"min_factor": 1.0},
+             "alpha": 0.05, "min_seeds": 20, "pairs": [["x", "y"]], "target": "A",
+             "others": ["B"]}  # fmt: skip
+    base = Comparison("x / y", "A", "B", effect_name="ratio of ratios A/B")
+    parts = [sample(m, 2.0, 20, k) for k, m in enumerate((70, 100, 95, 100))]
+    comp = contrast_comparison(claim, base, *parts)
+    assert len(comp.values_a) == len(comp.values_b) == len(comp.values_a2) == len(comp.values_b2) == 20
+    assert comp.ci_low < comp.effect < comp.ci_high < 1.0
+    result = conclude(claim, [("x / y", [comp])])
+    decided = result["experiments"][0].comparisons[0]
+    assert result["verdict"] == REPRODUCED and "ratio on x < 1 x ratio on y" in decided.reason
+
+
+def test_new_fields_round_trip_and_old_records_still_read():
+    _, comp = judge(0.93, 20.0)
+    record = json.loads(json.dumps(comp.to_json(), default=float))
+    assert Comparison.from_json(record) == comp
+    old = {k: v for k, v in record.items() if k not in ("ci_low", "ci_high", "category", "seeds_needed")}
+    assert Comparison.from_json(old).ci_low is None
+
+
+def test_forest_draws_from_an_audit_json(tmp_path):
+    audit = json.loads(SHIPPED.read_text())
+    for claim in audit["claims"]:  # the shipped audit predates intervals: made-up ones
+        for exp in claim["experiments"]:
+            for c in exp["comparisons"]:
+                effect = c.get("effect")
+                if isinstance(effect, float) and math.isfinite(effect) and effect > 0:
+                    c["ci_low"], c["ci_high"] = effect / 1.1, effect * 1.1
+    rows = forest_rows(audit)
+    assert len({r["claim"] for r in rows}) == len(audit["claims"])
+    paths = audit_forest(audit, tmp_path / "audit_forest")
+    assert [p.suffix for p in paths] == [".pdf", ".png"] and all(p.stat().st_size > 10_000 for p in paths)

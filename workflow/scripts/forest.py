@@ -1,0 +1,10 @@
+"""Snakemake script: the audit's forest figure from its JSON (all work is in vhct.reporting.forest)."""
+
+from pathlib import Path
+
+from vhct.pipeline.jobs import job_logging
+from vhct.reporting.forest import audit_forest
+
+smk = snakemake  # noqa: F821 (injected by Snakemake)
+with job_logging("figure", smk.log[0] if len(smk.log) else None):
+    audit_forest(smk.input.audit, Path(smk.output.pdf).with_suffix(""))
