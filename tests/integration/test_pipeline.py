@@ -764,6 +764,7 @@ def test_the_run_writes_the_audit_and_the_report(workdir, config, tiny):
     expected = {e for e in claims_experiments(claims) if e in config["experiments"]}
     assert set(result["context"]["experiments"]) == expected
     assert result["format"] == AUDIT_FORMAT
+    assert (workdir / "figures" / "audit_forest.png").stat().st_size > 0  # drawn from the audit JSON
     # the claims added from Sec. 4.4 and the appendix read the tiny config's runs (2 seeds, below
     # their minimum: no verdict, and the reason says how many seeds ran and how many they need)
     verdicts = {c["id"]: c for c in result["claims"]}

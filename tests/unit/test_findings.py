@@ -23,6 +23,9 @@ def test_a_shipped_run_renders_every_part(tmp_path):
     copied = ship.ship(results, figures, docs)
     assert all(p.is_file() for p in copied)
     text = (docs / findings.DOCUMENT).read_text(encoding="utf-8")
+    # the audit's forest figure is shipped and linked first, before the summary
+    assert (docs / "figures" / "audit_forest.png").is_file()
+    assert text.index("[audit_forest](figures/audit_forest.png)") < text.index("## Summary")
     audit = json.loads((results / findings.AUDIT_JSON).read_text())
     assert findings.headline(audit) in text
     for needle in ("| C1 |", "| C2 |", "C1 flips: reproduced -> inconclusive", "| D1 |", "BO stops at t = 50",

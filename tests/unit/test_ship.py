@@ -90,11 +90,13 @@ def test_ship_copies_only_the_figures_the_findings_link(shipped):
     (docs / findings.FIGURES_DIR / "stale.png").write_bytes(b"old")  # from an earlier shipping
     shipped_files = ship.ship(results, figures, docs, readme)
     assert sorted(p.name for p in (docs / findings.FIGURES_DIR).iterdir()) == [
+        "audit_forest.png",
         "fig3a_garland.png",
         "fig3c_mnist.png",
     ]
     text = (docs / findings.DOCUMENT).read_text(encoding="utf-8")
-    assert set(ship.FIGURE_LINK.findall(text)) == {"figures/fig3a_garland.png", "figures/fig3c_mnist.png"}
+    linked = {"figures/audit_forest.png", "figures/fig3a_garland.png", "figures/fig3c_mnist.png"}
+    assert set(ship.FIGURE_LINK.findall(text)) == linked
     assert "tiny_regret" not in text  # in figures/, but not a figure of the recorded run's config
     assert all(p.is_file() for p in shipped_files) and docs / findings.DOCUMENT in shipped_files
     for source in (results / findings.AUDIT_JSON, figures / "fig3a_garland.png"):
@@ -451,7 +453,8 @@ def test_provenance_records_a_successful_command_only(tmp_path, monkeypatch):
     chain = ["config/config.yaml", "config/paper.yaml", "config/paper-local.yaml"]  # bases first
     assert record["config_files"] == chain
     assert record["config_sha256"] == {p: hashlib.sha256((REPO / p).read_bytes()).hexdigest() for p in chain}
-    assert record["figures"] == list(yaml.safe_load((REPO / "config" / "config.yaml").read_text())["figures"])
+    declared = list(yaml.safe_load((REPO / "config" / "config.yaml").read_text())["figures"])
+    assert record["figures"] == [*declared, "audit_forest"]  # the config's figures and the audit's
     assert record["run_id"] == seen.read_text()  # the command's jobs see the run's id
     started = datetime.fromisoformat(record["started_utc"])
     assert datetime.fromisoformat(record["finished_utc"]) >= started

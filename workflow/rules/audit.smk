@@ -7,6 +7,7 @@ The claims file is validated when the workflow is parsed, so a malformed one fai
 """
 
 import vhct.reporting.audit as va
+from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 import vhct.reporting.captions as vcap
 
 CLAIMS = str(REPO / "config" / "claims.yaml")
@@ -17,6 +18,8 @@ AUDIT_JSON = "results/audit.json"
 AUDIT_HTML = "results/audit.html"
 CAPTIONS_DIR = REPO / "workflow" / "report" / "figures"
 FIGURE_CAPTION = "results/report/{figure}.rst"
+#: the audit's forest figure (vhct.reporting.forest), drawn from the audit JSON
+(FOREST,) = AUDIT_FIGURES
 
 _CLAIMS = va.load_claims(CLAIMS)
 _BEYOND = va.load_beyond(BEYOND)
@@ -62,6 +65,25 @@ rule audit:
         "../scripts/audit.py"
 
 
+rule audit_forest:
+    """The audit's forest figure: every comparison's ratio and interval against its claim's margins."""
+    input:
+        audit=AUDIT_JSON,
+    output:
+        pdf=FIGURE.format(figure=FOREST, ext="pdf"),
+        png=FIGURE.format(figure=FOREST, ext="png"),
+    log:
+        "logs/audit_forest.log",
+    threads: 1
+    resources:
+        mem_mb=resource("figure", "mem_mb"),
+        runtime=resource("figure", "runtime"),
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/forest.py"
+
+
 rule figure_caption:
     """Marks a figure for the report (the PNG, captioned) and records its caption text."""
     input:
@@ -85,4 +107,5 @@ rule figure_caption:
 
 
 EXTRA_TARGETS.extend([AUDIT_MD, AUDIT_JSON, AUDIT_HTML])
+EXTRA_TARGETS.extend(FIGURE.format(figure=FOREST, ext=ext) for ext in FIGURE_EXTS)
 EXTRA_TARGETS.extend(expand(FIGURE_CAPTION, figure=list(CFG.figures)))

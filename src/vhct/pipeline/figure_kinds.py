@@ -111,3 +111,8 @@ register(FigureKind(
     "osc_figure", False, frozenset({"experiment", "setting", "round"}),
     frozenset({"title", "experiment", "setting", "seed", "round"}), osc=True,
 ))  # fmt: skip
+
+
+#: figures the audit stage draws from its own JSON, beside the config's figures (not a config kind:
+#: they read no aggregates and take no panels); the provenance records and ship copies them too
+AUDIT_FIGURES = ("audit_forest",)

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from vhct.pipeline.config import DEFAULT_CONFIG, ConfigError, load
+from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 from vhct.pipeline.files import atomic_paths
 from vhct.pipeline.versions import package_versions
 
@@ -97,7 +98,7 @@ def config_record(files: Sequence[Path | str]) -> dict[str, Any]:
     return {
         "config_files": [display_path(p) for p in paths],
         "config_sha256": {display_path(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in paths},
-        "figures": list(cfg.figures),
+        "figures": [*cfg.figures, *AUDIT_FIGURES],
     }
 
 

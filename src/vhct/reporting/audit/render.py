@@ -21,11 +21,14 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 from vhct.pipeline.files import atomic_paths
 from vhct.reporting.audit.checks import TOTAL_BESIDE
 from vhct.reporting.audit.records import Audit, ClaimVerdict, Comparison, audit_json
 from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED, VERDICTS
 
+#: the audit's forest figure, linked first in the findings
+(FOREST,) = AUDIT_FIGURES
 #: significant digits of the numbers in the tables
 DIGITS = 4
 #: background colour of a verdict's cell in the HTML page
@@ -298,6 +301,7 @@ def render_findings(
         scale=scale_items(audit), costs=cost_rows(audit), regrets=regret_tables(aggregates),
         beyond=beyond_rows(audit), figures=[(f.stem, f"{figures_dir}/{f.name}") for f in figures],
         beyond_figure=names.get("beyond_baselines") and f"{figures_dir}/{names['beyond_baselines'].name}",
+        forest_figure=names.get(FOREST) and f"{figures_dir}/{names[FOREST].name}",
     )  # fmt: skip
 
 
