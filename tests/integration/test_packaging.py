@@ -32,7 +32,7 @@ NOT_SOURCE = (
     ".*cache",
 )
 #: what validating a config and loading the claims import, beyond the core's numpy
-LIGHT_PIPELINE = ["pyyaml", "jsonschema", "pandas", "scipy"]
+LIGHT_PIPELINE = ["pyyaml", "jsonschema", "pandas", "scipy", "pydantic", "jinja2"]
 
 CHECK = """
 import json, sys
@@ -120,3 +120,5 @@ def test_wheel_metadata_core_is_light_and_resources_ship(installed):
     assert extras == ["all", "bo", "optuna", "pipeline", "real-data", "test"]
     for name in ("config.schema.yaml", "claims.schema.yaml", "claims.yaml"):
         assert f"vhct/resources/{name}" in names
+    for name in ("audit.j2", "findings.j2", "headline.j2"):  # the renderer's prose
+        assert f"vhct/reporting/templates/{name}" in names
