@@ -295,21 +295,18 @@ def test_a_reduced_run_is_refused_unless_told_and_then_never_called_paper_scale(
     assert "At 2 seeds per curve" in (docs / findings.DOCUMENT).read_text()
 
 
+def cli_args(results: Path, figures: Path, docs: Path, readme: Path) -> list[str]:
+    """The command line of `python -m vhct.reporting.ship` for one made-up run."""
+    paths = {"--results": results, "--figures": figures, "--docs": docs, "--readme": readme}
+    return [part for flag, path in paths.items() for part in (flag, str(path))]
+
+
 def test_the_probe_a_tiny_config_run_is_refused_by_the_command_line(shipped, capsys):
     """`make figures CONFIG=config/tiny.yaml` under the recorder, then `make findings`: refused, rc 1."""
     results, figures, docs, readme = shipped
     reduce_to(results, figures, 2)
     before = snapshot(docs), readme.read_bytes()
-    args = [
-        "--results",
-        str(results),
-        "--figures",
-        str(figures),
-        "--docs",
-        str(docs),
-        "--readme",
-        str(readme),
-    ]
+    args = cli_args(results, figures, docs, readme)
     assert ship.main(args) == 1
     assert "not a paper-scale run" in capsys.readouterr().err
     assert (snapshot(docs), readme.read_bytes()) == before
@@ -414,16 +411,7 @@ def test_ship_continues_an_interrupted_swap_itself(shipped, tmp_path):
     """Killed after the journal and one rename: the next ship (not a recover) completes it first."""
     results, figures, docs, readme = shipped
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}
-    args = [
-        "--results",
-        str(results),
-        "--figures",
-        str(figures),
-        "--docs",
-        str(docs),
-        "--readme",
-        str(readme),
-    ]
+    args = cli_args(results, figures, docs, readme)
     code = (
         "import sys; from vhct.reporting import ship; "
         "orig = ship._commit\n"

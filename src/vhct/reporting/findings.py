@@ -35,7 +35,8 @@ class FindingsError(RuntimeError):
     """A shipped input is missing or unreadable; the message names the file."""
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def read_json(path: Path) -> dict[str, Any]:
+    """A shipped JSON file (the provenance record, a sidecar, the journal); unreadable: named."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -71,7 +72,7 @@ def render(docs: Path | str) -> str:
     docs = Path(docs)
     data = docs / DATA_DIR
     audit = read_audit(data / AUDIT_JSON)
-    prov = _read_json(data / PROVENANCE_JSON)
+    prov = read_json(data / PROVENANCE_JSON)
     aggregates = {}
     for name in audited_experiments(audit):
         tables = {}

@@ -83,6 +83,7 @@ from vhct.reporting.findings import (
     audited_experiments,
     headline,
     read_audit,
+    read_json,
     render,
 )
 
@@ -120,13 +121,6 @@ def _step() -> None:
     limit = os.environ.get(EXIT_AFTER_ENV)
     if limit is not None and _steps >= int(limit):
         os._exit(99)
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise FindingsError(f"{path}: cannot read it as JSON ({exc})") from exc
 
 
 def sha256(path: Path) -> str:
@@ -268,7 +262,7 @@ def check_versions(
     if "versions" in audit.context:  # the audit's own record of them
         records.append((audit_path, audit.context["versions"]))
     for path in sidecars(results, audited_experiments(audit)):
-        sidecar = _read_json(path)
+        sidecar = read_json(path)
         if "versions" in sidecar:
             records.append((path, sidecar["versions"]))
     for path, found in records:
@@ -363,7 +357,7 @@ def _recover(docs: Path) -> bool:
     """Roll an interrupted swap forward and delete leftover stages; True if a swap was finished."""
     finished = False
     if (docs / JOURNAL).exists():
-        _roll_forward(docs, _read_json(docs / JOURNAL))
+        _roll_forward(docs, read_json(docs / JOURNAL))
         finished = True
     for leftover in docs.glob(f"{STAGE_PREFIX}*"):
         shutil.rmtree(leftover, ignore_errors=True)
@@ -420,7 +414,7 @@ def ship(
     audit_path = results / AUDIT_JSON
     prov_path = results / PROVENANCE_JSON
     audit = read_audit(audit_path)
-    prov = _read_json(prov_path)
+    prov = read_json(prov_path)
     data = {audit_path: Path(DATA_DIR) / AUDIT_JSON, prov_path: Path(DATA_DIR) / PROVENANCE_JSON}
     finals = {}
     for name in audited_experiments(audit):
