@@ -14,7 +14,7 @@ import pytest
 from vhct.pipeline import aggregate as ag
 from vhct.pipeline.records import FORMAT, RunRecord
 from vhct.pipeline.tables import RunTableError, read_run, read_runs, sidecar_path
-from vhct.reporting.audit.checks import AUDITED_COLUMNS
+from vhct.reporting.audit.runs import AUDITED_COLUMNS
 
 INFO = {
     "A": {"algorithm": "VHCT", "label": "VHCT", "horizon": 5},

@@ -11,8 +11,8 @@ from support import REPO
 from vhct.objectives import make_objective
 from vhct.pipeline import config as vc
 from vhct.reporting import audit
-from vhct.reporting.audit.checks import Run
 from vhct.reporting.audit.claims import claim_experiments_of, claim_settings
+from vhct.reporting.audit.runs import Run
 from vhct.reporting.audit.verdicts import NOT_EVALUATED
 
 DEFAULT, _ = vc.load([REPO / "config" / "config.yaml"])

@@ -20,8 +20,8 @@ from vhct.pipeline.records import SPEC_FIELDS
 from vhct.pipeline.stale import check_current_runs, expected_specs
 from vhct.pipeline.tables import RunTableError, StaleRunError, read_runs, read_sidecar, sidecar_path
 from vhct.pipeline.versions import SHAPING_PACKAGES
-from vhct.reporting.audit.checks import Run, rebase, samples
-from vhct.reporting.audit.checks import read_runs as audit_read_runs
+from vhct.reporting.audit.runs import Run, rebase, samples
+from vhct.reporting.audit.runs import read_runs as audit_read_runs
 
 CONFIG = Path(__file__).resolve().parents[2] / "config" / "tiny.yaml"
 #: a cheap synthetic experiment of the tiny config: 4 settings x seeds [3, 7], 40 rounds

@@ -20,18 +20,7 @@ one JSON writer and one reader, used alike by the checks, the renderer and the f
 """
 
 from vhct.reporting.audit.beyond import evaluate_question, run_beyond
-from vhct.reporting.audit.checks import (
-    AUDITED_COLUMNS,
-    CHECKS,
-    Run,
-    Runs,
-    check_aggregates,
-    horizon,
-    read_runs,
-    rebase,
-    samples,
-    statistic,
-)
+from vhct.reporting.audit.checks import CHECKS
 from vhct.reporting.audit.claims import (
     CLAIMS_PATH,
     SCHEMA_PATH,
@@ -66,6 +55,17 @@ from vhct.reporting.audit.records import (
     read_audit,
 )
 from vhct.reporting.audit.render import render_html, render_markdown, write_audit
+from vhct.reporting.audit.runs import (
+    AUDITED_COLUMNS,
+    Run,
+    Runs,
+    check_aggregates,
+    horizon,
+    read_runs,
+    rebase,
+    samples,
+    statistic,
+)
 from vhct.reporting.audit.verdicts import (
     INCONCLUSIVE,
     NOT_EVALUATED,

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from vhct.reporting.audit.checks import Runs, samples
 from vhct.reporting.audit.evaluate import claim_comparisons
 from vhct.reporting.audit.records import Beyond, Comparison, QuestionAnswer, QuestionRow
+from vhct.reporting.audit.runs import Runs, samples
 from vhct.reporting.audit.verdicts import NOT_EVALUATED, decide_question
 
 #: the statistic of the cost beside each answer (the bo-cost claim's: the optimizer's own seconds)

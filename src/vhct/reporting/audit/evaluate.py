@@ -12,15 +12,7 @@ from typing import Any
 import numpy as np
 
 from vhct.pipeline.config import Config
-from vhct.reporting.audit.checks import (
-    CHECKS,
-    REGRET_STATISTICS,
-    Run,
-    Runs,
-    check_contrast,
-    check_easier,
-    rebase,
-)
+from vhct.reporting.audit.checks import CHECKS, check_contrast, check_easier
 from vhct.reporting.audit.claims import claim_settings, substitute_settings
 from vhct.reporting.audit.records import (
     AUDIT_FORMAT,
@@ -33,6 +25,7 @@ from vhct.reporting.audit.records import (
     SensitivityRow,
     VariantVerdict,
 )
+from vhct.reporting.audit.runs import REGRET_STATISTICS, Run, Runs, rebase
 from vhct.reporting.audit.verdicts import (
     INCONCLUSIVE,
     NOT_EVALUATED,
@@ -179,6 +172,9 @@ def conclude(claim: Mapping[str, Any], parts: Sequence[tuple[str, list[Compariso
     for experiment, comps in parts:
         if isinstance(comps, str):
             results.append(_not_evaluated(experiment, comps))
+            continue
+        if not comps:  # every setting it would compare stopped before the round it reads
+            results.append(_not_evaluated(experiment, "no other setting it reads ran the final round"))
             continue
         mine = [next(decided) for _ in comps]
         verdicts = [c.verdict for c in mine]

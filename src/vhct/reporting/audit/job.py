@@ -10,11 +10,11 @@ from pathlib import Path
 from vhct.pipeline.config import Config
 from vhct.pipeline.provenance import RUN_ID_ENV
 from vhct.reporting.audit.beyond import run_beyond
-from vhct.reporting.audit.checks import check_aggregates, read_runs
 from vhct.reporting.audit.claims import claims_experiments, load_beyond, load_claims
 from vhct.reporting.audit.evaluate import config_summary, display_path, file_sha256, regret_scale, run_audit
 from vhct.reporting.audit.records import Audit
 from vhct.reporting.audit.render import write_audit
+from vhct.reporting.audit.runs import check_aggregates, read_runs
 
 
 def audit_job(

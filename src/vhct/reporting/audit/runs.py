@@ -1,0 +1,148 @@
+"""The runs a claim reads: run tables with their seed and f*, read through the pipeline's one
+reader, cross-checked against the aggregates, rebased where f* is unknown, and the per-seed
+statistics the checks compare (``vhct.reporting.audit.checks``)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from vhct.pipeline.aggregate import best_observed, cumulative_regret_vs
+from vhct.pipeline.stale import expected_specs
+from vhct.pipeline.tables import read_runs as read_setting_runs
+
+#: columns of a run table (``vhct.pipeline.tables.run_table_columns``) the audit reads (``value``:
+#: for the regret against the best value observed, where f* is unknown)
+AUDITED_COLUMNS = ("t", "value", "cumulative_regret", "depth", "step_seconds", "optimizer_seconds")
+#: statistics that are regrets (rebased onto the best value observed where f* is unknown)
+REGRET_STATISTICS = ("cumulative_regret", "average_regret", "normalized_regret")
+#: relative tolerance of the cross-check of per-seed finals against the aggregate table
+AGGREGATE_RTOL = 1e-8
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run (one seed) of one setting: its per-round table (columns ``AUDITED_COLUMNS``).
+
+    ``f_star`` is the objective's maximum when known (the table's regret is against it); None for
+    real data, whose table's regret is against 1 and which the audit rebases (:func:`rebase`).
+    Given explicitly: read from the run's record (``vhct.pipeline.records.RunRecord.f_star``).
+    """
+
+    seed: int
+    table: pd.DataFrame
+    f_star: float | None
+
+    @property
+    def horizon(self) -> int:
+        return len(self.table)
+
+
+#: experiment -> setting -> runs
+Runs = Mapping[str, Mapping[str, Sequence[Run]]]
+
+
+def read_runs(
+    run_paths: Mapping[str, Mapping[str, Sequence[Path | str]]], config: Mapping[str, Any]
+) -> dict[str, dict[str, list[Run]]]:
+    """Run tables (``.csv.gz``) with the seed and f* of their records, by experiment and setting.
+
+    Read by the pipeline's one reader (``vhct.pipeline.tables.read_runs``): each table is checked
+    against its record, and each record against what ``config`` asks of the run (a run of another
+    config fails, naming the file and the first field that differs).
+    """
+    runs: dict[str, dict[str, list[Run]]] = {}
+    for experiment, by_setting in run_paths.items():
+        specs = expected_specs(config, experiment, by_setting)
+        tables, records = read_setting_runs(by_setting, AUDITED_COLUMNS, specs=specs)
+        runs[experiment] = {
+            s: [Run(r.seed, t, r.f_star) for t, r in zip(tables[s], records[s], strict=True)]
+            for s in by_setting
+        }
+    return runs
+
+
+def check_aggregates(runs: Runs, final_paths: Mapping[str, Path | str]) -> None:
+    """Require the per-seed final regrets to average to the aggregate table's ``final_mean``."""
+    for experiment, path in final_paths.items():
+        final = pd.read_csv(path).set_index("setting")
+        for setting, setting_runs in runs.get(experiment, {}).items():
+            if setting not in final.index:
+                raise ValueError(f"aggregate {path} has no row for setting {setting!r}")
+            ours = float(np.mean([r.table["cumulative_regret"].iloc[-1] for r in setting_runs]))
+            theirs = float(final.loc[setting, "final_mean"])
+            if not math.isclose(ours, theirs, rel_tol=AGGREGATE_RTOL, abs_tol=AGGREGATE_RTOL):
+                raise ValueError(
+                    f"aggregate {path}, setting {setting!r}: final_mean {theirs!r} but the runs give {ours!r}"
+                )
+
+
+def rebase(exp_runs: Mapping[str, Sequence[Run]]) -> tuple[dict[str, list[Run]], str]:
+    """Regret against the best value observed in any run, where f* is unknown (real data).
+
+    The paper's regret on real data is against 1, which halves relative effects; the audit tests
+    against the best value any run of the experiment observed, as the aggregates' ``*_vs_best``
+    columns do (one definition: ``vhct.pipeline.aggregate.best_observed`` and
+    ``cumulative_regret_vs``), and says so. Runs with an exact f* are returned unchanged: their
+    tables' regret is against it.
+    """
+    all_runs = [r for runs in exp_runs.values() for r in runs]
+    known = {r.f_star is not None for r in all_runs}
+    if len(known) > 1:
+        raise ValueError("the runs of one experiment disagree on whether f* is known")
+    if not all_runs or known == {True}:
+        return {s: list(v) for s, v in exp_runs.items()}, ""
+    best = best_observed({s: [r.table for r in runs] for s, runs in exp_runs.items()})
+    out = {}
+    for setting, runs in exp_runs.items():
+        out[setting] = []
+        for r in runs:
+            table = r.table.copy()
+            table["cumulative_regret"] = cumulative_regret_vs([r.table], best, setting)[0]
+            out[setting].append(Run(r.seed, table, r.f_star))
+    return out, f"regret against the best value observed in any run, {best:.4g} (not 1)"
+
+
+def statistic(run: Run, name: str, at_round: int, scale: float | None = None) -> float:
+    """The named statistic of one run at round ``at_round`` (1-based); nan if undefined for the run.
+
+    ``normalized_regret`` is ``R_t / (t * scale)`` with ``scale = f* - mean of f over the domain``,
+    the per-round regret of uniform random search: 1 means no better than random search.
+    ``optimizer_seconds_per_round`` is the optimizer's own mean wall time of a round (ask + tell),
+    ``seconds_per_round`` the whole round's (ask + evaluate + tell), both over rounds 1..at_round.
+    """
+    if not 1 <= at_round <= run.horizon:
+        raise ValueError(f"round {at_round} is outside the run's rounds 1..{run.horizon}")
+    head = run.table.iloc[:at_round]
+    if name == "cumulative_regret":
+        return float(head["cumulative_regret"].iloc[-1])
+    if name == "average_regret":
+        return float(head["cumulative_regret"].iloc[-1]) / at_round
+    if name == "normalized_regret":
+        if not scale:
+            return math.nan
+        return float(head["cumulative_regret"].iloc[-1]) / (at_round * scale)
+    if name == "max_depth":
+        depth = head["depth"].to_numpy(dtype=float)
+        return math.nan if np.all(np.isnan(depth)) else float(np.nanmax(depth))
+    if name == "seconds_per_round":
+        return float(head["step_seconds"].mean())
+    if name == "optimizer_seconds_per_round":
+        return float(head["optimizer_seconds"].mean())
+    raise ValueError(f"unknown statistic {name!r}")
+
+
+def samples(runs: Sequence[Run], name: str, at_round: int, scale: float | None = None) -> dict[int, float]:
+    """Seed -> statistic at ``at_round``."""
+    return {run.seed: statistic(run, name, at_round, scale) for run in runs}
+
+
+def horizon(runs: Sequence[Run]) -> int:
+    """Rounds every run of a setting has."""
+    return min(run.horizon for run in runs)
