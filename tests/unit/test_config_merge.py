@@ -100,10 +100,12 @@ def test_command_line_overrides_come_last(tmp_path):
 
 
 def without_nulls(value):
-    """A merged config with its null values (the config's "unset") and then-empty mappings dropped."""
+    """A merged config with its null values (the config's "unset"), an empty ``skip_claims`` (its
+    default) and then-empty mappings dropped."""
     if not isinstance(value, dict):
         return value
-    kept = {k: without_nulls(v) for k, v in value.items() if v is not None}
+    unset = [k for k, v in value.items() if v is None or (k == "skip_claims" and v == [])]
+    kept = {k: without_nulls(v) for k, v in value.items() if k not in unset}
     return {k: v for k, v in kept.items() if v != {} or value[k] == {}}
 
 
