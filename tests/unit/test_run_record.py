@@ -195,15 +195,20 @@ def test_the_check_before_any_job_names_stale_runs_and_how_to_redo_them(copy_of,
     assert check_current_runs(other, PATTERN) is None
 
 
-def test_runs_of_other_package_versions_are_a_warning(copy_of, config, monkeypatch, caplog):
+def test_runs_of_other_package_versions_are_refused_by_every_consumer(copy_of, config, monkeypatch, caplog):
+    """Issue 31: a run's recorded versions are part of what must equal the current run's; a plain read
+    (no config) only logs them."""
     paths = paths_of(copy_of, config)
     edit(paths["HCT-rho0.75"][0], lambda d: d["versions"].update(numpy="1.0"))
     with caplog.at_level(logging.WARNING, logger="vhct.pipeline.tables"):
         read_runs(paths, ag.AGGREGATED_COLUMNS)
     assert "1 of 8 runs were made with other package versions" in caplog.text
     assert "numpy 1.0 (installed: " + np.__version__ in caplog.text
+    with pytest.raises(StaleRunError, match=r"HCT-rho0.75/seed3.csv.gz: versions: numpy 1.0"):
+        read_runs(paths, ag.AGGREGATED_COLUMNS, specs=expected_specs(config, EXPERIMENT, paths))
     monkeypatch.chdir(copy_of)
-    assert "1 of 8 runs" in check_current_runs(config, PATTERN)
+    with pytest.raises(StaleRunError, match="versions: numpy 1.0"):
+        check_current_runs(config, PATTERN)
 
 
 def real_run(seed: int, values: list[float]) -> Run:

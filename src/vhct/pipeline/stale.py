@@ -22,6 +22,7 @@ from vhct.pipeline.tables import (
     seed_of,
     sidecar_path,
     version_note,
+    version_problems,
 )
 
 
@@ -85,6 +86,7 @@ def check_current_runs(config: Mapping[str, Any], table_pattern: str) -> str | N
             stale[table] = found
         else:
             records[table] = record
+    stale.update(version_problems(records))  # Snakemake does not rerun for another install: refused here
     if stale:
         raise StaleRunError(stale, before_jobs=True)
     return version_note(records)

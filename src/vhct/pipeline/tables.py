@@ -93,8 +93,9 @@ class StaleRunError(RunTableError):
         forcerun = f", or rerun them with `snakemake --forcerun {' '.join(self.problems)}`"
         ValueError.__init__(
             self,
-            f"{len(self.problems)} run(s) were made for another config than this one (a changed "
-            f"parameter whose record in .snakemake/ is gone, or runs copied from elsewhere):{lines}\n"
+            f"{len(self.problems)} run(s) were made for another config than this one, or with other "
+            f"package versions (a changed parameter whose record in .snakemake/ is gone, runs copied "
+            f"from elsewhere, an updated install):{lines}\n"
             "Delete them, and snakemake (its default target) redoes them and everything downstream: "
             f"`rm {files}`{'' if before_jobs else forcerun}",
         )
@@ -194,8 +195,9 @@ def read_runs(
     """:func:`read_run` on every run, by setting; one error names every bad table.
 
     ``specs`` (table path -> the config's run spec, ``vhct.pipeline.stale.expected_specs``) checks
-    that every run is the config's; runs made with other package versions than the installed ones are logged
-    (a warning, not an error: see :func:`version_note`).
+    that every run is the config's and was made with the installed package versions (a run of other
+    versions may give other numbers: :class:`StaleRunError` naming it and the first package); a plain
+    read (no ``specs``) only logs such runs (:func:`version_note`).
     """
     runs: dict[str, list[pd.DataFrame]] = {}
     records: dict[str, list[RunRecord]] = {}
@@ -218,6 +220,10 @@ def read_runs(
             by_path[str(path)] = record
     if problems:
         raise (StaleRunError if stale else RunTableError)(problems)
+    if specs is not None:  # a consumer of the config's runs: a run of other package versions is stale
+        differ = version_problems(by_path)
+        if differ:
+            raise StaleRunError(differ)
     note = version_note(by_path)
     if note:
         logger.warning(note)
@@ -228,6 +234,16 @@ def seed_of(table_path: Path | str) -> int | None:
     """The seed in a run table's file name (``seed<k>.csv.gz``), or None for another name."""
     named = TABLE_NAME.search(Path(table_path).name)
     return None if named is None else int(named.group(1))
+
+
+def version_problems(records: Mapping[str, RunRecord]) -> dict[str, str]:
+    """Table path -> "versions: <first package that differs>" for runs made with other package
+    versions than the installed ones (``vhct.pipeline.versions``)."""
+    from vhct.pipeline.versions import package_versions
+
+    installed = package_versions()
+    differ = {path: version_difference(record, installed) for path, record in records.items()}
+    return {path: f"versions: {d}" for path, d in differ.items() if d}
 
 
 def version_note(records: Mapping[str, RunRecord]) -> str | None:
