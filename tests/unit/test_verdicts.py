@@ -130,3 +130,13 @@ def test_forest_draws_from_an_audit_json(tmp_path):
     assert len({r["claim"] for r in rows}) == len(audit["claims"])
     paths = audit_forest(audit, tmp_path / "audit_forest")
     assert [p.suffix for p in paths] == [".pdf", ".png"] and all(p.stat().st_size > 10_000 for p in paths)
+
+
+def test_forest_of_an_audit_without_comparisons_says_so(tmp_path):
+    """A reduced config's audit (every claim below its minimum seeds) still gets its figure."""
+    audit = json.loads(SHIPPED.read_text())
+    for claim in audit["claims"]:
+        claim["experiments"] = [{**e, "comparisons": []} for e in claim["experiments"]]
+    assert forest_rows(audit) == []
+    paths = audit_forest(audit, tmp_path / "audit_forest")
+    assert all(p.stat().st_size > 1_000 for p in paths)

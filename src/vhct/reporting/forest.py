@@ -110,8 +110,13 @@ def audit_forest(audit: Mapping[str, Any] | Path | str, out_stem: Path | str) ->
     if not isinstance(audit, Mapping):
         audit = json.loads(Path(audit).read_text())
     rows = forest_rows(audit)
-    if not rows:
-        raise ValueError("the audit has no comparison with an estimate to draw")
+    if not rows:  # e.g. a reduced config: every claim below its minimum seeds, "not evaluated"
+        fig, ax = plt.subplots(figsize=(9, 1.6))
+        ax.axis("off")
+        ax.text(0.5, 0.5, "No comparison to draw: no claim was evaluated on this configuration's runs\n"
+                "(each claim's reason in results/audit.md says why, e.g. fewer seeds than it needs)",
+                ha="center", va="center", fontsize=9)  # fmt: skip
+        return _save(fig, out_stem)
     claims = claims_in(rows)
     groups = [[r for r in rows if r["claim"] == c] for c in claims]
     heights = [len(g) + 1.2 for g in groups]
@@ -151,6 +156,13 @@ def audit_forest(audit: Mapping[str, Any] | Path | str, out_stem: Path | str) ->
         "estimate (ratio of means, ratio of ratios, or mean slope) with its interval; log scale", fontsize=7
     )
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / (0.2 * sum(heights) + 1.0)))
+    return _save(fig, out_stem)
+
+
+def _save(fig: Any, out_stem: Path | str) -> list[Path]:
+    """The figure as ``<out_stem>.pdf`` and ``.png``; closed."""
+    import matplotlib.pyplot as plt
+
     stem = Path(out_stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     paths = [stem.with_suffix(".pdf"), stem.with_suffix(".png")]
