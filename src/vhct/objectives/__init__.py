@@ -62,6 +62,11 @@ class _Registry(Mapping[str, type[Objective]]):
             entry = self._entries[name] = _load(entry)
         return entry
 
+    def __contains__(self, name: object) -> bool:
+        """Whether ``name`` is registered, without importing a lazy entry (a config check of a
+        real-data objective must not need its extra)."""
+        return name in self._entries
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._entries)
 
