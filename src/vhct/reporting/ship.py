@@ -53,7 +53,6 @@ from __future__ import annotations
 
 import argparse
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -62,14 +61,10 @@ import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from vhct.pipeline.files import fsync_dir
-from vhct.reporting.audit.records import Audit
 from vhct.reporting.findings import (
     AGGREGATES,
     AUDIT_JSON,
@@ -86,18 +81,16 @@ from vhct.reporting.findings import (
     read_json,
     render,
 )
-
-#: what the provenance record must hold to identify its run (vhct.pipeline.provenance)
-RUN_KEYS = (
-    "run_id",
-    "started_utc",
-    "finished_utc",
-    "config_files",
-    "config_sha256",
-    "figures",
-    "versions",
-    "output_sha256",
+from vhct.reporting.ship_checks import (  # noqa: F401 (ship.scale, ship.sha256: its checks)
+    RUN_KEYS,
+    check_hashes,
+    check_one_run,
+    check_scale,
+    check_versions,
+    scale,
+    sha256,
 )
+
 #: a figure link in the rendered document
 FIGURE_LINK = re.compile(rf"\]\(({FIGURES_DIR}/[^)#\s]+\.png)\)")
 #: the journal of a swap under way, and the prefix of the staging folders (both inside docs/)
@@ -121,160 +114,6 @@ def _step() -> None:
     limit = os.environ.get(EXIT_AFTER_ENV)
     if limit is not None and _steps >= int(limit):
         os._exit(99)
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-# ---------------------------------------------------------------- the scale of a run
-@dataclass(frozen=True)
-class Scale:
-    """How many seeds the audited experiments ran against the fewest the audit decides a claim on."""
-
-    seeds: dict[str, int]
-    needed: int
-
-    @property
-    def paper(self) -> bool:
-        return all(n >= self.needed for n in self.seeds.values())
-
-    @property
-    def short(self) -> dict[str, int]:
-        """Experiments below the claims' minimum, with their seed counts."""
-        return {name: n for name, n in self.seeds.items() if n < self.needed}
-
-    def seed_text(self) -> str:
-        counts = sorted(set(self.seeds.values()))
-        return " to ".join(map(str, (counts[0], counts[-1]) if len(counts) > 1 else counts)) or "0"
-
-
-def scale(audit: Audit) -> Scale:
-    """The run's :class:`Scale`, from the audit record: its experiments' seeds, its claims' ``min_seeds``."""
-    seeds = {name: len(exp["seeds"]) for name, exp in audit.context["experiments"].items()}
-    needed = max((c.min_seeds for c in audit.claims), default=0)
-    return Scale(seeds, needed)
-
-
-def check_scale(audit: Audit, audit_path: Path, reduced: bool) -> None:
-    """Refuse a run below the paper's scale unless ``reduced`` says it is meant."""
-    found = scale(audit)
-    if found.paper or reduced:
-        return
-    short = ", ".join(f"{name} ({n})" for name, n in found.short.items())
-    raise FindingsError(
-        f"{audit_path}: not a paper-scale run: experiment(s) {short} ran fewer seeds than the "
-        f"{found.needed} the audited claims need (min_seeds). Run `make paper-local` and ship that, "
-        "or ship this run as a reduced-scale one with --reduced (its headline then says so)"
-    )
-
-
-# ---------------------------------------------------------------- one run's files
-def _same_paths(a: Sequence[str], b: Sequence[str]) -> bool:
-    return [Path(p).resolve() for p in a] == [Path(p).resolve() for p in b]
-
-
-def check_one_run(
-    audit: Audit, prov: Mapping[str, Any], audit_path: Path, aggregates: Mapping[str, Path]
-) -> None:
-    """Raise :class:`FindingsError` naming the mismatch unless the audit and its final aggregates
-    come from the run the provenance record describes.
-
-    The audit must carry the record's run id and config files (and checksums, when it records
-    them); each final aggregate must hold the settings, horizons and seeds of the audited config.
-    """
-    lacking = [k for k in RUN_KEYS if k not in prov]
-    if lacking:
-        raise FindingsError(
-            f"the provenance record lacks {', '.join(lacking)} (an older recorder): "
-            "run `make paper-local` again"
-        )
-    context = audit.context
-    audited = context.get("configfiles", [])
-    if not _same_paths(audited, prov["config_files"]):
-        raise FindingsError(
-            f"{audit_path} was made with the config file(s) {', '.join(audited) or '-'}, "
-            f"the recorded run with {', '.join(prov['config_files'])}: they come from different runs "
-            "(run `make paper-local` again, then `make findings`)"
-        )
-    if context.get("run_id") != prov["run_id"]:
-        raise FindingsError(
-            f"{audit_path} records run_id {context.get('run_id')!r}, the provenance record "
-            f"{prov['run_id']!r}: they come from different runs (an audit the recorded run did not write)"
-        )
-    if context.get("config_sha256") is not None and context["config_sha256"] != prov["config_sha256"]:
-        raise FindingsError(
-            f"{audit_path} records config_sha256 {context['config_sha256']!r}, the provenance record "
-            f"{prov['config_sha256']!r}: they come from different runs"
-        )
-    for name, path in aggregates.items():
-        exp = context["experiments"][name]
-        expected = {setting: info["horizon"] for setting, info in exp["settings"].items()}
-        final = pd.read_csv(path)
-        found = dict(zip(final["setting"], final["horizon"], strict=True))
-        seeds = dict(zip(final["setting"], final["n_seeds"], strict=True))
-        wanted = {s: len(info["seeds"]) for s, info in exp["settings"].items()}  # as the config ran them
-        if found != expected or seeds != wanted:
-            raise FindingsError(
-                f"{path} holds settings and horizons {found} with seeds {seeds}, the audited config "
-                f"{expected} with seeds {wanted}: they come from different runs"
-            )
-
-
-def check_hashes(prov: Mapping[str, Any], files: Mapping[Path, tuple[str, str]]) -> None:
-    """Each file must have the sha256 the provenance record gives it when its run ended.
-
-    ``files``: path -> (part of ``output_sha256``: "results" or "figures", name recorded there).
-    """
-    recorded = prov["output_sha256"]
-    for path, (part, name) in files.items():
-        want = recorded.get(part, {}).get(name)
-        if want is None:
-            raise FindingsError(
-                f"{path}: the provenance record has no checksum of {part}/{name}: the recorded run did "
-                "not make it (run `make paper-local` again)"
-            )
-        got = sha256(path)
-        if got != want:
-            raise FindingsError(
-                f"{path}: sha256 {got[:12]}..., the recorded run left {want[:12]}...: the file changed "
-                "after the run (another run, or an edit)"
-            )
-
-
-def sidecars(results: Path, experiments: Sequence[str]) -> list[Path]:
-    """The run sidecars of ``experiments`` (``runs/<experiment>/<setting>/seed<n>.json``), sorted."""
-    return sorted(p for name in experiments for p in (results / "runs" / name).glob("*/seed*.json"))
-
-
-def version_differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
-    """Packages whose versions differ between two ``versions`` records, as "name a vs b"."""
-    return [f"{k} {a.get(k)} vs {b.get(k)}" for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
-
-
-def check_versions(
-    prov: Mapping[str, Any], audit: Audit, audit_path: Path, results: Path
-) -> None:
-    """The package versions of the provenance record, the audit (when it records them) and every run
-    sidecar that records them must agree; the error names the file and the packages."""
-    versions = prov["versions"]
-    records: list[tuple[Path, Any]] = []
-    if "versions" in audit.context:  # the audit's own record of them
-        records.append((audit_path, audit.context["versions"]))
-    for path in sidecars(results, audited_experiments(audit)):
-        sidecar = read_json(path)
-        if "versions" in sidecar:
-            records.append((path, sidecar["versions"]))
-    for path, found in records:
-        if not isinstance(found, Mapping):
-            raise FindingsError(f"{path}: 'versions' is {found!r}, not a mapping of package to version")
-        differ = version_differences(found, versions)
-        if differ:
-            raise FindingsError(
-                f"{path} was made with other package versions than the recorded run "
-                f"({'; '.join(differ)}; this file vs the provenance record): the run mixes "
-                "installs, run it again in one environment"
-            )
 
 
 # ---------------------------------------------------------------- the README block
