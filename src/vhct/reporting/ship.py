@@ -65,6 +65,7 @@ from pathlib import Path
 from typing import Any
 
 from vhct.pipeline.files import fsync_dir
+from vhct.reporting.audit.render import render_readme
 from vhct.reporting.findings import (
     AGGREGATES,
     AUDIT_JSON,
@@ -76,7 +77,6 @@ from vhct.reporting.findings import (
     README_END,
     FindingsError,
     audited_experiments,
-    headline,
     read_audit,
     read_json,
     render,
@@ -118,29 +118,12 @@ def _step() -> None:
 
 # ---------------------------------------------------------------- the README block
 def readme_block(docs: Path | str) -> str:
-    """The README's findings block: the shipped audit's headline, its scale and a link to the document."""
+    """The README's findings block (``readme.j2``): the shipped audit's headline, its scale and a link
+    to the document, between the markers."""
     audit = read_audit(Path(docs) / DATA_DIR / AUDIT_JSON)
     found = scale(audit)
-    link = (
-        "Every claim's verdict and why, the implementation choices that change verdicts, the "
-        f"discrepancies found and the figures at that scale: [docs/findings.md](docs/{DOCUMENT})."
-    )
-    if found.paper:
-        lines = [
-            f"**{headline(audit)}** {link}",
-            "",
-            "At the paper's scale on one machine (`make paper-local`, then `make findings`); what was not",
-            "run at the paper's full scale, and why, is the document's second section.",
-        ]
-    else:
-        lines = [
-            f"**At reduced scale ({found.seed_text()} seeds; the audited claims need {found.needed}), "
-            f"not the paper's: {headline(audit)}** {link}",
-            "",
-            "A reduced-scale run shipped with `--reduced`: its verdicts are not the paper's findings "
-            "(`make paper-local`, then `make findings`, ships those).",
-        ]
-    return "\n".join([README_BEGIN, *lines, README_END])
+    text = render_readme(audit, DOCUMENT, paper=found.paper, seeds=found.seed_text(), needed=found.needed)
+    return "\n".join([README_BEGIN, text, README_END])
 
 
 def with_readme_block(readme: str, block: str) -> str:

@@ -1,12 +1,13 @@
 """The one renderer of the audit records: ``results/audit.md``, ``results/audit.html``,
-``docs/findings.md`` and the findings' headline (the README's block).
+``docs/findings.md``, the findings' headline and the README's findings block.
 
 The prose lives in Jinja2 templates (``vhct/reporting/templates``): ``audit.j2`` is the audit in
 either format (its headings, paragraphs and tables through the macros of ``md.j2`` or ``html.j2``),
-``findings.j2`` the shipped document, ``parts.j2`` what both share (the verdict table at a
-glance, the reasons per claim, the variants, the beyond table). This module computes the values
-the templates print: which comparison decided a claim, the reasons with their shared regret
-reference said once, numbers formatted, the reason for a capped setting from its parameters.
+``findings.j2`` the shipped document, ``readme.j2`` the README's findings block, ``parts.j2`` what
+both share (the verdict table at a glance, the reasons per claim, the variants, the beyond table).
+This module computes the values the templates print: which comparison decided a claim, the reasons
+with their shared regret reference said once, numbers formatted, the reason for a capped setting
+from its parameters.
 """
 
 from __future__ import annotations
@@ -286,6 +287,17 @@ def render_html(audit: Audit) -> str:
 def headline(audit: Audit | Mapping[str, Any]) -> str:
     """One sentence: the verdict counts at the run's number of seeds, and the flips (the README's)."""
     return _render("headline.j2", "md", audit=_record(audit)).strip()
+
+
+def render_readme(
+    audit: Audit | Mapping[str, Any], document: str, *, paper: bool, seeds: str, needed: int
+) -> str:
+    """The README's findings block between its markers (``readme.j2``): the audit's headline and a
+    link to the shipped ``document``; a run below the paper's scale (not ``paper``: its ``seeds``
+    per curve below the ``needed`` of the claims) says so first. No trailing newline."""
+    audit = _record(audit)
+    values = {"paper": paper, "seeds": seeds, "needed": needed}
+    return _render("readme.j2", "md", headline=headline(audit), document=document, **values).rstrip("\n")
 
 
 def render_findings(
