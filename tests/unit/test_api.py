@@ -333,7 +333,7 @@ def test_a_huge_budget_allocates_only_what_its_evaluations_fill(name):
 
 
 def test_the_history_grows_past_its_first_block(monkeypatch):
-    monkeypatch.setattr(vhct.api, "_UPFRONT_BYTES", 8 * 3 * 4)  # 1024 rows up front (the floor)
+    monkeypatch.setattr(vhct.api.history, "UPFRONT_BYTES", 8 * 3 * 4)  # 1024 rows up front (the floor)
     result = vhct.minimize(bowl, DOMAIN, 2500, algorithm="T-HOO", seed=0)
     opt = make_optimizer("T-HOO", DOMAIN, 2500, seed=0)
     for t in range(2500):

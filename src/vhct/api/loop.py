@@ -1,0 +1,203 @@
+"""The evaluation loop behind ``vhct.maximize`` and ``vhct.minimize``: ask, call ``f``, check its
+value, tell, record, report progress, ask the callback; any failure attaches the partial result."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from vhct.api.bounds import as_bounds
+from vhct.api.history import History, distinct_rows
+from vhct.api.progress import Progress
+from vhct.api.result import STATUS_DONE, STATUS_FAILED, STATUS_INTERRUPTED, STATUS_STOPPED, Result
+from vhct.optimizers.base import REWARD_LIMIT, SeedLike, check_horizon, is_number
+from vhct.optimizers.memo import PointMemo
+from vhct.optimizers.registry import make_optimizer
+
+
+def _where(nfev: int, t: int) -> str:
+    return f"evaluation {nfev}" + (f", round {t}" if nfev != t else "")
+
+
+def _check_value(value: object, x: np.ndarray, nfev: int, t: int, caller: str) -> float:
+    """The user's value as a float, or an error naming the evaluation, the point and the value itself."""
+    number = value.item() if isinstance(value, np.ndarray) and value.ndim == 0 else value
+    problem = None
+    if not is_number(number):
+        problem = "f must return a real number"
+    elif not math.isfinite(number := float(number)):
+        problem = "f must return a finite number"
+    elif abs(number) > REWARD_LIMIT:
+        problem = (
+            f"|f| must be <= {REWARD_LIMIT:.3g} for the optimizer's statistics to stay finite, and should "
+            "lie in a known range such as [0, 1]: scale f (see docs/library.md)"
+        )
+    if problem is not None:
+        raise ValueError(f"{caller}: f returned {value!r} at x={x.tolist()} ({_where(nfev, t)}); {problem}")
+    return number
+
+
+def _run(
+    f: Callable[[np.ndarray], float],
+    domain: object,
+    budget: int,
+    algorithm: str,
+    seed: SeedLike,
+    sign: float,
+    callback: Callable[[Result], bool | None] | None,
+    progress: bool | int,
+    deterministic: bool,
+    params: dict[str, Any],
+) -> Result:
+    caller = "vhct.maximize" if sign > 0 else "vhct.minimize"
+    if not callable(f):
+        raise ValueError(f"f must be callable, got {f!r}")
+    if callback is not None and not callable(callback):
+        raise ValueError(f"callback must be callable or None, got {callback!r}")
+    if not isinstance(deterministic, bool):
+        raise ValueError(f"deterministic must be True or False, got {deterministic!r}")
+    if not (isinstance(progress, bool) or is_number(progress)):
+        raise ValueError(f"progress must be True, False or a number of evaluations, got {progress!r}")
+    box = as_bounds(domain)
+    budget = check_horizon("budget", budget)
+    start = time.perf_counter()
+    opt = make_optimizer(algorithm, box, budget, seed=seed, **params)
+    history = History(budget, box.shape[0])
+    ticker = Progress(progress, budget, caller)
+    nfev, best, best_value = 0, -1, -math.inf
+
+    def result(status: int, message: str, final: bool = True) -> Result:
+        """The run so far; ``final=False`` (the callback's): read-only views, no recommendation."""
+        points, values = history.arrays()
+        out = Result(
+            x=None if best < 0 else points[best].copy(),
+            fun=None if best < 0 else float(values[best]),
+            nfev=nfev,
+            nit=history.n,
+            evaluations=history.n,
+            success=status in (STATUS_DONE, STATUS_STOPPED),
+            status=status,
+            message=message,
+        )
+        if final:
+            points, values = history.final_arrays()
+            try:
+                out["recommendation"] = opt.recommend()
+            except Exception:  # a broken optimizer state must not hide the evaluations
+                out["recommendation"] = None
+            out["distinct_points"] = memo.calls if memo is not None else distinct_rows(points)
+        out.update(points=points, values=values, x_iters=points, func_vals=values)
+        out.update(wall_seconds=time.perf_counter() - start, algorithm=algorithm)
+        return out
+
+    def evaluate(x: np.ndarray) -> float:
+        """One call of the user's ``f``, counted and checked (a memo may stand in front of it)."""
+        nonlocal nfev
+        nfev += 1
+        value = f(x.copy())
+        if not (type(value) is float and -REWARD_LIMIT <= value <= REWARD_LIMIT):  # fast path: NaN fails
+            value = _check_value(value, x, nfev, t, caller)
+        return value
+
+    memo = PointMemo(evaluate) if deterministic else None
+    call = evaluate if memo is None else memo
+    status, message = STATUS_DONE, f"used the budget of {budget} evaluations"
+    t = 0
+    try:
+        for t in range(1, budget + 1):
+            x = opt.ask()
+            value = call(x)
+            reward = sign * value
+            try:
+                opt.tell(x, reward)
+            except ValueError as exc:  # a value this optimizer cannot use: say so in terms of the call
+                reason = str(exc).split("; nothing was recorded")[0]
+                raise ValueError(
+                    f"{caller}: f returned {value!r} at x={x.tolist()} ({_where(nfev, t)}); "
+                    f"{algorithm} cannot use it ({reason}); scale f (see docs/library.md)"
+                ) from None
+            history.add(x, value)
+            if reward > best_value:
+                best, best_value = t - 1, reward
+            if ticker.active:
+                ticker.update(t, sign * best_value, start)
+            if callback is not None:
+                try:
+                    stop = callback(result(STATUS_DONE, "running", final=False))
+                except StopIteration:
+                    stop = True
+                if stop:  # skopt's rule: a truthy return stops
+                    status, message = STATUS_STOPPED, f"stopped by the callback after {t} evaluations"
+                    break
+    except BaseException as exc:  # any failure, Ctrl-C included: attach what was evaluated so far
+        kind = STATUS_INTERRUPTED if isinstance(exc, KeyboardInterrupt) else STATUS_FAILED
+        done = history.n
+        text = "interrupted (KeyboardInterrupt)" if kind == STATUS_INTERRUPTED else f"failed: {exc!r}"
+        partial = result(kind, f"{text} after {done} completed evaluations")
+        try:
+            exc.result = partial  # type: ignore[attr-defined]
+            exc.add_note(
+                f"{caller}: {done} of {budget} evaluations completed before this; the partial result "
+                "(points, values, best so far) is attached as exc.result"
+            )
+        except (AttributeError, TypeError):  # an exception type that takes no attributes
+            pass
+        raise
+    finally:
+        ticker.close()
+    return result(status, message)
+
+
+def maximize(
+    f: Callable[[np.ndarray], float],
+    domain: object,
+    budget: int,
+    algorithm: str = "VHCT",
+    seed: SeedLike = None,
+    *,
+    callback: Callable[[Result], bool | None] | None = None,
+    progress: bool | int = False,
+    deterministic: bool = False,
+    **params: Any,
+) -> Result:
+    """Maximize ``f`` over the box ``domain`` with ``budget`` evaluations; returns a :class:`Result`.
+
+    ``domain``: a list of ``(lo, hi)`` pairs, a (d, 2) array, or ``scipy.optimize.Bounds(lb, ub)``
+    (the two-arrays form ``(lo_array, hi_array)`` is refused as ambiguous). ``algorithm`` is any
+    registered name (``vhct.algorithm_names()``), ``params`` its parameters (as in the configs),
+    ``seed`` an int or a numpy Generator (the same seed gives the same run). ``f`` takes a point (a
+    float array of shape (d,)) and returns a finite real number.
+
+    ``callback(intermediate)`` is called after every round with a :class:`Result` of the run so far
+    (``intermediate.points[-1]``, ``intermediate.values[-1]`` are the latest evaluation; read-only
+    views, no ``recommendation`` or ``distinct_points``, which cost a pass over the tree or the
+    history); returning True or raising StopIteration ends the run, with ``success=True`` and
+    ``status=1``. ``progress=True`` shows a tqdm bar if tqdm is
+    installed, else a line on stderr every tenth of the budget; ``progress=N`` a line every N
+    evaluations. ``deterministic=True`` caches ``f`` per exact point (the float array's bytes), so
+    ``f`` is never called twice at the same point; ``nfev`` counts the calls, ``nit`` the rounds.
+
+    Any exception during the run (from ``f``, an unusable value such as NaN, Ctrl-C) propagates with
+    the partial result as ``exc.result`` (``success=False``, ``status`` 2, or 3 for Ctrl-C).
+    """
+    return _run(f, domain, budget, algorithm, seed, 1.0, callback, progress, deterministic, params)
+
+
+def minimize(
+    f: Callable[[np.ndarray], float],
+    domain: object,
+    budget: int,
+    algorithm: str = "VHCT",
+    seed: SeedLike = None,
+    *,
+    callback: Callable[[Result], bool | None] | None = None,
+    progress: bool | int = False,
+    deterministic: bool = False,
+    **params: Any,
+) -> Result:
+    """Minimize ``f``: :func:`maximize` of ``-f``, with ``fun``, ``values`` and errors those of ``f``."""
+    return _run(f, domain, budget, algorithm, seed, -1.0, callback, progress, deterministic, params)
