@@ -8,7 +8,6 @@ Same seed, same table (wall times excepted: they sit in their own column).
 
 from __future__ import annotations
 
-import functools
 import logging
 import time
 from collections.abc import Mapping
@@ -23,25 +22,12 @@ from vhct.optimizers.base import Optimizer, check_horizon, check_reward
 from vhct.optimizers.memo import PointMemo
 from vhct.optimizers.registry import make_optimizer
 from vhct.pipeline.tables import run_table_columns
+from vhct.pipeline.versions import package_versions
 
 if TYPE_CHECKING:
     import pandas as pd
 
 log = logging.getLogger(__name__)
-
-
-def package_versions() -> dict[str, str | None]:
-    """Installed versions of the packages that shape a run's numbers (``vhct.pipeline.versions``;
-    None when not installed)."""
-    return dict(_installed_versions())
-
-
-@functools.cache
-def _installed_versions() -> tuple[tuple[str, str | None], ...]:
-    """Looked up once per process: the lookups take about 15 ms, a short run not much more."""
-    from vhct.pipeline.versions import package_versions as installed
-
-    return tuple(installed().items())
 
 
 def run(

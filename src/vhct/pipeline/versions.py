@@ -8,6 +8,7 @@ run whose files disagree.
 
 from __future__ import annotations
 
+import functools
 import platform
 from importlib import metadata
 
@@ -30,10 +31,17 @@ SHAPING_PACKAGES = (
 
 def package_versions(packages: tuple[str, ...] = SHAPING_PACKAGES) -> dict[str, str | None]:
     """``{distribution: installed version}`` for ``packages`` (None when not installed), and Python's."""
-    versions: dict[str, str | None] = {"python": platform.python_version()}
+    return dict(_installed(tuple(packages)))
+
+
+@functools.cache
+def _installed(packages: tuple[str, ...]) -> tuple[tuple[str, str | None], ...]:
+    """Looked up once per process (every run job records them; the lookups take about 15 ms, a short
+    run not much more); a fresh dict per call, so a caller may change its copy."""
+    versions: list[tuple[str, str | None]] = [("python", platform.python_version())]
     for name in packages:
         try:
-            versions[name] = metadata.version(name)
+            versions.append((name, metadata.version(name)))
         except metadata.PackageNotFoundError:
-            versions[name] = None
-    return versions
+            versions.append((name, None))
+    return tuple(versions)
