@@ -82,18 +82,18 @@ def test_a_split_is_decoded_once_per_file_version(tmp_path):
     [
         (
             {"mode": "official", "n_train": 10000, "n_valid": 10000},
-            "official (10,000 of 60,000 training images, 10,000 of 10,000 test images)",
+            "official (10,000 of 60,000 training, 10,000 of 10,000 test images)",
         ),
         (
             {"mode": "official", "n_train": 60000, "n_valid": 10000},
-            "official (60,000 of 60,000 training images, 10,000 of 10,000 test images)",
+            "official (60,000 of 60,000 training, 10,000 of 10,000 test images)",
         ),
         (
             {"mode": "test-split", "n_train": 2000, "n_valid": 1000},
             "test-split (2,000 training + 1,000 validation images of the test set)",
         ),
         # the objective's defaults where the config leaves a key out
-        ({}, "official (2,000 of 60,000 training images, 1,000 of 10,000 test images)"),
+        ({}, "official (2,000 of 60,000 training, 1,000 of 10,000 test images)"),
     ],
 )
 def test_the_data_line_gives_the_mode_and_the_subset(params, expected):
@@ -103,10 +103,16 @@ def test_the_data_line_gives_the_mode_and_the_subset(params, expected):
 
 def test_the_findings_list_an_official_subset_but_not_the_full_training_set():
     experiments = {
-        "mnist": {"objective": "mnist", "objective_params": {"mode": "official", "n_train": 10000,
-                  "n_valid": 10000}, "horizon": 100},  # fmt: skip
-        "mnist-full": {"objective": "mnist", "objective_params": {"mode": "official", "n_train": 60000,
-                       "n_valid": 10000}, "horizon": 500},  # fmt: skip
+        "mnist": {
+            "objective": "mnist",
+            "objective_params": {"mode": "official", "n_train": 10000, "n_valid": 10000},
+            "horizon": 100,
+        },
+        "mnist-full": {
+            "objective": "mnist",
+            "objective_params": {"mode": "official", "n_train": 60000, "n_valid": 10000},
+            "horizon": 500,
+        },
         "mnist-split": {"objective": "mnist", "objective_params": {"mode": "test-split"}, "horizon": 100},
         "landmine": {"objective": "landmine", "objective_params": {"field": 0}, "horizon": 500},
     }
@@ -127,5 +133,5 @@ def test_shipped_findings_state_the_official_subset(tmp_path):
     audit_path.write_text(json.dumps(audit), encoding="utf-8")
     text = findings.render(docs)
     assert "**mnist trains on part of the official training images**" in text
-    assert "official (10,000 of 60,000 training images, 10,000 of 10,000 test images), n = 100" in text
+    assert "official (10,000 of 60,000 training, 10,000 of 10,000 test images), n = 100" in text
     assert "test-split mode" not in text

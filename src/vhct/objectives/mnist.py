@@ -168,7 +168,7 @@ def data_text(objective_params: Mapping[str, object]) -> str:
     if mode == "test-split":
         return f"test-split ({n_train:,} training + {n_valid:,} validation images of the test set)"
     return (
-        f"official ({n_train:,} of {OFFICIAL_TRAIN_IMAGES:,} training images, "
+        f"official ({n_train:,} of {OFFICIAL_TRAIN_IMAGES:,} training, "
         f"{n_valid:,} of {OFFICIAL_TEST_IMAGES:,} test images)"
     )
 
