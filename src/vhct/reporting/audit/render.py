@@ -157,7 +157,25 @@ def scale_items(audit: Audit) -> dict[str, list[dict[str, Any]]]:
         for name, exp in experiments.items()
         if (exp.get("objective_params") or {}).get("mode") == "test-split"
     ]
-    return {"capped": list(capped.values()), "fewer": list(fewer.values()), "test_split": test_split}
+    return {"capped": list(capped.values()), "fewer": list(fewer.values()), "test_split": test_split,
+            "mnist_subset": mnist_subsets(experiments)}  # fmt: skip
+
+
+def mnist_subsets(experiments: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The MNIST experiments in official mode on part of the official data, with their data line
+    (``vhct.objectives.mnist.data_text``; imported only when the audit has such an experiment)."""
+    found = []
+    for name, exp in experiments.items():
+        params = exp.get("objective_params") or {}
+        if exp.get("objective") != "mnist" or params.get("mode", "official") != "official":
+            continue
+        from vhct.objectives import mnist
+
+        n_train = params.get("n_train", mnist.DEFAULT_N_TRAIN)
+        n_valid = params.get("n_valid", mnist.DEFAULT_N_VALID)
+        if n_train < mnist.OFFICIAL_TRAIN_IMAGES or n_valid < mnist.OFFICIAL_TEST_IMAGES:
+            found.append({"name": name, "data": mnist.data_text(params), "horizon": exp["horizon"]})
+    return found
 
 
 def span(values: Iterable[int]) -> str:
