@@ -68,7 +68,7 @@ def shipped_cvs(path: Path | str = SHIPPED_AUDIT) -> np.ndarray:
     audit = json.loads(Path(path).read_text())
     out = []
     for claim in audit["claims"]:
-        for exp in claim.experiments:
+        for exp in claim["experiments"]:
             for c in exp["comparisons"]:
                 for key in ("values_a", "values_b"):
                     x = np.array(list((c.get(key) or {}).values()), dtype=float)
