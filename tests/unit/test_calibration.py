@@ -20,7 +20,7 @@ def test_rules_read_their_thresholds_from_the_claims_file():
         claim_id = rule.name.split("(")[1].rstrip(")")
         assert rule.claim.thresholds == by_id[claim_id].thresholds
         assert rule.claim.alpha == by_id[claim_id].alpha
-    assert (cal.ALPHA, cal.MIN_SEEDS) == (claims.defaults.alpha, claims.defaults.min_seeds)
+    assert (claims.defaults.alpha, claims.defaults.min_seeds) == (cal.ALPHA, cal.MIN_SEEDS)
 
 
 def test_spread_and_seeds_are_measured_from_the_shipped_audit():

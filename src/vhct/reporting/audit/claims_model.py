@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-from vhct.pipeline.config.errors import key_error
+from vhct.pipeline.config.errors import ConfigError
 from vhct.pipeline.config.sections import Name, number
 
 Text = Annotated[str, StringConstraints(min_length=1)]
@@ -57,6 +57,12 @@ KIND_NEEDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 EASIER_STATISTICS = ("normalized_regret", "average_regret")
 #: a claim's keys filled from ``defaults`` when absent (optional in the file, set in the record)
 CLAIM_DEFAULTS = ("alpha", "min_seeds", "round", "require")
+
+
+def key_error(key: tuple[str, ...], text: str) -> ConfigError:
+    """A validator's error ``key a/b: text``; the loader puts it below the key path it ran at and
+    names the file (the config's error type: it carries the key path and the text apart)."""
+    return ConfigError(f"key {'/'.join(key) or '<root>'}: {text}", key, text)
 
 
 class Record(BaseModel):
