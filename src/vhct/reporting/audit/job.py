@@ -10,7 +10,7 @@ from pathlib import Path
 from vhct.pipeline.config import Config
 from vhct.pipeline.provenance import RUN_ID_ENV
 from vhct.reporting.audit.beyond import run_beyond
-from vhct.reporting.audit.claims import left_out, load_beyond, load_claims
+from vhct.reporting.audit.claims import claims_experiments, left_out, load_beyond, load_claims
 from vhct.reporting.audit.evaluate import config_summary, display_path, file_sha256, regret_scale, run_audit
 from vhct.reporting.audit.records import Audit
 from vhct.reporting.audit.render import write_audit
@@ -44,7 +44,7 @@ def audit_job(
         "config_sha256": {display_path(p): file_sha256(p) for p in configfiles},
         "claims_file": display_path(claims_path),
         "claims_sha256": file_sha256(claims_path),
-        "experiments": config_summary(config, claims.experiments),
+        "experiments": config_summary(config, claims_experiments(claims)),
     }
     scaled = {e for c in claims.claims if c.statistic == "normalized_regret" for p in c.pairs for e in p}
     scales = {
