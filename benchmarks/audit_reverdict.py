@@ -45,9 +45,9 @@ def sample_index(audit: Mapping[str, Any]) -> dict[tuple[str, str, str, str], di
 def rebuild(claim, old, index, scales) -> list[tuple[str, list[Comparison] | str]] | str:
     """The claim's parts rebuilt from the JSON, or why they cannot be."""
     parts: list[tuple[str, list[Comparison] | str]] = []
-    if claim["kind"] == "contrast":
-        a, b = claim["target"], claim["others"][0]
-        for first, second in claim["pairs"]:
+    if claim.kind == "contrast":
+        a, b = claim.target, claim.others[0]
+        for first, second in claim.pairs:
             name = f"{first} / {second}"
             got = [index.get(("cumulative_regret", e, s, "final")) for e in (first, second) for s in (a, b)]
             if any(g is None for g in got):
@@ -68,11 +68,11 @@ def rebuild(claim, old, index, scales) -> list[tuple[str, list[Comparison] | str
                 continue
             base = Comparison(rec.experiment, rec.a, rec.b, round=rec.round, horizon=rec.horizon,
                               reference=rec.reference)  # fmt: skip
-            if claim["kind"] == "sublinear":
+            if claim.kind == "sublinear":
                 comps.append(slope_comparison(claim, base, _values(c, "values_a")))
                 continue
             sa, sb = _values(c, "values_a"), _values(c, "values_b")
-            rule = {**claim, "kind": "lowest"} if claim["kind"] == "easier" else claim
+            rule = claim.model_copy(update={"kind": "lowest"}) if claim.kind == "easier" else claim
             comps.append(compare_samples(rule, rec.experiment, rec.a, rec.b, sa, sb, rec.round, rec.horizon,
                                          rec.reference))  # fmt: skip
         parts.append((exp_name, comps))
@@ -92,26 +92,26 @@ def main() -> None:
     index = sample_index(audit)
     context = audit["context"]["experiments"]
     results = []
-    for claim in claims["claims"]:
-        old = old_by_id.get(claim["id"])
-        if claim["id"] == "himmelblau-easier-fig6":
+    for claim in claims.claims:
+        old = old_by_id.get(claim.id)
+        if claim.id == "himmelblau-easier-fig6":
             old = _fig6_from_normalized(old_by_id["himmelblau-easier"], claim, context)
-        if old is None and claim["id"].endswith("-no-margin"):  # a reading of the same comparisons
-            old = old_by_id.get(claim["id"].removesuffix("-no-margin"))
-        if old is None and claim["kind"] != "contrast":
-            print(f"{claim['id']}: not in the JSON")
+        if old is None and claim.id.endswith("-no-margin"):  # a reading of the same comparisons
+            old = old_by_id.get(claim.id.removesuffix("-no-margin"))
+        if old is None and claim.kind != "contrast":
+            print(f"{claim.id}: not in the JSON")
             continue
         parts = rebuild(claim, old, index, {})
         if isinstance(parts, str):
-            print(f"{claim['id']}: cannot rebuild ({parts})")
+            print(f"{claim.id}: cannot rebuild ({parts})")
             continue
         new = conclude(claim, parts)
-        results.append({**{k: claim[k] for k in CLAIM_FIELDS if k in claim}, **new})
-        before = old_by_id[claim["id"]]["verdict"] if claim["id"] in old_by_id else "(new claim)"
+        results.append({**claim.model_dump(include=set(CLAIM_FIELDS), exclude_none=True), **new})
+        before = old_by_id[claim.id]["verdict"] if claim.id in old_by_id else "(new claim)"
         after = new["verdict"] + (f": {new['category']}" if new["category"] != new["verdict"] else "")
         if new.get("seeds_needed"):
             after += f" (about {new['seeds_needed']} seeds per arm would decide it)"
-        print(f"## {claim['id']}: {before} -> {after}")
+        print(f"## {claim.id}: {before} -> {after}")
         for exp in new["experiments"]:
             for c in exp["comparisons"]:
                 print(f"   - [{c.verdict}: {c.category}] {c.reason}")
@@ -144,7 +144,7 @@ def _fig6_from_normalized(old: Mapping[str, Any], claim, context) -> dict[str, A
     keep = []
     for exp in old["experiments"]:
         first, second = exp["experiment"].split(" / ")
-        if [first, second] not in claim["pairs"]:
+        if [first, second] not in claim.pairs:
             continue
         scale = {
             e: regret_scale(context[e]["objective"], context[e]["objective_params"]) for e in (first, second)

@@ -46,7 +46,7 @@ print(json.dumps({
     "schema": str(SCHEMA_PATH),
     "claims_file": str(CLAIMS_PATH),
     "experiments": sorted(config["experiments"]),
-    "claims": len(claims["claims"]),
+    "claims": len(claims.claims),
 }))
 """
 

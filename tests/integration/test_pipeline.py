@@ -765,7 +765,7 @@ def test_the_run_writes_the_audit_and_the_report(workdir, config, tiny):
 
     result = json.loads((workdir / "results" / "audit.json").read_text(encoding="utf-8"))
     claims = load_claims()
-    assert [c["id"] for c in result["claims"]] == [c["id"] for c in claims["claims"]]
+    assert [c["id"] for c in result["claims"]] == [c.id for c in claims.claims]
     assert sum(result["summary"].values()) == len(result["claims"])
     expected = {e for e in claims_experiments(claims) if e in config["experiments"]}
     assert set(result["context"]["experiments"]) == expected

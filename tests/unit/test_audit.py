@@ -67,8 +67,8 @@ def scaled(sample, factor):
     return [v * factor for v in sample]
 
 
-def claim(kind: str, **extra) -> dict:
-    """A resolved claim with the defaults of the shipped claims file."""
+def claim(kind: str, **extra) -> audit.Claim:
+    """A resolved claim (the record) with the defaults of the shipped claims file."""
     base = {
         "id": f"test-{kind}",
         "quote": "q",
@@ -82,11 +82,16 @@ def claim(kind: str, **extra) -> dict:
         "require": "all",
     }
     base.update(extra)
-    return base
+    return audit.Claim.model_validate(base)
 
 
-def verdict(c: dict, exp_runs: dict) -> dict:
-    return audit.evaluate_claim(c, {"exp": exp_runs})
+def claims_file(parts: dict) -> audit.ClaimsFile:
+    """A claims file of ``parts`` (rules, claims as records, ...) with the shipped file's defaults."""
+    return audit.ClaimsFile.model_validate({"version": 1, "defaults": shipped()["defaults"], **parts})
+
+
+def verdict(c: audit.Claim, exp_runs: dict, left_out=()) -> audit.ClaimVerdict:
+    return audit.evaluate_claim(c, {"exp": exp_runs}, left_out=left_out)
 
 
 def first(result: dict) -> Comparison:
@@ -166,7 +171,7 @@ def test_fewer_seeds_than_the_claims_minimum_give_no_verdict_not_inconclusive():
 
 def test_an_experiment_the_config_leaves_out_is_not_evaluated():
     runs = {"A": runs_of(LOW), "B": runs_of(HIGH)}
-    result = verdict({**claim("lowest", **LOWEST), "left_out": ["exp"]}, runs)
+    result = verdict(claim("lowest", **LOWEST), runs, left_out=["exp"])
     assert result.verdict == NOT_EVALUATED and "leaves this claim out of exp" in result.reason
 
 
@@ -204,11 +209,13 @@ def test_a_comparison_at_the_shorter_horizon_states_its_round_everywhere(tmp_pat
     assert comp.reason.startswith("A vs B at t = 10 of 40:")
     assert "at t = 10 of 40" in result.reason
     full = audit.run_audit(
-        {
-            "rules": shipped()["rules"],
-            "discrepancies": [],
-            "claims": [claim("lowest", round="common", **LOWEST)],
-        },
+        claims_file(
+            {
+                "rules": shipped()["rules"],
+                "discrepancies": [],
+                "claims": [claim("lowest", round="common", **LOWEST)],
+            }
+        ),
         {"exp": exp_runs},
         {"experiments": {}},
     )
@@ -290,9 +297,9 @@ def test_the_cost_statistics_read_the_optimizers_own_and_the_whole_rounds_second
 
 def test_bo_cost_tests_the_optimizers_own_seconds_with_the_total_beside_them():
     """The claim's ratio is on the optimizer's seconds (ask + tell); the totals ride along, untested."""
-    shipped = next(c for c in audit.load_claims()["claims"] if c["id"] == "bo-cost")
-    assert shipped["statistic"] == "optimizer_seconds_per_round"
-    cost = claim("greater", statistic=shipped["statistic"], round="common", target="BO", others=["VHCT"],
+    shipped = next(c for c in audit.load_claims().claims if c.id == "bo-cost")
+    assert shipped.statistic == "optimizer_seconds_per_round"
+    cost = claim("greater", statistic=shipped.statistic, round="common", target="BO", others=["VHCT"],
                  thresholds={"min_ratio": 10.0})  # fmt: skip
     # BO's optimizer takes 20 times VHCT's; with the objective's evaluation the totals differ less
     bo = [make_run(s, 1.0, seconds=0.9).table.assign(optimizer_seconds=0.8) for s in range(SEEDS)]
@@ -425,8 +432,8 @@ def test_readings_of_one_statement_that_disagree_are_a_flip():
     one = claim("lowest", id="r1", reading_of="s", **LOWEST)
     two = claim("lowest", id="r2", reading_of="s", **dict(LOWEST, target="C"))
     exp = {"A": runs_of(LOW), "B": runs_of(HIGH), "C": runs_of(scaled(HIGH, 1.5))}
-    result = audit.run_audit({"rules": shipped()["rules"], "discrepancies": [], "claims": [one, two]},
-                             {"exp": exp}, {"experiments": {}})  # fmt: skip
+    claims = claims_file({"rules": shipped()["rules"], "discrepancies": [], "claims": [one, two]})
+    result = audit.run_audit(claims, {"exp": exp}, {"experiments": {}})
     assert result.reading_flips == [
         audit.records.ReadingFlip(
             statement="s", readings={"r1": REPRODUCED, "r2": NOT_REPRODUCED}, flips=True
@@ -457,7 +464,7 @@ def test_every_shipped_claim_evaluates_on_runs_shaped_like_the_tiny_config():
     scales = {"himmelblau": 0.15, "rastrigin2d": 0.3}
     result = audit.run_audit(claims, runs, {"experiments": {}}, scales)
     by_id = {c.id: c for c in result.claims}
-    assert list(by_id) == [c["id"] for c in claims["claims"]]
+    assert list(by_id) == [c.id for c in claims.claims]
     assert all(c.verdict in audit.VERDICTS and c.reason for c in result.claims)
     # the claims of issue 23 read the tiny config's runs (2 seeds, below their minimum: no verdict,
     # and the reason says how many seeds ran and how many the claim needs)
@@ -470,8 +477,8 @@ def test_every_shipped_claim_evaluates_on_runs_shaped_like_the_tiny_config():
         assert "this configuration runs 2 seeds" in by_id[new].reason, new
     assert "this configuration runs 2 seeds" in by_id["fig3-vhct-lowest"].reason
     # the comparisons themselves, with the claims' minimum lowered to the tiny config's 2 seeds
-    for c in claims["claims"]:
-        c["min_seeds"] = 2
+    lowered = [c.model_copy(update={"min_seeds": 2}) for c in claims.claims]
+    claims = claims.model_copy(update={"claims": lowered})
     result = audit.run_audit(claims, runs, {"experiments": {}}, scales)
     by_id = {c.id: c for c in result.claims}
     counter = by_id["phi-conjecture-with-phi-oe"].experiments[0]
@@ -528,18 +535,21 @@ def write_claims(tmp_path: Path, doc: dict) -> Path:
 
 def test_shipped_claims_file_is_valid_and_resolved():
     claims = audit.load_claims()
-    ids = [c["id"] for c in claims["claims"]]
+    ids = [c.id for c in claims.claims]
     assert len(ids) == len(set(ids)) >= 10
-    assert all({"alpha", "min_seeds", "round", "require"} <= set(c) for c in claims["claims"])
-    kinds = {c["kind"] for c in claims["claims"]}
+    written = shipped()
+    for c, raw in zip(claims.claims, written["claims"], strict=True):  # the defaults resolved
+        for key in ("alpha", "min_seeds", "round", "require"):
+            assert getattr(c, key) == raw.get(key, written["defaults"][key]), (c.id, key)
+    assert any("require" not in raw for raw in written["claims"])  # some claim relies on the defaults
+    kinds = {c.kind for c in claims.claims}
     assert kinds == set(audit.CHECKS) | {"contrast", "easier"}
     # BO: in Fig. 3's claims (final round, where it ran the horizon, issue 29) and in the checks at
     # its own horizon (round common, labelled); no other final-round claim reads it
-    for c in claims["claims"]:
-        names = [c.get("target"), *c.get("others", []), *c.get("claimed", [])]
-        expected = c["round"] == "common" or c["id"].startswith("fig3-vhct-lowest")
-        assert ("BO" in names) == expected, c["id"]
-    assert len(claims["discrepancies"]) >= 8
+    for c in claims.claims:
+        expected = c.round == "common" or c.id.startswith("fig3-vhct-lowest")
+        assert ("BO" in c.settings) == expected, c.id
+    assert len(claims.discrepancies) >= 8
 
 
 @pytest.mark.parametrize(
@@ -580,11 +590,11 @@ def test_unreadable_claims_file(tmp_path):
 
 
 def small_audit() -> dict:
-    claims = {
+    claims = claims_file({
         "rules": shipped()["rules"],
         "discrepancies": shipped()["discrepancies"][:1],
         "claims": [claim("lowest", **LOWEST), claim("sublinear", **SUBLINEAR)],
-    }
+    })  # fmt: skip
     runs = {"exp": {"A": runs_of(LOW, power=0.5), "B": runs_of(HIGH)}}
     return audit.run_audit(claims, runs, {"configfiles": ["config/x.yaml"], "experiments": {}})
 
@@ -690,23 +700,24 @@ def test_every_default_figure_has_a_caption_file():
 def test_substitute_settings_renames_every_named_setting():
     lowest = claim("lowest", target="A", others=["B", "C"], thresholds={"min_relative_effect": 0.05})
     variant = audit.substitute_settings(lowest, {"B": "B2", "A": "A2"})
-    assert variant["target"] == "A2" and variant["others"] == ["B2", "C"]
-    assert lowest["others"] == ["B", "C"]  # the default claim is untouched
+    assert isinstance(variant, audit.Claim) and variant is not lowest  # a new typed claim
+    assert variant.target == "A2" and variant.others == ["B2", "C"]
+    assert lowest.others == ["B", "C"]  # the default claim is untouched
     best = claim("best_parameter", claimed=["A"], others=["B"], thresholds={"max_excess_over_best": 0.05})
-    assert audit.substitute_settings(best, {"A": "A2"})["claimed"] == ["A2"]
+    assert audit.substitute_settings(best, {"A": "A2"}).claimed == ["A2"]
     assert audit.substitute_settings(lowest, {"Z": "Z2"}) is None
 
 
 def sensitivity_audit(variant_runs: list[Run] | None) -> dict:
     """Claim 'A lowest vs B' (reproduced by default) and a choice that swaps B for B2."""
-    claims = {
+    claims = claims_file({
         "rules": shipped()["rules"],
         "discrepancies": [],
         "claims": [claim("lowest", **LOWEST), claim("sublinear", **SUBLINEAR)],
         "sensitivity": [
             {"id": "b-choice", "choice": "c", "default": "d", "variant": "v", "substitute": {"B": "B2"}}
         ],
-    }
+    })  # fmt: skip
     exp = {"A": runs_of(LOW, power=0.5), "B": runs_of(HIGH)}
     if variant_runs is not None:
         exp["B2"] = variant_runs
@@ -771,15 +782,15 @@ def test_configs_run_both_readings_of_every_choice(config_name, experiments):
     config = load_config(REPO / "config" / config_name)  # base chain merged
     claims = audit.load_claims()
     checked = 0
-    for choice in claims["sensitivity"]:
-        for default, variant in choice["substitute"].items():
-            for c in claims["claims"]:
+    for choice in claims.sensitivity:
+        for default, variant in choice.substitute.items():
+            for c in claims.claims:
                 if audit.substitute_settings(c, {default: variant}) is None:
                     continue
-                for e in experiments or c["experiments"]:
-                    if e not in c["experiments"] or default not in config["experiments"][e]["settings"]:
+                for e in experiments or c.experiments:
+                    if e not in c.experiments or default not in config["experiments"][e]["settings"]:
                         continue
-                    assert variant in config["experiments"][e]["settings"], (c["id"], e, variant)
+                    assert variant in config["experiments"][e]["settings"], (c.id, e, variant)
                     spec = config["settings"][variant]
                     assert set(spec.get("params", {})) <= registry.algorithm_params(spec["algorithm"])
                     checked += 1
@@ -794,9 +805,9 @@ def test_a_variant_run_to_fewer_rounds_is_compared_with_the_default_at_its_round
     b5 = [Run(r.seed, r.table.iloc[:10], r.f_star) for r in b]
     exp_runs = {"A": runs_of(LOW, power=0.2), "B": b, "B5": b5}
     c = claim("lowest", round="common", **LOWEST)
-    claims = {"rules": shipped()["rules"], "discrepancies": [], "claims": [c],
-              "sensitivity": [{"id": "restarts", "choice": "c", "default": "d", "variant": "v",
-                               "substitute": {"B": "B5"}}]}
+    claims = claims_file({"rules": shipped()["rules"], "discrepancies": [], "claims": [c],
+                          "sensitivity": [{"id": "restarts", "choice": "c", "default": "d", "variant": "v",
+                                           "substitute": {"B": "B5"}}]})  # fmt: skip
     full = audit.run_audit(claims, {"exp": exp_runs}, {"experiments": {}})
     assert full.claims[0].verdict == REPRODUCED  # at t = 40
     row = full.sensitivity[0].claims[0]

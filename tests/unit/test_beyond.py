@@ -4,7 +4,6 @@ findings' section rendered from the audit JSON."""
 
 from __future__ import annotations
 
-import copy
 import json
 
 import numpy as np
@@ -30,7 +29,7 @@ def beyond_lines(audit, figures) -> list[str]:
 
 SEEDS = 20
 BEYOND = load_beyond()
-QUESTION = next(q for q in BEYOND["questions"] if q["id"] == "vhct-vs-random")
+QUESTION = next(q for q in BEYOND.questions if q.id == "vhct-vs-random")
 
 
 def sample(mean: float, seed: int, n: int = SEEDS, sd: float = 4.0) -> np.ndarray:
@@ -64,7 +63,7 @@ def test_a_question_is_answered_in_both_directions(mean_a, mean_b, expected):
 
 
 def test_both_directions_of_every_experiment_are_one_holm_family():
-    q = {**QUESTION, "experiments": ["e1", "e2"]}
+    q = QUESTION.model_copy(update={"experiments": ["e1", "e2"]})
     runs = {
         "e1": {"VHCT-rho0.75": runs_of(sample(90.0, 3, sd=8.0)), "Random": runs_of(sample(100.0, 4, sd=8.0))},
         "e2": {"VHCT-rho0.75": runs_of(sample(60.0, 5)), "Random": runs_of(sample(100.0, 6))},
@@ -81,7 +80,7 @@ def test_both_directions_of_every_experiment_are_one_holm_family():
 def test_a_capped_baseline_is_compared_at_its_last_round_and_says_so():
     full = [make_run(s, 100.0 + s, horizon=30, seconds=1e-3) for s in range(SEEDS)]
     capped = [make_run(s, 300.0 + s, horizon=12, seconds=0.5) for s in range(SEEDS)]
-    row = answer({"VHCT-rho0.75": full, "GP-Optuna": capped}, {**QUESTION, "b": "GP-Optuna"})
+    row = answer({"VHCT-rho0.75": full, "GP-Optuna": capped}, QUESTION.model_copy(update={"b": "GP-Optuna"}))
     c = row.comparison
     assert (c.round, c.horizon, c.early) == (12, 30, True)
     assert c.label == "VHCT-rho0.75 vs GP-Optuna at t = 12 of 30"
@@ -108,11 +107,11 @@ def test_too_few_seeds_missing_experiment_and_missing_setting():
 
 
 def test_the_shipped_questions_pit_vhct_and_hct_against_every_baseline():
-    pairs = {(q["a"], q["b"]) for q in BEYOND["questions"]}
+    pairs = {(q.a, q.b) for q in BEYOND.questions}
     for a in ("VHCT-rho0.75", "HCT-rho0.75"):
         for b in ("Random", "TPE", "CMA-ES", "GP-Optuna", "BO"):
             assert (a, b) in pairs
-    assert all(q["round"] == "common" and q["alpha"] == 0.05 for q in BEYOND["questions"])
+    assert all(q.round == "common" and q.alpha == 0.05 for q in BEYOND.questions)
 
 
 @pytest.mark.parametrize(
@@ -142,9 +141,8 @@ def made_up_audit() -> dict:
             "BO": [make_run(s, 8.0 + s % 3, horizon=6, seconds=0.8) for s in range(SEEDS)],
         }
     }
-    beyond = copy.deepcopy(BEYOND)
-    for q in beyond["questions"]:
-        q["experiments"] = ["garland-beyond"]
+    questions = [q.model_copy(update={"experiments": ["garland-beyond"]}) for q in BEYOND.questions]
+    beyond = BEYOND.model_copy(update={"questions": questions})
     part = run_beyond(beyond, runs)
     return Audit(
         format=AUDIT_FORMAT, context={}, summary={}, flipped_claims=[], reading_flips=[],

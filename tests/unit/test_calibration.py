@@ -14,10 +14,13 @@ from vhct.reporting.audit.verdicts import REPRODUCED
 
 
 def test_rules_read_their_thresholds_from_the_claims_file():
-    by_id = {c["id"]: c for c in load_claims()["claims"]}
+    claims = load_claims()
+    by_id = {c.id: c for c in claims.claims}
     for rule in cal.rules():
         claim_id = rule.name.split("(")[1].rstrip(")")
-        assert rule.claim["thresholds"] == by_id[claim_id]["thresholds"]
+        assert rule.claim.thresholds == by_id[claim_id].thresholds
+        assert rule.claim.alpha == by_id[claim_id].alpha
+    assert (claims.defaults.alpha, claims.defaults.min_seeds) == (cal.ALPHA, cal.MIN_SEEDS)
 
 
 def test_spread_and_seeds_are_measured_from_the_shipped_audit():
@@ -52,7 +55,7 @@ def test_a_tie_is_never_reproduced_or_the_opposite():
 
 
 def test_a_majority_claims_least_favourable_truth_leaves_only_need_minus_one_experiments_true():
-    rule = next(r for r in cal.rules() if r.claim.get("require") == "majority")
+    rule = next(r for r in cal.rules() if r.claim.require == "majority")
     claimed, _, _ = cal.margins(rule)
     truths = cal.scenarios(rule)["one at the claimed margin"]
     per = rule.comparisons

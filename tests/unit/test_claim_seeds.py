@@ -58,7 +58,7 @@ def test_a_reduced_experiment_is_not_a_cap_and_a_setting_stopped_early_is_not_re
     config["experiments"]["landmine"]["seeds"] = 4  # every setting below 20: the audit says "not evaluated"
     va.check_claim_seeds(CLAIMS, vc.validate_config(copy.deepcopy(config)))
     config = paper_local()  # BO stops at t = 200 of 5000 on Garland: the final-round claims do not read it
-    final = [c for c in CLAIMS["claims"] if c["round"] == "final" and "BO" in va.claim_settings(c)]
+    final = [c for c in CLAIMS.claims if c.round == "final" and "BO" in c.settings]
     config["experiments"]["garland"]["caps"]["BO"] = {"max_horizon": 200, "max_seeds": 5}
-    claims = {**CLAIMS, "claims": final, "sensitivity": []}
+    claims = CLAIMS.model_copy(update={"claims": final, "sensitivity": []})
     va.check_claim_seeds(claims, vc.validate_config(config))

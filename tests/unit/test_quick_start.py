@@ -11,7 +11,6 @@ from support import REPO
 from vhct.objectives import make_objective
 from vhct.pipeline import config as vc
 from vhct.reporting import audit
-from vhct.reporting.audit.claims import claim_experiments_of, claim_settings
 from vhct.reporting.audit.runs import Run
 from vhct.reporting.audit.verdicts import NOT_EVALUATED
 
@@ -33,21 +32,21 @@ def synthetic(experiment: str) -> bool:
 
 #: the claims whose every experiment is a synthetic one the default config runs
 SYNTHETIC_CLAIMS = [
-    c for c in CLAIMS["claims"]
-    if all(e in DEFAULT.experiments and synthetic(e) for e in claim_experiments_of(c))
+    c for c in CLAIMS.claims
+    if all(e in DEFAULT.experiments and synthetic(e) for e in c.experiments_read)
 ]  # fmt: skip
 
 
 def test_the_default_config_runs_every_synthetic_claim_at_the_papers_scale():
     assert len(SYNTHETIC_CLAIMS) >= 10
     for claim in SYNTHETIC_CLAIMS:
-        for experiment in claim_experiments_of(claim):
+        for experiment in claim.experiments_read:
             exp = DEFAULT.experiments[experiment]
-            assert exp.horizon == PAPER.experiments[experiment].horizon, (claim["id"], experiment)
-            for setting in claim_settings(claim):
+            assert exp.horizon == PAPER.experiments[experiment].horizon, (claim.id, experiment)
+            for setting in claim.settings:
                 if setting in exp.settings:
                     seeds = DEFAULT.setting_seeds(experiment, setting)
-                    assert len(seeds) >= claim["min_seeds"], (claim["id"], experiment, setting)
+                    assert len(seeds) >= claim.min_seeds, (claim.id, experiment, setting)
 
 
 def test_an_audit_of_runs_shaped_like_the_default_config_evaluates_every_synthetic_claim():
@@ -55,7 +54,7 @@ def test_an_audit_of_runs_shaped_like_the_default_config_evaluates_every_synthet
     speed): no synthetic claim is left "not evaluated" for want of seeds or settings."""
     rng = np.random.default_rng(0)
     horizon = 40
-    experiments = {e for c in SYNTHETIC_CLAIMS for e in claim_experiments_of(c)}
+    experiments = {e for c in SYNTHETIC_CLAIMS for e in c.experiments_read}
     runs = {}
     for name in experiments:
         runs[name] = {}
@@ -71,7 +70,7 @@ def test_an_audit_of_runs_shaped_like_the_default_config_evaluates_every_synthet
                     "optimizer_seconds": np.full(stop, 1e-3),
                 }  # fmt: skip
                 runs[name][setting].append(Run(seed, pd.DataFrame(table), 0.0))
-    claims = {**CLAIMS, "claims": SYNTHETIC_CLAIMS, "sensitivity": []}
+    claims = CLAIMS.model_copy(update={"claims": SYNTHETIC_CLAIMS, "sensitivity": []})
     scales = {"himmelblau": 0.15, "rastrigin2d": 0.3, "rastrigin10d": 0.3}
     result = audit.run_audit(claims, runs, {"experiments": {}}, scales)
     for claim in result.claims:

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from vhct.reporting.audit.checks import Comparison, compare_samples, contrast_comparison
+from vhct.reporting.audit.claims_model import Claim
 from vhct.reporting.audit.evaluate import conclude
 from vhct.reporting.audit.verdicts import (
     INCONCLUSIVE,
@@ -24,8 +25,18 @@ from vhct.reporting.audit.verdicts import (
 from vhct.reporting.forest import audit_forest, forest_rows
 
 SHIPPED = Path(__file__).resolve().parents[2] / "docs" / "findings" / "audit.json"
-LOWEST = {"id": "c", "kind": "lowest", "thresholds": {"min_relative_effect": 0.05}, "alpha": 0.05,
-          "min_seeds": 20, "experiments": ["e"], "others": ["B"], "require": "all"}  # fmt: skip
+
+
+def made_up(**keys) -> Claim:
+    """A claim record with made-up text and the shipped defaults (round final, require all)."""
+    return Claim.model_validate(
+        {"quote": "q", "location": "l", "statistic": "cumulative_regret", "round": "final", "require": "all",
+         "alpha": 0.05, "min_seeds": 20, **keys}
+    )  # fmt: skip
+
+
+LOWEST = made_up(id="c", kind="lowest", thresholds={"min_relative_effect": 0.05}, experiments=["e"],
+                 target="A", others=["B"])  # fmt: skip
 
 
 def sample(mean: float, sd: float, n: int = 20, seed: int = 0) -> dict[int, float]:
@@ -77,10 +88,10 @@ def test_too_few_seeds_is_its_own_category():
 
 
 def test_holm_runs_over_both_kinds_of_refuting_test():
-    claim = {**LOWEST, "experiments": ["e1", "e2"]}
+    claim = LOWEST.model_copy(update={"experiments": ["e1", "e2"]})
     parts = [
         (e, [compare_samples(claim, e, "A", "B", sample(100.0, 1.0, 20, k), sample(100, 1.0, 20, k + 5))])
-        for k, e in enumerate(claim["experiments"])
+        for k, e in enumerate(claim.experiments)
     ]
     result = conclude(claim, parts)
     comps = [c for e in result["experiments"] for c in e.comparisons]
@@ -97,9 +108,8 @@ def test_p_at_the_resampling_floor_prints_as_an_upper_bound():
 
 
 def test_contrast_records_all_four_samples_and_its_interval():
-    claim = {"id": "k", "kind": "contrast", "direction": "less", "thresholds": {"min_factor": 1.0},
-             "alpha": 0.05, "min_seeds": 20, "pairs": [["x", "y"]], "target": "A",
-             "others": ["B"]}  # fmt: skip
+    claim = made_up(id="k", kind="contrast", direction="less", thresholds={"min_factor": 1.0},
+                    experiments=["x", "y"], pairs=[["x", "y"]], target="A", others=["B"])  # fmt: skip
     base = Comparison("x / y", "A", "B", effect_name="ratio of ratios A/B")
     parts = [sample(m, 2.0, 20, k) for k, m in enumerate((70, 100, 95, 100))]
     comp = contrast_comparison(claim, base, *parts)

@@ -17,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from vhct.reporting.audit.claims_model import Thresholds
+
 #: verdict (and, for the two kinds of "not reproduced" and "inconclusive", category) -> colour
 VERDICT_COLOURS = {
     "reproduced": "tab:green",
@@ -40,24 +42,24 @@ CLAIMED_SHADE, REFUTING_SHADE = "#d9f2d9", "#f7d4d4"
 
 
 def claim_regions(claim: Mapping[str, Any]) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
-    """The claimed and refuting regions of the claim's effect as intervals on (0, inf)."""
-    kind, th, inf = claim["kind"], claim["thresholds"], math.inf
+    """The claimed and refuting regions of the claim's effect (a claim of the audit JSON, its
+    thresholds read as the claims file's record) as intervals on (0, inf)."""
+    kind, th, inf = claim["kind"], Thresholds.model_validate(claim["thresholds"]), math.inf
     if kind in ("lowest", "easier"):
-        m = th["min_relative_effect"]
+        m = th.min_relative_effect
         return [(0.0, 1.0 - m)], [(1.0 / (1.0 - m), inf)]
     if kind in ("among_fastest", "best_parameter"):
-        d = th["max_excess_over_best"]
+        d = th.max_excess_over_best
         return [(0.0, 1.0 + d)], [(1.0 + d, inf)]
     if kind == "similar":
-        lo, hi = th["lower_ratio"], th["upper_ratio"]
+        lo, hi = th.lower_ratio, th.upper_ratio
         return [(lo, hi)], [(0.0, lo), (hi, inf)]
     if kind == "greater":
-        r = th["min_ratio"]
-        return [(r, inf)], [(0.0, th.get("refuted_below", r))]
+        return [(th.min_ratio, inf)], [(0.0, th.refuting_ratio)]
     if kind == "sublinear":
-        return [(0.0, th["max_slope"])], [(th.get("refuted_above", 1.0), inf)]
+        return [(0.0, th.max_slope)], [(th.refuting_slope, inf)]
     if kind == "contrast":
-        c = th["min_factor"]
+        c = th.min_factor
         if claim["direction"] == "less":
             return [(0.0, 1.0 / c)], [(c, inf)]
         return [(c, inf)], [(0.0, 1.0 / c)]

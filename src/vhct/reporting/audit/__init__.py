@@ -27,12 +27,13 @@ from vhct.reporting.audit.claims import (
     ClaimsError,
     beyond_experiments,
     check_claim_seeds,
-    claim_settings,
     claims_experiments,
+    left_out,
     load_beyond,
     load_claims,
     substitute_settings,
 )
+from vhct.reporting.audit.claims_model import BeyondFile, Claim, ClaimsFile, Question, Thresholds
 from vhct.reporting.audit.evaluate import (
     conclude,
     config_summary,
@@ -119,7 +120,12 @@ __all__ = [
     "horizon",
     "load_claims",
     "check_claim_seeds",
-    "claim_settings",
+    "left_out",
+    "BeyondFile",
+    "Claim",
+    "ClaimsFile",
+    "Question",
+    "Thresholds",
     "majority",
     "reading_flips",
     "rebase",

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from vhct.reporting.audit.claims_model import BeyondFile, Claim, Question, Thresholds
 from vhct.reporting.audit.evaluate import claim_comparisons
 from vhct.reporting.audit.records import Beyond, Comparison, QuestionAnswer, QuestionRow
 from vhct.reporting.audit.runs import Runs, samples
@@ -28,23 +29,23 @@ TOTAL_COST_STATISTIC = "seconds_per_round"
 QUESTION_FIELDS = ("id", "question", "a", "b", "alpha", "min_seeds", "round", "statistic", "thresholds")
 
 
-def question_claim(question: Mapping[str, Any]) -> dict[str, Any]:
+def question_claim(question: Question) -> Claim:
     """The question as a claim the audit's checks read: ``a`` lowest against ``b`` by the margin."""
-    return {
-        "id": question["id"],
-        "kind": "lowest",
-        "statistic": question["statistic"],
-        "target": question["a"],
-        "others": [question["b"]],
-        "experiments": list(question["experiments"]),
-        "round": question["round"],
-        "alpha": question["alpha"],
-        "min_seeds": question["min_seeds"],
-        "thresholds": dict(question["thresholds"]),
-        # below min_seeds a question still reports its comparison and costs, "too few seeds" (a
-        # claim of the paper gets no verdict there: evaluate.too_few_seeds)
-        "few_seeds_compared": True,
-    }
+    return Claim(
+        id=question.id,
+        quote=question.question,
+        location="the questions beyond the paper",
+        kind="lowest",
+        statistic=question.statistic,
+        target=question.a,
+        others=[question.b],
+        experiments=list(question.experiments),
+        round=question.round,
+        alpha=question.alpha,
+        min_seeds=question.min_seeds,
+        require="all",
+        thresholds=Thresholds(**question.thresholds.given()),
+    )
 
 
 def cost(exp_runs: Mapping[str, Any], comp: Comparison) -> dict[str, float] | None:
@@ -60,11 +61,15 @@ def cost(exp_runs: Mapping[str, Any], comp: Comparison) -> dict[str, float] | No
     }
 
 
-def evaluate_question(question: Mapping[str, Any], runs: Runs) -> QuestionAnswer:
-    """The question's answer on every experiment it names (one comparison each, or why none)."""
-    parts = claim_comparisons(question_claim(question), runs, {})
+def evaluate_question(question: Question, runs: Runs) -> QuestionAnswer:
+    """The question's answer on every experiment it names (one comparison each, or why none).
+
+    Below ``min_seeds`` a question still reports its comparison and costs, "too few seeds" (a claim
+    of the paper gets no verdict there: ``evaluate.too_few_seeds``).
+    """
+    parts = claim_comparisons(question_claim(question), runs, {}, few_seeds_compared=True)
     flat = [c for _, comps in parts if not isinstance(comps, str) for c in comps]
-    decided = iter(decide_question(flat, question["alpha"]))
+    decided = iter(decide_question(flat, question.alpha))
     rows = []
     for experiment, comps in parts:
         if isinstance(comps, str):
@@ -82,13 +87,13 @@ def evaluate_question(question: Mapping[str, Any], runs: Runs) -> QuestionAnswer
                 cost=cost(runs[experiment], comp) if evaluated else None,
             )
         )
-    return QuestionAnswer(**{k: question[k] for k in QUESTION_FIELDS}, experiments=rows)
+    return QuestionAnswer(**question.model_dump(include=set(QUESTION_FIELDS)), experiments=rows)
 
 
-def run_beyond(beyond: Mapping[str, Any], runs: Runs) -> Beyond | None:
+def run_beyond(beyond: BeyondFile, runs: Runs) -> Beyond | None:
     """The audit's ``beyond`` part, or None when no question has an evaluated comparison."""
-    questions = [evaluate_question(q, runs) for q in beyond["questions"]]
+    questions = [evaluate_question(q, runs) for q in beyond.questions]
     if not any(r.comparison is not None and r.verdict != NOT_EVALUATED
                for q in questions for r in q.experiments):  # fmt: skip
         return None
-    return Beyond(rules=dict(beyond["rules"]), questions=questions)
+    return Beyond(rules=beyond.rules.model_dump(), questions=questions)

@@ -27,10 +27,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -41,11 +40,15 @@ from vhct.reporting.audit.checks import (
     regions,
     slope_comparison,
 )
-from vhct.reporting.audit.claims import load_claims
+from vhct.reporting.audit.claims import load_beyond, load_claims
+from vhct.reporting.audit.claims_model import Claim, ClaimsFile
 from vhct.reporting.audit.evaluate import conclude
 from vhct.reporting.audit.verdicts import NO_EFFECT, NOT_REPRODUCED, OPPOSITE, REPRODUCED
 
-ALPHA = 0.05
+#: the shipped claims file, whose defaults and thresholds the rules are calibrated with
+SHIPPED_CLAIMS = load_claims()
+#: the claims' level (``defaults.alpha``)
+ALPHA = SHIPPED_CLAIMS.defaults.alpha
 #: the shipped audit whose per-seed values give the spread of the normal samples
 SHIPPED_AUDIT = Path(__file__).resolve().parents[4] / "docs" / "findings" / "audit.json"
 #: the bimodal shape of T-HOO rho = 0.25 on 2-D Rastrigin: share of seeds in the lower mode, its level
@@ -54,7 +57,7 @@ BIMODAL_SHARE, BIMODAL_LOW, BIMODAL_LOW_SPREAD, BIMODAL_JITTER = 0.3, 0.28, 0.4,
 SLOPE_SD = 0.03
 SEEDS = (20,)
 #: the claims' minimum of seeds (``defaults.min_seeds``): the audit decides nothing below it
-MIN_SEEDS = 20
+MIN_SEEDS = SHIPPED_CLAIMS.defaults.min_seeds
 DISTRIBUTIONS = ("normal", "bimodal")
 #: how far inside the claimed region the other comparisons sit in the least favourable scenario
 FAR_INSIDE = 0.5
@@ -97,27 +100,27 @@ class Rule:
     """A rule as a shipped claim uses it: its claim, and experiments x comparisons per experiment."""
 
     name: str
-    claim: Mapping[str, Any]
+    claim: Claim
     experiments: int
     comparisons: int
 
 
-def _rule(claims: Mapping[str, Any], claim_id: str, name: str = "") -> Rule:
-    """The shipped claim ``claim_id`` as a rule: its thresholds, direction and structure."""
-    by_id = {c["id"]: c for c in claims["claims"]}
+def _rule(claims: ClaimsFile, claim_id: str, name: str = "") -> Rule:
+    """The shipped claim ``claim_id`` as a rule: its thresholds, alpha, direction and structure."""
+    by_id = {c.id: c for c in claims.claims}
     if claim_id not in by_id:
         raise ValueError(f"claims file has no claim {claim_id!r} to calibrate")
-    c = dict(by_id[claim_id])
-    kind = c["kind"]
-    units = len(c.get("pairs") or c["experiments"])
+    c = by_id[claim_id]
+    kind = c.kind
+    units = len(c.pairs or c.experiments)
     if kind == "best_parameter":
-        per = len(c["claimed"]) * len(c["others"])
+        per = len(c.claimed) * len(c.others)
     elif kind in ("sublinear", "contrast"):
         per = 1
     else:
-        per = len(c["others"])
+        per = len(c.others)
     # every sample size is evaluated here (the audit itself decides only from the claim's min_seeds on)
-    claim = {**c, "kind": "lowest" if kind == "easier" else kind, "alpha": ALPHA, "min_seeds": 2}
+    claim = c.model_copy(update={"kind": "lowest" if kind == "easier" else kind, "min_seeds": 2})
     return Rule(name or f"{kind} ({claim_id})", claim, units, per)
 
 
@@ -130,9 +133,9 @@ RULE_CLAIMS = (
 )  # fmt: skip
 
 
-def rules(claims: Mapping[str, Any] | None = None) -> tuple[Rule, ...]:
-    """Every calibrated rule, with the thresholds of the claims file (``load_claims``)."""
-    claims = claims or load_claims()
+def rules(claims: ClaimsFile | None = None) -> tuple[Rule, ...]:
+    """Every calibrated rule, with the thresholds of the claims file (the shipped one by default)."""
+    claims = claims or SHIPPED_CLAIMS
     return tuple(_rule(claims, cid) for cid in RULE_CLAIMS)
 
 
@@ -150,11 +153,11 @@ def draw(rng: np.random.Generator, mean: float, n: int, distribution: str, cv: f
 def margins(rule: Rule) -> tuple[float, float, int]:
     """The claimed margin, the refuting margin and the claimed side (-1: below, +1: above) of the
     rule's quantity (ratio of means, ratio of ratios or mean slope)."""
-    kind, th = rule.claim["kind"], rule.claim["thresholds"]
+    kind, th = rule.claim.kind, rule.claim.thresholds
     if kind == "sublinear":
-        return th["max_slope"], th.get("refuted_above", 1.0), -1
+        return th.max_slope, th.refuting_slope, -1
     if kind == "contrast":
-        c, less = th["min_factor"], rule.claim["direction"] == "less"
+        c, less = th.min_factor, rule.claim.direction == "less"
         return (1 / c, c, -1) if less else (c, 1 / c, 1)
     rs = regions(rule.claim)
     if kind == "similar":  # the upper margin: the refuting side that is "worse"
@@ -165,11 +168,11 @@ def margins(rule: Rule) -> tuple[float, float, int]:
 
 def _far_inside(rule: Rule) -> float:
     claimed, _, side = margins(rule)
-    if rule.claim["kind"] == "sublinear":
+    if rule.claim.kind == "sublinear":
         return claimed - 0.2
-    if rule.claim["kind"] == "similar":
-        th = rule.claim["thresholds"]
-        return (th["lower_ratio"] + th["upper_ratio"]) / 2
+    if rule.claim.kind == "similar":
+        th = rule.claim.thresholds
+        return (th.lower_ratio + th.upper_ratio) / 2
     return claimed * math.exp(side * FAR_INSIDE)
 
 
@@ -181,7 +184,7 @@ def scenarios(rule: Rule) -> dict[str, list[float]]:
     # an all-must-hold claim is false with one comparison at the margin; a majority claim needs
     # k - need + 1 experiments false (each with one comparison at the margin), the others holding
     false_experiments = 1
-    if rule.claim.get("require", "all") == "majority":
+    if rule.claim.require == "majority":
         false_experiments = rule.experiments - (rule.experiments // 2 + 1) + 1
     one = [far] * k
     for e in range(false_experiments):
@@ -193,7 +196,7 @@ def scenarios(rule: Rule) -> dict[str, list[float]]:
     }
     if claimed != refuting:
         tie = (
-            0.5 * (claimed + refuting) if rule.claim["kind"] == "sublinear" else math.sqrt(claimed * refuting)
+            0.5 * (claimed + refuting) if rule.claim.kind == "sublinear" else math.sqrt(claimed * refuting)
         )
         out["tie"] = [tie] * k
     return out
@@ -201,12 +204,12 @@ def scenarios(rule: Rule) -> dict[str, list[float]]:
 
 def _comparison(rule: Rule, name: str, k: int, truth: float, n: int, distribution: str, cv: float, rng):
     claim = rule.claim
-    if claim["kind"] == "sublinear":
+    if claim.kind == "sublinear":
         slopes = truth + SLOPE_SD * (draw(rng, 1.0, n, distribution, 1.0) - 1.0)
         return slope_comparison(
             claim, Comparison(name, "A", "-"), dict(enumerate(slopes.tolist())), with_interval=False
         )
-    if claim["kind"] == "contrast":
+    if claim.kind == "contrast":
         b1, a2, b2 = (draw(rng, 100.0, n, "normal", cv) for _ in range(3))
         a1 = draw(rng, 100.0 * truth, n, distribution, cv)
         return contrast_comparison(claim, Comparison(f"{name} / {name}2", "A", "B"), a1, b1, a2, b2)
@@ -297,7 +300,7 @@ def power_curve(
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Probability of each claim-level outcome against the true ratio shared by every comparison."""
     claimed, refuting, side = margins(rule)
-    if rule.claim["kind"] == "sublinear":
+    if rule.claim.kind == "sublinear":
         grid = np.linspace(claimed - 0.1, refuting + 0.05, points)
     else:
         span = max(abs(math.log(refuting / claimed)), 0.1)
@@ -312,9 +315,9 @@ def power_curve(
 def power_points(rule: Rule) -> tuple[float, float]:
     """Two true values past the claimed margin on the claimed side: 5 % and 15 % (slopes: 0.05, 0.1)."""
     claimed, _, side = margins(rule)
-    if rule.claim["kind"] == "sublinear":
+    if rule.claim.kind == "sublinear":
         return claimed - 0.05, claimed - 0.1
-    if rule.claim["kind"] == "similar":  # inside the band, 5 % and 15 % below its upper margin
+    if rule.claim.kind == "similar":  # inside the band, 5 % and 15 % below its upper margin
         side = -1
     return claimed * math.exp(side * 0.05), claimed * math.exp(side * 0.15)
 
@@ -357,8 +360,15 @@ def table(rows: list[Row], emit: Callable[[str], None] = print) -> tuple[float, 
 
 #: experiments of a question beyond the paper in the paper-scale config (garland, landmine, mnist, one more)
 QUESTION_EXPERIMENTS = 4
+#: the shipped questions' margin on the ratio of means (1 - ``defaults.thresholds.min_relative_effect``)
+QUESTION_MARGIN = 1.0 - load_beyond().defaults.thresholds.min_relative_effect
 #: the truths of the two-sided question rule: the ratio of means A/B shared by every experiment
-QUESTION_TRUTHS = {"A at its margin": 0.95, "B at its margin": 1 / 0.95, "identical": 1.0, "planted": 0.9}
+QUESTION_TRUTHS = {
+    "A at its margin": QUESTION_MARGIN,
+    "B at its margin": 1 / QUESTION_MARGIN,
+    "identical": 1.0,
+    "planted": 0.9,
+}
 
 
 def question_rates(
@@ -377,11 +387,13 @@ def question_rates(
     significant difference" for one distribution, ``power`` the share of "A better" at ratio 0.9.
     """
     from vhct.reporting.audit.beyond import question_claim
+    from vhct.reporting.audit.claims_model import Question
     from vhct.reporting.audit.verdicts import decide_question
 
-    question = {"id": "q", "statistic": "cumulative_regret", "a": "A", "b": "B", "round": "common",
-                "experiments": [f"e{e}" for e in range(experiments)], "alpha": ALPHA, "min_seeds": 2,
-                "thresholds": {"min_relative_effect": 0.05}}  # fmt: skip
+    defaults = load_beyond().defaults  # the shipped questions' alpha, statistic and margin
+    question = Question(id="q", question="q", a="A", b="B", round="common", min_seeds=2,
+                        experiments=[f"e{e}" for e in range(experiments)], alpha=defaults.alpha,
+                        statistic=defaults.statistic, thresholds=defaults.thresholds)  # fmt: skip
     claim = question_claim(question)
     rng = np.random.default_rng([seed, n, DISTRIBUTIONS.index(distribution)])
     cv = shipped_cv() if cv is None else cv
@@ -394,7 +406,7 @@ def question_rates(
                 sb = dict(enumerate(draw(rng, 100.0, n, "normal", cv).tolist()))
                 sa = dict(enumerate(draw(rng, 100.0 * truth, n, distribution, cv).tolist()))
                 comps.append(compare_samples(claim, f"e{e}", "A", "B", sa, sb, with_interval=False))
-            answers.append([c.verdict for c in decide_question(comps, ALPHA)])
+            answers.append([c.verdict for c in decide_question(comps, question.alpha)])
         if scenario == "planted":
             out["power"] = float(np.mean([a.count("A better") / experiments for a in answers]))
         elif scenario == "identical":

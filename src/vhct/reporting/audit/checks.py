@@ -13,11 +13,11 @@ import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from vhct.reporting import stats
+from vhct.reporting.audit.claims_model import Claim
 from vhct.reporting.audit.records import Comparison
 from vhct.reporting.audit.runs import Run, horizon, samples, statistic
 from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED, TOO_FEW
@@ -39,29 +39,29 @@ class Region:
         return f"{what} {sign} {self.factor:.4g} {of}"
 
 
-def regions(claim: Mapping[str, Any]) -> tuple[Region, Region] | tuple[Region, Region, Region, Region]:
+def regions(claim: Claim) -> tuple[Region, Region] | tuple[Region, Region, Region, Region]:
     """The claimed and refuting regions of a pairwise kind, from the claim's thresholds."""
-    th, kind = claim["thresholds"], claim["kind"]
+    th, kind = claim.thresholds, claim.kind
     if kind == "lowest":
-        m = th["min_relative_effect"]
+        m = th.min_relative_effect
         return Region("less", 1.0 - m), Region("greater", 1.0 / (1.0 - m))
     if kind in ("among_fastest", "best_parameter"):
-        d = th["max_excess_over_best"]
+        d = th.max_excess_over_best
         return Region("less", 1.0 + d), Region("greater", 1.0 + d)
     if kind == "greater":
-        r = th["min_ratio"]
-        return Region("greater", r), Region("less", th.get("refuted_below", r))
+        r = th.min_ratio
+        return Region("greater", r), Region("less", th.refuting_ratio)
     if kind == "similar":
-        lo, hi = th["lower_ratio"], th["upper_ratio"]
+        lo, hi = th.lower_ratio, th.upper_ratio
         return Region("greater", lo), Region("less", hi), Region("less", lo), Region("greater", hi)
     raise ValueError(f"kind {kind!r} has no ratio regions")
 
 
-def _too_few(claim: Mapping[str, Any], n_a: int, n_b: int) -> str | None:
-    if min(n_a, n_b) < claim["min_seeds"]:
+def _too_few(claim: Claim, n_a: int, n_b: int) -> str | None:
+    if min(n_a, n_b) < claim.min_seeds:
         return (
             f"too few seeds: this configuration runs n = {n_a} vs {n_b}, the claim needs at least "
-            f"{claim['min_seeds']}"
+            f"{claim.min_seeds}"
         )
     return None
 
@@ -77,23 +77,23 @@ def no_effect_regions(claimed: Sequence[Region], refuting: Sequence[Region]) -> 
     return () if set(out) <= set(refuting) else out
 
 
-def family_size(claim: Mapping[str, Any]) -> int:
+def family_size(claim: Claim) -> int:
     """An upper bound on the number of refuting tests of the claim (both kinds), for sizing seeds."""
-    kind = claim["kind"]
-    units = len(claim.get("pairs") or claim.get("experiments") or [None])
+    kind = claim.kind
+    units = len(claim.pairs or claim.experiments or [None])
     if kind == "best_parameter":
-        per = len(claim.get("claimed") or [None]) * len(claim.get("others") or [None])
+        per = len(claim.claimed or [None]) * len(claim.others or [None])
     elif kind in ("sublinear", "contrast"):
         per = 1
     else:
-        per = len(claim.get("others") or [None])
-    th = claim["thresholds"]
+        per = len(claim.others or [None])
+    th = claim.thresholds
     if kind == "sublinear":
-        kinds = 1 if th.get("refuted_above", 1.0) == th["max_slope"] else 2
+        kinds = 1 if th.refuting_slope == th.max_slope else 2
     elif kind == "contrast":
-        kinds = 1 if th["min_factor"] == 1.0 else 2
+        kinds = 1 if th.min_factor == 1.0 else 2
     else:
-        rs = regions({**claim, "kind": "lowest" if kind == "easier" else kind})
+        rs = regions(claim.model_copy(update={"kind": "lowest"}) if kind == "easier" else claim)
         kinds = 2 if no_effect_regions(rs[: len(rs) // 2], rs[len(rs) // 2 :]) else 1
     return units * per * kinds
 
@@ -127,14 +127,14 @@ def seeds_needed(
     return min(ns) if ns else None
 
 
-def _at_round(claim: Mapping[str, Any], h_a: int, h_b: int, full: int) -> int | str:
+def _at_round(claim: Claim, h_a: int, h_b: int, full: int) -> int | str:
     """The round of a comparison, or why there is none.
 
     ``final``: the experiment's last round, which both settings must have run (a setting that
     stopped early is left out of a claim about the final round); ``common``: the last round both
     ran (labelled when earlier than the experiment's); an integer: that round.
     """
-    at = claim["round"]
+    at = claim.round
     if at == "final":
         short = [h for h in (h_a, h_b) if h < full]
         if short:
@@ -149,7 +149,7 @@ def _at_round(claim: Mapping[str, Any], h_a: int, h_b: int, full: int) -> int | 
 
 
 def pair(
-    claim: Mapping[str, Any],
+    claim: Claim,
     experiment: str,
     runs_a: Sequence[Run] | None,
     runs_b: Sequence[Run] | None,
@@ -168,8 +168,8 @@ def pair(
     at = _at_round(claim, horizon(runs_a), horizon(runs_b), full)
     if isinstance(at, str):
         return Comparison(experiment, a, b, verdict=NOT_EVALUATED, reason=at)
-    sa = samples(runs_a, claim["statistic"], at, scales[0])
-    sb = samples(runs_b, claim["statistic"], at, scales[1])
+    sa = samples(runs_a, claim.statistic, at, scales[0])
+    sb = samples(runs_b, claim.statistic, at, scales[1])
     for name, s in ((a, sa), (b, sb)):
         if any(math.isnan(v) for v in s.values()):
             return Comparison(
@@ -177,10 +177,10 @@ def pair(
                 a,
                 b,
                 verdict=NOT_EVALUATED,
-                reason=f"{claim['statistic']} is undefined for {name}",
+                reason=f"{claim.statistic} is undefined for {name}",
             )
     comp = compare_samples(claim, experiment, a, b, sa, sb, at, full, reference)
-    total = TOTAL_BESIDE.get(claim["statistic"])
+    total = TOTAL_BESIDE.get(claim.statistic)
     if total is None:
         return comp
     mean_total = [float(np.mean(list(samples(runs, total, at).values()))) for runs in (runs_a, runs_b)]
@@ -188,7 +188,7 @@ def pair(
 
 
 def compare_samples(
-    claim: Mapping[str, Any],
+    claim: Claim,
     experiment: str,
     a: str,
     b: str,
@@ -213,7 +213,7 @@ def compare_samples(
 
 
 def test_regions(
-    claim: Mapping[str, Any], base: Comparison, sa, sb, with_interval: bool = True
+    claim: Claim, base: Comparison, sa, sb, with_interval: bool = True
 ) -> Comparison:
     """The claimed, refuting and no-effect tests of a pairwise comparison, and the ratio's interval.
 
@@ -233,7 +233,7 @@ def test_regions(
     comp = dataclasses.replace(base, claimed=text_c, refuted=text_r, no_effect=text_n)
     if few:
         return dataclasses.replace(comp, verdict=INCONCLUSIVE, category=TOO_FEW, reason=few)
-    alpha = claim["alpha"]
+    alpha = claim.alpha
     queries = [(r.factor, r.alternative) for r in (*claimed, *refuting, *none_)]
     ps, boot = stats.bootstrap_tests(sa, stats.values(sb), queries, alpha, family=family_size(claim))
     low, high = boot.interval(alpha) if with_interval else (None, None)
@@ -256,37 +256,37 @@ def _full(exp_runs: Mapping[str, Sequence[Run]]) -> int:
     return max(horizon(r) for r in exp_runs.values())
 
 
-def check_against_others(claim, experiment, exp_runs, reference="") -> list[Comparison]:
+def check_against_others(claim: Claim, experiment, exp_runs, reference="") -> list[Comparison]:
     """lowest, greater, among_fastest, similar: the target against each other setting.
 
     A claim about the final round reads an other setting only where it ran that round: one that
     stopped early there (BO on Garland) is left out of that experiment, not counted against it,
     and compared where it ran the horizon (BO on Landmine and MNIST in paper-local)."""
-    a, full = claim["target"], _full(exp_runs)
+    a, full = claim.target, _full(exp_runs)
     others = [
-        b for b in claim["others"]
-        if not (claim["round"] == "final" and exp_runs.get(b) and horizon(exp_runs[b]) < full)
+        b for b in claim.others
+        if not (claim.round == "final" and exp_runs.get(b) and horizon(exp_runs[b]) < full)
     ]  # fmt: skip
     return [pair(claim, experiment, exp_runs.get(a), exp_runs.get(b), a, b, full, reference=reference)
             for b in others]  # fmt: skip
 
 
-def check_best_parameter(claim, experiment, exp_runs, reference="") -> list[Comparison]:
+def check_best_parameter(claim: Claim, experiment, exp_runs, reference="") -> list[Comparison]:
     """Each claimed setting against each other setting (non-inferiority: "a good choice")."""
     full = _full(exp_runs)
     return [
         pair(claim, experiment, exp_runs.get(c), exp_runs.get(o), c, o, full, reference=reference)
-        for c in claim["claimed"]
-        for o in claim["others"]
+        for c in claim.claimed
+        for o in claim.others
     ]
 
 
-def check_sublinear(claim, experiment, exp_runs, reference="") -> list[Comparison]:
+def check_sublinear(claim: Claim, experiment, exp_runs, reference="") -> list[Comparison]:
     """Per seed, the slope of log R_t against log t at the checkpoints; its mean against the bounds."""
-    a = claim["target"]
+    a = claim.target
     runs = sorted(exp_runs[a], key=lambda r: r.seed)
     n = horizon(runs)
-    rounds = list(dict.fromkeys(max(1, round(f * n)) for f in claim["checkpoints"]))
+    rounds = list(dict.fromkeys(max(1, round(f * n)) for f in claim.checkpoints))
     base = Comparison(experiment, a, "-", round=n, horizon=_full(exp_runs), reference=reference)
     if len(rounds) < 2:
         return [
@@ -299,11 +299,11 @@ def check_sublinear(claim, experiment, exp_runs, reference="") -> list[Compariso
 
 
 def slope_comparison(
-    claim: Mapping[str, Any], base: Comparison, sample: Mapping[int, float], with_interval: bool = True
+    claim: Claim, base: Comparison, sample: Mapping[int, float], with_interval: bool = True
 ) -> Comparison:
     """The per-seed slopes' mean against the claim's bounds (one-sample bootstrap-t), and its interval."""
-    th = claim["thresholds"]
-    up, down = th["max_slope"], th.get("refuted_above", 1.0)
+    th = claim.thresholds
+    up, down = th.max_slope, th.refuting_slope
     d = stats.describe(sample)
     claimed, refuting = (Region("less", up),), (Region("greater", down),)
     none_ = no_effect_regions(claimed, refuting)
@@ -316,7 +316,7 @@ def slope_comparison(
     few = _too_few(claim, d["n"], d["n"])
     if few:
         return dataclasses.replace(comp, verdict=INCONCLUSIVE, category=TOO_FEW, reason=few)
-    alpha = claim["alpha"]
+    alpha = claim.alpha
     queries = [(r.factor, r.alternative) for r in (*claimed, *refuting, *none_)]
     ps, boot = stats.bootstrap_tests(sample, 1.0, queries, alpha, family=family_size(claim))
     low, high = boot.interval(alpha, ratio=False) if with_interval else (None, None)
@@ -341,17 +341,17 @@ CHECKS: dict[str, CheckFunction] = {
 }
 
 
-def _contrast_regions(claim: Mapping[str, Any]) -> tuple[Region, Region, tuple[Region, ...]]:
+def _contrast_regions(claim: Claim) -> tuple[Region, Region, tuple[Region, ...]]:
     """Claimed, refuting and no-effect regions of ``ratio_1 / ratio_2`` (``factor`` multiplies ratio_2)."""
-    direction, c = claim["direction"], claim["thresholds"]["min_factor"]
+    direction, c = claim.direction, claim.thresholds.min_factor
     claimed = Region(direction, 1.0 / c if direction == "less" else c)
     refuting = Region(_opposite(direction), c if direction == "less" else 1.0 / c)
     return claimed, refuting, no_effect_regions((claimed,), (refuting,))
 
 
-def check_contrast(claim, pair_name: str, runs_1, runs_2) -> list[Comparison]:
+def check_contrast(claim: Claim, pair_name: str, runs_1, runs_2) -> list[Comparison]:
     """The ratio target/other on the first experiment against the same ratio on the second."""
-    a, b = claim["target"], claim["others"][0]
+    a, b = claim.target, claim.others[0]
     base = Comparison(pair_name, a, b, effect_name=f"ratio of ratios {a}/{b}")
     got = []
     for runs in (runs_1, runs_2):
@@ -361,7 +361,7 @@ def check_contrast(claim, pair_name: str, runs_1, runs_2) -> list[Comparison]:
         full = _full(runs)
         if min(horizon(runs[a]), horizon(runs[b])) < full:
             return [dataclasses.replace(base, verdict=NOT_EVALUATED, reason="a setting stopped early")]
-        got.append([samples(runs[s], claim["statistic"], full) for s in (a, b)])
+        got.append([samples(runs[s], claim.statistic, full) for s in (a, b)])
     (a1, b1), (a2, b2) = got
     return [contrast_comparison(claim, base, a1, b1, a2, b2)]
 
@@ -372,7 +372,7 @@ def _seed_values(sample) -> dict[str, float]:
     return {str(k): float(v) for k, v in enumerate(stats.values(sample))}
 
 
-def contrast_comparison(claim: Mapping[str, Any], base: Comparison, a1, b1, a2, b2) -> Comparison:
+def contrast_comparison(claim: Claim, base: Comparison, a1, b1, a2, b2) -> Comparison:
     """Ratio a1/b1 against ratio a2/b2 on the claim's direction and margin (delta method), with the
     interval of the ratio of ratios; the per-seed values of all four samples are kept."""
     claimed, refuting, none_ = _contrast_regions(claim)
@@ -393,7 +393,7 @@ def contrast_comparison(claim: Mapping[str, Any], base: Comparison, a1, b1, a2, 
     few = _too_few(claim, comp.n_a, comp.n_b)
     if few:
         return dataclasses.replace(comp, verdict=INCONCLUSIVE, category=TOO_FEW, reason=few)
-    alpha = claim["alpha"]
+    alpha = claim.alpha
     d, v, _ = stats._contrast(a1, b1, a2, b2)
     low, high = stats.contrast_interval(a1, b1, a2, b2, alpha)
     sd = math.sqrt(v * min(comp.n_a, comp.n_b))
@@ -411,12 +411,12 @@ def contrast_comparison(claim: Mapping[str, Any], base: Comparison, a1, b1, a2, 
     )  # fmt: skip
 
 
-def check_easier(claim, pair_name: str, runs_1, runs_2, scales: tuple) -> list[Comparison]:
+def check_easier(claim: Claim, pair_name: str, runs_1, runs_2, scales: tuple) -> list[Comparison]:
     """Each setting's normalized regret on the first experiment against the second's (lowest rule)."""
     first, second = pair_name.split(" / ")
     out = []
-    lowest = {**claim, "kind": "lowest"}
-    for s in claim["others"]:
+    lowest = claim.model_copy(update={"kind": "lowest", "round": "common"})
+    for s in claim.others:
         r1, r2 = runs_1.get(s), runs_2.get(s)
         if r1 is None or r2 is None:
             out.append(
@@ -425,6 +425,6 @@ def check_easier(claim, pair_name: str, runs_1, runs_2, scales: tuple) -> list[C
             continue
         # both read at the shorter horizon: per-round regret falls with t, so rounds must match
         full = min(horizon(r1), horizon(r2))
-        comp = pair({**lowest, "round": "common"}, pair_name, r1, r2, s, s, full, scales)
+        comp = pair(lowest, pair_name, r1, r2, s, s, full, scales)
         out.append(dataclasses.replace(comp, a=f"{s} on {first}", b=f"{s} on {second}"))
     return out

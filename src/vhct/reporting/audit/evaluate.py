@@ -3,7 +3,6 @@ implementation choice's variant, and the context recorded with the audit."""
 
 from __future__ import annotations
 
-import copy
 import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -13,7 +12,8 @@ import numpy as np
 
 from vhct.pipeline.config import Config
 from vhct.reporting.audit.checks import CHECKS, check_contrast, check_easier
-from vhct.reporting.audit.claims import claim_settings, substitute_settings
+from vhct.reporting.audit.claims import substitute_settings
+from vhct.reporting.audit.claims_model import Claim, ClaimsFile
 from vhct.reporting.audit.records import (
     AUDIT_FORMAT,
     Audit,
@@ -72,26 +72,35 @@ def _not_evaluated(experiment: str, reason: str) -> ExperimentVerdict:
 
 
 def claim_comparisons(
-    claim: Mapping[str, Any], runs: Runs, scales: Mapping[str, float | None]
+    claim: Claim,
+    runs: Runs,
+    scales: Mapping[str, float | None],
+    left_out: Sequence[str] = (),
+    few_seeds_compared: bool = False,
 ) -> list[tuple[str, list[Comparison] | str]]:
-    """Per experiment (or pair of experiments) of the claim: its comparisons, or why there are none."""
+    """Per experiment (or pair of experiments) of the claim: its comparisons, or why there are none.
+
+    ``left_out``: the experiments whose ``skip_claims`` name the claim; ``few_seeds_compared``: compare
+    settings below the claim's ``min_seeds`` too ("too few seeds", a question beyond the paper) rather
+    than give no verdict.
+    """
     out: list[tuple[str, list[Comparison] | str]] = []
-    regret = claim["statistic"] in REGRET_STATISTICS
-    left_out = set(claim.get("left_out", ()))  # experiments whose skip_claims name this claim
+    regret = claim.statistic in REGRET_STATISTICS
+    left_out = set(left_out)
 
     def why_not(experiment: str) -> str | None:
         """Why the claim is not evaluated on ``experiment``: the config leaves it out, or runs a
         setting the claim reads on fewer seeds than the claim's minimum (no verdict, not "inconclusive")."""
         if experiment in left_out:
             return f"the config leaves this claim out of {experiment} (experiments/{experiment}/skip_claims)"
-        return None if claim.get("few_seeds_compared") else too_few_seeds(claim, experiment, runs[experiment])
+        return None if few_seeds_compared else too_few_seeds(claim, experiment, runs[experiment])
 
     def reference_runs(experiment: str) -> Mapping[str, Sequence[Run]]:
         """The experiment's runs, rebased where f* is unknown: one regret reference in every claim."""
         return rebase(runs[experiment])[0] if regret else runs[experiment]
 
-    if claim["kind"] in ("contrast", "easier"):
-        for first, second in claim["pairs"]:
+    if claim.kind in ("contrast", "easier"):
+        for first, second in claim.pairs:
             name = f"{first} / {second}"
             missing = [e for e in (first, second) if e not in runs]
             if missing:
@@ -102,15 +111,15 @@ def claim_comparisons(
                 out.append((name, "; ".join(reasons)))
                 continue
             runs_1, runs_2 = reference_runs(first), reference_runs(second)
-            if claim["kind"] == "contrast":
+            if claim.kind == "contrast":
                 out.append((name, check_contrast(claim, name, runs_1, runs_2)))
             else:
                 pair_scales = (scales.get(first), scales.get(second))
                 out.append((name, check_easier(claim, name, runs_1, runs_2, pair_scales)))
         return out
-    for experiment in claim["experiments"]:
+    for experiment in claim.experiments:
         exp_runs = runs.get(experiment)
-        target = claim.get("target")
+        target = claim.target
         if exp_runs is None:
             out.append((experiment, "experiment not in this config"))
             continue
@@ -122,24 +131,24 @@ def claim_comparisons(
             out.append((experiment, reason))
             continue
         reference = ""
-        if claim["statistic"] in REGRET_STATISTICS:
+        if claim.statistic in REGRET_STATISTICS:
             exp_runs, reference = rebase(exp_runs)
-        out.append((experiment, CHECKS[claim["kind"]](claim, experiment, exp_runs, reference)))
+        out.append((experiment, CHECKS[claim.kind](claim, experiment, exp_runs, reference)))
     return out
 
 
 def too_few_seeds(
-    claim: Mapping[str, Any], experiment: str, exp_runs: Mapping[str, Sequence[Run]]
+    claim: Claim, experiment: str, exp_runs: Mapping[str, Sequence[Run]]
 ) -> str | None:
     """Why the claim gets no verdict on ``experiment`` when a setting it reads (and, for a claim about
     the final round, ran that round) has fewer runs than the claim's ``min_seeds``: "this
     configuration runs N seeds of S on E, the claim needs M" (not "inconclusive": no data decided it)."""
-    needed = int(claim["min_seeds"])
+    needed = claim.min_seeds
     full = max((run.horizon for setting_runs in exp_runs.values() for run in setting_runs), default=0)
     short = {}
-    for setting in claim_settings(claim):
+    for setting in claim.settings:
         setting_runs = exp_runs.get(setting, [])
-        if not setting_runs or (claim["round"] == "final" and setting_runs[0].horizon < full):
+        if not setting_runs or (claim.round == "final" and setting_runs[0].horizon < full):
             continue
         if len(setting_runs) < needed:
             short[setting] = len(setting_runs)
@@ -150,24 +159,27 @@ def too_few_seeds(
 
 
 def evaluate_claim(
-    claim: Mapping[str, Any], runs: Runs, scales: Mapping[str, float | None] | None = None
+    claim: Claim,
+    runs: Runs,
+    scales: Mapping[str, float | None] | None = None,
+    left_out: Sequence[str] = (),
 ) -> ClaimVerdict:
-    """Verdict of one claim on every experiment it names, and the combined verdict.
-
-    The refuting tests of all the claim's comparisons are Holm-adjusted together (``decide``).
+    """Verdict of one claim on every experiment it names (but those ``left_out``), and the combined
+    verdict. The refuting tests of all the claim's comparisons are Holm-adjusted together (``decide``).
     """
-    fields = {k: copy.deepcopy(claim[k]) for k in CLAIM_FIELDS if k in claim}
-    return ClaimVerdict(**fields, **conclude(claim, claim_comparisons(claim, runs, scales or {})))
+    fields = claim.model_dump(include=set(CLAIM_FIELDS), exclude_none=True)
+    parts = claim_comparisons(claim, runs, scales or {}, left_out)
+    return ClaimVerdict(**fields, **conclude(claim, parts))
 
 
-def conclude(claim: Mapping[str, Any], parts: Sequence[tuple[str, list[Comparison] | str]]) -> dict[str, Any]:
+def conclude(claim: Claim, parts: Sequence[tuple[str, list[Comparison] | str]]) -> dict[str, Any]:
     """The claim's verdict from its comparisons per experiment (or the reason an experiment has none).
 
     Decides every comparison at the claim level (``decide``), combines them per experiment and the
     experiments by the claim's ``require``. The calibration benchmark calls this on made-up samples.
     """
     flat = [c for _, comps in parts if not isinstance(comps, str) for c in comps]
-    decided = iter(decide(flat, claim["alpha"]))
+    decided = iter(decide(flat, claim.alpha))
     results = []
     for experiment, comps in parts:
         if isinstance(comps, str):
@@ -190,8 +202,8 @@ def conclude(claim: Mapping[str, Any], parts: Sequence[tuple[str, list[Compariso
             )
         )
     verdicts = [r.verdict for r in results]
-    if claim.get("require", "all") == "majority":
-        verdict, reason = majority(results, claim["alpha"])
+    if claim.require == "majority":
+        verdict, reason = majority(results, claim.alpha)
     else:
         verdict = combine(verdicts, strict=False)
         reason = combined_reason(verdicts, [f"{r.experiment}: {r.reason}" for r in results], strict=False)
@@ -230,30 +242,33 @@ def reading_flips(results: Sequence[ClaimVerdict]) -> list[ReadingFlip]:
 
 
 def evaluate_sensitivity(
-    claims: Mapping[str, Any],
+    claims: ClaimsFile,
     runs: Runs,
     results: Sequence[ClaimVerdict],
     scales: Mapping[str, float | None] | None = None,
+    left_out: Mapping[str, Sequence[str]] | None = None,
 ) -> list[SensitivityChoice]:
     """Every claim that names a substituted setting, evaluated again under each choice's variant.
 
     ``results`` are the claims' verdicts under the defaults (``evaluate_claim``), in the order of
-    ``claims["claims"]``. Each choice lists, per affected claim, both verdicts and whether it flips.
+    ``claims.claims``. Each choice lists, per affected claim, both verdicts and whether it flips.
     """
     out = []
-    for choice in claims.get("sensitivity", []):
+    left_out = left_out or {}
+    for choice in claims.sensitivity:
         rows = []
-        common_runs, common_rounds = at_common_rounds(runs, choice["substitute"])
-        for claim, default in zip(claims["claims"], results, strict=True):
-            variant_claim = substitute_settings(claim, choice["substitute"])
+        common_runs, common_rounds = at_common_rounds(runs, choice.substitute)
+        for claim, default in zip(claims.claims, results, strict=True):
+            variant_claim = substitute_settings(claim, choice.substitute)
             if variant_claim is None:
                 continue
-            variant = evaluate_claim(variant_claim, runs, scales)
+            skipped = left_out.get(claim.id, ())
+            variant = evaluate_claim(variant_claim, runs, scales, skipped)
             if common_rounds:  # a variant run to fewer rounds: the default read where both reach
-                default = evaluate_claim(claim, common_runs, scales)
+                default = evaluate_claim(claim, common_runs, scales, skipped)
             rows.append(
                 SensitivityRow(
-                    claim=claim["id"],
+                    claim=claim.id,
                     common_rounds=dict(common_rounds),
                     default_verdict=default.verdict,
                     variant_verdict=variant.verdict,
@@ -263,7 +278,7 @@ def evaluate_sensitivity(
                     variant_experiments=variant.experiments,
                 )
             )
-        out.append(SensitivityChoice(**copy.deepcopy(dict(choice)), claims=rows))
+        out.append(SensitivityChoice(**choice.model_dump(), claims=rows))
     return out
 
 
@@ -288,18 +303,21 @@ def at_common_rounds(runs: Runs, substitute: Mapping[str, str]) -> tuple[Runs, d
 
 
 def run_audit(
-    claims: Mapping[str, Any],
+    claims: ClaimsFile,
     runs: Runs,
     context: Mapping[str, Any] | None = None,
     scales: Mapping[str, float | None] | None = None,
+    left_out: Mapping[str, Sequence[str]] | None = None,
 ) -> Audit:
     """The whole audit: every claim's verdict, its sensitivity to the implementation choices, the
     readings that disagree, the verdict counts, the discrepancies and the context.
 
-    ``scales``: experiment -> ``regret_scale`` of its objective (for ``normalized_regret``).
+    ``scales``: experiment -> ``regret_scale`` of its objective (for ``normalized_regret``);
+    ``left_out``: claim id -> the experiments the config leaves it out of (``claims.left_out``).
     """
-    results = [evaluate_claim(claim, runs, scales) for claim in claims["claims"]]
-    sensitivity = evaluate_sensitivity(claims, runs, results, scales)
+    left_out = left_out or {}
+    results = [evaluate_claim(claim, runs, scales, left_out.get(claim.id, ())) for claim in claims.claims]
+    sensitivity = evaluate_sensitivity(claims, runs, results, scales, left_out)
     results = [
         result.model_copy(
             update={
@@ -321,10 +339,10 @@ def run_audit(
         summary=counts,
         flipped_claims=flipped,
         reading_flips=reading_flips(results),
-        rules=dict(claims["rules"]),
+        rules=claims.rules.texts(),
         claims=results,
         sensitivity=sensitivity,
-        discrepancies=list(claims["discrepancies"]),
+        discrepancies=[d.model_dump() for d in claims.discrepancies],
     )
 
 

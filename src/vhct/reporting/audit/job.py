@@ -10,7 +10,7 @@ from pathlib import Path
 from vhct.pipeline.config import Config
 from vhct.pipeline.provenance import RUN_ID_ENV
 from vhct.reporting.audit.beyond import run_beyond
-from vhct.reporting.audit.claims import claims_experiments, load_beyond, load_claims
+from vhct.reporting.audit.claims import claims_experiments, left_out, load_beyond, load_claims
 from vhct.reporting.audit.evaluate import config_summary, display_path, file_sha256, regret_scale, run_audit
 from vhct.reporting.audit.records import Audit
 from vhct.reporting.audit.render import write_audit
@@ -34,8 +34,6 @@ def audit_job(
     part (absent when none is evaluated on these runs), apart from the claims' verdicts.
     """
     claims = load_claims(claims_path)
-    for claim in claims["claims"]:  # the experiments the config leaves the claim out of (skip_claims)
-        claim["left_out"] = [e for e, exp in config.experiments.items() if claim["id"] in exp.skip_claims]
     runs = read_runs(run_paths, config.source)
     check_aggregates(runs, final_paths)
     context = {
@@ -48,9 +46,7 @@ def audit_job(
         "claims_sha256": file_sha256(claims_path),
         "experiments": config_summary(config, claims_experiments(claims)),
     }
-    scaled = {
-        e for c in claims["claims"] if c["statistic"] == "normalized_regret" for p in c["pairs"] for e in p
-    }
+    scaled = {e for c in claims.claims if c.statistic == "normalized_regret" for p in c.pairs for e in p}
     scales = {
         e: regret_scale(config.experiments[e].objective, config.experiments[e].objective_params)
         for e in sorted(scaled)
@@ -59,7 +55,8 @@ def audit_job(
     if beyond_path is not None:
         context["beyond_file"] = display_path(beyond_path)
         context["beyond_sha256"] = file_sha256(beyond_path)
-    audit = run_audit(claims, runs, context, scales)
+    # the experiments the config leaves each claim out of (skip_claims): no verdict there
+    audit = run_audit(claims, runs, context, scales, left_out(claims, config))
     beyond = run_beyond(load_beyond(beyond_path), runs) if beyond_path is not None else None
     if beyond is not None:
         audit = audit.model_copy(update={"beyond": beyond})

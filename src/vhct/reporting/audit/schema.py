@@ -1,0 +1,54 @@
+"""The JSON schemas of the claims file and of the questions beyond the paper, generated from the
+models (``vhct.reporting.audit.claims_model``): ``src/vhct/resources/claims.schema.yaml`` and
+``beyond.schema.yaml``.
+
+    python -m vhct.reporting.audit.schema    # rewrite both after changing the models
+
+The files are for editors and readers (validation is the models'); a test checks they are up to date.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from vhct.reporting.audit.claims_model import BeyondFile, ClaimsFile, Record
+from vhct.resources import BEYOND_SCHEMA, CLAIMS_SCHEMA, resource_path
+
+#: each schema file and the model it is generated from
+SCHEMAS: dict[str, type[Record]] = {CLAIMS_SCHEMA: ClaimsFile, BEYOND_SCHEMA: BeyondFile}
+
+
+def json_schema(model: type[Record]) -> dict[str, Any]:
+    """The JSON schema (draft 2020-12) of a file read by ``model``."""
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **model.model_json_schema()}
+
+
+def schema_text(name: str) -> str:
+    """The text of the schema file ``name`` (a key of :data:`SCHEMAS`)."""
+    model = SCHEMAS[name]
+    header = (
+        f"# JSON schema of {name.replace('.schema', '')} (config/{name.replace('.schema', '')}), GENERATED "
+        f"from the model\n# {model.__module__}.{model.__name__} by "
+        "`python -m vhct.reporting.audit.schema`: do not edit.\n"
+    )
+    return header + yaml.safe_dump(json_schema(model), sort_keys=False, width=100, allow_unicode=True)
+
+
+def write_schemas() -> list[Path]:
+    """Write every schema file into the package's resources."""
+    paths = []
+    for name in SCHEMAS:
+        path = resource_path(name)
+        path.write_text(schema_text(name), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+if __name__ == "__main__":
+    for written in write_schemas():
+        print(f"wrote {written}")
+    sys.exit(0)

@@ -1,0 +1,172 @@
+"""The claims file and the questions beyond the paper as typed records: the committed schemas are
+the models', a record missing what its kind needs is refused naming the file and the key, and the
+real files are read by the real evaluator (writer meets reader)."""
+
+from __future__ import annotations
+
+import copy
+
+import jsonschema
+import pytest
+import yaml
+from support import REPO
+
+from vhct.pipeline import config as vc
+from vhct.reporting import audit
+from vhct.reporting.audit import claims_model, schema
+from vhct.reporting.audit.runs import Run
+from vhct.resources import BEYOND_SCHEMA, CLAIMS_SCHEMA, resource_path
+
+CLAIMS_FILE = REPO / "config" / "claims.yaml"
+BEYOND_FILE = REPO / "config" / "beyond.yaml"
+
+
+def written(path) -> dict:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", [CLAIMS_SCHEMA, BEYOND_SCHEMA])
+def test_the_shipped_schemas_are_the_models(name):
+    """One source: each schema file is generated from its model (python -m vhct.reporting.audit.schema)."""
+    assert resource_path(name).read_text(encoding="utf-8") == schema.schema_text(name)
+
+
+@pytest.mark.parametrize(
+    ("schema_name", "path"), [(CLAIMS_SCHEMA, CLAIMS_FILE), (BEYOND_SCHEMA, BEYOND_FILE)]
+)
+def test_the_schema_accepts_the_shipped_file_and_states_what_each_kind_needs(schema_name, path):
+    validator = jsonschema.Draft202012Validator(yaml.safe_load(resource_path(schema_name).read_text()))
+    doc = written(path)
+    assert list(validator.iter_errors(doc)) == []
+    if schema_name == CLAIMS_SCHEMA:  # the kind table reaches the schema: a lowest claim needs a target
+        claim = next(c for c in doc["claims"] if c["kind"] == "lowest")
+        claim.pop("target")
+        assert [e.message for e in validator.iter_errors(doc)] == ["'target' is a required property"]
+
+
+@pytest.mark.parametrize(
+    ("mutate", "key", "text"),
+    [
+        # a greater claim without the threshold its kind needs
+        (lambda c: c["thresholds"].pop("min_ratio"), "thresholds", "'min_ratio' is a required property of a"),
+        (lambda c: c.pop("thresholds"), "", "'thresholds' is a required property"),
+        (lambda c: c.pop("target"), "", "'target' is a required property of a greater claim"),
+        (lambda c: c.update(round=0), "/round", "greater than or equal to 1"),
+    ],
+)
+def test_a_claim_missing_what_its_kind_needs_is_refused_naming_file_and_key(tmp_path, mutate, key, text):
+    doc = written(CLAIMS_FILE)
+    i = next(i for i, c in enumerate(doc["claims"]) if c["kind"] == "greater")
+    mutate(doc["claims"][i])
+    path = tmp_path / "claims.yaml"
+    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    with pytest.raises(audit.ClaimsError) as refused:
+        audit.load_claims(path)
+    message = str(refused.value)
+    assert message.startswith(f"claims file {path}: key claims/{i}{key + ':' if key.startswith('/') else ''}")
+    if key and not key.startswith("/"):
+        assert f"key claims/{i}/{key}:" in message
+    assert text in message and "\n" not in message
+
+
+def test_a_question_missing_its_setting_is_refused_naming_file_and_key(tmp_path):
+    doc = written(BEYOND_FILE)
+    doc["questions"][3].pop("a")
+    path = tmp_path / "beyond.yaml"
+    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    with pytest.raises(audit.ClaimsError, match=rf"^beyond file {path}: key questions/3: 'a' is a required"):
+        audit.load_beyond(path)
+
+
+def test_defaults_resolved_and_records_frozen():
+    doc = written(CLAIMS_FILE)
+    claims = audit.load_claims(CLAIMS_FILE)
+    for claim, raw in zip(claims.claims, doc["claims"], strict=True):
+        assert claim.require == raw.get("require", doc["defaults"]["require"])
+        assert claim.round == raw.get("round", doc["defaults"]["round"])
+    with pytest.raises(ValueError, match="frozen"):
+        claims.claims[0].alpha = 0.5  # type: ignore[misc]
+    beyond = audit.load_beyond(BEYOND_FILE)
+    assert all(q.thresholds.min_relative_effect == 0.05 and q.round == "common" for q in beyond.questions)
+
+
+def fake_runs(experiments, settings, seeds: int = 3, horizon: int = 12) -> dict:
+    """Made-up runs of every setting on every experiment (regret growing like t^0.7)."""
+    import numpy as np
+    import pandas as pd
+
+    out = {}
+    for k, e in enumerate(experiments):
+        out[e] = {}
+        for j, s in enumerate(settings):
+            t = np.arange(1, horizon + 1)
+            runs = []
+            for seed in range(seeds):
+                cum = (1.0 + 0.1 * j + 0.01 * seed + 0.001 * k) * t**0.7
+                table = pd.DataFrame({
+                    "t": t, "value": -np.diff(cum, prepend=0.0), "cumulative_regret": cum,
+                    "depth": np.full(horizon, 2.0 + j), "step_seconds": np.full(horizon, 1e-3),
+                    "optimizer_seconds": np.full(horizon, 1e-4),
+                })  # fmt: skip
+                runs.append(Run(seed, table, 0.0))
+            out[e][s] = runs
+    return out
+
+
+def test_the_real_claims_file_is_read_by_the_real_evaluator():
+    """Writer meets reader: every claim of config/claims.yaml evaluated, its verdict record carrying
+    the keys the file wrote (thresholds as written, defaults resolved), the config's skip_claims
+    reaching the evaluator as the experiments it leaves out."""
+    doc = written(CLAIMS_FILE)
+    claims = audit.load_claims(CLAIMS_FILE)
+    experiments = [e for c in claims.claims for e in c.experiments_read]
+    settings = list(dict.fromkeys(s for c in claims.claims for s in c.settings))
+    cfg, _ = vc.load([REPO / "config" / "config.yaml"])
+    left_out = audit.left_out(claims, cfg)
+    skipping = {e for e, exp in cfg.experiments.items() if exp.skip_claims}
+    assert skipping and any(left_out.values()) and all(
+        (e in left_out[c]) == (c in cfg.experiments[e].skip_claims) for c in left_out for e in skipping
+    )
+    result = audit.run_audit(claims, fake_runs(dict.fromkeys(experiments), settings), {}, {}, left_out)
+    assert [c.id for c in result.claims] == [c["id"] for c in doc["claims"]]
+    for verdict, raw in zip(result.claims, doc["claims"], strict=True):
+        assert verdict.thresholds == raw["thresholds"]
+        assert verdict.alpha == raw.get("alpha", doc["defaults"]["alpha"])
+        assert verdict.min_seeds == raw.get("min_seeds", doc["defaults"]["min_seeds"])
+        for key in ("kind", "statistic", "target", "others", "claimed", "pairs", "checkpoints", "direction"):
+            assert getattr(verdict, key) == raw.get(key), (raw["id"], key)
+        for e in left_out[verdict.id]:
+            reasons = [x.reason for x in verdict.experiments if x.experiment == e]
+            assert reasons and all("leaves this claim out" in r for r in reasons), (verdict.id, e)
+    assert result.rules == doc["rules"] and result.discrepancies == doc["discrepancies"]
+    assert [c.substitute for c in result.sensitivity] == [c["substitute"] for c in doc["sensitivity"]]
+
+
+def test_the_real_questions_file_is_read_by_the_real_evaluator():
+    doc = written(BEYOND_FILE)
+    beyond = audit.load_beyond(BEYOND_FILE)
+    settings = list(dict.fromkeys(s for q in beyond.questions for s in (q.a, q.b)))
+    part = audit.run_beyond(beyond, fake_runs(beyond.experiments, settings, seeds=20))
+    assert part is not None and part.rules == doc["rules"]
+    for answer, raw in zip(part.questions, doc["questions"], strict=True):
+        assert (answer.id, answer.a, answer.b) == (raw["id"], raw["a"], raw["b"])
+        assert answer.thresholds == doc["defaults"]["thresholds"] and answer.round == doc["defaults"]["round"]
+        assert [r.experiment for r in answer.experiments] == doc["defaults"]["experiments"]
+
+
+def test_a_variant_is_a_new_typed_claim_and_a_question_a_typed_lowest_claim():
+    claims = audit.load_claims()
+    choice = claims.sensitivity[0]
+    claim = next(c for c in claims.claims if set(c.settings) & set(choice.substitute))
+    variant = audit.substitute_settings(claim, choice.substitute)
+    assert isinstance(variant, claims_model.Claim) and variant.id == claim.id
+    assert variant.settings == [choice.substitute.get(s, s) for s in claim.settings]
+    assert claim == audit.load_claims().claims[claims.claims.index(claim)]  # the default untouched
+    question = audit.load_beyond().questions[0]
+    as_claim = audit.beyond.question_claim(question)
+    assert (as_claim.kind, as_claim.target, as_claim.others) == ("lowest", question.a, [question.b])
+    with pytest.raises(ValueError, match="key b: the same setting as a"):
+        claims_model.Question.model_validate({**question.model_dump(), "b": question.a})
+    with pytest.raises(ValueError, match="settings listed twice"):
+        claims_model.Claim.model_validate({**copy.deepcopy(claim.model_dump(exclude_none=True)),
+                                           "others": [claim.target]})  # fmt: skip
