@@ -36,7 +36,7 @@ def audit_job(
     claims = load_claims(claims_path)
     for claim in claims["claims"]:  # the experiments the config leaves the claim out of (skip_claims)
         claim["left_out"] = [e for e, exp in config.experiments.items() if claim["id"] in exp.skip_claims]
-    runs = read_runs(run_paths, config.source)
+    runs = read_runs(run_paths, config)
     check_aggregates(runs, final_paths)
     context = {
         "configfiles": [display_path(p) for p in configfiles],
