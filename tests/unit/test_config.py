@@ -33,6 +33,24 @@ def test_shipped_configs_are_valid():
         assert load(REPO / "config" / f"{name}.yaml").figures, name
 
 
+def test_a_job_reads_the_rules_model_back_from_snakemakes_plain_config():
+    """Writer meets reader: the rules' model, handed to a job as Snakemake's plain ``config`` (the
+    model's ``source``, pickled), is the same model there (jobs, specs, batches), the dict untouched."""
+    import pickle
+
+    cfg = load(TINY)
+    plain = pickle.loads(pickle.dumps(cfg.source))
+    before = copy.deepcopy(plain)
+    back = vc.model(plain)
+    assert plain == before
+    assert (back.settings, back.experiments, back.figures) == (cfg.settings, cfg.experiments, cfg.figures)
+    assert back.run_jobs() == cfg.run_jobs() and back.run_batches() == cfg.run_batches()
+    assert [back.run_spec(*job) for job in back.run_jobs()] == [cfg.run_spec(*job) for job in cfg.run_jobs()]
+    plain["experiments"]["garland"]["horizon"] = 0
+    with pytest.raises(vc.ConfigError, match="experiments/garland/horizon"):
+        vc.model(plain)
+
+
 def test_names_are_checked_against_the_registries(tiny):
     """Algorithm and objective names come from the registries: an unknown one is refused, listing them."""
     tiny["settings"]["POO"]["algorithm"] = "NOPE"
