@@ -19,7 +19,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from vhct.pipeline.config import load_config, run_spec, seeds
+from vhct.pipeline.config import load
 from vhct.pipeline.jobs import run_job
 
 KIB_PER_MIB = 1024  # ru_maxrss is in KiB on Linux
@@ -42,20 +42,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="the seed each sample runs")
     args = parser.parse_args(argv)
 
-    config = load_config(args.config)
-    experiments = args.experiments or list(config["experiments"])
-    unknown = sorted(set(experiments) - set(config["experiments"]))
+    cfg, _ = load([args.config])
+    experiments = args.experiments or list(cfg.experiments)
+    unknown = sorted(set(experiments) - set(cfg.experiments))
     if unknown:
         raise ValueError(f"--experiments: not in {args.config}: {', '.join(unknown)}")
     print(f"{'experiment':24s} {'setting':16s} {'horizon':>7s} {'wall_s':>8s} {'peak_MiB':>8s}")
     context = get_context("spawn")
     for experiment in experiments:
-        n_seeds = len(seeds(config, experiment))
+        n_seeds = len(cfg.seeds(experiment))
         total = 0.0
-        settings = [s for s in config["experiments"][experiment]["settings"]
-                    if not args.settings or s in args.settings]
+        chosen = args.settings or cfg.experiments[experiment].settings
+        settings = [s for s in cfg.experiments[experiment].settings if s in chosen]
         for setting in settings:
-            spec = run_spec(config, experiment, setting, args.seed)
+            spec = cfg.run_spec(experiment, setting, args.seed)
             with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
                 wall, peak = pool.submit(measure, spec).result()
             total += wall * n_seeds

@@ -37,15 +37,15 @@ LIGHT_PIPELINE = ["pyyaml", "jsonschema", "pandas", "scipy", "pydantic", "jinja2
 CHECK = """
 import json, sys
 import vhct
-from vhct.pipeline.config import SCHEMA_PATH, load_config
+from vhct.pipeline.config import SCHEMA_PATH, load
 from vhct.reporting.audit import CLAIMS_PATH, load_claims
-config = load_config(sys.argv[1])
+config, _ = load([sys.argv[1]])
 claims = load_claims()
 print(json.dumps({
     "package": vhct.__file__,
     "schema": str(SCHEMA_PATH),
     "claims_file": str(CLAIMS_PATH),
-    "experiments": sorted(config["experiments"]),
+    "experiments": sorted(config.experiments),
     "claims": len(claims.claims),
 }))
 """

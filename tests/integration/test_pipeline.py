@@ -70,8 +70,8 @@ def tiny(tiny_fixtures) -> Path:
 
 
 @pytest.fixture(scope="module")
-def config(tiny) -> dict:
-    return vc.load_config(tiny)
+def config(tiny) -> vc.Config:
+    return vc.load([tiny])[0]
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +82,7 @@ def workdir(tmp_path_factory, tiny) -> Path:
 
 
 def test_every_declared_figure_is_a_valid_nonblank_image(workdir, config):
-    for name in config["figures"]:
+    for name in config.figures:
         pdf, png = workdir / "figures" / f"{name}.pdf", workdir / "figures" / f"{name}.png"
         assert pdf.read_bytes()[:5] == b"%PDF-", name
         assert pdf.stat().st_size > 1000, name
@@ -93,19 +93,19 @@ def test_every_declared_figure_is_a_valid_nonblank_image(workdir, config):
 
 
 def test_aggregate_tables_have_expected_rows_and_columns(workdir, config):
-    for name, exp in config["experiments"].items():
+    for name, exp in config.experiments.items():
         folder = workdir / "results" / "aggregates" / name
         regret, final = pd.read_csv(folder / "regret.csv"), pd.read_csv(folder / "final.csv")
         timing = pd.read_csv(folder / "timing.csv")
         assert list(regret.columns) == REGRET_COLUMNS
         assert list(final.columns) == FINAL_COLUMNS
         assert list(timing.columns) == TIMING_COLUMNS
-        horizons = {s: vc.run_horizon(config, name, s) for s in exp["settings"]}
+        horizons = {s: config.run_horizon(name, s) for s in exp.settings}
         assert len(regret) == sum(horizons.values())
-        assert final["setting"].tolist() == exp["settings"]
+        assert final["setting"].tolist() == exp.settings
         assert dict(zip(final["setting"], final["horizon"], strict=True)) == horizons
-        assert set(regret["n_seeds"]) == {len(vc.seeds(config, name))}
-        assert len(timing) == len(exp["settings"]) * len(vc.seeds(config, name))
+        assert set(regret["n_seeds"]) == {len(config.seeds(name))}
+        assert len(timing) == len(exp.settings) * len(config.seeds(name))
         for setting, rows in regret.groupby("setting"):
             assert rows["t"].tolist() == list(range(1, horizons[setting] + 1))
             assert np.all(np.diff(rows["mean"]) >= -1e-9), "cumulative regret decreased"
@@ -113,10 +113,10 @@ def test_aggregate_tables_have_expected_rows_and_columns(workdir, config):
 
 
 def test_runs_have_tables_sidecars_and_logs(workdir, config):
-    for exp, setting, seed in vc.run_jobs(config):
+    for exp, setting, seed in config.run_jobs():
         base = workdir / "results" / "runs" / exp / setting / f"seed{seed}"
         table = pd.read_csv(f"{base}.csv.gz")
-        assert len(table) == vc.run_horizon(config, exp, setting)
+        assert len(table) == config.run_horizon(exp, setting)
         meta = yaml.safe_load(Path(f"{base}.json").read_text())
         assert meta["seed"] == seed and meta["run"]["setting"] == setting and meta["wall_seconds"] > 0
         assert "numpy" in meta["metadata"]["versions"]
@@ -160,8 +160,8 @@ def test_deleting_one_run_reruns_only_it_and_its_dependents(workdir, config, tin
     changed = {p for p in after if after[p] != before[p]}
     dependents = {
         f"figures/{f}.{e}"
-        for f in config["figures"]
-        if "counterexample" in vc.figure_experiments(config, f)
+        for f in config.figures
+        if "counterexample" in config.figure_experiments(f)
         for e in ("pdf", "png")
     }
     required = {
@@ -208,7 +208,7 @@ def test_a_targeted_aggregate_does_not_see_a_deleted_run_unless_the_run_is_named
 
 
 def test_two_complete_runs_give_identical_aggregates(workdir, config, tiny, tmp_path):
-    targets = [f"results/aggregates/{e}/{t}.csv" for e in config["experiments"] for t in ("regret", "final")]
+    targets = [f"results/aggregates/{e}/{t}.csv" for e in config.experiments for t in ("regret", "final")]
     ok(snakemake(tmp_path, *targets, configfile=tiny))
     for target in targets:
         assert (tmp_path / target).read_bytes() == (workdir / target).read_bytes(), target
@@ -592,9 +592,9 @@ def interrupt(workdir: Path, run_line: str, runs: Path, sig: signal.Signals) -> 
 def test_the_make_command_resumes_an_interrupted_run(tmp_path, sig):
     """After Ctrl-C or a killed Snakemake, the same command finishes the job: finished runs are
     kept, the runs under way are redone, a stale lock is cleared and no temporary file is left."""
-    config = vc.load_config(TINY)
+    config, _ = vc.load([TINY])
     target = f"results/aggregates/{RESUME_EXPERIMENT}/regret.csv"
-    jobs = vc.run_jobs(config, [RESUME_EXPERIMENT])
+    jobs = config.run_jobs([RESUME_EXPERIMENT])
     tables = {f"results/runs/{e}/{s}/seed{k}.csv.gz": (s, k) for e, s, k in jobs}
     work = tmp_path / "work"
     work.mkdir()
@@ -631,7 +631,7 @@ def test_the_make_command_resumes_an_interrupted_run(tmp_path, sig):
     assert redone <= under_way and len(under_way) <= 2 * int(CORES)  # at most the runs under way
     for path, (setting, _) in tables.items():
         table = pd.read_csv(work / path)
-        assert len(table) == vc.run_horizon(config, RESUME_EXPERIMENT, setting), path
+        assert len(table) == config.run_horizon(RESUME_EXPERIMENT, setting), path
         assert sidecar_path(work / path).exists()
     assert (work / target).exists() and not stale.exists()
     assert not [p for p in work.rglob("*.tmp")]
@@ -674,18 +674,18 @@ def test_a_lock_is_stale_only_when_no_snakemake_works_in_the_directory(tmp_path)
 
 
 def test_real_data_files_fall_through_to_the_mirror(workdir, config):
-    mirror = Path(config["data"]["mirror"])
-    for spec in config["data"]["files"].values():
-        assert (workdir / "data" / spec["path"]).read_bytes() == (mirror / spec["path"]).read_bytes()
-        log = (workdir / "logs" / "data" / f"{spec['path']}.log").read_text(encoding="utf-8")
-        assert spec["urls"][0] in log  # the official source was tried first ...
+    mirror = Path(config.data.mirror)
+    for spec in config.data.files.values():
+        assert (workdir / "data" / spec.path).read_bytes() == (mirror / spec.path).read_bytes()
+        log = (workdir / "logs" / "data" / f"{spec.path}.log").read_text(encoding="utf-8")
+        assert spec.urls[0] in log  # the official source was tried first ...
         assert f"fetched and verified from mirror {mirror} (config)" in log  # ... then the mirror
 
 
 def test_real_data_regret_is_against_one_and_against_the_best_observed(workdir, config):
     for name in REAL_EXPERIMENTS:
         values = []
-        for _, setting, seed in vc.run_jobs(config, [name]):
+        for _, setting, seed in config.run_jobs([name]):
             base = workdir / "results" / "runs" / name / setting / f"seed{seed}"
             table = pd.read_csv(f"{base}.csv.gz")
             np.testing.assert_allclose(table["regret"], 1.0 - table["value"], atol=1e-12)
@@ -728,20 +728,18 @@ def test_missing_data_file_fails_naming_the_file_sources_and_the_mirror(tmp_path
 
 def test_shipped_configs_run_the_real_data_panels():
     for name in ("config", "paper"):
-        config = vc.load_config(REPO / "config" / f"{name}.yaml")
+        config, _ = vc.load([REPO / "config" / f"{name}.yaml"])
         for figure, experiment in (("fig3b_landmine", "landmine"), ("fig3c_mnist", "mnist")):
-            assert vc.figure_experiments(config, figure) == [experiment], (name, figure)
-            algorithms = {
-                config["settings"][s]["algorithm"] for s in config["experiments"][experiment]["settings"]
-            }
+            assert config.figure_experiments(figure) == [experiment], (name, figure)
+            algorithms = {config.settings[s].algorithm for s in config.experiments[experiment].settings}
             paper = {"VHCT", "HCT", "T-HOO", "POO", "PCT", "BO"}
             # the paper's algorithms, and today's baselines for the audit's "beyond the paper"
             assert algorithms == paper | {"Random", "TPE", "CMA-ES", "GP-Optuna"}, (name, experiment)
-            panel = config["figures"][figure]["panels"][0]["settings"]  # Fig. 3 draws the paper's alone
-            assert {config["settings"][s]["algorithm"] for s in panel} == paper, (name, figure)
+            panel = config.figures[figure].panels[0].settings  # Fig. 3 draws the paper's alone
+            assert {config.settings[s].algorithm for s in panel} == paper, (name, figure)
             # every file the objective reads is a declared data file, so the run jobs wait for it
-            declared = set(vc.data_files(config, experiment))
-            params = config["experiments"][experiment]["objective_params"]
+            declared = set(config.data_files(experiment))
+            params = config.experiments[experiment].objective_params
             if experiment == "landmine":
                 assert params["data_path"] == "data/landmine/LandmineData.mat"
                 assert declared == {"landmine/LandmineData.mat"}
@@ -752,11 +750,11 @@ def test_shipped_configs_run_the_real_data_panels():
                     for s in split
                     for kind, k in (("images", 3), ("labels", 1))
                 }
-    default = vc.load_config(REPO / "config" / "config.yaml")
-    paper = vc.load_config(REPO / "config" / "paper.yaml")
-    assert default["experiments"]["mnist"]["objective_params"]["mode"] == "test-split"
-    assert paper["experiments"]["mnist"]["objective_params"]["mode"] == "official"
-    assert paper["experiments"]["mnist"]["objective_params"]["n_train"] == 60000
+    default, _ = vc.load([REPO / "config" / "config.yaml"])
+    paper, _ = vc.load([REPO / "config" / "paper.yaml"])
+    assert default.experiments["mnist"].objective_params["mode"] == "test-split"
+    assert paper.experiments["mnist"].objective_params["mode"] == "official"
+    assert paper.experiments["mnist"].objective_params["n_train"] == 60000
 
 
 def test_the_run_writes_the_audit_and_the_report(workdir, config, tiny):
@@ -767,7 +765,7 @@ def test_the_run_writes_the_audit_and_the_report(workdir, config, tiny):
     claims = load_claims()
     assert [c["id"] for c in result["claims"]] == [c.id for c in claims.claims]
     assert sum(result["summary"].values()) == len(result["claims"])
-    expected = {e for e in claims_experiments(claims) if e in config["experiments"]}
+    expected = {e for e in claims_experiments(claims) if e in config.experiments}
     assert set(result["context"]["experiments"]) == expected
     assert result["format"] == AUDIT_FORMAT
     assert (workdir / "figures" / "audit_forest.png").stat().st_size > 0  # drawn from the audit JSON
@@ -817,11 +815,11 @@ def test_the_run_writes_the_audit_and_the_report(workdir, config, tiny):
         }
         variants = set(choice["substitute"].values())
         assert row["variant_verdict"] == "not evaluated", choice["id"]
-        if not any(variants & set(exp["settings"]) for exp in config["experiments"].values()):
+        if not any(variants & set(exp.settings) for exp in config.experiments.values()):
             continue  # a variant the tiny config does not run (BO-restarts5) is reported, not evaluated
         # the tiny config's 2 seeds are below the claims' minimum: no verdict, and the reason says so
         assert not compared and "this configuration runs 2 seeds" in row["variant_reason"], choice["id"]
-    for figure in config["figures"]:
+    for figure in config.figures:
         assert (workdir / "results" / "report" / f"{figure}.rst").exists()
     report = workdir / "report.html"
     ok(snakemake(workdir, "--report", str(report), configfile=tiny))

@@ -24,7 +24,6 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 from support import REPO, clean_env, fixture_config, interruptible  # the tiny config on fixture data files
 
 from vhct.pipeline import config as vc
@@ -198,14 +197,14 @@ def test_tiny_pipeline_on_slurm_resumes_after_interrupt(slurm_env, tmp_path):
     redone = [str(p) for p, mtime in kept.items() if p.stat().st_mtime_ns != mtime]
     assert not redone, f"the second run redid finished runs: {redone}"
 
-    config = yaml.safe_load(tiny.read_text())
-    for figure in config["figures"]:
+    cfg, _ = vc.load([tiny])
+    for figure in cfg.figures:
         for ext, magic in (("pdf", PDF_MAGIC), ("png", PNG_MAGIC)):
             path = workdir / "figures" / f"{figure}.{ext}"
             assert path.is_file(), f"missing figure {path}"
             assert path.read_bytes()[: len(magic)] == magic, f"{path} is not a {ext.upper()} file"
     tables = list(workdir.glob("results/runs/**/*.csv.gz"))
-    assert len(tables) == len(vc.run_jobs(config)) and all(_complete(p) for p in tables)
+    assert len(tables) == len(cfg.run_jobs()) and all(_complete(p) for p in tables)
 
     second_ids = SUBMITTED.findall(log)
     assert second_ids, "the second run submitted no cluster job"

@@ -19,15 +19,36 @@ def tiny() -> dict:
     return yaml.safe_load(TINY.read_text(encoding="utf-8"))
 
 
-def check(config: dict) -> dict:
-    vc.validate_config(config)
-    return config
+def check(config: dict) -> vc.Config:
+    return vc.validate_config(config)
+
+
+def load(path: Path) -> vc.Config:
+    """The model of one config file (and the files it extends), as the pipeline loads it."""
+    return vc.load([path])[0]
 
 
 def test_shipped_configs_are_valid():
     for name in ("tiny", "config", "paper", "paper-local"):
-        config = vc.load_config(REPO / "config" / f"{name}.yaml")
-        assert config["figures"], name
+        assert load(REPO / "config" / f"{name}.yaml").figures, name
+
+
+def test_a_job_reads_the_rules_model_back_from_snakemakes_plain_config():
+    """Writer meets reader: the rules' model, handed to a job as Snakemake's plain ``config`` (the
+    model's ``source``, pickled), is the same model there (jobs, specs, batches), the dict untouched."""
+    import pickle
+
+    cfg = load(TINY)
+    plain = pickle.loads(pickle.dumps(cfg.source))
+    before = copy.deepcopy(plain)
+    back = vc.model(plain)
+    assert plain == before
+    assert (back.settings, back.experiments, back.figures) == (cfg.settings, cfg.experiments, cfg.figures)
+    assert back.run_jobs() == cfg.run_jobs() and back.run_batches() == cfg.run_batches()
+    assert [back.run_spec(*job) for job in back.run_jobs()] == [cfg.run_spec(*job) for job in cfg.run_jobs()]
+    plain["experiments"]["garland"]["horizon"] = 0
+    with pytest.raises(vc.ConfigError, match="experiments/garland/horizon"):
+        vc.model(plain)
 
 
 def test_names_are_checked_against_the_registries(tiny):
@@ -152,46 +173,47 @@ def test_data_file_needs_a_checksum(tiny):
 
 
 def test_run_jobs_expand_every_setting_and_seed(tiny):
-    config = check(tiny)
-    jobs = vc.run_jobs(config)
-    expected = sum(len(e["settings"]) * len(vc.seeds(config, n)) for n, e in config["experiments"].items())
+    cfg = check(tiny)
+    jobs = cfg.run_jobs()
+    expected = sum(len(e.settings) * len(cfg.seeds(n)) for n, e in cfg.experiments.items())
     assert len(jobs) == expected == len(set(jobs))
-    assert vc.seeds(config, "counterexample") == [3, 7]
-    assert vc.seeds(config, "garland") == [0, 1]
+    assert cfg.seeds("counterexample") == [3, 7]
+    assert cfg.seeds("garland") == [0, 1]
     assert ("counterexample", "VHCT-phi2overh", 7) in jobs
-    assert vc.run_jobs(config, ["rastrigin-high-noise"]) == [
+    assert cfg.run_jobs(["rastrigin-high-noise"]) == [
         ("rastrigin-high-noise", s, k) for s in ("VHCT-rho0.75", "HCT-rho0.75") for k in (0, 1)
     ]
 
 
 def test_run_spec_caps_the_horizon_and_copies_parameters(tiny):
-    config = check(tiny)
-    spec = vc.run_spec(config, "garland", "short", 1)
+    cfg = check(tiny)
+    spec = cfg.run_spec("garland", "short", 1)
     assert spec["horizon"] == 20 and spec["algorithm"] == "T-HOO" and spec["seed"] == 1
-    assert vc.run_spec(config, "garland", "POO", 0)["horizon"] == 60
+    assert cfg.run_spec("garland", "POO", 0)["horizon"] == 60
     spec["params"]["rho"] = 0.9
-    assert config["settings"]["short"]["params"]["rho"] == 0.5
-    high = vc.run_spec(config, "rastrigin-high-noise", "HCT-rho0.75", 0)
+    assert cfg.settings["short"].params["rho"] == 0.5
+    assert cfg.run_spec("garland", "short", 1)["params"]["rho"] == 0.5
+    high = cfg.run_spec("rastrigin-high-noise", "HCT-rho0.75", 0)
     assert high["noise"] == 0.5 and high["objective_params"] == {"dim": 2}
 
 
 def test_an_experiments_caps_override_the_settings_own_there_only(tiny):
     tiny["experiments"]["garland"]["caps"] = {"short": {"max_horizon": 40, "max_seeds": 1}}
-    config = check(tiny)
-    assert vc.run_spec(config, "garland", "short", 0)["horizon"] == 40  # the setting's own cap is 20
-    assert vc.setting_seeds(config, "garland", "short") == [0]
-    assert [k for e, s, k in vc.run_jobs(config, ["garland"]) if s == "short"] == [0]
-    assert vc.setting_info(config, "garland")["short"]["horizon"] == 40
-    where = vc.cap_key(config, "garland", "short", "max_horizon")
+    cfg = check(tiny)
+    assert cfg.run_spec("garland", "short", 0)["horizon"] == 40  # the setting's own cap is 20
+    assert cfg.setting_seeds("garland", "short") == [0]
+    assert [k for e, s, k in cfg.run_jobs(["garland"]) if s == "short"] == [0]
+    assert cfg.setting_info("garland")["short"]["horizon"] == 40
+    where = cfg.cap_key("garland", "short", "max_horizon")
     assert where == "experiments/garland/caps/short/max_horizon"
     # the setting's cap still holds where the experiment sets none; an uncapped setting has no key
-    where = vc.cap_key(config, "garland-beyond", "GP-Optuna", "max_horizon")
+    where = cfg.cap_key("garland-beyond", "GP-Optuna", "max_horizon")
     assert where == "settings/GP-Optuna/max_horizon"
-    assert vc.run_horizon(config, "garland-beyond", "GP-Optuna") == 12
-    assert vc.cap_key(config, "garland", "POO", "max_seeds") is None
+    assert cfg.run_horizon("garland-beyond", "GP-Optuna") == 12
+    assert cfg.cap_key("garland", "POO", "max_seeds") is None
     # a cap above the experiment's horizon runs the experiment's horizon
     tiny["experiments"]["garland"]["caps"] = {"short": {"max_horizon": 10_000}}
-    assert vc.run_horizon(check(tiny), "garland", "short") == 60
+    assert check(tiny).run_horizon("garland", "short") == 60
 
 
 def test_caps_of_a_setting_the_experiment_does_not_run_are_rejected(tiny):
@@ -214,13 +236,13 @@ def test_a_cap_too_long_for_memory_names_the_key_that_sets_it(tiny):
 
 
 def test_figure_spec_carries_experiment_info(tiny):
-    config = check(tiny)
-    assert vc.figure_experiments(config, "regret") == ["garland", "counterexample"]
-    assert vc.figure_experiments(config, "function_2d") == []
-    spec = vc.figure_spec(config, "regret")
+    cfg = check(tiny)
+    assert cfg.figure_experiments("regret") == ["garland", "counterexample"]
+    assert cfg.figure_experiments("function_2d") == []
+    spec = cfg.figure_spec("regret")
     assert set(spec["experiments"]) == {"garland", "counterexample"}
     assert spec["experiments"]["garland"]["settings"]["short"]["horizon"] == 20
-    osc = vc.figure_spec(config, "osc")
+    osc = cfg.figure_spec("osc")
     assert osc["panels"][0]["run"]["seed"] == 1 and osc["panels"][0]["run"]["algorithm"] == "VHCT"
 
 
@@ -229,40 +251,41 @@ def test_data_files_of_an_experiment(tiny):
     tiny["data"] = {"files": {"landmine": spec}}
     tiny["experiments"]["garland"]["data"] = ["landmine"]
     tiny["experiments"]["mnist"].pop("data")
-    config = check(tiny)
-    assert vc.data_files(config, "garland") == ["landmine/LandmineData.mat"]
-    assert vc.data_files(config, "counterexample") == []
-    assert vc.data_spec(config, "landmine/LandmineData.mat")["md5"] == "a" * 32
+    cfg = check(tiny)
+    assert cfg.data_files("garland") == ["landmine/LandmineData.mat"]
+    assert cfg.data_files("counterexample") == []
+    assert cfg.data_spec("landmine/LandmineData.mat")["md5"] == "a" * 32
     with pytest.raises(vc.ConfigError, match="data/files"):
-        vc.data_spec(config, "missing.bin")
+        cfg.data_spec("missing.bin")
 
 
 def test_paper_config_has_paper_scale():
-    paper = vc.load_config(REPO / "config" / "paper.yaml")
-    default = vc.load_config(REPO / "config" / "config.yaml")
-    assert set(paper["figures"]) == set(default["figures"])
-    for name, exp in paper["experiments"].items():
-        assert vc.seeds(paper, name) == list(range(20)), name
-        assert exp["horizon"] >= default["experiments"].get(name, exp)["horizon"]
+    paper = load(REPO / "config" / "paper.yaml")
+    default = load(REPO / "config" / "config.yaml")
+    assert set(paper.figures) == set(default.figures)
+    for name, exp in paper.experiments.items():
+        assert paper.seeds(name) == list(range(20)), name
+        assert exp.horizon >= default.experiments.get(name, exp).horizon
 
 
 def test_settings_may_declare_their_own_run_resources(tiny):
     tiny["settings"]["POO"]["resources"] = {"runtime": 120, "mem_mb": 4000}
-    assert check(tiny)["settings"]["POO"]["resources"]["runtime"] == 120
-    paper = vc.load_config(REPO / "config" / "paper.yaml")
-    assert paper["settings"]["BO"]["resources"]["runtime"] > paper["resources"]["run"]["runtime"]
+    assert check(tiny).settings["POO"].resources.runtime == 120
+    paper = load(REPO / "config" / "paper.yaml")
+    assert paper.settings["BO"].resources.runtime > paper.resources.run.runtime
+    assert paper.resource("run", "runtime", "garland", "BO") == paper.settings["BO"].resources.runtime
 
 
 def test_load_config_rejects_a_non_mapping(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text("- 1\n- 2\n", encoding="utf-8")
     with pytest.raises(vc.ConfigError, match="mapping"):
-        vc.load_config(path)
+        load(path)
     bad = copy.deepcopy(yaml.safe_load(TINY.read_text(encoding="utf-8")))
     bad["experiments"]["garland"]["horizon"] = 0
     path.write_text(yaml.safe_dump(bad), encoding="utf-8")
     with pytest.raises(vc.ConfigError, match="experiments/garland/horizon"):
-        vc.load_config(path)
+        load(path)
 
 
 # ----------------------------------------------------------------------------- config files
@@ -277,7 +300,7 @@ def write(path: Path, text: str) -> Path:
 def test_an_empty_or_comment_only_file_is_rejected_naming_it(tmp_path, text):
     path = write(tmp_path / "empty.yaml", text)
     with pytest.raises(vc.ConfigError) as info:
-        vc.load_config(path)
+        load(path)
     message = str(info.value)
     assert message.startswith(f"{path}: the config file is empty")
     assert "settings, experiments, figures" in message and "not merged" in message
@@ -286,7 +309,7 @@ def test_an_empty_or_comment_only_file_is_rejected_naming_it(tmp_path, text):
 def test_a_yaml_syntax_error_names_file_line_and_column(tmp_path):
     path = write(tmp_path / "broken.yaml", "progress_every: 5\nsettings:\n  a: {algorithm: VHCT\n  b: [\n")
     with pytest.raises(vc.ConfigError) as info:
-        vc.load_config(path)
+        load(path)
     assert str(info.value).startswith(f"{path}:4:4: YAML syntax error: ")
     assert "flow mapping" in str(info.value)
 
@@ -294,7 +317,7 @@ def test_a_yaml_syntax_error_names_file_line_and_column(tmp_path):
 def test_a_non_mapping_file_is_rejected_naming_it(tmp_path):
     path = write(tmp_path / "list.yaml", "- 1\n- 2\n")
     with pytest.raises(vc.ConfigError, match=f"^{path}:1: the config file does not hold a mapping"):
-        vc.load_config(path)
+        load(path)
 
 
 @pytest.mark.parametrize("text", ["{}\n", "progress_every: 5\n"])
@@ -302,7 +325,7 @@ def test_a_file_without_the_sections_names_the_missing_keys(tmp_path, text):
     """Not the default config silently: the default is only used when no file is given."""
     path = write(tmp_path / "partial.yaml", text)
     with pytest.raises(vc.ConfigError) as info:
-        vc.load_config(path)
+        load(path)
     message = str(info.value)
     assert message.startswith(
         f"{path}: config key <root>: missing top-level key(s) settings, experiments, figures"
@@ -316,7 +339,7 @@ def test_a_top_level_typo_is_one_line_with_file_line_and_suggestion(tmp_path):
     path = write(tmp_path / "typo.yaml", text)
     line = text.splitlines().index("experiment:") + 1
     with pytest.raises(vc.ConfigError) as info:
-        vc.load_config(path)
+        load(path)
     message = str(info.value)
     assert message.startswith(f"{path}:{line}: config key experiment: unknown key 'experiment'")
     assert "did you mean 'experiments'?" in message
@@ -333,7 +356,7 @@ def test_errors_point_at_the_line_of_the_offending_key(tmp_path, tiny):
     with pytest.raises(
         vc.ConfigError, match=f"^{path}:{horizon + 1}: config key experiments/garland/horizon: "
     ):
-        vc.load_config(path)
+        load(path)
     # a semantic check (not the schema) is located the same way
     tiny["experiments"]["garland"]["horizon"] = 60
     tiny["figures"]["regret"]["panels"][0]["experiment"] = "ghost"
@@ -343,7 +366,7 @@ def test_errors_point_at_the_line_of_the_offending_key(tmp_path, tiny):
     with pytest.raises(
         vc.ConfigError, match=f"^{path}:{line}: config key figures/regret/panels/0/experiment: "
     ):
-        vc.load_config(path)
+        load(path)
 
 
 def test_with_several_files_the_error_names_the_file_that_sets_the_key(tmp_path):
@@ -368,33 +391,33 @@ def test_the_command_line_check(tmp_path, capsys):
 def test_paper_local_is_paper_scale_except_bo_and_mnist():
     """paper-local extends paper.yaml: same seeds and horizons; BO with fewer seeds and the
     BO-restarts5 variant on the real data, Optuna's GP sampler capped, MNIST on a training subset."""
-    paper = vc.load_config(REPO / "config" / "paper.yaml")
-    local = vc.load_config(REPO / "config" / "paper-local.yaml")
+    paper = load(REPO / "config" / "paper.yaml")
+    local = load(REPO / "config" / "paper-local.yaml")
     bo = {"BO", "BO-restarts5", "GP-Optuna"}  # the settings whose cost sets their horizon or seeds
-    assert "base" not in local
-    assert set(local["experiments"]) == set(paper["experiments"])
-    for name, exp in local["experiments"].items():
-        assert vc.seeds(local, name) == list(range(20)), name
+    assert "base" not in local.source and local.base is None
+    assert set(local.experiments) == set(paper.experiments)
+    for name, exp in local.experiments.items():
+        assert local.seeds(name) == list(range(20)), name
         if name != "mnist":
-            assert exp["horizon"] == paper["experiments"][name]["horizon"], name
-            assert [s for s in exp["settings"] if s not in bo] == [
-                s for s in paper["experiments"][name]["settings"] if s not in bo
+            assert exp.horizon == paper.experiments[name].horizon, name
+            assert [s for s in exp.settings if s not in bo] == [
+                s for s in paper.experiments[name].settings if s not in bo
             ], name
     # MNIST in the paper's official mode, on a subset of the training images (issue 32)
-    mnist = local["experiments"]["mnist"]["objective_params"]
-    assert mnist["mode"] == "official" and 0 < mnist["n_train"] < 60000
-    assert {"mnist-train-images", "mnist-train-labels"} <= set(local["experiments"]["mnist"]["data"])
+    mnist = local.experiments["mnist"]
+    assert mnist.objective_params["mode"] == "official" and 0 < mnist.objective_params["n_train"] < 60000
+    assert {"mnist-train-images", "mnist-train-labels"} <= set(mnist.data)
     # BO and Optuna's GP sampler run the real-data tasks to their horizons; every baseline and both
     # BO fits run the experiment's 20 seeds, the claims' minimum (issue 29: no cap below it)
     for name in ("landmine", "mnist"):
-        assert vc.run_horizon(local, name, "BO") == local["experiments"][name]["horizon"], name
-        assert vc.run_horizon(local, name, "GP-Optuna") == local["experiments"][name]["horizon"], name
+        assert local.run_horizon(name, "BO") == local.experiments[name].horizon, name
+        assert local.run_horizon(name, "GP-Optuna") == local.experiments[name].horizon, name
     for name in ("garland", "landmine", "mnist"):
         for setting in ("Random", "TPE", "CMA-ES", "GP-Optuna", "BO", "BO-restarts5"):
-            assert len(vc.setting_seeds(local, name, setting)) == 20, (name, setting)
-    assert vc.run_horizon(local, "garland", "GP-Optuna") == vc.run_horizon(local, "garland", "BO") == 200
-    assert {k: v for k, v in local["settings"].items() if k not in bo} == {
-        k: v for k, v in paper["settings"].items() if k not in bo
+            assert len(local.setting_seeds(name, setting)) == 20, (name, setting)
+    assert local.run_horizon("garland", "GP-Optuna") == local.run_horizon("garland", "BO") == 200
+    assert {k: v for k, v in local.settings.items() if k not in bo} == {
+        k: v for k, v in paper.settings.items() if k not in bo
     }
 
 
@@ -403,10 +426,10 @@ def test_a_base_file_is_read_first_and_updated_key_by_key(tmp_path, tiny):
     (tmp_path / "sub").mkdir()
     child = tmp_path / "sub" / "child.yaml"
     child.write_text("base: ../base.yaml\nsettings:\n  POO: {params: {rho_max: 0.5}}\nprogress_every: 7\n")
-    config = vc.load_config(child)
-    assert config["progress_every"] == 7
-    assert config["settings"]["POO"] == {"algorithm": "POO", "params": {"rho_max": 0.5, "nu_max": 1.0}}
-    assert config["experiments"] == check(copy.deepcopy(tiny))["experiments"]
+    cfg = load(child)
+    assert cfg.progress_every == 7
+    assert cfg.source["settings"]["POO"] == {"algorithm": "POO", "params": {"rho_max": 0.5, "nu_max": 1.0}}
+    assert cfg.experiments == check(copy.deepcopy(tiny)).experiments
     assert vc.merged_files([child])[1] == [(tmp_path / "base.yaml").resolve(), child.resolve()]
 
 
@@ -414,19 +437,19 @@ def test_a_looping_or_missing_base_is_an_error_naming_the_file(tmp_path):
     (tmp_path / "a.yaml").write_text("base: b.yaml\n")
     (tmp_path / "b.yaml").write_text("base: a.yaml\n")
     with pytest.raises(vc.ConfigError, match="loops"):
-        vc.load_config(tmp_path / "a.yaml")
+        load(tmp_path / "a.yaml")
     (tmp_path / "c.yaml").write_text("base: nope.yaml\n")
     with pytest.raises(vc.ConfigError, match="nope.yaml"):
-        vc.load_config(tmp_path / "c.yaml")
+        load(tmp_path / "c.yaml")
 
 
 def test_runs_per_job_setting_wins_over_experiment(tiny):
     tiny["experiments"]["garland"]["runs_per_job"] = 2
     tiny["settings"]["POO"]["runs_per_job"] = 1
-    check(tiny)
-    assert vc.runs_per_job(tiny, "garland", "VHCT-rho0.75") == 2
-    assert vc.runs_per_job(tiny, "garland", "POO") == 1
-    assert vc.runs_per_job(tiny, "counterexample", "VHCT-rho0.75") == 1
+    cfg = check(tiny)
+    assert cfg.runs_per_job("garland", "VHCT-rho0.75") == 2
+    assert cfg.runs_per_job("garland", "POO") == 1
+    assert cfg.runs_per_job("counterexample", "VHCT-rho0.75") == 1
     tiny["experiments"]["garland"]["runs_per_job"] = 0
     with pytest.raises(vc.ConfigError, match="runs_per_job"):
         check(tiny)
@@ -437,8 +460,8 @@ def test_run_batches_cover_each_batched_run_once_in_config_order(tiny):
     tiny["experiments"]["garland"]["runs_per_job"] = 4
     tiny["settings"]["POO"]["runs_per_job"] = 1
     tiny["experiments"]["counterexample"]["runs_per_job"] = 3  # explicit seeds [3, 7]
-    check(tiny)
-    batches = vc.run_batches(tiny)
+    cfg = check(tiny)
+    batches = cfg.run_batches()
     assert len({b.rule for b in batches}) == len(batches)
     first = batches[0]
     assert first.rule == "run_garland_batch0"
@@ -452,18 +475,18 @@ def test_run_batches_cover_each_batched_run_once_in_config_order(tiny):
     ]
     batched = [(b.experiment, s, k) for b in batches for s, k in b.runs]
     assert len(batched) == len(set(batched))
-    single = {(e, s, k) for e, s, k in vc.run_jobs(tiny) if vc.runs_per_job(tiny, e, s) == 1}
+    single = {(e, s, k) for e, s, k in cfg.run_jobs() if cfg.runs_per_job(e, s) == 1}
     assert ("garland", "POO", 0) in single
     assert set(batched).isdisjoint(single)
-    assert set(batched) | single == set(vc.run_jobs(tiny))
+    assert set(batched) | single == set(cfg.run_jobs())
 
 
 def test_a_setting_with_its_own_runs_per_job_is_chunked_apart(tiny):
     tiny["experiments"]["garland"]["seeds"] = 3
     tiny["experiments"]["garland"]["runs_per_job"] = 4
-    before = vc.run_batches(check(tiny))
+    before = check(tiny).run_batches()
     tiny["settings"]["short"]["runs_per_job"] = 2  # short is 7th of garland's 14 settings
-    after = [b for b in vc.run_batches(check(tiny)) if b.experiment == "garland"]
+    after = [b for b in check(tiny).run_batches() if b.experiment == "garland"]
     own = [b.runs for b in after if b.runs[0][0] == "short"]
     assert own == [(("short", 0), ("short", 1)), (("short", 2),)]
     assert all(s != "short" for b in after if b.runs not in own for s, _ in b.runs)

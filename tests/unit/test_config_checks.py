@@ -39,12 +39,12 @@ def test_a_key_given_twice_is_rejected_with_its_line(tmp_path, capsys):
         "a mapping may give a key only once"
     )
     with pytest.raises(vc.ConfigError, match=f"^{path}:{first + 1}:3: duplicate key"):
-        vc.pipeline_config([path])
+        vc.load([path])
     # in a file that is only a base of the one given, too
     child = tmp_path / "child.yaml"
     child.write_text(f"base: {path.name}\n", encoding="utf-8")
     with pytest.raises(vc.ConfigError, match=f"^{path}:{first + 1}:3: duplicate key"):
-        vc.load_config(child)
+        vc.load([child])
 
 
 def test_duplicates_deep_inside_and_yaml_merge_keys(tmp_path):
@@ -113,11 +113,11 @@ def test_nan_is_rejected_wherever_it_stands(tmp_path):
     with pytest.raises(vc.ConfigError, match="config key experiments/garland/objective_params/weights/1: "):
         vc.validate_config(config)
     with pytest.raises(vc.ConfigError, match="progress_every"):
-        vc.pipeline_config([TINY], {"progress_every": float("inf")})
+        vc.load([TINY], {"progress_every": float("inf")})
 
 
 def test_a_horizon_whose_table_fits_mem_mb_passes_and_the_message_says_what_fits(tmp_path, capsys):
-    config = vc.load_config(TINY)
+    config = vc.load([TINY])[0].as_dict()
     from vhct.pipeline.tables import MEASURE_COLUMNS
 
     columns = 1 + 1 + len(MEASURE_COLUMNS)  # t, x0 and the measures: garland is 1-D
@@ -126,7 +126,7 @@ def test_a_horizon_whose_table_fits_mem_mb_passes_and_the_message_says_what_fits
     ok = derived(
         tmp_path, f"resources:\n  run: {{mem_mb: 1000}}\nexperiments:\n  garland: {{horizon: {fits}}}\n"
     )
-    assert vc.load_config(ok)["experiments"]["garland"]["horizon"] == fits
+    assert vc.load([ok])[0].experiments["garland"].horizon == fits
     bad = derived(
         tmp_path, f"resources:\n  run: {{mem_mb: 1000}}\nexperiments:\n  garland: {{horizon: {fits + 2}}}\n"
     )
@@ -176,7 +176,7 @@ def test_osc_panels_need_a_run_seed_and_a_round_within_the_horizon(tmp_path, cap
 
 
 def test_an_osc_round_past_the_settings_capped_horizon_is_rejected():
-    config = vc.load_config(TINY)
+    config = vc.load([TINY])[0].as_dict()
     config["settings"]["VHCT-rho0.75"]["max_horizon"] = 25  # garland runs 60 rounds, this setting 25
     config["figures"]["osc"]["panels"][0]["round"] = 30
     with pytest.raises(vc.ConfigError, match="round: 30 exceeds the horizon 25 of setting 'VHCT-rho0.75'"):
@@ -187,9 +187,9 @@ def test_an_osc_round_past_the_settings_capped_horizon_is_rejected():
 
 def test_the_shipped_configs_pass_every_check():
     for name in ("tiny", "config", "paper", "paper-local"):
-        config, files = vc.pipeline_config([REPO / "config" / f"{name}.yaml"])
+        cfg, files = vc.load([REPO / "config" / f"{name}.yaml"])
         assert files[-1] == (REPO / "config" / f"{name}.yaml").resolve()
-        assert vc.run_jobs(config)
+        assert cfg.run_jobs()
 
 
 def test_real_data_objectives_are_checked_from_their_source_without_importing_them():

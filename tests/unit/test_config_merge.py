@@ -95,8 +95,8 @@ def test_a_base_that_is_not_a_path_is_rejected_with_its_line(tmp_path):
 
 def test_command_line_overrides_come_last(tmp_path):
     override = write(tmp_path / "o.yaml", f"base: {TINY}\nprogress_every: 7\n")
-    config, files = vc.pipeline_config([override], {"progress_every": 9})
-    assert config["progress_every"] == 9 and files == [TINY.resolve(), override.resolve()]
+    cfg, files = vc.load([override], {"progress_every": 9})
+    assert cfg.progress_every == 9 and files == [TINY.resolve(), override.resolve()]
 
 
 def without_nulls(value):
@@ -120,21 +120,21 @@ def test_paper_yaml_merges_to_its_former_full_text():
         assert list(merged[section]) == list(former[section]), section
     assert vc.merged_files([paper])[1] == [(REPO / "config" / "config.yaml").resolve(), paper.resolve()]
     # expanded into jobs, the two are the same: runs, batches, what each run and figure is given
-    derived = vc.load_config(paper)
-    vc.validate_config(former)
-    assert vc.run_jobs(derived) == vc.run_jobs(former)
-    assert vc.run_batches(derived) == vc.run_batches(former)
-    assert [vc.run_spec(derived, *job) for job in vc.run_jobs(derived)] == [
-        vc.run_spec(former, *job) for job in vc.run_jobs(former)
+    derived, _ = vc.load([paper])
+    frozen = vc.validate_config(former)
+    assert derived.run_jobs() == frozen.run_jobs()
+    assert derived.run_batches() == frozen.run_batches()
+    assert [derived.run_spec(*job) for job in derived.run_jobs()] == [
+        frozen.run_spec(*job) for job in frozen.run_jobs()
     ]
-    assert {f: vc.figure_spec(derived, f) for f in derived["figures"]} == {
-        f: vc.figure_spec(former, f) for f in former["figures"]
+    assert {f: derived.figure_spec(f) for f in derived.figures} == {
+        f: frozen.figure_spec(f) for f in frozen.figures
     }
-    for experiment in derived["experiments"]:
-        for setting in derived["experiments"][experiment]["settings"]:
+    for experiment, exp in derived.experiments.items():
+        for setting in exp.settings:
             for key in ("threads", "mem_mb", "runtime"):
-                assert vc.resource(derived, "run", key, experiment, setting) == vc.resource(
-                    former, "run", key, experiment, setting
+                assert derived.resource("run", key, experiment, setting) == frozen.resource(
+                    "run", key, experiment, setting
                 )
 
 

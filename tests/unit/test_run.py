@@ -189,47 +189,47 @@ def test_bo_horizon_and_seeds_per_experiment_come_from_the_config():
     ``max_seeds`` first seeds of the experiment, in the jobs, the run specs and the setting info."""
     from vhct.pipeline import config as vc
 
-    config = vc.load_config(REPO / "config" / "paper-local.yaml")
-    jobs = vc.run_jobs(config)
+    cfg, _ = vc.load([REPO / "config" / "paper-local.yaml"])
+    jobs = cfg.run_jobs()
     for experiment in ("garland", *REAL_DATA):
-        exp = config["experiments"][experiment]
+        exp = cfg.experiments[experiment]
         for setting in BO_SETTINGS:
-            if setting not in exp["settings"]:
+            if setting not in exp.settings:
                 continue
-            cap = vc.setting_cap(config, experiment, setting, "max_seeds")  # the setting's or caps'
-            expected = vc.seeds(config, experiment)[:cap]
+            cap = cfg.setting_cap(experiment, setting, "max_seeds")  # the setting's or caps'
+            expected = cfg.seeds(experiment)[:cap]
             assert len(expected) >= MIN_BO_SEEDS
             assert [k for e, s, k in jobs if (e, s) == (experiment, setting)] == expected
-            info = vc.setting_info(config, experiment)[setting]
+            info = cfg.setting_info(experiment)[setting]
             assert info["seeds"] == expected
-            horizon = min(exp["horizon"], vc.setting_cap(config, experiment, setting, "max_horizon"))
-            assert info["horizon"] == horizon == vc.run_spec(config, experiment, setting, 0)["horizon"]
+            horizon = min(exp.horizon, cfg.setting_cap(experiment, setting, "max_horizon"))
+            assert info["horizon"] == horizon == cfg.run_spec(experiment, setting, 0)["horizon"]
     for experiment in REAL_DATA:  # the main BO setting runs the experiment's whole horizon there
-        horizon = config["experiments"][experiment]["horizon"]
-        assert vc.setting_info(config, experiment)["BO"]["horizon"] == horizon
+        horizon = cfg.experiments[experiment].horizon
+        assert cfg.setting_info(experiment)["BO"]["horizon"] == horizon
     # on Garland the experiment's caps shorten BO to t = 200 (config/paper-local.yaml, item 1); both
     # BO fits run every seed of every experiment (the claims' minimum, issue 29)
-    assert vc.setting_info(config, "garland")["BO"]["horizon"] == 200
+    assert cfg.setting_info("garland")["BO"]["horizon"] == 200
     for experiment in ("garland", *REAL_DATA):
         for setting in BO_SETTINGS:
-            assert vc.setting_info(config, experiment)[setting]["seeds"] == vc.seeds(config, experiment)
+            assert cfg.setting_info(experiment)[setting]["seeds"] == cfg.seeds(experiment)
     # the tree methods keep every seed
-    assert vc.setting_info(config, "landmine")["VHCT-rho0.75"]["seeds"] == vc.seeds(config, "landmine")
+    assert cfg.setting_info("landmine")["VHCT-rho0.75"]["seeds"] == cfg.seeds("landmine")
 
 
 def test_max_seeds_is_checked_and_caps_batches_too(tiny_fixtures):
     from vhct.pipeline import config as vc
 
-    config = vc.load_config(tiny_fixtures)
+    config = vc.load([tiny_fixtures])[0].as_dict()
     config["settings"]["BO"]["max_seeds"] = 0
     with pytest.raises(vc.ConfigError, match="max_seeds"):
         vc.validate_config(config, [tiny_fixtures])
     config["settings"]["BO"]["max_seeds"] = 1
     config["settings"]["PCT"]["max_seeds"] = 1
     config["experiments"]["landmine"]["runs_per_job"] = 3
-    vc.validate_config(config, [tiny_fixtures])
-    assert [k for e, s, k in vc.run_jobs(config) if (e, s) == ("landmine", "BO")] == [0]
-    batched = [run for b in vc.run_batches(config) if b.experiment == "landmine" for run in b.runs]
+    cfg = vc.validate_config(config, [tiny_fixtures])
+    assert [k for e, s, k in cfg.run_jobs() if (e, s) == ("landmine", "BO")] == [0]
+    batched = [run for b in cfg.run_batches() if b.experiment == "landmine" for run in b.runs]
     assert ("PCT", 0) in batched and ("PCT", 1) not in batched and ("VHCT-rho0.75", 1) in batched
 
 

@@ -3,7 +3,6 @@ validated on reading, and checked against the config a consumer runs with."""
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
 from pathlib import Path
@@ -14,7 +13,7 @@ import pytest
 
 from vhct.objectives import make_objective
 from vhct.pipeline import aggregate as ag
-from vhct.pipeline.config import load_config, run_jobs, run_spec
+from vhct.pipeline.config import Config, load, validate_config
 from vhct.pipeline.jobs import run_job
 from vhct.pipeline.records import SPEC_FIELDS
 from vhct.pipeline.stale import check_current_runs, expected_specs
@@ -30,24 +29,24 @@ PATTERN = "results/runs/{experiment}/{setting}/seed{seed}.csv.gz"
 
 
 @pytest.fixture(scope="module")
-def config() -> dict:
-    return load_config(CONFIG)
+def config() -> Config:
+    return load([CONFIG])[0]
 
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory, config) -> Path:
     """The counterexample's runs, written by the real run job under the rules' layout."""
     root = tmp_path_factory.mktemp("runs")
-    for experiment, setting, seed in run_jobs(config, [EXPERIMENT]):
+    for experiment, setting, seed in config.run_jobs([EXPERIMENT]):
         table = root / PATTERN.format(experiment=experiment, setting=setting, seed=seed)
         table.parent.mkdir(parents=True, exist_ok=True)
-        run_job(run_spec(config, experiment, setting, seed), table, sidecar_path(table))
+        run_job(config.run_spec(experiment, setting, seed), table, sidecar_path(table))
     return root
 
 
-def paths_of(root: Path, config: dict) -> dict[str, list[str]]:
+def paths_of(root: Path, config: Config) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
-    for experiment, setting, seed in run_jobs(config, [EXPERIMENT]):
+    for experiment, setting, seed in config.run_jobs([EXPERIMENT]):
         out.setdefault(setting, []).append(
             str(root / PATTERN.format(experiment=experiment, setting=setting, seed=seed))
         )
@@ -68,7 +67,7 @@ def test_the_audit_reads_the_exact_f_star_the_run_job_wrote(workdir, config):
     against the exact optimum (the shipped audit measured it against the best value observed)."""
     f_star = make_objective("counterexample").f_star
     runs = audit_read_runs({EXPERIMENT: paths_of(workdir, config)}, config)[EXPERIMENT]
-    assert set(runs) == set(config["experiments"][EXPERIMENT]["settings"])
+    assert set(runs) == set(config.experiments[EXPERIMENT].settings)
     rebased, reference = rebase(runs)
     assert reference == ""  # f* known: no rebasing, no "best value observed" in the verdicts
     for setting, setting_runs in rebased.items():
@@ -85,7 +84,7 @@ def test_the_audit_reads_the_exact_f_star_the_run_job_wrote(workdir, config):
 def test_the_record_carries_the_spec_f_star_and_the_package_versions(workdir, config):
     table = paths_of(workdir, config)["VHCT-rho0.75"][0]
     record = read_sidecar(table)
-    expected = run_spec(config, EXPERIMENT, "VHCT-rho0.75", 3)
+    expected = config.run_spec(EXPERIMENT, "VHCT-rho0.75", 3)
     assert all(getattr(record.run, field) == expected[field] for field in SPEC_FIELDS)
     assert record.f_star == make_objective("counterexample").f_star and record.regret_reference == "f_star"
     assert set(SHAPING_PACKAGES) <= set(record.versions) and record.versions["numpy"] == np.__version__
@@ -147,10 +146,11 @@ def test_a_sidecar_of_the_earlier_layout_is_read_with_its_f_star_from_metadata(c
         read_sidecar(table)
 
 
-def changed(config: dict, **params) -> dict:
-    out = copy.deepcopy(config)
+def changed(config: Config, **params) -> Config:
+    """``config`` with parameters of the setting VHCT-rho0.75 changed."""
+    out = config.as_dict()
     out["settings"]["VHCT-rho0.75"]["params"].update(params)
-    return out
+    return validate_config(out)
 
 
 def test_a_run_of_another_config_is_refused_by_aggregation_and_the_audit(workdir, config, tmp_path):
@@ -168,8 +168,9 @@ def test_a_run_of_another_config_is_refused_by_aggregation_and_the_audit(workdir
     assert f"snakemake --forcerun {' '.join(paths['VHCT-rho0.75'])}" in msg
     with pytest.raises(StaleRunError, match=r"seed3\.csv\.gz: params\.rho: the run has 0\.75"):
         audit_read_runs({EXPERIMENT: paths}, other)
-    noisier = copy.deepcopy(config)
+    noisier = config.as_dict()
     noisier["experiments"][EXPERIMENT]["noise"] = 0.1  # every setting: the first differing field named
+    noisier = validate_config(noisier)
     with pytest.raises(StaleRunError, match=r"noise: the run has 0\.05, the config asks for 0\.1"):
         audit_read_runs({EXPERIMENT: paths}, noisier)
     added = changed(config, refresh="current")

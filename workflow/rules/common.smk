@@ -50,7 +50,7 @@ EXTRA_TARGETS = []
 # main process only (not again in each cluster job).
 if workflow.is_main_process:
     try:
-        _versions_note = vstale.check_current_runs(config, RUN_TABLE)
+        _versions_note = vstale.check_current_runs(CFG, RUN_TABLE)
     except vt.StaleRunError as _error:
         raise WorkflowError(str(_error)) from None
     if _versions_note:

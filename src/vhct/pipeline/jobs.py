@@ -236,9 +236,11 @@ def from_snakemake(task: str, smk: Any) -> None:
         elif task == "run":
             run_batch_job(smk.params.specs, smk.output.tables, smk.output.metas, smk.input.verified)
         else:
+            from vhct.pipeline.config import model
             from vhct.pipeline.stale import expected_specs
 
-            specs = expected_specs(smk.config, smk.wildcards.experiment, smk.params.run_paths)
+            config = model(smk.config)  # the plain dict Snakemake hands the job, as the model again
+            specs = expected_specs(config, smk.wildcards.experiment, smk.params.run_paths)
             aggregate_job(
                 smk.params.info,
                 smk.params.run_paths,

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from vhct.pipeline.config import run_jobs, run_spec
+from vhct.pipeline.config import Config
 from vhct.pipeline.records import RunRecord, spec_difference
 from vhct.pipeline.tables import (
     TABLE_SUFFIX,
@@ -27,16 +27,16 @@ from vhct.pipeline.tables import (
 
 
 def expected_specs(
-    config: Mapping[str, Any], experiment: str, run_paths: Mapping[str, Sequence[Path | str]]
+    config: Config, experiment: str, run_paths: Mapping[str, Sequence[Path | str]]
 ) -> dict[str, dict[str, Any]]:
-    """Table path -> what the config asks of that run (``run_spec``), for :func:`read_runs`."""
+    """Table path -> what the config asks of that run (``Config.run_spec``), for ``tables.read_runs``."""
     out = {}
     for setting, paths in run_paths.items():
         for path in paths:
             seed = seed_of(path)
             if seed is None:
                 raise ValueError(f"run table {path}: no seed in its name (seed<k>{TABLE_SUFFIX})")
-            out[str(path)] = run_spec(config, experiment, setting, seed)
+            out[str(path)] = config.run_spec(experiment, setting, seed)
     return out
 
 
@@ -56,7 +56,7 @@ def snakemake_recorded(path: Path | str, metadata: Path = SNAKEMAKE_METADATA) ->
     return metadata.joinpath(*(name[i : i + limit] for i in range(0, len(name), limit))).is_file()
 
 
-def check_current_runs(config: Mapping[str, Any], table_pattern: str) -> str | None:
+def check_current_runs(config: Config, table_pattern: str) -> str | None:
     """When the rules are read, before any job: every existing run must be the one ``config`` asks for.
 
     Snakemake reruns a run whose parameters changed only while its record in ``.snakemake/``
@@ -73,7 +73,7 @@ def check_current_runs(config: Mapping[str, Any], table_pattern: str) -> str | N
     """
     stale: dict[str, str] = {}
     records: dict[str, RunRecord] = {}
-    for experiment, setting, seed in run_jobs(config):
+    for experiment, setting, seed in config.run_jobs():
         table = table_pattern.format(experiment=experiment, setting=setting, seed=seed)
         if not (Path(table).exists() and sidecar_path(table).exists()):
             continue
@@ -81,7 +81,7 @@ def check_current_runs(config: Mapping[str, Any], table_pattern: str) -> str | N
             record = read_sidecar(table)
         except RunTableError:
             continue
-        found = spec_difference(record, run_spec(config, experiment, setting, seed))
+        found = spec_difference(record, config.run_spec(experiment, setting, seed))
         if found and not snakemake_recorded(table):
             stale[table] = found
         else:

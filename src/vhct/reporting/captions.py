@@ -3,19 +3,16 @@ settings behind every panel."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from vhct.pipeline.config import Config, model
+from vhct.pipeline.config import Config
 from vhct.pipeline.files import atomic_paths
 from vhct.pipeline.jobs import setup_logging
 
 
-def figure_caption(config: Config | Mapping[str, Any], figure: str, captions_dir: Path | str) -> str:
+def figure_caption(cfg: Config, figure: str, captions_dir: Path | str) -> str:
     """reStructuredText caption of a figure for the Snakemake report: the paper figure it reproduces
     (``<captions_dir>/<figure>.rst``, else a generic line) and the settings behind each panel."""
-    cfg = model(config)
     fig = cfg.figures[figure]
     source = Path(captions_dir) / f"{figure}.rst"
     head = (

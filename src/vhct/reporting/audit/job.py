@@ -34,7 +34,7 @@ def audit_job(
     part (absent when none is evaluated on these runs), apart from the claims' verdicts.
     """
     claims = load_claims(claims_path)
-    runs = read_runs(run_paths, config.source)
+    runs = read_runs(run_paths, config)
     check_aggregates(runs, final_paths)
     context = {
         "configfiles": [display_path(p) for p in configfiles],

@@ -8,12 +8,12 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from vhct.pipeline.aggregate import best_observed, cumulative_regret_vs
+from vhct.pipeline.config import Config
 from vhct.pipeline.stale import expected_specs
 from vhct.pipeline.tables import read_runs as read_setting_runs
 
@@ -49,7 +49,7 @@ Runs = Mapping[str, Mapping[str, Sequence[Run]]]
 
 
 def read_runs(
-    run_paths: Mapping[str, Mapping[str, Sequence[Path | str]]], config: Mapping[str, Any]
+    run_paths: Mapping[str, Mapping[str, Sequence[Path | str]]], config: Config
 ) -> dict[str, dict[str, list[Run]]]:
     """Run tables (``.csv.gz``) with the seed and f* of their records, by experiment and setting.
 
