@@ -9,6 +9,8 @@ changed after its stamp was written.
 """
 
 rule data_file:
+    # first: the real-data runs, the longest of a run, wait for their files
+    priority: 10
     output:
         "data/{path}",
     params:
@@ -30,6 +32,7 @@ rule data_file:
 
 rule verify_data:
     """Local (no cluster job of its own): it hashes a file of a few MB."""
+    priority: 10
     input:
         "data/{path}",
     output:

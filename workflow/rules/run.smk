@@ -46,6 +46,8 @@ for _batch in CFG.run_batches():
     rule:
         name:
             _batch.rule
+        # real-data batches (tens of seconds to minutes) before the synthetic ones (seconds)
+        priority: 1 if CFG.data_files(_batch.experiment) else 0
         input:
             verified=[DATA_STAMP.format(path=p) for p in CFG.data_files(_batch.experiment)],
         output:
