@@ -469,11 +469,14 @@ def test_slurm_profile_dry_run(tmp_path):
 
 
 def test_captions_state_settings_and_the_data_mode():
+    from vhct.pipeline.specs import ExperimentInfo
     from vhct.reporting.plots import experiment_caption
 
-    exp = {"noise": 0.5, "seeds": [0, 1, 2], "horizon": 80, "objective": "garland", "objective_params": {}}
+    exp = ExperimentInfo(name="e", title="E", noise=0.5, seeds=[0, 1, 2], horizon=80, objective="garland",
+                         objective_params={}, settings={})  # fmt: skip
     assert experiment_caption(exp) == "noise U(-0.5, 0.5), 3 seeds, n = 80"
-    real = dict(exp, objective="mnist", objective_params={"mode": "test-split", "data_dir": "data/mnist"})
+    real = exp.model_copy(update={"objective": "mnist",
+                                  "objective_params": {"mode": "test-split", "data_dir": "data/mnist"}})
     assert experiment_caption(real).endswith("data: test-split")
 
 

@@ -181,7 +181,7 @@ def test_an_experiments_caps_override_the_settings_own_there_only(tiny):
     assert vc.run_spec(config, "garland", "short", 0)["horizon"] == 40  # the setting's own cap is 20
     assert vc.setting_seeds(config, "garland", "short") == [0]
     assert [k for e, s, k in vc.run_jobs(config, ["garland"]) if s == "short"] == [0]
-    assert vc.setting_info(config, "garland")["short"]["horizon"] == 40
+    assert vc.setting_info(config, "garland")["short"].horizon == 40
     where = vc.cap_key(config, "garland", "short", "max_horizon")
     assert where == "experiments/garland/caps/short/max_horizon"
     # the setting's cap still holds where the experiment sets none; an uncapped setting has no key
@@ -218,10 +218,10 @@ def test_figure_spec_carries_experiment_info(tiny):
     assert vc.figure_experiments(config, "regret") == ["garland", "counterexample"]
     assert vc.figure_experiments(config, "function_2d") == []
     spec = vc.figure_spec(config, "regret")
-    assert set(spec["experiments"]) == {"garland", "counterexample"}
-    assert spec["experiments"]["garland"]["settings"]["short"]["horizon"] == 20
+    assert set(spec.experiments) == {"garland", "counterexample"}
+    assert spec.experiments["garland"].settings["short"].horizon == 20
     osc = vc.figure_spec(config, "osc")
-    assert osc["panels"][0]["run"]["seed"] == 1 and osc["panels"][0]["run"]["algorithm"] == "VHCT"
+    assert osc.panels[0].run.seed == 1 and osc.panels[0].run.algorithm == "VHCT"
 
 
 def test_data_files_of_an_experiment(tiny):
