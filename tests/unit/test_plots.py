@@ -37,7 +37,8 @@ def experiment(name="e", title="E", horizons=None, seeds=None, settings=SETTINGS
     rounds and both seeds unless ``horizons``/``seeds`` say otherwise."""
     horizons, seeds = horizons or {}, seeds or {}
     info = {
-        s: SettingInfo(algorithm=a, label=s, params={}, horizon=horizons.get(s, 10), seeds=seeds.get(s, [0, 1]))
+        s: SettingInfo(algorithm=a, label=s, params={}, horizon=horizons.get(s, 10),
+                       seeds=seeds.get(s, [0, 1]))
         for s, a in settings.items()
     }
     return ExperimentInfo(name=name, title=title, objective="garland", objective_params={}, noise=0.05,
@@ -87,7 +88,8 @@ def test_a_setting_has_one_legend_label_across_panels_naming_where_it_stops():
     assert labels == {"VHCT-a": "VHCT-a", "Random": "Random", "GP": "GP (stops at t=4 on E; 1 seed)"}
     assert plots.legend_labels(exps[:1], [list(SETTINGS)])["GP"] == "GP (stops at t=4; 1 seed)"
     spec = FigureSpec(name="f", kind="regret", experiments={"e": exps[0], "f": exps[1]},
-                      panels=[PanelSpec(experiment="e"), PanelSpec(experiment="f", settings=["VHCT-a", "GP"])])
+                      panels=[PanelSpec(experiment="e"),
+                              PanelSpec(experiment="f", settings=["VHCT-a", "GP"])])  # fmt: skip
     assert plots.figure_labels(spec)["GP"] == labels["GP"]
 
 

@@ -66,7 +66,8 @@ def figure_spec(figure: FigureSpec | Mapping[str, Any]) -> FigureSpec:
         problems = "; ".join(
             f"{'.'.join(map(str, e['loc'])) or 'record'}: {e['msg']}" for e in exc.errors(include_url=False)
         )
-        raise ValueError(f"figure {figure.get('name', '?')!r}: not a figure specification: {problems}") from exc
+        name = figure.get("name", "?")
+        raise ValueError(f"figure {name!r}: not a figure specification: {problems}") from exc
 
 
 def drawer(kind: str) -> Callable[..., Any]:
