@@ -48,9 +48,11 @@ from vhct.reporting.audit.job import audit_job
 from vhct.reporting.audit.records import (
     AUDIT_FORMAT,
     Audit,
+    AuditContext,
     AuditRecordError,
     ClaimVerdict,
     Comparison,
+    Discrepancy,
     ExperimentVerdict,
     read_audit,
 )
@@ -108,6 +110,8 @@ __all__ = [
     "decide",
     "display_path",
     "Audit",
+    "AuditContext",
+    "Discrepancy",
     "AuditRecordError",
     "ClaimVerdict",
     "ExperimentVerdict",

@@ -12,7 +12,7 @@ from vhct.pipeline.provenance import RUN_ID_ENV
 from vhct.reporting.audit.beyond import run_beyond
 from vhct.reporting.audit.claims import claims_experiments, load_beyond, load_claims
 from vhct.reporting.audit.evaluate import config_summary, display_path, file_sha256, regret_scale, run_audit
-from vhct.reporting.audit.records import Audit
+from vhct.reporting.audit.records import Audit, AuditContext
 from vhct.reporting.audit.render import write_audit
 from vhct.reporting.audit.runs import check_aggregates, read_runs
 
@@ -38,16 +38,18 @@ def audit_job(
         claim["left_out"] = [e for e, exp in config.experiments.items() if claim["id"] in exp.skip_claims]
     runs = read_runs(run_paths, config.source)
     check_aggregates(runs, final_paths)
-    context = {
-        "configfiles": [display_path(p) for p in configfiles],
+    context = AuditContext(
+        configfiles=[display_path(p) for p in configfiles],
         # which run made this audit (set by the provenance recorder), so `make findings` ships
         # an audit only with the provenance, aggregates and figures of the same run
-        "run_id": os.environ.get(RUN_ID_ENV),
-        "config_sha256": {display_path(p): file_sha256(p) for p in configfiles},
-        "claims_file": display_path(claims_path),
-        "claims_sha256": file_sha256(claims_path),
-        "experiments": config_summary(config, claims_experiments(claims)),
-    }
+        run_id=os.environ.get(RUN_ID_ENV),
+        config_sha256={display_path(p): file_sha256(p) for p in configfiles},
+        claims_file=display_path(claims_path),
+        claims_sha256=file_sha256(claims_path),
+        experiments=config_summary(config, claims_experiments(claims)),
+        beyond_file=None if beyond_path is None else display_path(beyond_path),
+        beyond_sha256=None if beyond_path is None else file_sha256(beyond_path),
+    )
     scaled = {
         e for c in claims["claims"] if c["statistic"] == "normalized_regret" for p in c["pairs"] for e in p
     }
@@ -56,9 +58,6 @@ def audit_job(
         for e in sorted(scaled)
         if e in config.experiments
     }
-    if beyond_path is not None:
-        context["beyond_file"] = display_path(beyond_path)
-        context["beyond_sha256"] = file_sha256(beyond_path)
     audit = run_audit(claims, runs, context, scales)
     beyond = run_beyond(load_beyond(beyond_path), runs) if beyond_path is not None else None
     if beyond is not None:
