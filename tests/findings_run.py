@@ -23,6 +23,15 @@ def complete(audit: dict) -> dict:
     audit["claims"] = [{**claim, **c} for c in audit["claims"]]
     for c in audit["claims"]:
         c["experiments"] = [{"comparisons": [], **e} for e in c["experiments"]]
+    audit["context"] = {"experiments": {}, **audit.get("context", {})}
+    for name, exp in audit["context"]["experiments"].items():  # as Config.experiment_info gives them
+        exp = audit["context"]["experiments"][name] = {
+            "name": name, "title": name, "objective": "garland", "objective_params": {}, "noise": 0.05,
+            "horizon": 100, "seeds": list(range(20)), "settings": {}, **exp,
+        }  # fmt: skip
+        for setting, info in exp["settings"].items():
+            exp["settings"][setting] = {"algorithm": setting, "label": setting, "params": {},
+                                        "horizon": exp["horizon"], "seeds": exp["seeds"], **info}  # fmt: skip
     for choice in audit["sensitivity"]:
         choice.setdefault("substitute", {})
         choice["claims"] = [{"common_rounds": {}, "variant_coverage": "", "variant_experiments": [], **r}

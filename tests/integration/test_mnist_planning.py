@@ -33,10 +33,9 @@ def job_blocks(dry_run: str) -> list[dict[str, str]]:
 @pytest.mark.parametrize("name", ["paper", "paper-local"])
 def test_the_paper_configs_plan_mnist_with_the_official_training_files(tmp_path, name):
     configfile = CONFIG_DIR / f"{name}.yaml"
-    config = vc.load_config(configfile)
-    mnist = config["experiments"]["mnist"]
-    assert mnist["objective_params"]["mode"] == "official"
-    assert sorted(vc.data_files(config, "mnist")) == sorted(FILES)
+    config = vc.load([configfile])[0]
+    assert config.experiments["mnist"].objective_params["mode"] == "official"
+    assert sorted(config.data_files("mnist")) == sorted(FILES)
 
     target = "results/runs/mnist/VHCT-rho0.75/seed0.csv.gz"
     result = ok(snakemake(tmp_path, "--dry-run", target, configfile=configfile))

@@ -469,11 +469,14 @@ def test_slurm_profile_dry_run(tmp_path):
 
 
 def test_captions_state_settings_and_the_data_mode():
+    from vhct.pipeline.specs import ExperimentInfo
     from vhct.reporting.plots import experiment_caption
 
-    exp = {"noise": 0.5, "seeds": [0, 1, 2], "horizon": 80, "objective": "garland", "objective_params": {}}
+    exp = ExperimentInfo(name="e", title="E", noise=0.5, seeds=[0, 1, 2], horizon=80, objective="garland",
+                         objective_params={}, settings={})  # fmt: skip
     assert experiment_caption(exp) == "noise U(-0.5, 0.5), 3 seeds, n = 80"
-    real = dict(exp, objective="mnist", objective_params={"mode": "test-split", "data_dir": "data/mnist"})
+    real = exp.model_copy(update={"objective": "mnist",
+                                  "objective_params": {"mode": "test-split", "data_dir": "data/mnist"}})
     assert experiment_caption(real).endswith("data: test-split")
 
 
@@ -794,7 +797,7 @@ def test_the_run_writes_the_audit_and_the_report(workdir, config, tiny):
     assert (gp["round"], gp["horizon"], gp["label"]) == (12, 30, "VHCT-rho0.75 vs GP-Optuna at t = 12 of 30")
     assert rows[("vhct-vs-random", "garland-beyond")]["comparison"]["round"] == 30
     assert rows[("vhct-vs-random", "garland")]["verdict"] == "not evaluated"
-    assert sum(result["summary"].values()) == len(claims["claims"])
+    assert sum(result["summary"].values()) == len(claims.claims)
     md = (workdir / "results" / "audit.md").read_text(encoding="utf-8")
     assert "## Discrepancies in the paper" in md
     assert md.index("## Beyond the paper") > md.index("## Discrepancies in the paper")

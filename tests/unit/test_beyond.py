@@ -145,7 +145,7 @@ def made_up_audit() -> dict:
     beyond = BEYOND.model_copy(update={"questions": questions})
     part = run_beyond(beyond, runs)
     return Audit(
-        format=AUDIT_FORMAT, context={}, summary={}, flipped_claims=[], reading_flips=[],
+        format=AUDIT_FORMAT, context={"experiments": {}}, summary={}, flipped_claims=[], reading_flips=[],
         rules={"footing": "made up"}, claims=[], sensitivity=[], discrepancies=[], beyond=part,
     )  # fmt: skip
 

@@ -203,7 +203,7 @@ def test_an_experiments_caps_override_the_settings_own_there_only(tiny):
     assert cfg.run_spec("garland", "short", 0)["horizon"] == 40  # the setting's own cap is 20
     assert cfg.setting_seeds("garland", "short") == [0]
     assert [k for e, s, k in cfg.run_jobs(["garland"]) if s == "short"] == [0]
-    assert cfg.setting_info("garland")["short"]["horizon"] == 40
+    assert cfg.setting_info("garland")["short"].horizon == 40
     where = cfg.cap_key("garland", "short", "max_horizon")
     assert where == "experiments/garland/caps/short/max_horizon"
     # the setting's cap still holds where the experiment sets none; an uncapped setting has no key
@@ -240,10 +240,10 @@ def test_figure_spec_carries_experiment_info(tiny):
     assert cfg.figure_experiments("regret") == ["garland", "counterexample"]
     assert cfg.figure_experiments("function_2d") == []
     spec = cfg.figure_spec("regret")
-    assert set(spec["experiments"]) == {"garland", "counterexample"}
-    assert spec["experiments"]["garland"]["settings"]["short"]["horizon"] == 20
+    assert set(spec.experiments) == {"garland", "counterexample"}
+    assert spec.experiments["garland"].settings["short"].horizon == 20
     osc = cfg.figure_spec("osc")
-    assert osc["panels"][0]["run"]["seed"] == 1 and osc["panels"][0]["run"]["algorithm"] == "VHCT"
+    assert osc.panels[0].run.seed == 1 and osc.panels[0].run.algorithm == "VHCT"
 
 
 def test_data_files_of_an_experiment(tiny):

@@ -105,6 +105,16 @@ def test_headline_counts_the_verdicts_and_flips():
         "At 20 seeds per curve, of the paper's 4 audited claims: 2 reproduced, 1 not reproduced and "
         "1 inconclusive; 1 claim flips under an implementation choice the paper leaves open."
     )
+    # a setting that ran fewer seeds than its experiment lists is named, with its count and where
+    few = {"BO-restarts5": {"seeds": list(range(4))}, "VHCT": {}}
+    audit["context"]["experiments"] = {
+        "garland": {"seeds": list(range(20)), "settings": few},
+        "landmine": {"seeds": list(range(20)),
+                     "settings": {"Random": {"seeds": list(range(10))}, "VHCT": {}}},  # fmt: skip
+    }
+    assert findings.headline(_complete(audit)).startswith(
+        "At 20 seeds per curve (BO-restarts5: 4 on garland; Random: 10 on landmine), of the paper's 4 "
+    )
 
 
 # ---------------------------------------------------------------- the shipped findings

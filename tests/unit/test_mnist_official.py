@@ -35,8 +35,8 @@ def official_mirror() -> tuple[Path, dict]:
     """The MNIST folder of the first mirror the pipeline would use that holds all four files (the
     config's ``data.mirror``, then ``$VHCT_DATA_MIRROR``, then the Makefile's ``../shared/data``),
     and the default config; skips the test, naming the places tried, when there is none."""
-    config = vc.load_config(CONFIG_DIR / "config.yaml")
-    candidates = [folder for folder, _ in mirror_dirs(vc.data_mirror(config))] + [MAKEFILE_MIRROR]
+    config = vc.load([CONFIG_DIR / "config.yaml"])[0]
+    candidates = [folder for folder, _ in mirror_dirs(config.data_mirror)] + [MAKEFILE_MIRROR]
     names = [name for split in ("train", "test") for name in MNIST_FILES[split]]
     for folder in candidates:
         if all((folder / "mnist" / name).is_file() for name in names):
@@ -51,7 +51,7 @@ def official_mirror() -> tuple[Path, dict]:
 def test_the_official_objective_trains_on_the_real_training_file_of_the_mirror():
     folder, config = official_mirror()
     # the mirror's file is the official one (its decompressed content), as the pipeline verifies it
-    spec = config["data"]["files"]["mnist-train-images"]
+    spec = config.data_spec(config.data.files["mnist-train-images"].path)
     verify_file(folder / "train-images-idx3-ubyte.gz", spec)
     images, labels = load_split(folder, "train")
     assert images.shape == (OFFICIAL_TRAIN_IMAGES, 784) and labels.shape == (OFFICIAL_TRAIN_IMAGES,)

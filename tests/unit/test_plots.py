@@ -8,6 +8,7 @@ import pytest
 pd = pytest.importorskip("pandas")
 pytest.importorskip("matplotlib")
 
+from vhct.pipeline.specs import ExperimentInfo, FigureSpec, PanelSpec, SettingInfo  # noqa: E402
 from vhct.reporting import plots  # noqa: E402
 
 SETTINGS = {"VHCT-a": "VHCT", "Random": "Random", "GP": "GP-Optuna"}
@@ -31,15 +32,22 @@ def write_tables(tmp_path):
     return str(regret)
 
 
-def figure_spec():
-    info = {s: {"algorithm": a, "label": s, "horizon": 4 if s == "GP" else 10} for s, a in SETTINGS.items()}
-    exp = {"name": "e", "title": "E", "noise": 0.05, "seeds": [0, 1], "horizon": 10, "objective": "garland"}
-    return {
-        "name": "beyond",
-        "kind": "regret_cost",
-        "panels": [{"experiment": "e"}],
-        "experiments": {"e": {**exp, "settings": info}},
+def experiment(name="e", title="E", horizons=None, seeds=None, settings=SETTINGS):
+    """A made-up experiment's info (``vhct.pipeline.specs.ExperimentInfo``): every setting runs 10
+    rounds and both seeds unless ``horizons``/``seeds`` say otherwise."""
+    horizons, seeds = horizons or {}, seeds or {}
+    info = {
+        s: SettingInfo(algorithm=a, label=s, params={}, horizon=horizons.get(s, 10),
+                       seeds=seeds.get(s, [0, 1]))
+        for s, a in settings.items()
     }
+    return ExperimentInfo(name=name, title=title, objective="garland", objective_params={}, noise=0.05,
+                          horizon=10, seeds=[0, 1], settings=info)  # fmt: skip
+
+
+def figure_spec():
+    return FigureSpec(name="beyond", kind="regret_cost", panels=[PanelSpec(experiment="e")],
+                      experiments={"e": experiment(horizons={"GP": 4})})  # fmt: skip
 
 
 def test_cost_panel_draws_each_settings_mean_and_range_in_its_colour(tmp_path):
@@ -72,20 +80,16 @@ def test_seconds_text():
 def test_a_setting_has_one_legend_label_across_panels_naming_where_it_stops():
     """GP stops early only in E, runs 1 seed in both: one label, not one per panel."""
 
-    def exp(title, gp_horizon):
-        info = {
-            s: {"algorithm": a, "label": s, "horizon": gp_horizon if s == "GP" else 10, "seeds": [0, 1]}
-            for s, a in SETTINGS.items()
-        }
-        info["GP"]["seeds"] = [0]
-        return {"title": title, "seeds": [0, 1], "horizon": 10, "settings": info}
+    def exp(name, title, gp_horizon):
+        return experiment(name, title, horizons={"GP": gp_horizon}, seeds={"GP": [0]})
 
-    exps = [exp("E: one", 4), exp("F: two", 10)]
+    exps = [exp("e", "E: one", 4), exp("f", "F: two", 10)]
     labels = plots.legend_labels(exps, [list(SETTINGS), list(SETTINGS)])
     assert labels == {"VHCT-a": "VHCT-a", "Random": "Random", "GP": "GP (stops at t=4 on E; 1 seed)"}
     assert plots.legend_labels(exps[:1], [list(SETTINGS)])["GP"] == "GP (stops at t=4; 1 seed)"
-    spec = {"panels": [{"experiment": "e"}, {"experiment": "f", "settings": ["VHCT-a", "GP"]}]}
-    spec["experiments"] = {"e": exps[0], "f": exps[1]}
+    spec = FigureSpec(name="f", kind="regret", experiments={"e": exps[0], "f": exps[1]},
+                      panels=[PanelSpec(experiment="e"),
+                              PanelSpec(experiment="f", settings=["VHCT-a", "GP"])])  # fmt: skip
     assert plots.figure_labels(spec)["GP"] == labels["GP"]
 
 
@@ -101,3 +105,36 @@ def test_every_figure_kind_has_a_drawer_and_every_drawer_a_kind():
         if name.endswith("_figure") and not name.startswith(("_", "make_")) and callable(value)
     }
     assert drawers == {k.drawer for k in FIGURE_KINDS.values()}
+
+
+def test_the_figure_spec_of_a_real_config_crosses_to_the_plots_as_the_rule_passes_it(tmp_path):
+    """Writer to reader: ``Config.figure_spec`` of config/tiny.yaml, as JSON data (the figure rule's
+    params), read back by the figure job into the same record, and drawn."""
+    from support import TINY
+
+    from vhct.pipeline.config import load
+
+    config = load([TINY])[0]
+    for name in config.figures:
+        spec = config.figure_spec(name)
+        assert plots.figure_spec(spec.model_dump(mode="json")) == spec, name
+    spec = config.figure_spec("regret")
+    paths = {}
+    for exp_name, exp in spec.experiments.items():  # an aggregate per experiment, as aggregation writes
+        rows = [{"setting": s, "algorithm": info.algorithm, "t": t, "mean": 0.5 * t, "std": 0.1}
+                for s, info in exp.settings.items() for t in range(1, info.horizon + 1)]  # fmt: skip
+        paths[exp_name] = str(tmp_path / f"{exp_name}.csv")
+        pd.DataFrame(rows).to_csv(paths[exp_name], index=False)
+    pdf, png = tmp_path / "regret.pdf", tmp_path / "regret.png"
+    plots.figure_job(spec.model_dump(mode="json"), paths, pdf, png)
+    assert pdf.stat().st_size > 0 and png.read_bytes().startswith(b"\x89PNG")
+    labels = plots.figure_labels(spec)  # the capped setting's legend names its own horizon
+    short = spec.experiments["garland"].settings["short"]
+    assert labels["short"].startswith(f"{short.label} (stops at t={short.horizon}")
+
+
+def test_a_figure_spec_missing_a_field_is_refused_naming_it():
+    data = figure_spec().model_dump(mode="json")
+    del data["experiments"]["e"]["settings"]["GP"]["horizon"]
+    with pytest.raises(ValueError, match=r"figure 'beyond'.*experiments\.e\.settings\.GP\.horizon"):
+        plots.figure_spec(data)

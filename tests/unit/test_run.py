@@ -201,20 +201,20 @@ def test_bo_horizon_and_seeds_per_experiment_come_from_the_config():
             assert len(expected) >= MIN_BO_SEEDS
             assert [k for e, s, k in jobs if (e, s) == (experiment, setting)] == expected
             info = cfg.setting_info(experiment)[setting]
-            assert info["seeds"] == expected
+            assert info.seeds == expected
             horizon = min(exp.horizon, cfg.setting_cap(experiment, setting, "max_horizon"))
-            assert info["horizon"] == horizon == cfg.run_spec(experiment, setting, 0)["horizon"]
+            assert info.horizon == horizon == cfg.run_spec(experiment, setting, 0)["horizon"]
     for experiment in REAL_DATA:  # the main BO setting runs the experiment's whole horizon there
         horizon = cfg.experiments[experiment].horizon
-        assert cfg.setting_info(experiment)["BO"]["horizon"] == horizon
+        assert cfg.setting_info(experiment)["BO"].horizon == horizon
     # on Garland the experiment's caps shorten BO to t = 200 (config/paper-local.yaml, item 1); both
     # BO fits run every seed of every experiment (the claims' minimum, issue 29)
-    assert cfg.setting_info("garland")["BO"]["horizon"] == 200
+    assert cfg.setting_info("garland")["BO"].horizon == 200
     for experiment in ("garland", *REAL_DATA):
         for setting in BO_SETTINGS:
-            assert cfg.setting_info(experiment)[setting]["seeds"] == cfg.seeds(experiment)
+            assert cfg.setting_info(experiment)[setting].seeds == cfg.seeds(experiment)
     # the tree methods keep every seed
-    assert cfg.setting_info("landmine")["VHCT-rho0.75"]["seeds"] == cfg.seeds("landmine")
+    assert cfg.setting_info("landmine")["VHCT-rho0.75"].seeds == cfg.seeds("landmine")
 
 
 def test_max_seeds_is_checked_and_caps_batches_too(tiny_fixtures):
@@ -302,16 +302,17 @@ def test_the_legend_says_when_a_setting_runs_fewer_seeds_or_rounds():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from vhct.pipeline.specs import ExperimentInfo
     from vhct.reporting.plots import draw_regret_panel
 
-    exp = {
+    exp = ExperimentInfo.model_validate({
         "name": "landmine", "title": "Landmine", "objective": "landmine", "objective_params": {},
         "noise": 0.05, "horizon": 4, "seeds": [0, 1, 2],
         "settings": {
-            "VHCT": {"algorithm": "VHCT", "label": "VHCT", "horizon": 4, "seeds": [0, 1, 2]},
-            "BO": {"algorithm": "BO", "label": "BO", "horizon": 2, "seeds": [0, 1]},
+            "VHCT": {"algorithm": "VHCT", "label": "VHCT", "params": {}, "horizon": 4, "seeds": [0, 1, 2]},
+            "BO": {"algorithm": "BO", "label": "BO", "params": {}, "horizon": 2, "seeds": [0, 1]},
         },
-    }  # fmt: skip
+    })  # fmt: skip
     table = pd.DataFrame(
         {"setting": ["VHCT"] * 4 + ["BO"] * 2, "t": [1, 2, 3, 4, 1, 2], "mean": 1.0, "std": 0.0}
     )

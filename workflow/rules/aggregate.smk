@@ -9,7 +9,7 @@ rule aggregate:
         final=FINAL,
         timing=TIMING,
     params:
-        info=lambda wc: CFG.setting_info(wc.experiment),
+        info=lambda wc: {s: i.model_dump(mode="json") for s, i in CFG.setting_info(wc.experiment).items()},
         run_paths=lambda wc: run_paths(wc.experiment),
     log:
         "logs/aggregate/{experiment}.log",

@@ -8,7 +8,7 @@ rule figure:
         pdf=FIGURE.replace("{ext}", "pdf"),
         png=FIGURE.replace("{ext}", "png"),
     params:
-        spec=lambda wc: CFG.figure_spec(wc.figure),
+        spec=lambda wc: CFG.figure_spec(wc.figure).model_dump(mode="json"),
         regret_paths=lambda wc: {
             e: REGRET.format(experiment=e) for e in CFG.figure_experiments(wc.figure)
         },

@@ -58,8 +58,7 @@ def read_audit(path: Path) -> Audit:
 
 def audited_experiments(audit: Audit | Mapping[str, Any]) -> list[str]:
     """Experiments the audit read (its context's config summary), in config order."""
-    context = audit.context if isinstance(audit, Audit) else audit["context"]
-    return list(context["experiments"])
+    return list((audit if isinstance(audit, Audit) else Audit.model_validate(audit)).context.experiments)
 
 
 def headline(audit: Audit | Mapping[str, Any]) -> str:

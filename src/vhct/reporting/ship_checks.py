@@ -56,7 +56,7 @@ class Scale:
 
 def scale(audit: Audit) -> Scale:
     """The run's :class:`Scale`, from the audit record: its experiments' seeds, its claims' ``min_seeds``."""
-    seeds = {name: len(exp["seeds"]) for name, exp in audit.context["experiments"].items()}
+    seeds = {name: len(exp.seeds) for name, exp in audit.context.experiments.items()}
     needed = max((c.min_seeds for c in audit.claims), default=0)
     return Scale(seeds, needed)
 
@@ -95,30 +95,30 @@ def check_one_run(
             "run `make paper-local` again"
         )
     context = audit.context
-    audited = context.get("configfiles", [])
+    audited = context.configfiles
     if not _same_paths(audited, prov["config_files"]):
         raise FindingsError(
             f"{audit_path} was made with the config file(s) {', '.join(audited) or '-'}, "
             f"the recorded run with {', '.join(prov['config_files'])}: they come from different runs "
             "(run `make paper-local` again, then `make findings`)"
         )
-    if context.get("run_id") != prov["run_id"]:
+    if context.run_id != prov["run_id"]:
         raise FindingsError(
-            f"{audit_path} records run_id {context.get('run_id')!r}, the provenance record "
+            f"{audit_path} records run_id {context.run_id!r}, the provenance record "
             f"{prov['run_id']!r}: they come from different runs (an audit the recorded run did not write)"
         )
-    if context.get("config_sha256") is not None and context["config_sha256"] != prov["config_sha256"]:
+    if context.config_sha256 is not None and context.config_sha256 != prov["config_sha256"]:
         raise FindingsError(
-            f"{audit_path} records config_sha256 {context['config_sha256']!r}, the provenance record "
+            f"{audit_path} records config_sha256 {context.config_sha256!r}, the provenance record "
             f"{prov['config_sha256']!r}: they come from different runs"
         )
     for name, path in aggregates.items():
-        exp = context["experiments"][name]
-        expected = {setting: info["horizon"] for setting, info in exp["settings"].items()}
+        exp = context.experiments[name]
+        expected = {setting: info.horizon for setting, info in exp.settings.items()}
         final = pd.read_csv(path)
         found = dict(zip(final["setting"], final["horizon"], strict=True))
         seeds = dict(zip(final["setting"], final["n_seeds"], strict=True))
-        wanted = {s: len(info["seeds"]) for s, info in exp["settings"].items()}  # as the config ran them
+        wanted = {s: len(info.seeds) for s, info in exp.settings.items()}  # as the config ran them
         if found != expected or seeds != wanted:
             raise FindingsError(
                 f"{path} holds settings and horizons {found} with seeds {seeds}, the audited config "
@@ -164,8 +164,8 @@ def check_versions(
     sidecar that records them must agree; the error names the file and the packages."""
     versions = prov["versions"]
     records: list[tuple[Path, Any]] = []
-    if "versions" in audit.context:  # the audit's own record of them
-        records.append((audit_path, audit.context["versions"]))
+    if audit.context.versions is not None:  # the audit's own record of them
+        records.append((audit_path, audit.context.versions))
     for path in sidecars(results, audited_experiments(audit)):
         sidecar = read_json(path)
         if "versions" in sidecar:

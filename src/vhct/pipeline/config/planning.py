@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from vhct.pipeline.config.errors import ConfigError, key_error
 from vhct.pipeline.figure_kinds import figure_kind
+from vhct.pipeline.specs import ExperimentInfo, FigureSpec, PanelSpec, SettingInfo
 
 if TYPE_CHECKING:  # the attributes the model provides (sections: vhct.pipeline.config.sections)
     from collections.abc import Iterable
@@ -139,32 +140,37 @@ class Planning:
 
     # ------------------------------------------------------------ views passed to jobs
 
-    def setting_info(self, experiment: str) -> dict[str, dict[str, Any]]:
-        """Per setting of an experiment: algorithm, label, params, run horizon and seeds (tables, legends)."""
-        return {
-            setting: {
-                "algorithm": self.settings[setting].algorithm,
-                "label": setting if self.settings[setting].label is None else self.settings[setting].label,
-                "params": copy.deepcopy(self.settings[setting].params),
-                "horizon": self.run_horizon(experiment, setting),  # type: ignore[attr-defined]
-                "seeds": self.setting_seeds(experiment, setting),  # type: ignore[attr-defined]
-            }
-            for setting in self.experiments[experiment].settings
-        }
+    def setting_info(self, experiment: str) -> dict[str, SettingInfo]:
+        """Per setting of an experiment: algorithm, label, params, run horizon, seeds and caps
+        (aggregate tables, legends, the audit's context)."""
+        out = {}
+        for setting in self.experiments[experiment].settings:
+            algo = self.settings[setting]
+            out[setting] = SettingInfo(
+                algorithm=algo.algorithm,
+                label=setting if algo.label is None else algo.label,
+                params=copy.deepcopy(algo.params),
+                horizon=self.run_horizon(experiment, setting),  # type: ignore[attr-defined]
+                seeds=self.setting_seeds(experiment, setting),  # type: ignore[attr-defined]
+                max_horizon=self.setting_cap(experiment, setting, "max_horizon"),  # type: ignore[attr-defined]
+                max_seeds=self.setting_cap(experiment, setting, "max_seeds"),  # type: ignore[attr-defined]
+            )
+        return out
 
-    def experiment_info(self, experiment: str) -> dict[str, Any]:
-        """What a figure needs to know about an experiment (title, noise, seeds, horizon, settings)."""
+    def experiment_info(self, experiment: str) -> ExperimentInfo:
+        """What a figure and the audit need to know about an experiment (title, noise, seeds,
+        horizon, settings)."""
         exp = self.experiments[experiment]
-        return {
-            "name": experiment,
-            "title": experiment if exp.title is None else exp.title,
-            "objective": exp.objective,
-            "objective_params": copy.deepcopy(exp.objective_params),
-            "noise": float(exp.noise),
-            "horizon": exp.horizon,
-            "seeds": exp.seed_list,
-            "settings": self.setting_info(experiment),
-        }
+        return ExperimentInfo(
+            name=experiment,
+            title=experiment if exp.title is None else exp.title,
+            objective=exp.objective,
+            objective_params=copy.deepcopy(exp.objective_params),
+            noise=float(exp.noise),
+            horizon=exp.horizon,
+            seeds=exp.seed_list,
+            settings=self.setting_info(experiment),
+        )
 
     def figure_experiments(self, figure: str) -> list[str]:
         """Experiments whose aggregates a figure reads (none for kinds that read no aggregates)."""
@@ -173,17 +179,27 @@ class Planning:
             return []
         return list(dict.fromkeys(panel.experiment for panel in fig.panels))
 
-    def figure_spec(self, figure: str) -> dict[str, Any]:
+    def figure_spec(self, figure: str) -> FigureSpec:
         """A figure's declaration (as the config gives it, defaults filled) plus the info of every
         experiment its panels use, and for kinds with a run (osc) each panel's run specification."""
-        fig = copy.deepcopy(dict(self.source["figures"][figure]))
-        used = dict.fromkeys(p.experiment for p in self.figures[figure].panels if p.experiment is not None)
-        fig["name"] = figure
-        fig["experiments"] = {name: self.experiment_info(name) for name in used}
-        if figure_kind(fig["kind"]).osc:
-            for panel, typed in zip(fig["panels"], self.figures[figure].panels, strict=True):
-                panel["run"] = self.run_spec(typed.experiment, typed.setting, typed.seed)
-        return fig
+        fig = self.figures[figure]
+        used = dict.fromkeys(p.experiment for p in fig.panels if p.experiment is not None)
+        osc = figure_kind(fig.kind).osc
+        panels = [
+            PanelSpec(
+                **panel.model_dump(),
+                run=self.run_spec(panel.experiment, panel.setting, panel.seed) if osc else None,
+            )
+            for panel in fig.panels
+        ]
+        return FigureSpec(
+            name=figure,
+            kind=fig.kind,
+            title=fig.title,
+            columns=fig.columns,
+            panels=panels,
+            experiments={name: self.experiment_info(name) for name in used},
+        )
 
     @property
     def data_mirror(self) -> str | None:

@@ -49,9 +49,11 @@ from vhct.reporting.audit.job import audit_job
 from vhct.reporting.audit.records import (
     AUDIT_FORMAT,
     Audit,
+    AuditContext,
     AuditRecordError,
     ClaimVerdict,
     Comparison,
+    Discrepancy,
     ExperimentVerdict,
     read_audit,
 )
@@ -109,6 +111,8 @@ __all__ = [
     "decide",
     "display_path",
     "Audit",
+    "AuditContext",
+    "Discrepancy",
     "AuditRecordError",
     "ClaimVerdict",
     "ExperimentVerdict",

@@ -43,6 +43,7 @@ from vhct.reporting.audit.checks import (
 from vhct.reporting.audit.claims import load_beyond, load_claims
 from vhct.reporting.audit.claims_model import Claim, ClaimsFile
 from vhct.reporting.audit.evaluate import conclude
+from vhct.reporting.audit.records import AUDIT_FORMAT, parse_audit
 from vhct.reporting.audit.verdicts import NO_EFFECT, NOT_REPRODUCED, OPPOSITE, REPRODUCED
 
 #: the shipped claims file, whose defaults and thresholds the rules are calibrated with
@@ -86,9 +87,15 @@ def shipped_cv(quantile: float = 0.9, path: Path | str = SHIPPED_AUDIT) -> float
 
 def shipped_seeds(path: Path | str = SHIPPED_AUDIT) -> tuple[int, ...]:
     """The distinct seed counts of the settings of the shipped audit's experiments."""
-    audit = json.loads(Path(path).read_text())
+    data = json.loads(Path(path).read_text())
+    if data.get("format") == AUDIT_FORMAT:  # the typed context: each setting's seeds as it ran them
+        experiments = parse_audit(data, str(path)).context.experiments.values()
+        counts = {len(e.seeds) for e in experiments}
+        counts |= {len(s.seeds) for e in experiments for s in e.settings.values()}
+        return tuple(sorted(counts, reverse=True))
+    # an audit shipped before the typed context (format < 4): its experiments' seeds and caps
     counts = set()
-    for exp in audit["context"]["experiments"].values():
+    for exp in data["context"]["experiments"].values():
         n = len(exp["seeds"])
         counts.add(n)
         counts.update(min(n, s["max_seeds"]) for s in exp["settings"].values() if s.get("max_seeds"))

@@ -11,12 +11,14 @@ from typing import Any
 import numpy as np
 
 from vhct.pipeline.config import Config
+from vhct.pipeline.specs import ExperimentInfo
 from vhct.reporting.audit.checks import CHECKS, check_contrast, check_easier
 from vhct.reporting.audit.claims import substitute_settings
 from vhct.reporting.audit.claims_model import Claim, ClaimsFile
 from vhct.reporting.audit.records import (
     AUDIT_FORMAT,
     Audit,
+    AuditContext,
     ClaimVerdict,
     Comparison,
     ExperimentVerdict,
@@ -305,7 +307,7 @@ def at_common_rounds(runs: Runs, substitute: Mapping[str, str]) -> tuple[Runs, d
 def run_audit(
     claims: ClaimsFile,
     runs: Runs,
-    context: Mapping[str, Any] | None = None,
+    context: AuditContext | Mapping[str, Any] | None = None,
     scales: Mapping[str, float | None] | None = None,
     left_out: Mapping[str, Sequence[str]] | None = None,
 ) -> Audit:
@@ -335,7 +337,9 @@ def run_audit(
     flipped = sorted({row.claim for choice in sensitivity for row in choice.claims if row.flips})
     return Audit(
         format=AUDIT_FORMAT,
-        context=dict(context or {}),
+        context=context if isinstance(context, AuditContext) else AuditContext.model_validate(
+            context or {"experiments": {}}
+        ),
         summary=counts,
         flipped_claims=flipped,
         reading_flips=reading_flips(results),
@@ -358,34 +362,8 @@ def file_sha256(path: Path | str) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def config_summary(config: Config, experiments: Sequence[str]) -> dict[str, Any]:
-    """The parts of the pipeline config behind the audited experiments (objective, noise, horizon,
-    seeds), and per setting its run horizon and seeds as the config computes them (with the caps
-    that set them), so no reader of the audit derives them again."""
-    out = {}
-    for name in experiments:
-        exp = config.experiments.get(name)
-        if exp is None:
-            continue
-        out[name] = {
-            "objective": exp.objective,
-            "objective_params": dict(exp.objective_params),
-            "noise": exp.noise,
-            "horizon": exp.horizon,
-            "seeds": config.seeds(name),
-            "settings": {
-                s: {
-                    "algorithm": config.settings[s].algorithm,
-                    "params": dict(config.settings[s].params),
-                    "horizon": config.run_horizon(name, s),
-                    "seeds": config.setting_seeds(name, s),
-                    **{  # the caps of costly settings, the experiment's own where it sets them
-                        key: cap
-                        for key in ("max_horizon", "max_seeds")
-                        if (cap := config.setting_cap(name, s, key)) is not None
-                    },
-                }
-                for s in exp.settings
-            },
-        }
-    return out
+def config_summary(config: Config, experiments: Sequence[str]) -> dict[str, ExperimentInfo]:
+    """The audited experiments of the config that runs them (objective, noise, horizon, seeds), and
+    per setting its run horizon, seeds and caps as the config computes them
+    (``Config.experiment_info``), so no reader of the audit derives them again."""
+    return {name: config.experiment_info(name) for name in experiments if name in config.experiments}

@@ -6,15 +6,38 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-
 from vhct.pipeline.config import Config
 from vhct.pipeline.provenance import RUN_ID_ENV
 from vhct.reporting.audit.beyond import run_beyond
 from vhct.reporting.audit.claims import claims_experiments, left_out, load_beyond, load_claims
 from vhct.reporting.audit.evaluate import config_summary, display_path, file_sha256, regret_scale, run_audit
-from vhct.reporting.audit.records import Audit
+from vhct.reporting.audit.claims_model import ClaimsFile
+from vhct.reporting.audit.records import Audit, AuditContext
 from vhct.reporting.audit.render import write_audit
 from vhct.reporting.audit.runs import check_aggregates, read_runs
+
+
+def audit_context(
+    config: Config,
+    claims: ClaimsFile,
+    claims_path: Path | str,
+    configfiles: Sequence[str],
+    beyond_path: Path | str | None = None,
+) -> AuditContext:
+    """The audit's context (its one writer): the files it was made from with their sha256, the run
+    that made it, and every experiment the claims read as the config computes it."""
+    return AuditContext(
+        configfiles=[display_path(p) for p in configfiles],
+        # which run made this audit (set by the provenance recorder), so `make findings` ships
+        # an audit only with the provenance, aggregates and figures of the same run
+        run_id=os.environ.get(RUN_ID_ENV),
+        config_sha256={display_path(p): file_sha256(p) for p in configfiles},
+        claims_file=display_path(claims_path),
+        claims_sha256=file_sha256(claims_path),
+        experiments=config_summary(config, claims_experiments(claims)),
+        beyond_file=None if beyond_path is None else display_path(beyond_path),
+        beyond_sha256=None if beyond_path is None else file_sha256(beyond_path),
+    )
 
 
 def audit_job(
@@ -36,25 +59,13 @@ def audit_job(
     claims = load_claims(claims_path)
     runs = read_runs(run_paths, config)
     check_aggregates(runs, final_paths)
-    context = {
-        "configfiles": [display_path(p) for p in configfiles],
-        # which run made this audit (set by the provenance recorder), so `make findings` ships
-        # an audit only with the provenance, aggregates and figures of the same run
-        "run_id": os.environ.get(RUN_ID_ENV),
-        "config_sha256": {display_path(p): file_sha256(p) for p in configfiles},
-        "claims_file": display_path(claims_path),
-        "claims_sha256": file_sha256(claims_path),
-        "experiments": config_summary(config, claims_experiments(claims)),
-    }
+    context = audit_context(config, claims, claims_path, configfiles, beyond_path)
     scaled = {e for c in claims.claims if c.statistic == "normalized_regret" for p in c.pairs for e in p}
     scales = {
         e: regret_scale(config.experiments[e].objective, config.experiments[e].objective_params)
         for e in sorted(scaled)
         if e in config.experiments
     }
-    if beyond_path is not None:
-        context["beyond_file"] = display_path(beyond_path)
-        context["beyond_sha256"] = file_sha256(beyond_path)
     # the experiments the config leaves each claim out of (skip_claims): no verdict there
     audit = run_audit(claims, runs, context, scales, left_out(claims, config))
     beyond = run_beyond(load_beyond(beyond_path), runs) if beyond_path is not None else None

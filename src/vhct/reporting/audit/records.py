@@ -20,10 +20,13 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationError
 from pydantic.dataclasses import dataclass
 
+from vhct.pipeline.specs import ExperimentInfo
+
 #: version of the audit's JSON shape; the renderer refuses any other
 #: (3: issue 29: verdict categories, intervals, claims read again; a format-2 audit was decided under
-#: the former footing and is not re-rendered into a mixed document)
-AUDIT_FORMAT = 3
+#: the former footing and is not re-rendered into a mixed document; 4: issue 28: the context and the
+#: discrepancies typed, each audited experiment's info as the config computes it)
+AUDIT_FORMAT = 4
 #: a comparison whose tests are computed but whose verdict the claim level has not decided yet
 PENDING = "pending"
 #: derived fields a comparison's JSON carries for the human reader (not read back)
@@ -279,18 +282,49 @@ class Beyond(_Record):
     questions: list[QuestionAnswer]
 
 
+class Discrepancy(_Record):
+    """A discrepancy of the paper (from the claims file): where, what it says, the issue, how resolved."""
+
+    id: str
+    where: str
+    paper: str
+    issue: str
+    resolution: str
+
+
+class AuditContext(_Record):
+    """What the audit was made from: the config files and claims file (with their sha256), the run
+    that made it (``$VHCT_RUN_ID``, set by the provenance recorder), and each audited experiment as
+    the config computes it (``vhct.pipeline.config.Config.experiment_info``: its horizon and seeds,
+    per setting its run horizon, seeds and caps), so no reader derives them again.
+
+    The files are None (``configfiles`` empty) for an audit made outside the pipeline (runs in
+    memory); ``versions``: the package versions, when the audit records them (the ship checks
+    compare them with the provenance record's)."""
+
+    experiments: dict[str, ExperimentInfo]
+    configfiles: list[str] = []
+    run_id: str | None = None
+    config_sha256: dict[str, str] | None = None
+    claims_file: str | None = None
+    claims_sha256: str | None = None
+    beyond_file: str | None = None
+    beyond_sha256: str | None = None
+    versions: dict[str, str | None] | None = None
+
+
 class Audit(_Record):
     """The whole audit: verdicts, sensitivity, readings, discrepancies, context (one JSON file)."""
 
     format: int
-    context: dict[str, Any]
+    context: AuditContext
     summary: dict[str, int]
     flipped_claims: list[str]
     reading_flips: list[ReadingFlip]
     rules: dict[str, str]
     claims: list[ClaimVerdict]
     sensitivity: list[SensitivityChoice]
-    discrepancies: list[dict[str, str]]
+    discrepancies: list[Discrepancy]
     beyond: Beyond | None = None
 
 

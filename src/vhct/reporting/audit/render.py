@@ -24,6 +24,7 @@ from markupsafe import Markup
 
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 from vhct.pipeline.files import atomic_paths
+from vhct.pipeline.specs import SettingInfo
 from vhct.reporting.audit.checks import TOTAL_BESIDE
 from vhct.reporting.audit.records import Audit, ClaimVerdict, Comparison, audit_json
 from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED, VERDICTS
@@ -120,42 +121,42 @@ def decider(claim: ClaimVerdict) -> Comparison | None:
     return max(mine, key=lambda c: p(c.p_claimed))
 
 
-def capped_reason(setting: Mapping[str, Any]) -> dict[str, Any]:
+def capped_reason(setting: SettingInfo) -> dict[str, Any]:
     """Why a setting stops early, from its algorithm and parameters (for ``findings.j2``).
 
     A GPyOpt setting's cost grows with its observations, by a factor of its GP-fit restarts per
     round (``optimize_restarts``; GPyOpt's default when the config leaves it); any other setting is
     capped by its config key alone.
     """
-    if setting.get("algorithm") != "BO":
+    if setting.algorithm != "BO":
         return {"kind": "config"}
     from vhct.optimizers.bo import DEFAULT_OPTIMIZE_RESTARTS  # no GPyOpt import: constants only
 
-    params = setting.get("params") or {}
-    return {"kind": "gpyopt", "restarts": int(params.get("optimize_restarts", DEFAULT_OPTIMIZE_RESTARTS))}
+    restarts = setting.params.get("optimize_restarts", DEFAULT_OPTIMIZE_RESTARTS)
+    return {"kind": "gpyopt", "restarts": int(restarts)}
 
 
 def scale_items(audit: Audit) -> dict[str, list[dict[str, Any]]]:
     """What the run did not do at the paper's full scale: capped horizons, fewer seeds, MNIST's mode."""
-    experiments = audit.context.get("experiments", {})
+    experiments = audit.context.experiments
     capped: dict[tuple, dict[str, Any]] = {}
     fewer: dict[tuple, dict[str, Any]] = {}
     for name, exp in experiments.items():
-        for setting, info in exp["settings"].items():
-            if "max_horizon" in info and info["max_horizon"] < exp["horizon"]:
+        for setting, info in exp.settings.items():
+            if info.max_horizon is not None and info.max_horizon < exp.horizon:
                 reason = capped_reason(info)
-                key = (setting, info["max_horizon"], tuple(sorted(reason.items())))
-                item = capped.setdefault(key, {"setting": setting, "cap": info["max_horizon"],
+                key = (setting, info.max_horizon, tuple(sorted(reason.items())))
+                item = capped.setdefault(key, {"setting": setting, "cap": info.max_horizon,
                                                "reason": reason, "where": []})  # fmt: skip
-                item["where"].append(f"{name} (n = {exp['horizon']})")
-            if "max_seeds" in info and info["max_seeds"] < len(exp["seeds"]):
-                item = fewer.setdefault((setting, info["max_seeds"]),
-                                        {"setting": setting, "count": info["max_seeds"], "where": []})
+                item["where"].append(f"{name} (n = {exp.horizon})")
+            if info.max_seeds is not None and info.max_seeds < len(exp.seeds):
+                item = fewer.setdefault((setting, info.max_seeds),
+                                        {"setting": setting, "count": info.max_seeds, "where": []})
                 item["where"].append(name)  # fmt: skip
     test_split = [
-        {"name": name, "params": exp.get("objective_params") or {}, "horizon": exp["horizon"]}
+        {"name": name, "params": exp.objective_params, "horizon": exp.horizon}
         for name, exp in experiments.items()
-        if (exp.get("objective_params") or {}).get("mode") == "test-split"
+        if exp.objective_params.get("mode") == "test-split"
     ]
     return {"capped": list(capped.values()), "fewer": list(fewer.values()), "test_split": test_split,
             "mnist_subset": mnist_subsets(experiments)}  # fmt: skip
@@ -193,8 +194,23 @@ def counts(audit: Audit) -> dict[str, int]:
     return {v: found.count(v) for v in order}
 
 
+def seeds_span(audit: Audit) -> str:
+    """The seeds per experiment, ``20`` or ``10 to 20`` (the findings' scope)."""
+    return span(len(e.seeds) for e in audit.context.experiments.values())
+
+
 def seeds_text(audit: Audit) -> str:
-    return span(len(e["seeds"]) for e in audit.context.get("experiments", {}).values())
+    """The seeds each setting ran, compactly (the headline): the experiments' seeds per curve, and in
+    parentheses every setting that ran fewer than its experiment lists, with its count and where
+    ("20 seeds per curve (BO-restarts5: 4 on garland; Random: 10 on landmine)"); just the count
+    when every setting ran its experiment's seeds."""
+    fewer: dict[tuple[str, int], list[str]] = {}
+    for name, exp in audit.context.experiments.items():
+        for setting, info in exp.settings.items():
+            if len(info.seeds) < len(exp.seeds):
+                fewer.setdefault((setting, len(info.seeds)), []).append(name)
+    notes = [f"{setting}: {n} on {', '.join(where)}" for (setting, n), where in fewer.items()]
+    return f"{seeds_span(audit)} seeds per curve" + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def early_labels(audit: Audit) -> list[str]:
@@ -270,7 +286,8 @@ def _environment(autoescape: bool) -> Environment:
                        oneline=oneline)  # fmt: skip
     env.tests["link"] = lambda x: isinstance(x, Link)
     env.globals.update(
-        Link=Link, decider=decider, counts=counts, seeds_text=seeds_text, early_labels=early_labels,
+        Link=Link, decider=decider, counts=counts, seeds_text=seeds_text, seeds_span=seeds_span,
+        early_labels=early_labels,
         comparisons=claim_comparisons, beyond_rows=beyond_rows, colors=VERDICT_COLORS, REPRODUCED=REPRODUCED,
         NOT_REPRODUCED=NOT_REPRODUCED, INCONCLUSIVE=INCONCLUSIVE, NOT_EVALUATED=NOT_EVALUATED,
     )  # fmt: skip

@@ -1,0 +1,104 @@
+"""Draw the paper's figures from aggregate tables, objectives and a live VHCT run.
+
+One module per family: ``regret`` (regret curves, regret beside cost), ``functions`` (objective
+plots), ``osc`` (the OSC illustration), ``common`` (sizes, captions, legends, saving). This module
+is the figure job: it reads the declared figure (:class:`vhct.pipeline.specs.FigureSpec`, given as
+the record or its JSON data), calls its kind's drawer (named in the figure kinds registry,
+``vhct.pipeline.figure_kinds``) and saves the figure as PDF and PNG, atomically. One palette,
+``vhct.reporting.styles``: every algorithm keeps its colour and line style in every figure.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from vhct.pipeline.figure_kinds import figure_kind
+from vhct.pipeline.specs import FigureSpec
+from vhct.reporting.plots.common import (
+    RC,
+    experiment_caption,
+    matplotlib,
+    noise_text,
+    plt,
+    save,
+    shared_legend,
+    short_title,
+)
+from vhct.reporting.plots.functions import function_figure, objective_values
+from vhct.reporting.plots.osc import draw_osc_errors, draw_osc_path, osc_figure, osc_report
+from vhct.reporting.plots.regret import (
+    draw_cost_panel,
+    draw_regret_panel,
+    figure_labels,
+    legend_labels,
+    regret_cost_figure,
+    regret_figure,
+    seconds_text,
+    timing_path,
+    variant_markers,
+)
+from vhct.reporting.styles import style  # re-exported: plots.style is the figures' palette
+
+__all__ = [
+    "RC", "draw_cost_panel", "draw_osc_errors", "draw_osc_path", "draw_regret_panel", "drawer",
+    "experiment_caption", "figure_job", "figure_labels", "figure_spec", "function_figure", "legend_labels",
+    "make_figure", "matplotlib", "noise_text", "objective_values", "osc_figure", "osc_report", "plt",
+    "regret_cost_figure", "regret_figure", "save", "seconds_text", "shared_legend", "short_title", "style",
+    "timing_path", "variant_markers",
+]  # fmt: skip
+
+log = logging.getLogger("vhct.reporting.plots")
+
+
+def figure_spec(figure: FigureSpec | Mapping[str, Any]) -> FigureSpec:
+    """The declared figure: the record itself, or read from its JSON data (the figure rule's params);
+    a field missing or unknown is a ValueError naming the figure and the field."""
+    if isinstance(figure, FigureSpec):
+        return figure
+    try:
+        return FigureSpec.model_validate(figure)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'record'}: {e['msg']}" for e in exc.errors(include_url=False)
+        )
+        name = figure.get("name", "?")
+        raise ValueError(f"figure {name!r}: not a figure specification: {problems}") from exc
+
+
+def drawer(kind: str) -> Callable[..., Any]:
+    """The function of this package that draws figures of ``kind`` (imported here from its family's
+    module), as the figure kinds registry names it."""
+    return globals()[figure_kind(kind).drawer]
+
+
+def make_figure(
+    figure: FigureSpec | Mapping[str, Any],
+    regret_paths: Mapping[str, str],
+    pdf_path: Path | str,
+    png_path: Path | str,
+) -> None:
+    """Draw a declared figure (``vhct.pipeline.config.Config.figure_spec``) and save it as PDF and PNG:
+    its kind's drawer, named in the figure kinds registry (``vhct.pipeline.figure_kinds``)."""
+    spec = figure_spec(figure)
+    with plt.rc_context(RC):
+        draw = drawer(spec.kind)
+        fig = draw(spec, regret_paths) if figure_kind(spec.kind).aggregates else draw(spec)
+        save(fig, pdf_path, png_path)
+
+
+def figure_job(
+    figure: FigureSpec | Mapping[str, Any],
+    regret_paths: Mapping[str, str],
+    pdf_path: Path | str,
+    png_path: Path | str,
+) -> None:
+    """Draw one declared figure as PDF and PNG (the ``figure`` rule's job)."""
+    spec = figure_spec(figure)
+    log.info("figure %s (%s, %d panels)", spec.name, spec.kind, len(spec.panels))
+    make_figure(spec, regret_paths, pdf_path, png_path)
+    log.info("wrote %s and %s", pdf_path, png_path)

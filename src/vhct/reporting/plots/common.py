@@ -1,0 +1,124 @@
+"""What every figure shares: matplotlib set up headless, the sizes and fonts, captions, the grid
+of panels, the legend under them, and the one atomic writer of a figure's PDF and PNG."""
+
+from __future__ import annotations
+
+import inspect
+import math
+from pathlib import Path
+from typing import Any
+
+from vhct.extras import require
+from vhct.pipeline.specs import ExperimentInfo
+
+require(("matplotlib",), "pipeline", "the figures (vhct.reporting.plots)")
+
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+#: room right of the longest bar of a cost panel, for its label (a factor: the axis is logarithmic)
+COST_AXIS_ROOM = 30
+#: markers telling apart settings of one algorithm inside a panel
+VARIANT_MARKERS = ["o", "s", "^", "D", "v"]
+#: marker at the last point of a curve that stops before the horizon (e.g. BO)
+STOP_MARKER = "X"
+#: minimum number of columns of the legend under a figure
+LEGEND_COLUMNS = 3
+#: inches added to a one-panel figure for its legend on the right
+SIDE_LEGEND_WIDTH = 2.2
+#: markers per curve
+MARKS_PER_CURVE = 8
+BAND_ALPHA = 0.18
+LINE_WIDTH = 1.6
+FONT_SIZE = 9
+PANEL_SIZE = (3.6, 2.9)
+PNG_DPI = 160
+#: points per axis of objective plots (1-D curves and 2-D surfaces)
+GRID_1D = 2000
+GRID_2D = 160
+#: shrink 3-D axes so their labels stay inside the panel
+SURFACE_ZOOM = 0.85
+SURFACE_LABEL_PAD = 10
+RC = {
+    "font.size": FONT_SIZE,
+    "axes.titlesize": FONT_SIZE + 1,
+    "axes.labelsize": FONT_SIZE,
+    "legend.fontsize": FONT_SIZE - 1,
+    "xtick.labelsize": FONT_SIZE - 1,
+    "ytick.labelsize": FONT_SIZE - 1,
+    "figure.titlesize": FONT_SIZE + 2,
+    "pdf.fonttype": 42,
+    "svg.hashsalt": "vhct",
+}
+
+
+def noise_text(noise: float) -> str:
+    """Caption text of the reward noise."""
+    return "noise-free" if noise == 0 else f"noise U(-{noise:g}, {noise:g})"
+
+
+def data_mode(exp: ExperimentInfo) -> str | None:
+    """The data mode of a real-data objective (e.g. MNIST official or test-split), else None."""
+    if "mode" in exp.objective_params:
+        return str(exp.objective_params["mode"])
+    from vhct.objectives import OBJECTIVES
+
+    declared = inspect.signature(OBJECTIVES[exp.objective]).parameters.get("mode")
+    if declared is None or declared.default is inspect.Parameter.empty:
+        return None
+    return str(declared.default)
+
+
+def experiment_caption(exp: ExperimentInfo) -> str:
+    """The settings line under a panel title: noise, seeds, horizon and (real data) the data mode."""
+    parts = [noise_text(exp.noise), f"{len(exp.seeds)} seeds", f"n = {exp.horizon}"]
+    mode = data_mode(exp)
+    if mode is not None:
+        parts.append(f"data: {mode}")
+    return ", ".join(parts)
+
+
+def short_title(exp: ExperimentInfo) -> str:
+    """An experiment's title up to its first colon ("Landmine" of "Landmine: SVM (C, ...)")."""
+    return exp.title.split(":")[0]
+
+
+def grid(n_panels: int, columns: int | None) -> tuple[int, int]:
+    """Rows and columns of ``n_panels`` panels, at most ``columns`` a row (all in one by default)."""
+    cols = min(n_panels, columns or n_panels)
+    return math.ceil(n_panels / cols), cols
+
+
+def panel_figure(n_panels: int, columns: int | None, projection: str | None = None):
+    """A figure of ``n_panels`` panels of PANEL_SIZE on a grid, and their axes."""
+    rows, cols = grid(n_panels, columns)
+    fig = plt.figure(figsize=(PANEL_SIZE[0] * cols, PANEL_SIZE[1] * rows + 0.5), layout="constrained")
+    axes = [fig.add_subplot(rows, cols, i + 1, projection=projection) for i in range(n_panels)]
+    return fig, axes
+
+
+def shared_legend(fig, axes, columns: int) -> None:
+    """One legend under the panels, with every label once (panels share settings and styles)."""
+    entries: dict[str, Any] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label, handle)
+    handles, labels = list(entries.values()), list(entries)
+    if len(axes) == 1:  # a single panel is too narrow for a legend underneath
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(width + SIDE_LEGEND_WIDTH, height)
+        fig.legend(handles, labels, loc="outside right upper", frameon=False)
+    else:
+        fig.legend(handles, labels, loc="outside lower center", ncols=columns, frameon=False)
+
+
+def save(fig, pdf_path: Path | str, png_path: Path | str) -> None:
+    """Save a figure as PDF and PNG atomically, then close it."""
+    from vhct.pipeline.files import atomic_paths
+
+    with atomic_paths(pdf_path, png_path) as (tmp_pdf, tmp_png):
+        fig.savefig(tmp_pdf, format="pdf", metadata={"CreationDate": None, "Creator": "vhct"})
+        fig.savefig(tmp_png, format="png", dpi=PNG_DPI, metadata={"Software": "vhct"})
+    plt.close(fig)

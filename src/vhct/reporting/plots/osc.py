@@ -1,0 +1,120 @@
+"""The OSC illustration (kind osc, the paper's Fig. 2): a VHCT/HCT run replayed to a chosen round,
+its traversal path with OE_h and SE_h per level."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from vhct.pipeline.records import RunSpec
+from vhct.pipeline.specs import FigureSpec
+from vhct.reporting.plots.common import FONT_SIZE, PANEL_SIZE, noise_text, plt
+from vhct.reporting.styles import style
+
+
+def osc_report(run: RunSpec | Mapping[str, Any], round_: int) -> list[dict[str, Any]]:
+    """Replay the first ``round_ - 1`` rounds of the run (``vhct.pipeline.run.seeded_run``) and return
+    the traversal report of round ``round_``."""
+    from vhct.pipeline.run import run as run_rounds
+    from vhct.pipeline.run import seeded_run
+
+    spec = run.model_dump() if isinstance(run, RunSpec) else run
+    objective, optimizer, noise = seeded_run(spec)
+    if round_ > 1:
+        run_rounds(optimizer, objective, round_ - 1, noise, int(spec["seed"]))
+    return optimizer.traversal_report()
+
+
+def osc_figure(figure: FigureSpec, reports: Sequence[Sequence[Mapping[str, Any]]] | None = None):
+    """The traversal path at a chosen round with OE_h and SE_h per level (paper's Fig. 2)."""
+    panels = figure.panels
+    runs = []
+    for panel in panels:
+        if panel.run is None or panel.round is None:
+            raise ValueError(f"figure {figure.name}: an osc panel lacks its run specification or round")
+        runs.append((panel.run, panel.round))
+    if reports is None:
+        reports = [osc_report(run, round_) for run, round_ in runs]
+    fig, axes = plt.subplots(
+        len(panels),
+        2,
+        figsize=(2 * PANEL_SIZE[0] + 1, (PANEL_SIZE[1] + 0.6) * len(panels)),
+        layout="constrained",
+        squeeze=False,
+    )
+    for (ax_tree, ax_err), panel, (run, round_), report in zip(axes, panels, runs, reports, strict=True):
+        draw_osc_path(ax_tree, report)
+        draw_osc_errors(ax_err, report)
+        ax_tree.set_title(panel.title or f"{run.setting} on {run.objective}, traversal at t = {round_}")
+        ax_err.set_title(f"{noise_text(run.noise)}, seed {run.seed}")
+    if figure.title:
+        fig.suptitle(figure.title)
+    return fig
+
+
+def _finite(values: Sequence[float]) -> np.ndarray:
+    return np.array([v if v is not None and math.isfinite(v) else np.nan for v in values], dtype=float)
+
+
+def draw_osc_path(ax, report: Sequence[Mapping[str, Any]]) -> None:
+    """Path from the root to the node pulled: a node per level at its cell's centre, OE/SE annotated."""
+    depth = np.array([r["depth"] for r in report], dtype=float)
+    centre = np.array([(r["index"] - 0.5) / 2.0 ** r["depth"] for r in report], dtype=float)  # 1-based i
+    ax.plot(centre, -depth, color="grey", linewidth=1, zorder=1)
+    pulled = len(report) - 1
+    for k, r in enumerate(report):
+        colour = style("VHCT")[0] if k == pulled else style("HCT")[0]
+        ax.scatter(centre[k], -depth[k], s=60 if k == pulled else 30, color=colour, zorder=2)
+        if r["depth"] == 0:
+            text = "root: always passed (the paper sets T = tau := 1)"
+        else:
+            se = r["uncertainty"]
+            se_text = "inf" if se is None or not math.isfinite(se) else f"{se:.3g}"
+            text = f"OE={r['resolution']:.3g}, SE={se_text}, T={r['T']}, tau={r['tau']}"
+        ax.annotate(
+            text,
+            (centre[k], -depth[k]),
+            xytext=(6, -2),
+            textcoords="offset points",
+            fontsize=FONT_SIZE - 2,
+        )
+    ax.set_xlim(-0.05, 1.9)
+    ax.set_xticks([0.0, 0.5, 1.0])
+    ax.set_xlabel(
+        "position (i - 1/2) / 2^h of node (h, i)\n"
+        "red: the node pulled, the first on the path with T < tau (SE$_h$ > OE$_h$)"
+    )
+    ax.set_ylabel("depth h")
+    ax.set_yticks(-depth)
+    ax.set_yticklabels([str(int(h)) for h in depth])
+
+
+def draw_osc_errors(ax, report: Sequence[Mapping[str, Any]]) -> None:
+    """OE_h (resolution) and SE_h (uncertainty) along the path, log scale; infinite SE drawn at the top."""
+    report = [r for r in report if r["depth"] > 0]  # the root is never pulled: no SE to show
+    depth = np.array([r["depth"] for r in report], dtype=float)
+    oe = _finite([r["resolution"] for r in report])
+    se = _finite([r["uncertainty"] for r in report])
+    ax.plot(depth, oe, color="black", marker="o", label="$OE_h$ (resolution)")
+    ax.plot(depth, se, color=style("VHCT")[0], marker="s", linestyle="--", label="$SE_h$ (uncertainty)")
+    finite = np.concatenate([oe[np.isfinite(oe)], se[np.isfinite(se)]])
+    top = float(finite.max()) * 3 if finite.size else 1.0
+    infinite = np.isnan(se)
+    if infinite.any():
+        ax.scatter(
+            depth[infinite],
+            np.full(infinite.sum(), top),
+            marker="^",
+            color=style("VHCT")[0],
+            label="$SE_h = \\infty$ (never pulled)",
+        )
+    ax.axvline(depth[-1], color="grey", linestyle=":", linewidth=1, label="depth of the node pulled")
+    ax.set_yscale("log")
+    ax.set_xlabel("depth h on the path")
+    ax.set_ylabel("error term")
+    ax.set_xticks(depth)
+    ax.grid(alpha=0.3)
+    ax.legend(frameon=False, loc="best")

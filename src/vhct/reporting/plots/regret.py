@@ -1,0 +1,218 @@
+"""Regret curves (kinds regret and average_regret) and the regret-and-cost figure (regret_cost).
+
+Every algorithm keeps its colour and line style (``vhct.reporting.styles``); settings of the same
+algorithm within one figure (a rho sweep) are told apart by markers, and a setting has one legend
+label across the panels, saying where it stops early or runs fewer seeds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from vhct.pipeline.specs import ExperimentInfo, FigureSpec
+from vhct.reporting.plots.common import (
+    BAND_ALPHA,
+    COST_AXIS_ROOM,
+    LEGEND_COLUMNS,
+    LINE_WIDTH,
+    MARKS_PER_CURVE,
+    PANEL_SIZE,
+    STOP_MARKER,
+    VARIANT_MARKERS,
+    experiment_caption,
+    panel_figure,
+    plt,
+    shared_legend,
+    short_title,
+)
+from vhct.reporting.styles import style
+
+
+def variant_markers(algorithm_of: Mapping[str, str]) -> dict[str, str | None]:
+    """Marker per setting: none when its algorithm has one setting in the figure, else one per variant."""
+    by_algorithm: dict[str, list[str]] = {}
+    for setting, algorithm in algorithm_of.items():
+        by_algorithm.setdefault(algorithm, []).append(setting)
+    markers: dict[str, str | None] = {}
+    for settings in by_algorithm.values():
+        for k, setting in enumerate(settings):
+            markers[setting] = VARIANT_MARKERS[k % len(VARIANT_MARKERS)] if len(settings) > 1 else None
+    return markers
+
+
+def figure_markers(figure: FigureSpec) -> dict[str, str | None]:
+    """:func:`variant_markers` of every setting a figure draws: a setting's marker in every panel."""
+    used = {}
+    for panel in figure.panels:
+        info = figure.experiment(panel).settings
+        for setting in figure.panel_settings(panel):
+            used[setting] = info[setting].algorithm
+    return variant_markers(used)
+
+
+def draw_regret_panel(
+    ax,
+    exp: ExperimentInfo,
+    table: pd.DataFrame,
+    settings: Sequence[str],
+    average: bool,
+    title: str | None,
+    markers: Mapping[str, str | None] | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> None:
+    """Mean curve with a +-1 std band per setting; R_t or R_t/t. ``labels``: the legend's, one per
+    setting for the whole figure (:func:`legend_labels`); by default this panel's alone."""
+    info = exp.settings
+    if markers is None:
+        markers = variant_markers({s: info[s].algorithm for s in settings})
+    if labels is None:
+        labels = legend_labels([exp], [settings])
+    for setting in settings:
+        rows = table[table["setting"] == setting]
+        if rows.empty:
+            raise ValueError(f"aggregate of experiment {exp.name!r} has no rows for setting {setting!r}")
+        colour, line = style(info[setting].algorithm)
+        t = rows["t"].to_numpy(dtype=float)
+        mean, std = rows["mean"].to_numpy(dtype=float), rows["std"].to_numpy(dtype=float)
+        if average:
+            mean, std = mean / t, std / t
+        ax.plot(
+            t,
+            mean,
+            color=colour,
+            linestyle=line,
+            linewidth=LINE_WIDTH,
+            label=labels[setting],
+            marker=markers[setting],
+            markevery=max(1, len(t) // MARKS_PER_CURVE),
+            markersize=4,
+        )
+        if info[setting].horizon < exp.horizon:  # make a short curve visible on a long axis
+            ax.plot(t[-1], mean[-1], marker=STOP_MARKER, color=colour, markersize=7, linestyle="none")
+        ax.fill_between(t, mean - std, mean + std, color=colour, alpha=BAND_ALPHA, linewidth=0)
+    ax.set_xlabel("round t")
+    ax.set_ylabel("average regret $R_t/t$" if average else "cumulative regret $R_t$")
+    ax.set_xlim(1, exp.horizon)
+    ax.set_title(f"{title or exp.title}\n{experiment_caption(exp)}")
+    ax.grid(alpha=0.3)
+
+
+def legend_labels(exps: Sequence[ExperimentInfo], settings: Sequence[Sequence[str]]) -> dict[str, str]:
+    """One legend label per setting for panels of several experiments (``settings[i]`` drawn from
+    ``exps[i]``): its label, with where it stops early and runs fewer seeds. A note that holds in
+    every panel is given plainly ("stops at t=200"); one that differs names its panels ("stops at
+    t=500 on Garland"), so that a setting appears once in a shared legend."""
+    notes: dict[str, dict[str, list[tuple[str, str]]]] = {}
+    labels: dict[str, str] = {}
+    for exp, chosen in zip(exps, settings, strict=True):
+        for setting in chosen:
+            info = exp.settings[setting]
+            labels[setting] = info.label
+            mine = notes.setdefault(setting, {"stop": [], "seeds": []})
+            n_seeds = len(info.seeds)
+            stop = f"stops at t={info.horizon}" if info.horizon < exp.horizon else ""
+            few = f"{n_seeds} seed{'s' * (n_seeds != 1)}" if n_seeds < len(exp.seeds) else ""
+            mine["stop"].append((stop, short_title(exp)))
+            mine["seeds"].append((few, short_title(exp)))
+    out = {}
+    for setting, kinds in notes.items():
+        parts = []
+        for pairs in kinds.values():
+            texts = {text for text, _ in pairs}
+            if texts == {""}:
+                continue
+            if len(texts) == 1:
+                parts.append(texts.pop())
+                continue
+            for text in dict.fromkeys(t for t, _ in pairs if t):
+                where = ", ".join(name for t, name in pairs if t == text)
+                parts.append(f"{text} on {where}")
+        out[setting] = labels[setting] + (f" ({'; '.join(parts)})" if parts else "")
+    return out
+
+
+def figure_labels(figure: FigureSpec) -> dict[str, str]:
+    """:func:`legend_labels` of a figure's panels."""
+    exps = [figure.experiment(panel) for panel in figure.panels]
+    return legend_labels(exps, [figure.panel_settings(panel) for panel in figure.panels])
+
+
+def regret_figure(figure: FigureSpec, regret_paths: Mapping[str, str]):
+    """Figure of cumulative (kind regret) or average (kind average_regret) regret curves."""
+    fig, axes = panel_figure(len(figure.panels), figure.columns)
+    tables = {name: pd.read_csv(path) for name, path in regret_paths.items()}
+    markers = figure_markers(figure)  # the same marker for a setting in every panel
+    labels = figure_labels(figure)  # and the same legend label
+    for ax, panel in zip(axes, figure.panels, strict=True):
+        draw_regret_panel(
+            ax,
+            figure.experiment(panel),
+            tables[panel.experiment],
+            figure.panel_settings(panel),
+            figure.kind == "average_regret",
+            panel.title,
+            markers,
+            labels,
+        )
+    shared_legend(fig, axes, max(LEGEND_COLUMNS, len(axes) + 1))
+    if figure.title:
+        fig.suptitle(figure.title)
+    return fig
+
+
+def timing_path(regret_path: Path | str) -> Path:
+    """The timing table beside a regret aggregate (both are outputs of one aggregate job)."""
+    return Path(regret_path).with_name("timing.csv")
+
+
+def seconds_text(seconds: float) -> str:
+    """A duration for a label: milliseconds below one second, else seconds."""
+    return f"{seconds * 1e3:.3g} ms" if seconds < 1 else f"{seconds:.3g} s"
+
+
+def draw_cost_panel(ax, exp: ExperimentInfo, timing: pd.DataFrame, settings: Sequence[str]) -> None:
+    """Seconds per round (ask + evaluate + tell) of each setting: mean over seeds, a bar with the
+    seeds' range, on a log axis (the baselines' costs span orders of magnitude)."""
+    info = exp.settings
+    longest = 0.0
+    for row, setting in enumerate(settings):
+        per_seed = timing.loc[timing["setting"] == setting, "step_seconds_mean"].to_numpy(dtype=float)
+        if per_seed.size == 0:
+            raise ValueError(f"timing of experiment {exp.name!r} has no rows for setting {setting!r}")
+        colour, _ = style(info[setting].algorithm)
+        mean = float(per_seed.mean())
+        ax.barh(row, mean, color=colour, alpha=0.85)
+        ax.plot([per_seed.min(), per_seed.max()], [row, row], color="black", linewidth=1)
+        right = max(mean, float(per_seed.max()))
+        ax.annotate(seconds_text(mean), (right, row), xytext=(4, 0), textcoords="offset points", va="center")
+        longest = max(longest, right)
+    ax.set_yticks(range(len(settings)), [info[s].label for s in settings])
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlim(right=longest * COST_AXIS_ROOM)
+    ax.set_xlabel("seconds per round (ask + evaluate + tell)")
+    ax.set_title(f"{short_title(exp)}: cost per round\nmean over seeds, black line: range across seeds")
+    ax.grid(alpha=0.3, axis="x")
+
+
+def regret_cost_figure(figure: FigureSpec, regret_paths: Mapping[str, str]):
+    """Figure of kind ``regret_cost`` ("beyond the paper"): per panel (an experiment), the cumulative
+    regret curves on the left and each setting's seconds per round on the right."""
+    n = len(figure.panels)
+    fig = plt.figure(figsize=(PANEL_SIZE[0] * 2.4, PANEL_SIZE[1] * n + 0.5), layout="constrained")
+    axes = fig.subplots(n, 2, squeeze=False)
+    markers = figure_markers(figure)
+    labels = figure_labels(figure)
+    for (regret_ax, cost_ax), panel in zip(axes, figure.panels, strict=True):
+        exp, settings = figure.experiment(panel), figure.panel_settings(panel)
+        regret_path = regret_paths[panel.experiment]
+        regret = pd.read_csv(regret_path)
+        draw_regret_panel(regret_ax, exp, regret, settings, False, panel.title, markers, labels)
+        draw_cost_panel(cost_ax, exp, pd.read_csv(timing_path(regret_path)), settings)
+    shared_legend(fig, [row[0] for row in axes], LEGEND_COLUMNS)
+    if figure.title:
+        fig.suptitle(figure.title)
+    return fig

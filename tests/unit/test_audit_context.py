@@ -1,0 +1,83 @@
+"""Writer to reader: the audit's context (``vhct.reporting.audit.job.audit_context``) of a real
+config, written in the audit JSON by its one writer and read back by the one reader and the renderer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from support import REPO, TINY
+
+from vhct.pipeline.config import load, validate_config
+from vhct.reporting.audit import AUDIT_FORMAT, AuditRecordError, run_audit
+from vhct.reporting.audit.claims import claims_experiments, load_claims
+from vhct.reporting.audit.evaluate import display_path
+from vhct.reporting.audit.job import audit_context
+from vhct.reporting.audit.records import audit_json, parse_audit
+from vhct.reporting.audit.render import headline, render_markdown, scale_items, seeds_span
+
+CLAIMS = REPO / "config" / "claims.yaml"
+
+
+def audit_data(config: dict) -> dict:
+    """The audit JSON (as the audit job writes it) of no runs, with the context of ``config``."""
+    claims = load_claims(CLAIMS)
+    context = audit_context(validate_config(config), claims, CLAIMS, [TINY])
+    audit = run_audit(claims.model_copy(update={"claims": []}), {}, context)
+    return json.loads(audit_json(audit))
+
+
+def test_the_context_of_a_real_config_reaches_the_renderer_as_the_config_computes_it():
+    config = load([TINY])[0].as_dict()
+    config["experiments"]["garland"]["caps"] = {"short": {"max_horizon": 40, "max_seeds": 1}}
+    typed = validate_config(config)
+    audit = parse_audit(audit_data(config), "audit.json")
+    audited = [e for e in claims_experiments(load_claims(CLAIMS)) if e in typed.experiments]
+    assert audited and list(audit.context.experiments) == audited
+    for name, exp in audit.context.experiments.items():
+        assert exp == typed.experiment_info(name)  # the record the figures read, the same numbers
+    garland = audit.context.experiments["garland"]
+    assert (garland.settings["short"].seeds, garland.settings["short"].horizon) == ([0], 40)
+    assert audit.context.configfiles == [display_path(TINY)]
+    assert audit.context.claims_sha256 is not None and len(audit.discrepancies) >= 1
+    md = render_markdown(audit)
+    row = f"| garland | garland | {garland.noise:.4g} | {garland.horizon} | {len(garland.seeds)} |"
+    assert row in md and "short (max 40 rounds)" in md
+    fewer = scale_items(audit)["fewer"]
+    assert {"setting": "short", "count": 1, "where": ["garland"]} in fewer
+
+
+def test_the_headline_names_each_setting_that_ran_fewer_seeds_and_where():
+    config = load([TINY])[0].as_dict()
+    plain = parse_audit(audit_data(config))
+    assert headline(plain).startswith(f"At {seeds_span(plain)} seeds per curve, of the paper's ")
+    config["experiments"]["garland"]["caps"] = {"short": {"max_seeds": 1}}
+    config["experiments"]["counterexample"]["caps"] = {
+        s: {"max_seeds": 1} for s in config["experiments"]["counterexample"]["settings"][:1]
+    }
+    capped = parse_audit(audit_data(config))
+    first = config["experiments"]["counterexample"]["settings"][0]
+    assert {"garland", "counterexample"} <= set(capped.context.experiments)
+    notes = f"short: 1 on garland; {first}: 1 on counterexample"
+    start = f"At {seeds_span(capped)} seeds per curve ({notes}), of the paper's "
+    assert headline(capped).startswith(start)
+
+
+def test_a_context_missing_a_required_field_is_refused_naming_it():
+    data = audit_data(load([TINY])[0].as_dict())
+    del data["context"]["experiments"]["garland"]["settings"]["short"]["seeds"]
+    missing = r"audit\.json: context/experiments/garland/settings/short/seeds: Field required"
+    with pytest.raises(AuditRecordError, match=missing):
+        parse_audit(data, "audit.json")
+    data = audit_data(load([TINY])[0].as_dict())
+    del data["context"]["experiments"]
+    with pytest.raises(AuditRecordError, match=r"audit\.json: context/experiments: Field required"):
+        parse_audit(data, "audit.json")
+
+
+def test_an_audit_of_the_former_format_is_refused_as_before():
+    data = audit_data(load([TINY])[0].as_dict())
+    data["format"] = AUDIT_FORMAT - 1
+    refused = rf"audit format {AUDIT_FORMAT - 1}, but this renderer needs format {AUDIT_FORMAT}: re-run"
+    with pytest.raises(AuditRecordError, match=refused):
+        parse_audit(data, "audit.json")
