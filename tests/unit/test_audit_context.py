@@ -81,3 +81,21 @@ def test_an_audit_of_the_former_format_is_refused_as_before():
     refused = rf"audit format {AUDIT_FORMAT - 1}, but this renderer needs format {AUDIT_FORMAT}: re-run"
     with pytest.raises(AuditRecordError, match=refused):
         parse_audit(data, "audit.json")
+
+
+def test_settings_that_ran_more_seeds_than_the_paper_are_said_once_and_capped_ones_not_as_fewer():
+    """paper-local runs the comparisons the power analysis named at more seeds than the paper's 20
+    (the claims' minimum) and caps the others at 20: the findings say so once, and a cap at the
+    paper's count is not listed as a setting that ran fewer seeds."""
+    config = load([TINY])[0].as_dict()
+    config["experiments"]["garland"]["seeds"] = 30
+    config["experiments"]["garland"]["caps"] = {"short": {"max_seeds": 20}}
+    claims = load_claims(CLAIMS)
+    context = audit_context(validate_config(config), claims, CLAIMS, [TINY])
+    audit = run_audit(claims, {}, context)
+    paper = max(c.min_seeds for c in audit.claims)
+    items = scale_items(audit)
+    more = [item for item in items["more"] if item["name"] == "garland"]
+    assert len(more) == 1 and more[0]["paper"] == paper == 20
+    assert "short" not in more[0]["settings"] and set(more[0]["settings"].values()) == {30}
+    assert not [item for item in items["fewer"] if item["setting"] == "short"]

@@ -116,7 +116,13 @@ def test_the_findings_list_an_official_subset_but_not_the_full_training_set():
         "mnist-split": {"objective": "mnist", "objective_params": {"mode": "test-split"}, "horizon": 100},
         "landmine": {"objective": "landmine", "objective_params": {"field": 0}, "horizon": 500},
     }
-    assert mnist_subsets(experiments) == [
+    from vhct.pipeline.specs import ExperimentInfo
+
+    typed = {
+        name: ExperimentInfo(name=name, title=name, noise=0.05, seeds=[0], settings={}, **exp)
+        for name, exp in experiments.items()
+    }
+    assert mnist_subsets(typed) == [
         {"name": "mnist", "data": data_text(experiments["mnist"]["objective_params"]), "horizon": 100}
     ]
 

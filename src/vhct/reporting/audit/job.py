@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
 from vhct.pipeline.config import Config
 from vhct.pipeline.provenance import RUN_ID_ENV
 from vhct.reporting.audit.beyond import run_beyond
 from vhct.reporting.audit.claims import claims_experiments, left_out, load_beyond, load_claims
-from vhct.reporting.audit.evaluate import config_summary, display_path, file_sha256, regret_scale, run_audit
 from vhct.reporting.audit.claims_model import ClaimsFile
+from vhct.reporting.audit.evaluate import config_summary, display_path, file_sha256, regret_scale, run_audit
 from vhct.reporting.audit.records import Audit, AuditContext
 from vhct.reporting.audit.render import write_audit
 from vhct.reporting.audit.runs import check_aggregates, read_runs

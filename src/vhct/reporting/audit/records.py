@@ -21,6 +21,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, Valida
 from pydantic.dataclasses import dataclass
 
 from vhct.pipeline.specs import ExperimentInfo
+from vhct.reporting.audit.claims_model import Discrepancy  # the claims file's record, carried as is
 
 #: version of the audit's JSON shape; the renderer refuses any other
 #: (3: issue 29: verdict categories, intervals, claims read again; a format-2 audit was decided under
@@ -280,16 +281,6 @@ class Beyond(_Record):
 
     rules: dict[str, str]
     questions: list[QuestionAnswer]
-
-
-class Discrepancy(_Record):
-    """A discrepancy of the paper (from the claims file): where, what it says, the issue, how resolved."""
-
-    id: str
-    where: str
-    paper: str
-    issue: str
-    resolution: str
 
 
 class AuditContext(_Record):

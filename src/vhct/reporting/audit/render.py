@@ -24,7 +24,7 @@ from markupsafe import Markup
 
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 from vhct.pipeline.files import atomic_paths
-from vhct.pipeline.specs import SettingInfo
+from vhct.pipeline.specs import ExperimentInfo, SettingInfo
 from vhct.reporting.audit.checks import TOTAL_BESIDE
 from vhct.reporting.audit.records import Audit, ClaimVerdict, Comparison, audit_json
 from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED, VERDICTS
@@ -137,10 +137,18 @@ def capped_reason(setting: SettingInfo) -> dict[str, Any]:
 
 
 def scale_items(audit: Audit) -> dict[str, list[dict[str, Any]]]:
-    """What the run did not do at the paper's full scale: capped horizons, fewer seeds, MNIST's mode."""
+    """Where the run departs from the paper's scale: capped horizons, fewer seeds than the paper's
+    (the claims' minimum), MNIST's mode, and settings that ran more seeds than the paper's."""
     experiments = audit.context.experiments
+    paper = max((c.min_seeds for c in audit.claims), default=0)
     capped: dict[tuple, dict[str, Any]] = {}
     fewer: dict[tuple, dict[str, Any]] = {}
+    more = [
+        {"name": name, "paper": paper,
+         "settings": {s: len(info.seeds) for s, info in exp.settings.items() if len(info.seeds) > paper}}
+        for name, exp in experiments.items()
+        if paper and len(exp.seeds) > paper
+    ]  # fmt: skip
     for name, exp in experiments.items():
         for setting, info in exp.settings.items():
             if info.max_horizon is not None and info.max_horizon < exp.horizon:
@@ -149,7 +157,7 @@ def scale_items(audit: Audit) -> dict[str, list[dict[str, Any]]]:
                 item = capped.setdefault(key, {"setting": setting, "cap": info.max_horizon,
                                                "reason": reason, "where": []})  # fmt: skip
                 item["where"].append(f"{name} (n = {exp.horizon})")
-            if info.max_seeds is not None and info.max_seeds < len(exp.seeds):
+            if info.max_seeds is not None and info.max_seeds < min(len(exp.seeds), paper or len(exp.seeds)):
                 item = fewer.setdefault((setting, info.max_seeds),
                                         {"setting": setting, "count": info.max_seeds, "where": []})
                 item["where"].append(name)  # fmt: skip
@@ -159,23 +167,23 @@ def scale_items(audit: Audit) -> dict[str, list[dict[str, Any]]]:
         if exp.objective_params.get("mode") == "test-split"
     ]
     return {"capped": list(capped.values()), "fewer": list(fewer.values()), "test_split": test_split,
-            "mnist_subset": mnist_subsets(experiments)}  # fmt: skip
+            "mnist_subset": mnist_subsets(experiments), "more": more}  # fmt: skip
 
 
-def mnist_subsets(experiments: Mapping[str, Any]) -> list[dict[str, Any]]:
+def mnist_subsets(experiments: Mapping[str, ExperimentInfo]) -> list[dict[str, Any]]:
     """The MNIST experiments in official mode on part of the official data, with their data line
     (``vhct.objectives.mnist.data_text``; imported only when the audit has such an experiment)."""
     found = []
     for name, exp in experiments.items():
-        params = exp.get("objective_params") or {}
-        if exp.get("objective") != "mnist" or params.get("mode", "official") != "official":
+        params = exp.objective_params
+        if exp.objective != "mnist" or params.get("mode", "official") != "official":
             continue
         from vhct.objectives import mnist
 
         n_train = params.get("n_train", mnist.DEFAULT_N_TRAIN)
         n_valid = params.get("n_valid", mnist.DEFAULT_N_VALID)
         if n_train < mnist.OFFICIAL_TRAIN_IMAGES or n_valid < mnist.OFFICIAL_TEST_IMAGES:
-            found.append({"name": name, "data": mnist.data_text(params), "horizon": exp["horizon"]})
+            found.append({"name": name, "data": mnist.data_text(params), "horizon": exp.horizon})
     return found
 
 
