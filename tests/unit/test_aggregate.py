@@ -13,12 +13,13 @@ import pytest
 
 from vhct.pipeline import aggregate as ag
 from vhct.pipeline.records import FORMAT, RunRecord
+from vhct.pipeline.specs import SettingInfo
 from vhct.pipeline.tables import RunTableError, read_run, read_runs, sidecar_path
 from vhct.reporting.audit.runs import AUDITED_COLUMNS
 
-INFO = {
-    "A": {"algorithm": "VHCT", "label": "VHCT", "horizon": 5},
-    "B": {"algorithm": "HCT", "label": "HCT, x", "horizon": 4},
+INFO = {  # what the aggregate job reads: each setting's record as the config computes it
+    "A": SettingInfo(algorithm="VHCT", label="VHCT", params={}, horizon=5, seeds=[0, 1]),
+    "B": SettingInfo(algorithm="HCT", label="HCT, x", params={}, horizon=4, seeds=[0, 1]),
 }
 
 

@@ -16,6 +16,7 @@ from vhct.pipeline import aggregate as ag
 from vhct.pipeline.config import Config, load, validate_config
 from vhct.pipeline.jobs import run_job
 from vhct.pipeline.records import SPEC_FIELDS
+from vhct.pipeline.specs import SettingInfo
 from vhct.pipeline.stale import check_current_runs, expected_specs
 from vhct.pipeline.tables import RunTableError, StaleRunError, read_runs, read_sidecar, sidecar_path
 from vhct.pipeline.versions import SHAPING_PACKAGES
@@ -157,7 +158,7 @@ def test_a_run_of_another_config_is_refused_by_aggregation_and_the_audit(workdir
     paths = paths_of(workdir, config)
     other = changed(config, rho=0.5)
     targets = [tmp_path / "regret.csv", tmp_path / "final.csv", tmp_path / "timing.csv"]
-    info = {s: {"algorithm": s, "horizon": 40} for s in paths}
+    info = config.setting_info(EXPERIMENT)
     ag.aggregate_experiment(paths, info, *targets, expected_specs(config, EXPERIMENT, paths))
     with pytest.raises(StaleRunError) as err:
         ag.aggregate_experiment(paths, info, *targets, expected_specs(other, EXPERIMENT, paths))
@@ -228,8 +229,9 @@ def test_the_audit_and_the_aggregates_share_one_regret_against_the_best_observed
     tables = {s: [r.table for r in runs] for s, runs in exp_runs.items()}
     best = ag.best_observed(tables)
     assert reference == f"regret against the best value observed in any run, {best:.4g} (not 1)"
-    regret = ag.regret_table(tables, {"A": {"algorithm": "x"}, "B": {"algorithm": "y"}})
-    final = ag.final_table(tables, {"A": {"algorithm": "x"}, "B": {"algorithm": "y"}}).set_index("setting")
+    info = {s: SettingInfo(algorithm=a, label=s, params={}, horizon=30, seeds=[0]) for s, a in ("Ax", "By")}
+    regret = ag.regret_table(tables, info)
+    final = ag.final_table(tables, info).set_index("setting")
     for setting, runs in rebased.items():
         per_seed = np.vstack([r.table["cumulative_regret"].to_numpy() for r in runs])
         np.testing.assert_array_equal(

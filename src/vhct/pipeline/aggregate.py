@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from vhct.pipeline.records import RunRecord
+from vhct.pipeline.specs import SettingInfo
 from vhct.pipeline.tables import read_runs
 
 #: float format of the written tables (fixed, so equal numbers give equal bytes)
@@ -89,7 +90,7 @@ def cumulative_regret_vs(tables: Sequence[pd.DataFrame], reference: float, setti
     return np.cumsum(reference - _stack(tables, "value", setting), axis=1)
 
 
-def regret_table(runs: Mapping[str, Sequence[pd.DataFrame]], info: Mapping[str, Mapping]) -> pd.DataFrame:
+def regret_table(runs: Mapping[str, Sequence[pd.DataFrame]], info: Mapping[str, SettingInfo]) -> pd.DataFrame:
     """Mean and std of the cumulative regret at every round, one block of rows per setting.
 
     ``mean_vs_best`` is the mean cumulative regret against the experiment's best observed value
@@ -106,7 +107,7 @@ def regret_table(runs: Mapping[str, Sequence[pd.DataFrame]], info: Mapping[str, 
             pd.DataFrame(
                 {
                     "setting": setting,
-                    "algorithm": info[setting]["algorithm"],
+                    "algorithm": info[setting].algorithm,
                     "t": tables[0]["t"].to_numpy(dtype=int),
                     "n_seeds": len(tables),
                     "mean": values.mean(axis=0),
@@ -118,7 +119,7 @@ def regret_table(runs: Mapping[str, Sequence[pd.DataFrame]], info: Mapping[str, 
     return pd.concat(blocks, ignore_index=True)[REGRET_COLUMNS]
 
 
-def final_table(runs: Mapping[str, Sequence[pd.DataFrame]], info: Mapping[str, Mapping]) -> pd.DataFrame:
+def final_table(runs: Mapping[str, Sequence[pd.DataFrame]], info: Mapping[str, SettingInfo]) -> pd.DataFrame:
     """One row per setting: final cumulative and average regret, best value found (mean, std), and
     the final cumulative regret against the experiment's best observed value."""
     rows = []
@@ -131,8 +132,8 @@ def final_table(runs: Mapping[str, Sequence[pd.DataFrame]], info: Mapping[str, M
         rows.append(
             {
                 "setting": setting,
-                "algorithm": info[setting]["algorithm"],
-                "label": info[setting].get("label", setting),
+                "algorithm": info[setting].algorithm,
+                "label": info[setting].label,
                 "horizon": horizon,
                 "n_seeds": len(tables),
                 "final_mean": final.mean(),
@@ -152,7 +153,7 @@ def final_table(runs: Mapping[str, Sequence[pd.DataFrame]], info: Mapping[str, M
 def timing_table(
     runs: Mapping[str, Sequence[pd.DataFrame]],
     records: Mapping[str, Sequence[RunRecord]],
-    info: Mapping[str, Mapping],
+    info: Mapping[str, SettingInfo],
 ) -> pd.DataFrame:
     """Wall time per run (from its record) and the sum/mean of the per-round times: the whole round
     (``step_seconds``: ask + evaluate + tell) and the optimizer's own part (``optimizer_seconds``:
@@ -165,7 +166,7 @@ def timing_table(
             rows.append(
                 {
                     "setting": setting,
-                    "algorithm": info[setting]["algorithm"],
+                    "algorithm": info[setting].algorithm,
                     "seed": record.seed,
                     "rounds": len(table),
                     "wall_seconds": record.wall_seconds,
@@ -188,7 +189,7 @@ def write_table(table: pd.DataFrame, path: Path | str) -> None:
 
 def aggregate_experiment(
     run_paths: Mapping[str, Sequence[Path | str]],
-    info: Mapping[str, Mapping],
+    info: Mapping[str, SettingInfo],
     regret_path: Path | str,
     final_path: Path | str,
     timing_path: Path | str,
@@ -201,7 +202,7 @@ def aggregate_experiment(
     ``specs`` (table path -> the config's run spec), made for the current config) and all
     three tables are computed before any is written: bad runs fail naming every bad file.
     """
-    horizons = {setting: int(info[setting]["horizon"]) for setting in run_paths}
+    horizons = {setting: info[setting].horizon for setting in run_paths}
     runs, records = read_runs(run_paths, AGGREGATED_COLUMNS, horizons, specs)
     tables = regret_table(runs, info), final_table(runs, info), timing_table(runs, records, info)
     for table, path in zip(tables, (regret_path, final_path, timing_path), strict=True):

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from vhct.pipeline.files import atomic_paths
+from vhct.pipeline.specs import SettingInfo
 
 logger = logging.getLogger("vhct.pipeline.jobs")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -166,7 +167,7 @@ def run_batch_job(
 
 
 def aggregate_job(
-    info: Mapping[str, Mapping[str, Any]],
+    info: Mapping[str, SettingInfo | Mapping[str, Any]],
     run_paths: Mapping[str, Sequence[str]],
     regret_path: Path | str,
     final_path: Path | str,
@@ -180,6 +181,8 @@ def aggregate_job(
     """
     from vhct.pipeline.aggregate import aggregate_experiment
 
+    # the rule passes each setting's record as JSON data (Snakemake's params); read it back here
+    info = {setting: SettingInfo.model_validate(record) for setting, record in info.items()}
     logger.info("aggregating %d settings, %d runs", len(run_paths), sum(map(len, run_paths.values())))
     aggregate_experiment(run_paths, info, regret_path, final_path, timing_path, specs)
     logger.info("wrote %s, %s, %s", regret_path, final_path, timing_path)
