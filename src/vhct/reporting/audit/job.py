@@ -9,6 +9,7 @@ from pathlib import Path
 
 from vhct.pipeline.config import Config
 from vhct.pipeline.provenance import RUN_ID_ENV
+from vhct.pipeline.versions import package_versions
 from vhct.reporting.audit.beyond import run_beyond
 from vhct.reporting.audit.claims import claims_experiments, left_out, load_beyond, load_claims
 from vhct.reporting.audit.claims_model import ClaimsFile
@@ -38,6 +39,8 @@ def audit_context(
         experiments=config_summary(config, claims_experiments(claims)),
         beyond_file=None if beyond_path is None else display_path(beyond_path),
         beyond_sha256=None if beyond_path is None else file_sha256(beyond_path),
+        # the packages that shape the numbers, as the audit job saw them (ship refuses a mix)
+        versions=package_versions(),
     )
 
 

@@ -290,8 +290,8 @@ class AuditContext(_Record):
     per setting its run horizon, seeds and caps), so no reader derives them again.
 
     The files are None (``configfiles`` empty) for an audit made outside the pipeline (runs in
-    memory); ``versions``: the package versions, when the audit records them (the ship checks
-    compare them with the provenance record's)."""
+    memory); ``versions``: the package versions the audit job saw (None in an audit made outside
+    the pipeline; the ship checks compare them with the provenance record's)."""
 
     experiments: dict[str, ExperimentInfo]
     configfiles: list[str] = []
