@@ -21,7 +21,8 @@ from typing import Any
 from vhct.reporting.audit.checks import Comparison, compare_samples, contrast_comparison, slope_comparison
 from vhct.reporting.audit.claims import load_claims
 from vhct.reporting.audit.evaluate import CLAIM_FIELDS, conclude, reading_flips, regret_scale
-from vhct.reporting.forest import audit_forest
+from vhct.reporting.audit.records import ClaimVerdict
+from vhct.reporting.forest import draw_forest, forest_rows
 
 
 def _values(record: Mapping[str, Any], key: str) -> dict[int, float]:
@@ -105,33 +106,36 @@ def main() -> None:
         if isinstance(parts, str):
             print(f"{claim.id}: cannot rebuild ({parts})")
             continue
-        new = conclude(claim, parts)
-        results.append({**claim.model_dump(include=set(CLAIM_FIELDS), exclude_none=True), **new})
+        fields = claim.model_dump(include=set(CLAIM_FIELDS), exclude_none=True)
+        new = ClaimVerdict(**fields, **conclude(claim, parts))
+        results.append(new)
         before = old_by_id[claim.id]["verdict"] if claim.id in old_by_id else "(new claim)"
-        after = new["verdict"] + (f": {new['category']}" if new["category"] != new["verdict"] else "")
-        if new.get("seeds_needed"):
-            after += f" (about {new['seeds_needed']} seeds per arm would decide it)"
+        after = new.verdict + (f": {new.category}" if new.category != new.verdict else "")
+        if new.seeds_needed:
+            after += f" (about {new.seeds_needed} seeds per arm would decide it)"
         print(f"## {claim.id}: {before} -> {after}")
-        for exp in new["experiments"]:
-            for c in exp["comparisons"]:
+        for exp in new.experiments:
+            for c in exp.comparisons:
                 print(f"   - [{c.verdict}: {c.category}] {c.reason}")
     for flip in reading_flips(results):
-        print(f"reading {flip['statement']}: {flip['readings']} (flips: {flip['flips']})")
-    out = {**audit, "claims": _jsonable(results), "reading_flips": reading_flips(results)}
+        print(f"reading {flip.statement}: {flip.readings} (flips: {flip.flips})")
+    flips = [f.model_dump() for f in reading_flips(results)]
+    out = {**audit, "claims": _jsonable(results), "reading_flips": flips}
     if args.out:
         with open(args.out, "w") as f:
             json.dump(out, f, indent=1, default=str)
     if args.forest:
-        print(audit_forest(out, args.forest))
+        print(draw_forest(forest_rows(results), args.forest))
 
 
-def _jsonable(results):
-    """The results with their comparison records as JSON data."""
+def _jsonable(results: list[ClaimVerdict]) -> list[dict[str, Any]]:
+    """The claim verdicts as JSON data, their comparisons with their labels."""
     return [
         {
-            **r,
+            **r.model_dump(exclude={"experiments"}),
             "experiments": [
-                {**e, "comparisons": [c.to_json() for c in e["comparisons"]]} for e in r["experiments"]
+                {**e.model_dump(exclude={"comparisons"}), "comparisons": [c.to_json() for c in e.comparisons]}
+                for e in r.experiments
             ],
         }
         for r in results

@@ -5,26 +5,30 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from vhct.reporting.audit.checks import Comparison, compare_samples, contrast_comparison
+from vhct.reporting.audit.claims import load_claims
 from vhct.reporting.audit.claims_model import Claim
-from vhct.reporting.audit.evaluate import conclude
+from vhct.reporting.audit.evaluate import conclude, run_audit
+from vhct.reporting.audit.records import AUDIT_FORMAT, AuditRecordError, audit_json, read_audit
+from vhct.reporting.audit.runs import Run
 from vhct.reporting.audit.verdicts import (
     INCONCLUSIVE,
     NO_EFFECT,
+    NOT_EVALUATED,
     NOT_REPRODUCED,
     OPPOSITE,
     REPRODUCED,
     TOO_FEW,
     UNDERPOWERED,
 )
-from vhct.reporting.forest import audit_forest, forest_rows
-
-SHIPPED = Path(__file__).resolve().parents[2] / "docs" / "findings" / "audit.json"
+from vhct.reporting.forest import audit_forest, claim_regions, forest_rows
 
 
 def made_up(**keys) -> Claim:
@@ -128,25 +132,101 @@ def test_new_fields_round_trip_and_old_records_still_read():
     assert Comparison.from_json(old).ci_low is None
 
 
-def test_forest_draws_from_an_audit_json(tmp_path):
-    audit = json.loads(SHIPPED.read_text())
-    for claim in audit["claims"]:  # the shipped audit predates intervals: made-up ones
-        for exp in claim["experiments"]:
-            for c in exp["comparisons"]:
-                effect = c.get("effect")
-                if isinstance(effect, float) and math.isfinite(effect) and effect > 0:
-                    c["ci_low"], c["ci_high"] = effect / 1.1, effect * 1.1
-    rows = forest_rows(audit)
-    assert len({r["claim"] for r in rows}) == len(audit["claims"])
-    paths = audit_forest(audit, tmp_path / "audit_forest")
+HORIZON = 40
+
+
+def made_up_runs(finals: dict[int, float], power: float = 1.0) -> list[Run]:
+    """Runs (against f* = 0) whose cumulative regret grows like final * (t / HORIZON)**power."""
+    t = np.arange(1, HORIZON + 1)
+    runs = []
+    for seed, final in finals.items():
+        cumulative = final * (t / HORIZON) ** power
+        table = pd.DataFrame({
+            "t": t, "value": -np.diff(cumulative, prepend=0.0), "cumulative_regret": cumulative,
+            "depth": np.full(HORIZON, 3.0), "step_seconds": np.full(HORIZON, 1e-3),
+            "optimizer_seconds": np.full(HORIZON, 2.5e-4),
+        })  # fmt: skip
+        runs.append(Run(seed, table, 0.0))
+    return runs
+
+
+#: a claim of every kind on two made-up experiments x and y of settings A, B, C
+EVERY_KIND = [
+    made_up(id="lowest", kind="lowest", experiments=["x", "y"], target="A", others=["B"],
+            thresholds={"min_relative_effect": 0.05}),
+    made_up(id="among-fastest", kind="among_fastest", experiments=["x"], target="A", others=["B", "C"],
+            thresholds={"max_excess_over_best": 0.25}),
+    made_up(id="similar", kind="similar", experiments=["x", "y"], target="A", others=["C"],
+            thresholds={"lower_ratio": 0.8, "upper_ratio": 1.05}),
+    made_up(id="best-parameter", kind="best_parameter", experiments=["x"], claimed=["A"], others=["B"],
+            thresholds={"max_excess_over_best": 0.1}),
+    made_up(id="sublinear", kind="sublinear", experiments=["x"], target="A", checkpoints=[0.5, 0.75, 1.0],
+            thresholds={"max_slope": 0.95, "refuted_above": 1.0}),
+    made_up(id="greater", kind="greater", experiments=["x", "y"], target="B", others=["A"],
+            thresholds={"min_ratio": 1.5}),
+    made_up(id="contrast", kind="contrast", experiments=["x", "y"], pairs=[["x", "y"]], direction="less",
+            target="A", others=["B"], thresholds={"min_factor": 1.0}),
+    made_up(id="easier", kind="easier", statistic="average_regret", experiments=["x", "y"],
+            pairs=[["x", "y"]], others=["A"], thresholds={"min_relative_effect": 0.05}),
+]  # fmt: skip
+
+
+def written_audit(tmp_path: Path, runs: dict | None = None) -> Path:
+    """An audit JSON written by the audit's one writer: every kind of claim on made-up runs (20 seeds)."""
+    claims = load_claims().model_copy(update={"claims": EVERY_KIND, "sensitivity": []})
+    if runs is None:
+        means = {"x": {"A": 60, "B": 100, "C": 62}, "y": {"A": 90, "B": 100, "C": 95}}
+        runs = {
+            e: {s: made_up_runs(sample(m, 3.0, seed=k), power=0.5 if s == "A" else 1.0)
+                for k, (s, m) in enumerate(by_setting.items(), start=3 * (e == "y"))}
+            for e, by_setting in means.items()
+        }  # fmt: skip
+    path = tmp_path / "audit.json"
+    path.write_text(audit_json(run_audit(claims, runs)))
+    return path
+
+
+def test_forest_draws_from_an_audit_json_written_by_the_real_writer(tmp_path):
+    path = written_audit(tmp_path)
+    audit = read_audit(path)
+    comparisons = [c for claim in audit.claims for e in claim.experiments for c in e.comparisons]
+    drawn = [c for c in comparisons if math.isfinite(c.effect) and c.effect > 0]
+    rows = forest_rows(audit.claims)
+    # one row per comparison with a finite positive estimate, with its estimate, interval and verdict
+    assert [(r.effect, r.low, r.high, r.verdict, r.category) for r in rows] == [
+        (c.effect, c.ci_low, c.ci_high, c.verdict, c.category) for c in drawn
+    ]
+    assert {r.claim for r in rows} == {c.id for c in EVERY_KIND}  # every kind has its regions
+    assert any(r.low is not None for r in rows) and {r.verdict for r in rows} >= {REPRODUCED}
+    paths = audit_forest(path, tmp_path / "figures" / "audit_forest")
     assert [p.suffix for p in paths] == [".pdf", ".png"] and all(p.stat().st_size > 10_000 for p in paths)
 
 
+def test_forest_regions_are_the_claims_thresholds(tmp_path):
+    claims = {c.id: c for c in read_audit(written_audit(tmp_path)).claims}
+    assert claim_regions(claims["lowest"]) == ([(0.0, 0.95)], [(1 / 0.95, math.inf)])
+    assert claim_regions(claims["similar"]) == ([(0.8, 1.05)], [(0.0, 0.8), (1.05, math.inf)])
+    assert claim_regions(claims["greater"]) == ([(1.5, math.inf)], [(0.0, 1.5)])  # refuted below: min_ratio
+    assert claim_regions(claims["sublinear"]) == ([(0.0, 0.95)], [(1.0, math.inf)])
+    assert claim_regions(claims["contrast"]) == ([(0.0, 1.0)], [(1.0, math.inf)])
+    assert claim_regions(claims["best-parameter"]) == ([(0.0, 1.1)], [(1.1, math.inf)])
+
+
 def test_forest_of_an_audit_without_comparisons_says_so(tmp_path):
-    """A reduced config's audit (every claim below its minimum seeds) still gets its figure."""
-    audit = json.loads(SHIPPED.read_text())
-    for claim in audit["claims"]:
-        claim["experiments"] = [{**e, "comparisons": []} for e in claim["experiments"]]
-    assert forest_rows(audit) == []
+    """A reduced config's audit (no run of any claim's settings: every claim "not evaluated") still
+    gets its figure."""
+    audit = read_audit(written_audit(tmp_path, runs={}))
+    assert {c.verdict for c in audit.claims} == {NOT_EVALUATED} and forest_rows(audit.claims) == []
     paths = audit_forest(audit, tmp_path / "audit_forest")
     assert all(p.stat().st_size > 1_000 for p in paths)
+
+
+def test_forest_of_an_audit_of_an_older_format_is_refused_by_the_reader(tmp_path):
+    path = written_audit(tmp_path)
+    data = json.loads(path.read_text())
+    data["format"] = AUDIT_FORMAT - 1
+    path.write_text(json.dumps(data))
+    refused = rf"{re.escape(str(path))}: audit format {AUDIT_FORMAT - 1}, but .* needs format"
+    with pytest.raises(AuditRecordError, match=refused):
+        audit_forest(path, tmp_path / "audit_forest")
+    assert not list(tmp_path.glob("audit_forest.*"))

@@ -5,19 +5,21 @@ The ratio axis is logarithmic (a ratio of 0.5 and one of 2 are equally far from 
 claim's claimed region is shaded green and its refuting region red, so a reader sees at once
 whether the interval lies inside the claimed region (reproduced), inside the refuting one (the
 opposite), outside the claimed one (no effect of the claimed size) or across a margin
-(inconclusive). Drawn from the audit JSON alone (``docs/findings/audit.json`` or
-``results/audit.json``); a comparison without an interval shows its estimate only.
+(inconclusive). Drawn from the typed audit alone (:class:`~vhct.reporting.audit.records.Audit`,
+read from ``results/audit.json`` by the audit's one reader, which refuses an audit of another
+format); a comparison without an interval shows its estimate only.
 """
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from vhct.reporting.audit.claims_model import Thresholds
+from vhct.reporting.audit.records import Audit, ClaimVerdict, read_audit
 
 #: verdict (and, for the two kinds of "not reproduced" and "inconclusive", category) -> colour
 VERDICT_COLOURS = {
@@ -28,6 +30,8 @@ VERDICT_COLOURS = {
     "inconclusive: too few seeds": "silver",
     "not evaluated": "lightgray",
 }
+#: regions of a claim's effect, as intervals on (0, inf)
+Regions = list[tuple[float, float]]
 
 
 def colour_of(verdict: str, category: str = "") -> str:
@@ -41,10 +45,10 @@ def colour_of(verdict: str, category: str = "") -> str:
 CLAIMED_SHADE, REFUTING_SHADE = "#d9f2d9", "#f7d4d4"
 
 
-def claim_regions(claim: Mapping[str, Any]) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
-    """The claimed and refuting regions of the claim's effect (a claim of the audit JSON, its
-    thresholds read as the claims file's record) as intervals on (0, inf)."""
-    kind, th, inf = claim["kind"], Thresholds.model_validate(claim["thresholds"]), math.inf
+def claim_regions(claim: ClaimVerdict) -> tuple[Regions, Regions]:
+    """The claimed and refuting regions of the claim's effect as intervals on (0, inf), from its
+    thresholds read as the claims file's record (:class:`Thresholds`)."""
+    kind, th, inf = claim.kind, Thresholds.model_validate(claim.thresholds), math.inf
     if kind in ("lowest", "easier"):
         m = th.min_relative_effect
         return [(0.0, 1.0 - m)], [(1.0 / (1.0 - m), inf)]
@@ -60,45 +64,65 @@ def claim_regions(claim: Mapping[str, Any]) -> tuple[list[tuple[float, float]], 
         return [(0.0, th.max_slope)], [(th.refuting_slope, inf)]
     if kind == "contrast":
         c = th.min_factor
-        if claim["direction"] == "less":
+        if claim.direction == "less":
             return [(0.0, 1.0 / c)], [(c, inf)]
         return [(c, inf)], [(0.0, 1.0 / c)]
-    raise ValueError(f"claim {claim.get('id')!r}: kind {kind!r} has no regions to draw")
+    raise ValueError(f"claim {claim.id!r}: kind {kind!r} has no regions to draw")
 
 
-def forest_rows(audit: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """One row per comparison with a finite positive estimate: claim, label, estimate, interval, verdict."""
+@dataclass(frozen=True)
+class ForestRow:
+    """One row of the forest: a comparison's estimate, interval and verdict, and its claim's regions."""
+
+    claim: str
+    label: str
+    effect: float
+    low: float | None
+    high: float | None
+    verdict: str
+    category: str
+    claimed: Regions
+    refuting: Regions
+
+
+def forest_rows(claims: Iterable[ClaimVerdict]) -> list[ForestRow]:
+    """One row per comparison with a finite positive estimate, claim by claim (``Audit.claims``)."""
     rows = []
-    for claim in audit["claims"]:
+    for claim in claims:
         claimed, refuting = claim_regions(claim)
-        for exp in claim["experiments"]:
-            for c in exp["comparisons"]:
-                effect = c.get("effect")
-                effect = float(effect) if effect is not None else math.nan
-                if not (math.isfinite(effect) and effect > 0.0):
+        for exp in claim.experiments:
+            for c in exp.comparisons:
+                if not (math.isfinite(c.effect) and c.effect > 0.0):
                     continue
-                low, high = c.get("ci_low"), c.get("ci_high")
-                rows.append({
-                    "claim": claim["id"], "label": f"{exp['experiment']}: {c.get('label') or c['a']}",
-                    "effect": effect, "low": None if low is None else float(low),
-                    "high": None if high is None else float(high), "verdict": c["verdict"],
-                    "category": c.get("category", ""), "claimed": claimed, "refuting": refuting,
-                })  # fmt: skip
+                rows.append(ForestRow(
+                    claim=claim.id, label=f"{exp.experiment}: {c.label}", effect=c.effect, low=c.ci_low,
+                    high=c.ci_high, verdict=c.verdict, category=c.category, claimed=claimed,
+                    refuting=refuting,
+                ))  # fmt: skip
     return rows
 
 
-def _xlim(rows: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
+def _xlim(rows: Sequence[ForestRow]) -> tuple[float, float]:
     """A log-scale range holding a claim's estimates, intervals and finite margins."""
-    values = [v for r in rows for v in (r["effect"], r["low"], r["high"]) if v and math.isfinite(v) and v > 0]
-    for regions in (rows[0]["claimed"], rows[0]["refuting"]):
+    values = [v for r in rows for v in (r.effect, r.low, r.high) if v and math.isfinite(v) and v > 0]
+    for regions in (rows[0].claimed, rows[0].refuting):
         values += [v for lo_hi in regions for v in lo_hi if 0 < v < math.inf]
     lo, hi = min(values), max(values)
     pad = max(1.15, (hi / lo) ** 0.08)
     return lo / pad, hi * pad
 
 
-def audit_forest(audit: Mapping[str, Any] | Path | str, out_stem: Path | str) -> list[Path]:
-    """Draw the forest figure of an audit (JSON data or its path) to ``<out_stem>.pdf`` and ``.png``.
+def audit_forest(audit: Audit | Path | str, out_stem: Path | str) -> list[Path]:
+    """Draw the forest figure of an audit (the record, or its JSON file read by the audit's one
+    reader: an audit of another format is refused there, naming the file) to ``<out_stem>.pdf``
+    and ``.png``."""
+    if not isinstance(audit, Audit):
+        audit = read_audit(audit)
+    return draw_forest(forest_rows(audit.claims), out_stem)
+
+
+def draw_forest(rows: Sequence[ForestRow], out_stem: Path | str) -> list[Path]:
+    """Draw forest rows to ``<out_stem>.pdf`` and ``.png``.
 
     One panel per claim (its own log-scale range), one row per comparison: the estimate (dot) and
     its interval (bar) coloured by verdict and category, over the claim's claimed (green) and
@@ -109,9 +133,6 @@ def audit_forest(audit: Mapping[str, Any] | Path | str, out_stem: Path | str) ->
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    if not isinstance(audit, Mapping):
-        audit = json.loads(Path(audit).read_text())
-    rows = forest_rows(audit)
     if not rows:  # e.g. a reduced config: every claim below its minimum seeds, "not evaluated"
         fig, ax = plt.subplots(figsize=(9, 1.6))
         ax.axis("off")
@@ -120,7 +141,7 @@ def audit_forest(audit: Mapping[str, Any] | Path | str, out_stem: Path | str) ->
                 ha="center", va="center", fontsize=9)  # fmt: skip
         return _save(fig, out_stem)
     claims = claims_in(rows)
-    groups = [[r for r in rows if r["claim"] == c] for c in claims]
+    groups = [[r for r in rows if r.claim == c] for c in claims]
     heights = [len(g) + 1.2 for g in groups]
     fig, axes = plt.subplots(
         len(groups), 1, figsize=(9, 0.2 * sum(heights) + 1.0), gridspec_kw={"height_ratios": heights},
@@ -128,22 +149,22 @@ def audit_forest(audit: Mapping[str, Any] | Path | str, out_stem: Path | str) ->
     )  # fmt: skip
     for ax, claim, group in zip(axes[:, 0], claims, groups, strict=True):
         xmin, xmax = _xlim(group)
-        for regions, shade in ((group[0]["claimed"], CLAIMED_SHADE), (group[0]["refuting"], REFUTING_SHADE)):
+        for regions, shade in ((group[0].claimed, CLAIMED_SHADE), (group[0].refuting, REFUTING_SHADE)):
             for lo, hi in regions:
                 if hi > xmin and lo < xmax:
                     ax.axvspan(max(lo, xmin), min(hi, xmax), color=shade, linewidth=0)
         for y, r in enumerate(group):
-            colour = colour_of(r["verdict"], r["category"])
-            if r["low"] is not None and r["high"] is not None:
-                lo = max(r["low"], xmin) if r["low"] > 0 else xmin
-                hi = min(r["high"], xmax) if math.isfinite(r["high"]) else xmax
+            colour = colour_of(r.verdict, r.category)
+            if r.low is not None and r.high is not None:
+                lo = max(r.low, xmin) if r.low > 0 else xmin
+                hi = min(r.high, xmax) if math.isfinite(r.high) else xmax
                 ax.plot([lo, hi], [y, y], color=colour, linewidth=1.8, solid_capstyle="butt")
-            ax.plot([r["effect"]], [y], "o", color=colour, markersize=4)
+            ax.plot([r.effect], [y], "o", color=colour, markersize=4)
         ax.set_xscale("log")
         ax.set_xlim(xmin, xmax)
         ax.set_ylim(len(group) - 0.4, -0.6)
         ax.set_yticks(range(len(group)))
-        ax.set_yticklabels([r["label"] for r in group], fontsize=6)
+        ax.set_yticklabels([r.label for r in group], fontsize=6)
         ax.tick_params(axis="x", labelsize=6, which="both")
         if xmin < 1.0 < xmax:
             ax.axvline(1.0, color="k", linewidth=0.5, linestyle=":")
@@ -174,6 +195,6 @@ def _save(fig: Any, out_stem: Path | str) -> list[Path]:
     return paths
 
 
-def claims_in(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+def claims_in(rows: Sequence[ForestRow]) -> list[str]:
     """The claims the rows belong to, in order."""
-    return list(dict.fromkeys(r["claim"] for r in rows))
+    return list(dict.fromkeys(r.claim for r in rows))
