@@ -22,6 +22,7 @@ import time
 import numpy as np
 
 from vhct.reporting.audit import calibration as cal
+from vhct.reporting.audit import spread as shipped
 
 
 def power_figure(curves, path: str) -> None:
@@ -79,8 +80,8 @@ def main() -> None:
     parser.add_argument("--figure", default="", help="PNG of the power curves (none if empty)")
     args = parser.parse_args()
     start = time.perf_counter()
-    cv = cal.shipped_cv()
-    seeds = tuple(args.seeds) if args.seeds else tuple(sorted({20, *cal.shipped_seeds()}, reverse=True))
+    cv = shipped.shipped_cv()
+    seeds = tuple(args.seeds) if args.seeds else tuple(sorted({20, *shipped.shipped_seeds()}, reverse=True))
     rules = cal.rules()
     rows = list(cal.calibrate(args.repetitions, args.seed, rules, seeds=seeds, cv=cv))
     print(

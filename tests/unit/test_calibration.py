@@ -13,6 +13,7 @@ from support import TINY
 
 from vhct.pipeline.config import load, validate_config
 from vhct.reporting.audit import calibration as cal
+from vhct.reporting.audit import spread
 from vhct.reporting.audit.claims import CLAIMS_PATH, load_claims
 from vhct.reporting.audit.claims_model import Claim
 from vhct.reporting.audit.evaluate import run_audit
@@ -34,11 +35,11 @@ def test_rules_read_their_thresholds_from_the_claims_file():
 
 def test_spread_and_seeds_are_measured_from_the_shipped_audit():
     """The shipped audit (format 2 until issue 32 re-ships it): read by the stale-format fallback."""
-    audit = json.loads(cal.SHIPPED_AUDIT.read_text())
+    audit = json.loads(spread.SHIPPED_AUDIT.read_text())
     c = audit["claims"][0]["experiments"][0]["comparisons"][0]
     x = np.array(list(c["values_a"].values()))
-    assert np.isclose(cal.shipped_cvs(), x.std(ddof=1) / x.mean()).any()
-    assert 20 in cal.shipped_seeds()
+    assert np.isclose(spread.shipped_cvs(), x.std(ddof=1) / x.mean()).any()
+    assert 20 in spread.shipped_seeds()
 
 
 def test_spread_and_seeds_of_a_current_audit_come_through_the_typed_reader(tmp_path):
@@ -57,16 +58,16 @@ def test_spread_and_seeds_of_a_current_audit_come_through_the_typed_reader(tmp_p
     audit = run_audit(claims.model_copy(update={"claims": [lowest], "sensitivity": []}), runs, context)
     path = tmp_path / "audit.json"
     path.write_text(audit_json(audit))
-    cvs = cal.shipped_cvs(path)
+    cvs = spread.shipped_cvs(path)
     assert len(cvs) == 2 and np.allclose(sorted(cvs), [0.05, 0.1])  # sd / mean of B and of A
     garland = context.experiments["garland"]
-    seeds = cal.shipped_seeds(path)
+    seeds = spread.shipped_seeds(path)
     assert {1, len(garland.seeds)} <= set(seeds) and list(seeds) == sorted(seeds, reverse=True)
     newer = json.loads(path.read_text())
     newer["format"] = AUDIT_FORMAT + 1  # not an older format: refused by the reader, not read by key
     path.write_text(json.dumps(newer))
     with pytest.raises(AuditRecordError, match=f"audit format {AUDIT_FORMAT + 1}"):
-        cal.shipped_seeds(path)
+        spread.shipped_seeds(path)
 
 
 def made_up_runs(mean: float, sd: float, n: int = 20, horizon: int = 10) -> list[Run]:
