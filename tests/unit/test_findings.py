@@ -249,3 +249,24 @@ def test_the_headline_and_the_summary_agree_with_the_verdict_table(tmp_path):
         assert f"[why](#{claim.lower()})" in table and f"\n#### {claim}\n" in text
     for line in text.split("\n"):
         assert line.count("regret against the best value observed") <= 1 or line.startswith("  - "), line
+
+
+def test_the_findings_say_once_which_settings_ran_more_seeds_than_the_paper_and_why(tmp_path):
+    """Issue 32: where paper-local runs more seeds than the paper's 20 for the audit's power, the
+    findings say so once (which settings, how many, why); capped settings are not 'fewer seeds'."""
+    results, figures = _made_up_run(tmp_path)
+    docs = tmp_path / "docs"
+    ship.ship(results, figures, docs, reduced=True)
+    audit_path = docs / findings.DATA_DIR / findings.AUDIT_JSON
+    audit = json.loads(audit_path.read_text(encoding="utf-8"))
+    name, exp = next(iter(audit["context"]["experiments"].items()))
+    first, *others = list(exp["settings"])
+    exp["seeds"] = list(range(200))
+    exp["settings"][first]["seeds"] = list(range(200))
+    for setting in others:
+        exp["settings"][setting].update(seeds=list(range(20)), max_seeds=20)
+    audit_path.write_text(json.dumps(audit), encoding="utf-8")
+    text = findings.render(docs)
+    assert text.count("**More seeds than the paper's 20**") == 1
+    assert f"{name} ({first} 200)." in text and "power" in text
+    assert not any(f"**{s} runs 20 seeds**" in text for s in others)
