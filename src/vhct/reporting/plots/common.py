@@ -72,11 +72,15 @@ def data_mode(exp: ExperimentInfo) -> str | None:
 
 
 def experiment_caption(exp: ExperimentInfo) -> str:
-    """The settings line under a panel title: noise, seeds, horizon and (real data) the data mode."""
+    """The settings line under a panel title: noise, seeds, horizon and (real data) the data mode,
+    in the objective's own words where it has them (MNIST: which images, how many of the official)."""
     parts = [noise_text(exp.noise), f"{len(exp.seeds)} seeds", f"n = {exp.horizon}"]
     mode = data_mode(exp)
     if mode is not None:
-        parts.append(f"data: {mode}")
+        from vhct.objectives import OBJECTIVES
+
+        describe = getattr(OBJECTIVES[exp.objective], "data_text", None)
+        parts.append(f"data: {describe(exp.objective_params) if describe is not None else mode}")
     return ", ".join(parts)
 
 
