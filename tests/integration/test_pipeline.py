@@ -477,12 +477,12 @@ def test_captions_state_settings_and_the_data_mode():
     assert experiment_caption(exp) == "noise U(-0.5, 0.5), 3 seeds, n = 80"
     real = exp.model_copy(update={"objective": "mnist",
                                   "objective_params": {"mode": "test-split", "data_dir": "data/mnist"}})
-    assert experiment_caption(real).endswith(
-        "data: test-split (2,000 training + 1,000 validation images of the test set)"
-    )
+    caption = experiment_caption(real)  # the data on lines of their own, as wide as a panel
+    assert caption.startswith("noise U(-0.5, 0.5), 3 seeds, n = 80\ndata: test-split")
+    assert " ".join(caption.split()).endswith("(2,000 training + 1,000 validation images of the test set)")
     official = real.model_copy(update={"objective_params": {"mode": "official", "n_train": 3000}})
     expected = "data: official (3,000 of 60,000 training, 1,000 of 10,000 test images)"
-    assert experiment_caption(official).endswith(expected)
+    assert " ".join(experiment_caption(official).split("\n")[1:]) == expected
 
 
 def test_run_jobs_wait_for_their_data_files(tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,13 @@ STOP_MARKER = "X"
 LEGEND_COLUMNS = 3
 #: inches added to a one-panel figure for its legend on the right
 SIDE_LEGEND_WIDTH = 2.2
+#: width of one character of the legend's font and of an entry's line sample with its padding, in
+#: inches: a legend under the panels wraps its labels to fit the figure's width
+LEGEND_CHAR_WIDTH, LEGEND_HANDLE_WIDTH = 0.062, 0.75
+#: characters per line of a panel's caption (its data line is wrapped to it)
+CAPTION_WIDTH = 48
+#: fewest characters per line of a wrapped legend label (below it, fewer columns)
+LEGEND_MIN_CHARS = 28
 #: markers per curve
 MARKS_PER_CURVE = 8
 BAND_ALPHA = 0.18
@@ -80,7 +88,9 @@ def experiment_caption(exp: ExperimentInfo) -> str:
         from vhct.objectives import OBJECTIVES
 
         describe = getattr(OBJECTIVES[exp.objective], "data_text", None)
-        parts.append(f"data: {describe(exp.objective_params) if describe is not None else mode}")
+        data = describe(exp.objective_params) if describe is not None else mode
+        # on lines of its own, as wide as a panel: MNIST's is as long as the rest
+        return ", ".join(parts) + "\n" + textwrap.fill(f"data: {data}", CAPTION_WIDTH)
     return ", ".join(parts)
 
 
@@ -103,6 +113,11 @@ def panel_figure(n_panels: int, columns: int | None, projection: str | None = No
     return fig, axes
 
 
+def legend_wrap(width: float, columns: int) -> int:
+    """Characters per line of a label in a legend of ``columns`` columns across ``width`` inches."""
+    return int((width / columns - LEGEND_HANDLE_WIDTH) / LEGEND_CHAR_WIDTH)
+
+
 def shared_legend(fig, axes, columns: int) -> None:
     """One legend under the panels, with every label once (panels share settings and styles)."""
     entries: dict[str, Any] = {}
@@ -115,7 +130,12 @@ def shared_legend(fig, axes, columns: int) -> None:
         fig.set_size_inches(width + SIDE_LEGEND_WIDTH, height)
         fig.legend(handles, labels, loc="outside right upper", frameon=False)
     else:
-        fig.legend(handles, labels, loc="outside lower center", ncols=columns, frameon=False)
+        wrap = legend_wrap(fig.get_size_inches()[0], columns)
+        while columns > 1 and wrap < LEGEND_MIN_CHARS:
+            columns -= 1
+            wrap = legend_wrap(fig.get_size_inches()[0], columns)
+        wrapped = [textwrap.fill(label, max(wrap, LEGEND_MIN_CHARS)) for label in labels]
+        fig.legend(handles, wrapped, loc="outside lower center", ncols=columns, frameon=False)
 
 
 def save(fig, pdf_path: Path | str, png_path: Path | str) -> None:
