@@ -809,7 +809,7 @@ def test_the_run_writes_the_audit_and_the_report(workdir, config, tiny):
     assert "| t = 12 of 30 |" in md[md.index("## Beyond the paper") :]
     # sensitivity: every choice is evaluated on garland with its variant settings, run by the tiny config
     assert "## Sensitivity to implementation choices" in md
-    assert [c["id"] for c in result["sensitivity"]] == [c["id"] for c in claims["sensitivity"]]
+    assert [c["id"] for c in result["sensitivity"]] == [c.id for c in claims.sensitivity]
     for choice in result["sensitivity"]:
         assert choice["claims"], choice["id"]
         # BO is compared at its own horizon (bo-regret-not-better), the others in Fig. 3's claim
