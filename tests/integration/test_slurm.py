@@ -86,11 +86,29 @@ def _steps_of(state: Path) -> list[int]:
     return pids
 
 
+def _remove_link_of_a_killed_test_run() -> None:
+    """A test run killed before its teardown leaves the cluster's /etc/slurm/slurm.conf link into its
+    pytest folder; with no SLURM daemon running, that link is ours and goes (else every later run of
+    this test would skip, taking it for the machine's own SLURM)."""
+    if not DEFAULT_CONF.is_symlink() or "/pytest-of-" not in os.readlink(DEFAULT_CONF):
+        return
+    daemons = {"slurmctld", "slurmd", "slurmdbd"}
+    running = []
+    for comm in Path("/proc").glob("[0-9]*/comm"):
+        try:
+            running += [comm] if comm.read_text().strip() in daemons else []
+        except OSError:
+            continue
+    if not running:
+        DEFAULT_CONF.unlink()
+
+
 @pytest.fixture(scope="module")
 def slurm_env(tmp_path_factory):
     """Environment of a running one-node cluster; the cluster is stopped at the end, always."""
     if os.geteuid() != 0:
         pytest.skip("the local SLURM cluster needs root (it runs munge, MariaDB and the SLURM daemons)")
+    _remove_link_of_a_killed_test_run()
     if DEFAULT_CONF.exists() or DEFAULT_CONF.is_symlink():
         pytest.skip(f"{DEFAULT_CONF} exists: this machine has its own SLURM configuration (or a test "
                     "cluster is running: scripts/slurm/local-cluster.sh stop)")
