@@ -99,3 +99,17 @@ def test_settings_that_ran_more_seeds_than_the_paper_are_said_once_and_capped_on
     assert len(more) == 1 and more[0]["paper"] == paper == 20
     assert "short" not in more[0]["settings"] and set(more[0]["settings"].values()) == {30}
     assert not [item for item in items["fewer"] if item["setting"] == "short"]
+
+
+def test_the_headline_says_in_one_clause_which_settings_ran_more_seeds_than_the_paper():
+    config = load([TINY])[0].as_dict()
+    for name in ("garland", "counterexample"):
+        config["experiments"][name]["seeds"] = 100
+    config["experiments"]["garland"]["caps"] = {"short": {"max_seeds": 20}}
+    claims = load_claims(CLAIMS)
+    audit = run_audit(claims, {}, audit_context(validate_config(config), claims, CLAIMS, [TINY]))
+    more = {s for e in ("garland", "counterexample") for s, i in audit.context.experiments[e].settings.items()
+            if len(i.seeds) == 100}  # fmt: skip
+    text = headline(audit)
+    assert f"(the paper's 20; 100 for {len(more)} settings on 2 experiments, where the audit's power" in text
+    assert "short: 20" not in text  # a cap at the paper's count is no departure

@@ -208,16 +208,31 @@ def seeds_span(audit: Audit) -> str:
 
 
 def seeds_text(audit: Audit) -> str:
-    """The seeds each setting ran, compactly (the headline): the experiments' seeds per curve, and in
-    parentheses every setting that ran fewer than its experiment lists, with its count and where
-    ("20 seeds per curve (BO-restarts5: 4 on garland; Random: 10 on landmine)"); just the count
-    when every setting ran its experiment's seeds."""
+    """The seeds each setting ran, compactly (the headline): the experiments' seeds per curve; in
+    parentheses every setting that ran fewer than its experiment lists and than the paper's (the
+    claims' minimum), with its count and where ("20 seeds per curve (BO-restarts5: 4 on garland;
+    Random: 10 on landmine)"), and, in one clause, the settings that ran more than the paper's for
+    the audit's power (the findings' scale section lists them); just the count when every setting
+    ran its experiment's seeds."""
+    paper = max((c.min_seeds for c in audit.claims), default=0)
     fewer: dict[tuple[str, int], list[str]] = {}
+    more: dict[str, set[int]] = {}
+    places: set[str] = set()
     for name, exp in audit.context.experiments.items():
         for setting, info in exp.settings.items():
-            if len(info.seeds) < len(exp.seeds):
-                fewer.setdefault((setting, len(info.seeds)), []).append(name)
+            n = len(info.seeds)
+            if n < len(exp.seeds) and not (paper and n >= paper):
+                fewer.setdefault((setting, n), []).append(name)
+            if paper and n > paper:
+                more.setdefault(setting, set()).add(n)
+                places.add(name)
     notes = [f"{setting}: {n} on {', '.join(where)}" for (setting, n), where in fewer.items()]
+    if more:
+        counts = " or ".join(str(n) for n in sorted({n for ns in more.values() for n in ns}, reverse=True))
+        settings = f"{len(more)} setting{'s' * (len(more) != 1)}"
+        where = f"{len(places)} experiment{'s' * (len(places) != 1)}"
+        why = "where the audit's power needed them"
+        notes.insert(0, f"the paper's {paper}; {counts} for {settings} on {where}, {why}")
     return f"{seeds_span(audit)} seeds per curve" + (f" ({'; '.join(notes)})" if notes else "")
 
 
