@@ -15,6 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "src" / "vhct"
 #: rank of each subpackage; a module may import only from its own rank or lower ones
 LAYERS = {
     "extras": 0,
+    "registry": 0,
     "resources": 0,
     "optimizers": 1,
     "api": 1,
