@@ -21,8 +21,13 @@ import time
 
 import numpy as np
 
-from vhct.reporting.audit import calibration as cal
-from vhct.reporting.audit import spread as shipped
+import calibration as cal
+
+from vhct.reporting.audit.claims import load_claims
+
+#: the shipped claims' level and minimum seeds (``defaults``)
+DEFAULTS = load_claims().defaults
+
 
 
 def power_figure(curves, path: str) -> None:
@@ -47,7 +52,7 @@ def power_figure(curves, path: str) -> None:
                 ax.plot(grid, y, style, marker=".", color=colours[key], label=f"{key} ({label})")
         for x, style in ((claimed, "--"), (refuting, ":")):
             ax.axvline(x, color="k", linestyle=style, linewidth=0.8)
-        ax.axhline(cal.ALPHA, color="k", linewidth=0.5)
+        ax.axhline(DEFAULTS.alpha, color="k", linewidth=0.5)
         if rule.claim["kind"] != "sublinear":
             ax.set_xscale("log")
             ax.set_xticks(grid[::2])
@@ -80,28 +85,28 @@ def main() -> None:
     parser.add_argument("--figure", default="", help="PNG of the power curves (none if empty)")
     args = parser.parse_args()
     start = time.perf_counter()
-    cv = shipped.shipped_cv()
-    seeds = tuple(args.seeds) if args.seeds else tuple(sorted({20, *shipped.shipped_seeds()}, reverse=True))
+    cv = cal.shipped_cv()
+    seeds = tuple(args.seeds) if args.seeds else tuple(sorted({20, *cal.shipped_seeds()}, reverse=True))
     rules = cal.rules()
     rows = list(cal.calibrate(args.repetitions, args.seed, rules, seeds=seeds, cv=cv))
     print(
-        f"alpha = {cal.ALPHA}; {args.repetitions} repetitions per scenario; normal samples' coefficient of "
+        f"alpha = {DEFAULTS.alpha}; {args.repetitions} repetitions per scenario; normal samples' coefficient of "
         f"variation {cv:.3f} (90th percentile of the shipped per-seed values; median "
         f"{cal.shipped_cv(0.5):.3f}); seeds {seeds}; Monte Carlo bound (alpha + 3 binomial s.e.) = "
-        f"{cal.binomial_bound(cal.ALPHA, args.repetitions):.4f}\n"
+        f"{cal.binomial_bound(DEFAULTS.alpha, args.repetitions):.4f}\n"
     )
     lines: list[str] = []
     cal.table(rows, lines.append)
     for line in lines[:-2]:
         print(line)
     # the audit decides only from the claims' minimum of seeds on; rows below it show why
-    decided = [r for r in rows if r.seeds >= cal.MIN_SEEDS]
-    below = [r for r in rows if r.seeds < cal.MIN_SEEDS]
+    decided = [r for r in rows if r.seeds >= DEFAULTS.min_seeds]
+    below = [r for r in rows if r.seeds < DEFAULTS.min_seeds]
     worst = cal.worst(decided)
     if below:
         rep, ref = cal.worst(below)
         print(
-            f"\nbelow the claims' minimum of {cal.MIN_SEEDS} seeds (not decided by the audit: "
+            f"\nbelow the claims' minimum of {DEFAULTS.min_seeds} seeds (not decided by the audit: "
             f"'too few seeds'): max false reproduction {rep:.4f}, max false refutation {ref:.4f}"
         )
     curves = []
@@ -129,7 +134,7 @@ def main() -> None:
         power_figure(curves, args.figure)
         print(f"\npower curves: {args.figure}")
     print(f"({time.perf_counter() - start:.0f} s)\n")
-    print(f"over the rows of at least {cal.MIN_SEEDS} seeds, every rule and scenario:")
+    print(f"over the rows of at least {DEFAULTS.min_seeds} seeds, every rule and scenario:")
     print(f"max false reproduction rate: {worst[0]:.4f}")
     print(f"max false refutation rate: {worst[1]:.4f}")
 

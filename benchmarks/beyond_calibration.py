@@ -12,7 +12,12 @@ from __future__ import annotations
 import argparse
 import time
 
-from vhct.reporting.audit.calibration import ALPHA, DISTRIBUTIONS, SEEDS, binomial_bound, question_rates
+from calibration import DISTRIBUTIONS, SEEDS, binomial_bound, question_rates
+
+from vhct.reporting.audit.claims import load_claims
+
+#: the shipped claims' level and minimum seeds (``defaults``)
+DEFAULTS = load_claims().defaults
 
 
 def main() -> None:
@@ -23,8 +28,8 @@ def main() -> None:
     start = time.perf_counter()
     rows = [(n, d, question_rates(n, d, args.repetitions, args.seed)) for n in SEEDS for d in DISTRIBUTIONS]
     print(
-        f"alpha = {ALPHA}, {args.repetitions} repetitions per scenario, 4 experiments per question; "
-        f"Monte Carlo bound {binomial_bound(ALPHA, args.repetitions):.4f}; "
+        f"alpha = {DEFAULTS.alpha}, {args.repetitions} repetitions per scenario, 4 experiments per question; "
+        f"Monte Carlo bound {binomial_bound(DEFAULTS.alpha, args.repetitions):.4f}; "
         f"{time.perf_counter() - start:.0f} s\n"
     )
     print("| seeds | samples | false A better | false B better | identical: any answer | power (ratio 0.9) |")

@@ -18,7 +18,7 @@ AUDIT_JSON = "results/audit.json"
 AUDIT_HTML = "results/audit.html"
 CAPTIONS_DIR = REPO / "workflow" / "report" / "figures"
 FIGURE_CAPTION = "results/report/{figure}.rst"
-#: the audit's forest figure (vhct.reporting.forest), drawn from the audit JSON
+#: the audit's forest figure (vhct.reporting.plots.forest), drawn from the audit JSON
 (FOREST,) = AUDIT_FIGURES
 
 _CLAIMS = va.load_claims(CLAIMS)

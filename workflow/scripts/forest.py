@@ -1,10 +1,11 @@
-"""Snakemake script: the audit's forest figure from its JSON (all work is in vhct.reporting.forest)."""
+"""Snakemake script: the audit's forest figure from its JSON (all work is in vhct.reporting.plots.forest)."""
 
 from pathlib import Path
 
 from vhct.pipeline.jobs import job_logging
-from vhct.reporting.forest import audit_forest
+from vhct.reporting.audit.records import read_audit
+from vhct.reporting.plots.forest import audit_forest
 
 smk = snakemake  # noqa: F821 (injected by Snakemake)
 with job_logging("figure", smk.log[0] if len(smk.log) else None):
-    audit_forest(smk.input.audit, Path(smk.output.pdf).with_suffix(""))
+    audit_forest(read_audit(smk.input.audit), Path(smk.output.pdf).with_suffix(""))

@@ -56,16 +56,6 @@ def read_audit(path: Path) -> Audit:
         raise FindingsError(str(exc)) from exc
 
 
-def audited_experiments(audit: Audit | Mapping[str, Any]) -> list[str]:
-    """Experiments the audit read (its context's config summary), in config order."""
-    return list((audit if isinstance(audit, Audit) else Audit.model_validate(audit)).context.experiments)
-
-
-def headline(audit: Audit | Mapping[str, Any]) -> str:
-    """One sentence: the verdict counts at the run's number of seeds, and the flips (the renderer's)."""
-    return render_headline(audit)
-
-
 def render(docs: Path | str) -> str:
     """``docs/findings.md`` from the shipped files under ``docs/findings`` and ``docs/figures``."""
     docs = Path(docs)
@@ -73,7 +63,7 @@ def render(docs: Path | str) -> str:
     audit = read_audit(data / AUDIT_JSON)
     prov = read_json(data / PROVENANCE_JSON)
     aggregates = {}
-    for name in audited_experiments(audit):
+    for name in audit.context.experiments:
         tables = {}
         for file in AGGREGATES:
             path = data / "aggregates" / name / file

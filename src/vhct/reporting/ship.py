@@ -76,7 +76,6 @@ from vhct.reporting.findings import (
     README_BEGIN,
     README_END,
     FindingsError,
-    audited_experiments,
     read_audit,
     read_json,
     render,
@@ -239,7 +238,7 @@ def ship(
     prov = read_json(prov_path)
     data = {audit_path: Path(DATA_DIR) / AUDIT_JSON, prov_path: Path(DATA_DIR) / PROVENANCE_JSON}
     finals = {}
-    for name in audited_experiments(audit):
+    for name in audit.context.experiments:
         for file in AGGREGATES:
             source = results / "aggregates" / name / file
             data[source] = Path(DATA_DIR) / "aggregates" / name / file

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from vhct.reporting.audit.records import Audit
-from vhct.reporting.findings import FindingsError, audited_experiments, read_json
+from vhct.reporting.findings import FindingsError, read_json
 
 #: what the provenance record must hold to identify its run (vhct.pipeline.provenance)
 RUN_KEYS = (
@@ -166,7 +166,7 @@ def check_versions(
     records: list[tuple[Path, Any]] = []
     if audit.context.versions is not None:  # the audit's own record of them
         records.append((audit_path, audit.context.versions))
-    for path in sidecars(results, audited_experiments(audit)):
+    for path in sidecars(results, list(audit.context.experiments)):
         sidecar = read_json(path)
         if "versions" in sidecar:
             records.append((path, sidecar["versions"]))

@@ -5,7 +5,8 @@ names its experiments and settings, a statistic read per run (per seed), a kind 
 a level and effect-size thresholds. One module per job:
 
 - ``claims``: read, validate and resolve the claims file;
-- ``checks``: the runs a claim reads and one function per kind of check;
+- ``kinds``: what each kind of claim means (one class per kind, registered in ``claims_model.CLAIM_KINDS``);
+- ``checks``: the comparisons and tests the kinds are made of; ``runs``: the runs a claim reads;
 - ``verdicts``: the verdict ladder every check uses and how verdicts combine;
 - ``evaluate``: claims per experiment and combined, under the defaults and each variant;
 - ``beyond``: the questions beyond the paper (``beyond.yaml``), two-sided, with the same checks;
@@ -20,7 +21,6 @@ one JSON writer and one reader, used alike by the checks, the renderer and the f
 """
 
 from vhct.reporting.audit.beyond import evaluate_question, run_beyond
-from vhct.reporting.audit.checks import CHECKS
 from vhct.reporting.audit.claims import (
     CLAIMS_PATH,
     SCHEMA_PATH,
@@ -86,7 +86,6 @@ __all__ = [
     "AUDITED_COLUMNS",
     "AUDIT_FORMAT",
     "conclude",
-    "CHECKS",
     "CLAIMS_PATH",
     "Comparison",
     "ClaimsError",

@@ -25,10 +25,6 @@ from vhct.reporting.audit.verdicts import NOT_EVALUATED, decide_question
 COST_STATISTIC = "optimizer_seconds_per_round"
 #: the whole round's seconds (with the objective's evaluation), recorded beside it
 TOTAL_COST_STATISTIC = "seconds_per_round"
-#: the question's keys copied into its result
-QUESTION_FIELDS = ("id", "question", "a", "b", "alpha", "min_seeds", "round", "statistic", "thresholds")
-
-
 def question_claim(question: Question) -> Claim:
     """The question as a claim the audit's checks read: ``a`` lowest against ``b`` by the margin."""
     return Claim(
@@ -87,7 +83,7 @@ def evaluate_question(question: Question, runs: Runs) -> QuestionAnswer:
                 cost=cost(runs[experiment], comp) if evaluated else None,
             )
         )
-    return QuestionAnswer(**question.model_dump(include=set(QUESTION_FIELDS)), experiments=rows)
+    return QuestionAnswer(question=question, experiments=rows)
 
 
 def run_beyond(beyond: BeyondFile, runs: Runs) -> Beyond | None:

@@ -1,8 +1,9 @@
-"""The kinds of check: one function per kind, each turning the settings'
-per-seed statistics into typed comparisons (``records.Comparison``) with their two one-sided p-values.
+"""The comparisons every kind of claim is made of (``vhct.reporting.audit.kinds``): per-seed
+statistics turned into typed comparisons (``records.Comparison``) with their one-sided p-values.
 
-Every kind states two regions of the ratio of means (or of a slope): the claimed one and the
-refuting one, each with its margin. A check only computes the tests; the verdict of every
+Each kind states the claimed and refuting regions of its effect (a ratio of means, a ratio of
+ratios or a mean slope), each with its margin; the tests here read them from the claim's kind
+(``claim.spec``). A comparison only computes the tests; the verdict of every
 comparison is decided at the claim level (``vhct.reporting.audit.verdicts.decide``), where the
 refuting tests of all the claim's experiments are Holm-corrected together.
 """
@@ -19,7 +20,7 @@ import numpy as np
 from vhct.reporting import stats
 from vhct.reporting.audit.claims_model import Claim
 from vhct.reporting.audit.records import Comparison
-from vhct.reporting.audit.runs import Run, horizon, samples, statistic
+from vhct.reporting.audit.runs import Run, samples
 from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED, TOO_FEW
 
 #: a cost statistic of the optimizer's own time -> the whole round's, whose means a comparison of
@@ -39,26 +40,9 @@ class Region:
         return f"{what} {sign} {self.factor:.4g} {of}"
 
 
-def regions(claim: Claim) -> tuple[Region, Region] | tuple[Region, Region, Region, Region]:
-    """The claimed and refuting regions of a pairwise kind, from the claim's thresholds."""
-    th, kind = claim.thresholds, claim.kind
-    if kind == "lowest":
-        m = th.min_relative_effect
-        return Region("less", 1.0 - m), Region("greater", 1.0 / (1.0 - m))
-    if kind in ("among_fastest", "best_parameter"):
-        d = th.max_excess_over_best
-        return Region("less", 1.0 + d), Region("greater", 1.0 + d)
-    if kind == "greater":
-        r = th.min_ratio
-        return Region("greater", r), Region("less", th.refuting_ratio)
-    if kind == "similar":
-        lo, hi = th.lower_ratio, th.upper_ratio
-        return Region("greater", lo), Region("less", hi), Region("less", lo), Region("greater", hi)
-    raise ValueError(f"kind {kind!r} has no ratio regions")
-
-
 def _too_few(claim: Claim, n_a: int, n_b: int) -> str | None:
-    if min(n_a, n_b) < claim.min_seeds:
+    """Why a comparison of ``n_a`` against ``n_b`` seeds is "too few seeds" (``Claim.short_of_seeds``)."""
+    if claim.short_of_seeds({"a": n_a, "b": n_b}):
         return (
             f"too few seeds: this configuration runs n = {n_a} vs {n_b}, the claim needs at least "
             f"{claim.min_seeds}"
@@ -75,27 +59,6 @@ def no_effect_regions(claimed: Sequence[Region], refuting: Sequence[Region]) -> 
     refuting regions themselves (a margin shared by both sides: then there is one kind of refutation)."""
     out = tuple(Region(_opposite(r.alternative), r.factor) for r in claimed)
     return () if set(out) <= set(refuting) else out
-
-
-def family_size(claim: Claim) -> int:
-    """An upper bound on the number of refuting tests of the claim (both kinds), for sizing seeds."""
-    kind = claim.kind
-    units = len(claim.pairs or claim.experiments or [None])
-    if kind == "best_parameter":
-        per = len(claim.claimed or [None]) * len(claim.others or [None])
-    elif kind in ("sublinear", "contrast"):
-        per = 1
-    else:
-        per = len(claim.others or [None])
-    th = claim.thresholds
-    if kind == "sublinear":
-        kinds = 1 if th.refuting_slope == th.max_slope else 2
-    elif kind == "contrast":
-        kinds = 1 if th.min_factor == 1.0 else 2
-    else:
-        rs = regions(claim.model_copy(update={"kind": "lowest"}) if kind == "easier" else claim)
-        kinds = 2 if no_effect_regions(rs[: len(rs) // 2], rs[len(rs) // 2 :]) else 1
-    return units * per * kinds
 
 
 def seeds_needed(
@@ -222,9 +185,8 @@ def test_regions(
     across the claim. Every test and the interval come from one adaptive bootstrap
     (``stats.bootstrap_tests``).
     """
-    rs = regions(claim)
-    half = len(rs) // 2
-    claimed, refuting = rs[:half], rs[half:]
+    claimed, refuting = claim.spec.regions(claim)
+    half = len(claimed)
     none_ = no_effect_regions(claimed, refuting)
     few = _too_few(claim, base.n_a, base.n_b)
     text_c = " and ".join(r.text() for r in claimed)
@@ -235,7 +197,7 @@ def test_regions(
         return dataclasses.replace(comp, verdict=INCONCLUSIVE, category=TOO_FEW, reason=few)
     alpha = claim.alpha
     queries = [(r.factor, r.alternative) for r in (*claimed, *refuting, *none_)]
-    ps, boot = stats.bootstrap_tests(sa, stats.values(sb), queries, alpha, family=family_size(claim))
+    ps, boot = stats.bootstrap_tests(sa, stats.values(sb), queries, alpha, family=claim.spec.family_size(claim))
     low, high = boot.interval(alpha) if with_interval else (None, None)
     p_c = max(ps[:half])
     p_r = min(1.0, len(refuting) * min(ps[half : 2 * half]))
@@ -244,68 +206,20 @@ def test_regions(
     def delta_sd(r: Region) -> tuple[float, float]:
         return comp.mean_a - r.factor * comp.mean_b, math.hypot(comp.std_a, r.factor * comp.std_b)
 
-    need = seeds_needed(claimed, none_ or refuting, delta_sd, alpha, family_size(claim))
+    need = seeds_needed(claimed, none_ or refuting, delta_sd, alpha, claim.spec.family_size(claim))
     return dataclasses.replace(
         comp, p_claimed=p_c, p_refuted=p_r, p_no_effect=p_n, ci_low=low, ci_high=high,
         ci_level=1.0 - 2.0 * alpha, resamples=boot.resamples, seeds_needed=need,
     )  # fmt: skip
 
 
-def _full(exp_runs: Mapping[str, Sequence[Run]]) -> int:
-    """The experiment's horizon: the most rounds any of its settings ran."""
-    return max(horizon(r) for r in exp_runs.values())
-
-
-def check_against_others(claim: Claim, experiment, exp_runs, reference="") -> list[Comparison]:
-    """lowest, greater, among_fastest, similar: the target against each other setting.
-
-    A claim about the final round reads an other setting only where it ran that round: one that
-    stopped early there (BO on Garland) is left out of that experiment, not counted against it,
-    and compared where it ran the horizon (BO on Landmine and MNIST in paper-local)."""
-    a, full = claim.target, _full(exp_runs)
-    others = [
-        b for b in claim.others
-        if not (claim.round == "final" and exp_runs.get(b) and horizon(exp_runs[b]) < full)
-    ]  # fmt: skip
-    return [pair(claim, experiment, exp_runs.get(a), exp_runs.get(b), a, b, full, reference=reference)
-            for b in others]  # fmt: skip
-
-
-def check_best_parameter(claim: Claim, experiment, exp_runs, reference="") -> list[Comparison]:
-    """Each claimed setting against each other setting (non-inferiority: "a good choice")."""
-    full = _full(exp_runs)
-    return [
-        pair(claim, experiment, exp_runs.get(c), exp_runs.get(o), c, o, full, reference=reference)
-        for c in claim.claimed
-        for o in claim.others
-    ]
-
-
-def check_sublinear(claim: Claim, experiment, exp_runs, reference="") -> list[Comparison]:
-    """Per seed, the slope of log R_t against log t at the checkpoints; its mean against the bounds."""
-    a = claim.target
-    runs = sorted(exp_runs[a], key=lambda r: r.seed)
-    n = horizon(runs)
-    rounds = list(dict.fromkeys(max(1, round(f * n)) for f in claim.checkpoints))
-    base = Comparison(experiment, a, "-", round=n, horizon=_full(exp_runs), reference=reference)
-    if len(rounds) < 2:
-        return [
-            dataclasses.replace(base, verdict=NOT_EVALUATED, reason=f"horizon {n}: fewer than 2 checkpoints")
-        ]
-    matrix = np.array([[statistic(r, "cumulative_regret", t) for t in rounds] for r in runs])
-    slopes = stats.log_slopes(matrix, rounds)
-    sample = {r.seed: float(v) for r, v in zip(runs, slopes, strict=True) if not np.isnan(v)}
-    return [slope_comparison(claim, base, sample)]
-
-
 def slope_comparison(
     claim: Claim, base: Comparison, sample: Mapping[int, float], with_interval: bool = True
 ) -> Comparison:
     """The per-seed slopes' mean against the claim's bounds (one-sample bootstrap-t), and its interval."""
-    th = claim.thresholds
-    up, down = th.max_slope, th.refuting_slope
+    claimed, refuting = claim.spec.regions(claim)
+    up, down = claimed[0].factor, refuting[0].factor
     d = stats.describe(sample)
-    claimed, refuting = (Region("less", up),), (Region("greater", down),)
     none_ = no_effect_regions(claimed, refuting)
     comp = dataclasses.replace(
         base, claimed=f"mean slope < {up:g}", refuted=f"mean slope > {down:g}",
@@ -318,7 +232,7 @@ def slope_comparison(
         return dataclasses.replace(comp, verdict=INCONCLUSIVE, category=TOO_FEW, reason=few)
     alpha = claim.alpha
     queries = [(r.factor, r.alternative) for r in (*claimed, *refuting, *none_)]
-    ps, boot = stats.bootstrap_tests(sample, 1.0, queries, alpha, family=family_size(claim))
+    ps, boot = stats.bootstrap_tests(sample, 1.0, queries, alpha, family=claim.spec.family_size(claim))
     low, high = boot.interval(alpha, ratio=False) if with_interval else (None, None)
     need = seeds_needed(
         claimed, none_ or refuting, lambda r: (d["mean"] - r.factor, d["std"]), alpha, family_size(claim)
@@ -327,43 +241,6 @@ def slope_comparison(
         comp, p_claimed=ps[0], p_refuted=ps[1], p_no_effect=ps[2] if none_ else None, ci_low=low,
         ci_high=high, ci_level=1.0 - 2.0 * alpha, resamples=boot.resamples, seeds_needed=need,
     )  # fmt: skip
-
-
-CheckFunction = Callable[..., list[Comparison]]
-
-CHECKS: dict[str, CheckFunction] = {
-    "lowest": check_against_others,
-    "greater": check_against_others,
-    "among_fastest": check_against_others,
-    "similar": check_against_others,
-    "best_parameter": check_best_parameter,
-    "sublinear": check_sublinear,
-}
-
-
-def _contrast_regions(claim: Claim) -> tuple[Region, Region, tuple[Region, ...]]:
-    """Claimed, refuting and no-effect regions of ``ratio_1 / ratio_2`` (``factor`` multiplies ratio_2)."""
-    direction, c = claim.direction, claim.thresholds.min_factor
-    claimed = Region(direction, 1.0 / c if direction == "less" else c)
-    refuting = Region(_opposite(direction), c if direction == "less" else 1.0 / c)
-    return claimed, refuting, no_effect_regions((claimed,), (refuting,))
-
-
-def check_contrast(claim: Claim, pair_name: str, runs_1, runs_2) -> list[Comparison]:
-    """The ratio target/other on the first experiment against the same ratio on the second."""
-    a, b = claim.target, claim.others[0]
-    base = Comparison(pair_name, a, b, effect_name=f"ratio of ratios {a}/{b}")
-    got = []
-    for runs in (runs_1, runs_2):
-        for s in (a, b):
-            if s not in runs:
-                return [dataclasses.replace(base, verdict=NOT_EVALUATED, reason=f"setting {s} not run")]
-        full = _full(runs)
-        if min(horizon(runs[a]), horizon(runs[b])) < full:
-            return [dataclasses.replace(base, verdict=NOT_EVALUATED, reason="a setting stopped early")]
-        got.append([samples(runs[s], claim.statistic, full) for s in (a, b)])
-    (a1, b1), (a2, b2) = got
-    return [contrast_comparison(claim, base, a1, b1, a2, b2)]
 
 
 def _seed_values(sample) -> dict[str, float]:
@@ -375,7 +252,8 @@ def _seed_values(sample) -> dict[str, float]:
 def contrast_comparison(claim: Claim, base: Comparison, a1, b1, a2, b2) -> Comparison:
     """Ratio a1/b1 against ratio a2/b2 on the claim's direction and margin (delta method), with the
     interval of the ratio of ratios; the per-seed values of all four samples are kept."""
-    claimed, refuting, none_ = _contrast_regions(claim)
+    (claimed,), (refuting,) = claim.spec.regions(claim)
+    none_ = no_effect_regions((claimed,), (refuting,))
     first, _, second = base.experiment.partition(" / ")
     on = f"ratio on {first}", f"x ratio on {second or 'the second'}"
     base = dataclasses.replace(
@@ -409,22 +287,3 @@ def contrast_comparison(claim: Claim, base: Comparison, a1, b1, a2, b2) -> Compa
         ),
         ci_low=low, ci_high=high, ci_level=1.0 - 2.0 * alpha, seeds_needed=need,
     )  # fmt: skip
-
-
-def check_easier(claim: Claim, pair_name: str, runs_1, runs_2, scales: tuple) -> list[Comparison]:
-    """Each setting's normalized regret on the first experiment against the second's (lowest rule)."""
-    first, second = pair_name.split(" / ")
-    out = []
-    lowest = claim.model_copy(update={"kind": "lowest", "round": "common"})
-    for s in claim.others:
-        r1, r2 = runs_1.get(s), runs_2.get(s)
-        if r1 is None or r2 is None:
-            out.append(
-                Comparison(pair_name, s, s, verdict=NOT_EVALUATED, reason=f"setting {s} not run in both")
-            )
-            continue
-        # both read at the shorter horizon: per-round regret falls with t, so rounds must match
-        full = min(horizon(r1), horizon(r2))
-        comp = pair(lowest, pair_name, r1, r2, s, s, full, scales)
-        out.append(dataclasses.replace(comp, a=f"{s} on {first}", b=f"{s} on {second}"))
-    return out

@@ -3,20 +3,22 @@
 One source for the model and the JSON schemas (``python -m vhct.reporting.audit.schema`` writes
 ``claims.schema.yaml`` and ``beyond.schema.yaml`` from these classes). The defaults of a claim
 (``alpha``, ``min_seeds``, ``round``, ``require``) and of a question are resolved here, once; what a
-kind of claim needs (its settings, its thresholds) is one table, :data:`KIND_NEEDS`, read by the
-validator and by the schema. A validator's error carries the key path it concerns (the loader,
+kind of claim needs (its settings, its thresholds, its statistics) its class says
+(:data:`CLAIM_KINDS`, ``vhct.reporting.audit.kinds``), read by the validator and by the schema. A validator's error carries the key path it concerns (the loader,
 ``vhct.reporting.audit.claims``, names the file).
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from vhct.pipeline.config.errors import ConfigError
 from vhct.pipeline.config.sections import Name, number
+from vhct.registry import Registry
 
 Text = Annotated[str, StringConstraints(min_length=1)]
 OpenUnit = number(gt=0, lt=1)
@@ -34,27 +36,20 @@ Require = Annotated[
     Literal["all", "majority"],
     Field(description='all = every evaluated experiment must hold; majority = a majority ("in general")'),
 ]
-Kind = Literal[
-    "lowest", "among_fastest", "similar", "best_parameter", "sublinear", "greater", "contrast", "easier"
-]  # fmt: skip
 Statistic = Literal[
     "cumulative_regret", "average_regret", "normalized_regret", "max_depth", "seconds_per_round",
     "optimizer_seconds_per_round",
 ]  # fmt: skip
 
-#: per kind: the claim keys and the threshold keys it needs (the validator's and the schema's table)
-KIND_NEEDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "lowest": (("target", "others"), ("min_relative_effect",)),
-    "among_fastest": (("target", "others"), ("max_excess_over_best",)),
-    "similar": (("target", "others"), ("lower_ratio", "upper_ratio")),
-    "best_parameter": (("claimed", "others"), ("max_excess_over_best",)),
-    "sublinear": (("target", "checkpoints"), ("max_slope",)),
-    "greater": (("target", "others"), ("min_ratio",)),
-    "contrast": (("target", "others", "pairs", "direction"), ("min_factor",)),
-    "easier": (("others", "pairs"), ("min_relative_effect",)),
-}
-#: the statistics an ``easier`` claim may compare (scale-free across objectives)
-EASIER_STATISTICS = ("normalized_regret", "average_regret")
+#: every kind of claim: its name -> its class in ``vhct.reporting.audit.kinds`` (imported on first
+#: use); adding a kind is a class there and its row here
+CLAIM_KINDS: Registry[Any] = Registry("claim kind")
+for _name, _cls in (
+    ("lowest", "Lowest"), ("among_fastest", "AmongFastest"), ("similar", "Similar"),
+    ("best_parameter", "BestParameter"), ("sublinear", "Sublinear"), ("greater", "Greater"),
+    ("contrast", "Contrast"), ("easier", "Easier"),
+):  # fmt: skip
+    CLAIM_KINDS.register(_name, f"vhct.reporting.audit.kinds:{_cls}")
 #: a claim's keys filled from ``defaults`` when absent (optional in the file, set in the record)
 CLAIM_DEFAULTS = ("alpha", "min_seeds", "round", "require")
 
@@ -81,7 +76,7 @@ def _not_required(*keys: str) -> Any:
 
 
 class Thresholds(Record):
-    """The margins of a claim; which ones a kind needs is :data:`KIND_NEEDS`."""
+    """The margins of a claim; which ones a kind needs, its class says (:data:`CLAIM_KINDS`)."""
 
     model_config = ConfigDict(json_schema_extra={"minProperties": 1})
     min_relative_effect: number(ge=0, lt=1) | None = None  # type: ignore[valid-type]
@@ -110,16 +105,19 @@ class Thresholds(Record):
 
 
 def _kind_schema(schema: dict[str, Any]) -> None:
-    """The claim's schema: the defaults-filled keys optional, each kind's needs as if/then."""
+    """The claim's schema: the defaults-filled keys optional, the registered kinds, each kind's
+    needs as if/then."""
     _not_required(*CLAIM_DEFAULTS)(schema)
+    schema["properties"]["kind"] = {"enum": list(CLAIM_KINDS), "title": "Kind", "type": "string"}
     rules = []
-    for kind, (keys, thresholds) in KIND_NEEDS.items():
+    for name in CLAIM_KINDS:
+        kind = CLAIM_KINDS[name]
         then: dict[str, Any] = {
-            "required": list(keys), "properties": {"thresholds": {"required": list(thresholds)}}
+            "required": list(kind.keys), "properties": {"thresholds": {"required": list(kind.thresholds)}}
         }  # fmt: skip
-        if kind == "easier":
-            then["properties"]["statistic"] = {"enum": list(EASIER_STATISTICS)}
-        rules.append({"if": {"properties": {"kind": {"const": kind}}}, "then": then})
+        if kind.statistics is not None:
+            then["properties"]["statistic"] = {"enum": list(kind.statistics)}
+        rules.append({"if": {"properties": {"kind": {"const": name}}}, "then": then})
     schema["allOf"] = rules
 
 
@@ -136,7 +134,7 @@ class Claim(Record):
         description="claims that read one statement differently share this name; a disagreement is a flip",
     )
     experiments: list[Name] = Field(min_length=1)
-    kind: Kind
+    kind: Name
     statistic: Statistic
     target: Name | None = None
     others: list[Name] | None = Field(None, min_length=1)
@@ -158,16 +156,18 @@ class Claim(Record):
 
     @model_validator(mode="after")
     def _semantics(self) -> Claim:
-        """What each kind needs (:data:`KIND_NEEDS`), and what a type cannot say."""
-        keys, needed = KIND_NEEDS[self.kind]
-        for key in keys:
+        """What the claim's kind needs (its class in :data:`CLAIM_KINDS`), and what a type cannot say."""
+        if self.kind not in CLAIM_KINDS:
+            raise key_error(("kind",), f"unknown kind {self.kind!r} (known: {', '.join(CLAIM_KINDS)})")
+        kind = self.spec
+        for key in kind.keys:
             if getattr(self, key) is None:
                 raise key_error((), f"'{key}' is a required property of a {self.kind} claim")
-        for key in needed:
+        for key in kind.thresholds:
             if getattr(self.thresholds, key) is None:
                 raise key_error(("thresholds",), f"'{key}' is a required property of a {self.kind} claim")
-        if self.kind == "easier" and self.statistic not in EASIER_STATISTICS:
-            raise key_error(("statistic",), f"an easier claim compares {' or '.join(EASIER_STATISTICS)}")
+        if kind.statistics is not None and self.statistic not in kind.statistics:
+            raise key_error(("statistic",), f"a {self.kind} claim compares {' or '.join(kind.statistics)}")
         named = [self.target] if self.target is not None else []
         named += list(self.claimed or []) + list(self.others or [])
         twice = sorted({s for s in named if named.count(s) > 1})
@@ -176,16 +176,22 @@ class Claim(Record):
         points = self.checkpoints
         if points is not None and any(b <= a for a, b in zip(points, points[1:], strict=False)):
             raise key_error(("checkpoints",), f"must increase, got {points}")
-        if self.kind == "sublinear" and self.others:
-            raise key_error(("others",), "a sublinear check reads only its target")
-        if self.kind == "contrast" and len(self.others or []) != 1:
-            raise key_error(("others",), "a contrast names exactly one other setting")
-        th = self.thresholds
-        if self.kind == "similar" and th.lower_ratio >= th.upper_ratio:
-            raise key_error(("thresholds",), "lower_ratio must be below upper_ratio")
-        if self.kind == "greater" and th.refuting_ratio > th.min_ratio:
-            raise key_error(("thresholds",), "refuted_below exceeds min_ratio")
+        kind.validate(self)
         return self
+
+    @property
+    def spec(self) -> Any:
+        """What the claim's kind means: its ``vhct.reporting.audit.kinds.ClaimKind``."""
+        return CLAIM_KINDS[self.kind]()
+
+    def short_of_seeds(
+        self, seeds: Mapping[str, int], horizons: Mapping[str, int] | None = None, full: int | None = None
+    ) -> dict[str, int]:
+        """The settings of ``seeds`` (name -> seeds run) below the claim's ``min_seeds``. For a claim
+        about the final round a setting that stopped before the experiment's horizon ``full``
+        (``horizons``: name -> rounds run) is not read, so its seeds do not count."""
+        stopped = {s for s, h in (horizons or {}).items() if self.round == "final" and full and h < full}
+        return {s: n for s, n in seeds.items() if n < self.min_seeds and s not in stopped}
 
     @property
     def settings(self) -> list[str]:
@@ -210,18 +216,21 @@ class Defaults(Record):
 
 
 class Rules(Record):
-    """The verdict rule of each kind, in words (rendered into the audit)."""
+    """The verdict rules in words (rendered into the audit): the footing, how verdicts combine, and
+    one text per kind of claim, under the kind's name."""
 
+    model_config = ConfigDict(extra="allow", json_schema_extra={"additionalProperties": {"type": "string"}})
     footing: Text
-    lowest: Text | None = None
-    among_fastest: Text | None = None
-    similar: Text | None = None
-    best_parameter: Text | None = None
-    sublinear: Text | None = None
-    greater: Text | None = None
-    contrast: Text | None = None
-    easier: Text | None = None
     combine: Text
+
+    @model_validator(mode="after")
+    def _kinds(self) -> Rules:
+        for name, text in (self.model_extra or {}).items():
+            if name not in CLAIM_KINDS:
+                raise key_error((name,), f"not a kind of claim (known: {', '.join(CLAIM_KINDS)})")
+            if not isinstance(text, str) or not text:
+                raise key_error((name,), "the rule of a kind is a non-empty text")
+        return self
 
     def texts(self) -> dict[str, str]:
         """The rules the file gives, by kind (as recorded in the audit)."""
@@ -311,7 +320,7 @@ class ClaimsFile(Record):
         for section in ("claims", "discrepancies", "sensitivity"):
             _unique_ids(getattr(self, section), section)
         for i, claim in enumerate(self.claims):
-            if getattr(self.rules, claim.kind) is None:
+            if claim.kind not in self.rules.texts():
                 raise key_error(("claims", str(i), "kind"), f"no rule text for kind {claim.kind!r}")
         return self
 

@@ -12,7 +12,6 @@ import numpy as np
 
 from vhct.pipeline.config import Config
 from vhct.pipeline.specs import ExperimentInfo
-from vhct.reporting.audit.checks import CHECKS, check_contrast, check_easier
 from vhct.reporting.audit.claims import substitute_settings
 from vhct.reporting.audit.claims_model import Claim, ClaimsFile
 from vhct.reporting.audit.records import (
@@ -25,7 +24,6 @@ from vhct.reporting.audit.records import (
     ReadingFlip,
     SensitivityChoice,
     SensitivityRow,
-    VariantVerdict,
 )
 from vhct.reporting.audit.runs import REGRET_STATISTICS, Run, Runs, rebase
 from vhct.reporting.audit.verdicts import (
@@ -80,7 +78,8 @@ def claim_comparisons(
     left_out: Sequence[str] = (),
     few_seeds_compared: bool = False,
 ) -> list[tuple[str, list[Comparison] | str]]:
-    """Per experiment (or pair of experiments) of the claim: its comparisons, or why there are none.
+    """Per experiment (or pair of experiments) of the claim: its comparisons (its kind's
+    ``check``), or why there are none.
 
     ``left_out``: the experiments whose ``skip_claims`` name the claim; ``few_seeds_compared``: compare
     settings below the claim's ``min_seeds`` too ("too few seeds", a question beyond the paper) rather
@@ -88,36 +87,25 @@ def claim_comparisons(
     """
     out: list[tuple[str, list[Comparison] | str]] = []
     regret = claim.statistic in REGRET_STATISTICS
-    left_out = set(left_out)
+    kind = claim.spec
 
     def why_not(experiment: str) -> str | None:
         """Why the claim is not evaluated on ``experiment``: the config leaves it out, or runs a
         setting the claim reads on fewer seeds than the claim's minimum (no verdict, not "inconclusive")."""
-        if experiment in left_out:
+        if experiment in set(left_out):
             return f"the config leaves this claim out of {experiment} (experiments/{experiment}/skip_claims)"
         return None if few_seeds_compared else too_few_seeds(claim, experiment, runs[experiment])
 
-    def reference_runs(experiment: str) -> Mapping[str, Sequence[Run]]:
-        """The experiment's runs, rebased where f* is unknown: one regret reference in every claim."""
-        return rebase(runs[experiment])[0] if regret else runs[experiment]
-
-    if claim.kind in ("contrast", "easier"):
+    if kind.over_pairs:
         for first, second in claim.pairs:
             name = f"{first} / {second}"
             missing = [e for e in (first, second) if e not in runs]
-            if missing:
-                out.append((name, f"experiment {', '.join(missing)} not in this config"))
+            reasons = [r for e in (first, second) if (r := why_not(e))] if not missing else []
+            if missing or reasons:
+                out.append((name, f"experiment {', '.join(missing)} not in this config" if missing else "; ".join(reasons)))
                 continue
-            reasons = [r for e in (first, second) if (r := why_not(e))]
-            if reasons:
-                out.append((name, "; ".join(reasons)))
-                continue
-            runs_1, runs_2 = reference_runs(first), reference_runs(second)
-            if claim.kind == "contrast":
-                out.append((name, check_contrast(claim, name, runs_1, runs_2)))
-            else:
-                pair_scales = (scales.get(first), scales.get(second))
-                out.append((name, check_easier(claim, name, runs_1, runs_2, pair_scales)))
+            pair_runs = [rebase(runs[e])[0] if regret else runs[e] for e in (first, second)]
+            out.append((name, kind.check(claim, name, pair_runs, (scales.get(first), scales.get(second)), "")))
         return out
     for experiment in claim.experiments:
         exp_runs = runs.get(experiment)
@@ -133,31 +121,25 @@ def claim_comparisons(
             out.append((experiment, reason))
             continue
         reference = ""
-        if claim.statistic in REGRET_STATISTICS:
+        if regret:
             exp_runs, reference = rebase(exp_runs)
-        out.append((experiment, CHECKS[claim.kind](claim, experiment, exp_runs, reference)))
+        out.append((experiment, kind.check(claim, experiment, [exp_runs], (scales.get(experiment),), reference)))
     return out
 
 
 def too_few_seeds(
     claim: Claim, experiment: str, exp_runs: Mapping[str, Sequence[Run]]
 ) -> str | None:
-    """Why the claim gets no verdict on ``experiment`` when a setting it reads (and, for a claim about
-    the final round, ran that round) has fewer runs than the claim's ``min_seeds``: "this
-    configuration runs N seeds of S on E, the claim needs M" (not "inconclusive": no data decided it)."""
-    needed = claim.min_seeds
+    """Why the claim gets no verdict on ``experiment`` when a setting it reads has fewer runs than its
+    ``min_seeds`` (``Claim.short_of_seeds``): "this configuration runs N seeds of S on E, the claim
+    needs M" (not "inconclusive": no data decided it)."""
     full = max((run.horizon for setting_runs in exp_runs.values() for run in setting_runs), default=0)
-    short = {}
-    for setting in claim.settings:
-        setting_runs = exp_runs.get(setting, [])
-        if not setting_runs or (claim.round == "final" and setting_runs[0].horizon < full):
-            continue
-        if len(setting_runs) < needed:
-            short[setting] = len(setting_runs)
+    read = {s: exp_runs[s] for s in claim.settings if exp_runs.get(s)}
+    short = claim.short_of_seeds({s: len(r) for s, r in read.items()}, {s: r[0].horizon for s, r in read.items()}, full)
     if not short:
         return None
     runs_text = ", ".join(f"{n} seeds of {setting}" for setting, n in short.items())
-    return f"this configuration runs {runs_text} on {experiment}, the claim needs {needed}"
+    return f"this configuration runs {runs_text} on {experiment}, the claim needs {claim.min_seeds}"
 
 
 def evaluate_claim(
@@ -169,9 +151,8 @@ def evaluate_claim(
     """Verdict of one claim on every experiment it names (but those ``left_out``), and the combined
     verdict. The refuting tests of all the claim's comparisons are Holm-adjusted together (``decide``).
     """
-    fields = claim.model_dump(include=set(CLAIM_FIELDS), exclude_none=True)
     parts = claim_comparisons(claim, runs, scales or {}, left_out)
-    return ClaimVerdict(**fields, **conclude(claim, parts))
+    return ClaimVerdict(claim=claim, **conclude(claim, parts))
 
 
 def conclude(claim: Claim, parts: Sequence[tuple[str, list[Comparison] | str]]) -> dict[str, Any]:
@@ -222,23 +203,16 @@ def conclude(claim: Claim, parts: Sequence[tuple[str, list[Comparison] | str]]) 
     }
 
 
-#: the claim's keys copied into its result
-CLAIM_FIELDS = (
-    "id", "quote", "location", "note", "reading_of", "kind", "statistic", "target", "claimed", "others",
-    "pairs", "direction", "checkpoints", "require", "alpha", "min_seeds", "round", "thresholds",
-)  # fmt: skip
-
-
 def reading_flips(results: Sequence[ClaimVerdict]) -> list[ReadingFlip]:
     """Claims that are readings of one statement (``reading_of``) and disagree: reported as a flip."""
     groups: dict[str, list[ClaimVerdict]] = {}
     for r in results:
-        if r.reading_of:
-            groups.setdefault(r.reading_of, []).append(r)
+        if r.claim.reading_of:
+            groups.setdefault(r.claim.reading_of, []).append(r)
     out = []
     for group, members in groups.items():
         evaluated = {m.verdict for m in members if m.verdict != NOT_EVALUATED}
-        readings = {m.id: m.verdict for m in members}
+        readings = {m.claim.id: m.verdict for m in members}
         out.append(ReadingFlip(statement=group, readings=readings, flips=len(evaluated) > 1))
     return out
 
@@ -280,7 +254,7 @@ def evaluate_sensitivity(
                     variant_experiments=variant.experiments,
                 )
             )
-        out.append(SensitivityChoice(**choice.model_dump(), claims=rows))
+        out.append(SensitivityChoice(choice=choice, claims=rows))
     return out
 
 
@@ -307,7 +281,7 @@ def at_common_rounds(runs: Runs, substitute: Mapping[str, str]) -> tuple[Runs, d
 def run_audit(
     claims: ClaimsFile,
     runs: Runs,
-    context: AuditContext | Mapping[str, Any] | None = None,
+    context: AuditContext | None = None,
     scales: Mapping[str, float | None] | None = None,
     left_out: Mapping[str, Sequence[str]] | None = None,
 ) -> Audit:
@@ -320,33 +294,18 @@ def run_audit(
     left_out = left_out or {}
     results = [evaluate_claim(claim, runs, scales, left_out.get(claim.id, ())) for claim in claims.claims]
     sensitivity = evaluate_sensitivity(claims, runs, results, scales, left_out)
-    results = [
-        result.model_copy(
-            update={
-                "sensitivity": [
-                    VariantVerdict(choice=choice.id, verdict=row.variant_verdict, flips=row.flips)
-                    for choice in sensitivity
-                    for row in choice.claims
-                    if row.claim == result.id
-                ]
-            }
-        )
-        for result in results
-    ]
     counts = {v: sum(r.verdict == v for r in results) for v in VERDICTS}
     flipped = sorted({row.claim for choice in sensitivity for row in choice.claims if row.flips})
     return Audit(
         format=AUDIT_FORMAT,
-        context=context if isinstance(context, AuditContext) else AuditContext.model_validate(
-            context or {"experiments": {}}
-        ),
+        context=context or AuditContext(experiments={}),
         summary=counts,
         flipped_claims=flipped,
         reading_flips=reading_flips(results),
         rules=claims.rules.texts(),
         claims=results,
         sensitivity=sensitivity,
-        discrepancies=[d.model_dump() for d in claims.discrepancies],
+        discrepancies=claims.discrepancies,
     )
 
 

@@ -21,13 +21,11 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, Valida
 from pydantic.dataclasses import dataclass
 
 from vhct.pipeline.specs import ExperimentInfo
-from vhct.reporting.audit.claims_model import Discrepancy  # the claims file's record, carried as is
+from vhct.reporting.audit.claims_model import Choice, Claim, Discrepancy, Question
 
-#: version of the audit's JSON shape; the renderer refuses any other
-#: (3: issue 29: verdict categories, intervals, claims read again; a format-2 audit was decided under
-#: the former footing and is not re-rendered into a mixed document; 4: issue 28: the context and the
-#: discrepancies typed, each audited experiment's info as the config computes it)
-AUDIT_FORMAT = 4
+#: version of the audit's JSON shape; the reader refuses any other (5: a verdict embeds its claim,
+#: an answer its question, a sensitivity choice its choice; every comparison carries every field)
+AUDIT_FORMAT = 5
 #: a comparison whose tests are computed but whose verdict the claim level has not decided yet
 PENDING = "pending"
 #: derived fields a comparison's JSON carries for the human reader (not read back)
@@ -131,27 +129,15 @@ class Comparison:
         except ValidationError as exc:
             raise AuditRecordError(f"comparison record: {_errors(exc)}") from exc
 
-    @classmethod
-    def of(cls, item: Comparison | Mapping[str, Any]) -> Comparison:
-        """The record itself, or read from its JSON form."""
-        return item if isinstance(item, Comparison) else cls.from_json(item)
 
 
-#: fields a comparison's JSON must carry (the interval, the total seconds and issue 29's verdict
-#: fields are optional: older audits lack them)
-COMPARISON_OPTIONAL = (
-    "ci_low", "ci_high", "total_a", "total_b", "no_effect", "p_no_effect", "p_no_effect_holm", "ci_level",
-    "resamples", "category", "seeds_needed", "values_a2", "values_b2",
-)  # fmt: skip
-COMPARISON_REQUIRED = tuple(
-    f.name for f in dataclasses.fields(Comparison) if f.name not in COMPARISON_OPTIONAL
-)
+COMPARISON_FIELDS = tuple(f.name for f in dataclasses.fields(Comparison))
 
 
 def _comparison_json(data: Any) -> Any:
-    """A comparison's JSON form checked for every field but the interval; derived fields dropped."""
+    """A comparison's JSON form checked for every field; derived fields dropped."""
     if isinstance(data, Mapping):
-        missing = [k for k in COMPARISON_REQUIRED if k not in data]
+        missing = [k for k in COMPARISON_FIELDS if k not in data]
         if missing:
             raise ValueError(f"comparison lacks field(s) {', '.join(missing)}")
         return {k: v for k, v in data.items() if k not in DERIVED_FIELDS}
@@ -180,42 +166,16 @@ class ExperimentVerdict(_Record):
     comparisons: list[ComparisonRecord]
 
 
-class VariantVerdict(_Record):
-    """A claim's verdict under one implementation choice's variant, and whether it flips."""
-
-    choice: str
-    verdict: str
-    flips: bool
-
-
 class ClaimVerdict(_Record):
-    """One claim of the paper (its keys from the claims file) with its verdict and why."""
+    """One claim of the paper (the claims file's record) with its verdict and why."""
 
-    id: str
-    quote: str
-    location: str
-    kind: str
-    statistic: str
-    alpha: float
-    min_seeds: int
-    round: int | str
-    require: str = "all"
-    thresholds: dict[str, Any]
-    note: str | None = None
-    reading_of: str | None = None
-    target: str | None = None
-    claimed: list[str] | None = None
-    others: list[str] | None = None
-    pairs: list[list[str]] | None = None
-    direction: str | None = None
-    checkpoints: list[float] | None = None
+    claim: Claim
     verdict: str
     category: str = ""
     seeds_needed: int | None = None
     reason: str
     coverage: str
     experiments: list[ExperimentVerdict]
-    sensitivity: list[VariantVerdict] = []
 
 
 class SensitivityRow(_Record):
@@ -232,13 +192,10 @@ class SensitivityRow(_Record):
 
 
 class SensitivityChoice(_Record):
-    """An implementation choice the paper leaves open, its settings and the claims that read them."""
+    """An implementation choice the paper leaves open (the claims file's record) and the claims that
+    read its settings."""
 
-    id: str
-    choice: str
-    default: str
-    variant: str
-    substitute: dict[str, str]
+    choice: Choice
     claims: list[SensitivityRow]
 
 
@@ -262,17 +219,9 @@ class QuestionRow(_Record):
 
 
 class QuestionAnswer(_Record):
-    """A question beyond the paper (its keys from the questions file) and its answers."""
+    """A question beyond the paper (the questions file's record) and its answers."""
 
-    id: str
-    question: str
-    a: str
-    b: str
-    alpha: float
-    min_seeds: int
-    round: int | str
-    statistic: str
-    thresholds: dict[str, Any]
+    question: Question
     experiments: list[QuestionRow]
 
 
@@ -317,6 +266,15 @@ class Audit(_Record):
     sensitivity: list[SensitivityChoice]
     discrepancies: list[Discrepancy]
     beyond: Beyond | None = None
+
+    @property
+    def paper_seeds(self) -> int:
+        """The paper's seeds per curve: the claims' largest ``min_seeds`` (0 without claims)."""
+        return max((c.claim.min_seeds for c in self.claims), default=0)
+
+    def variants(self, claim: str) -> list[tuple[Choice, SensitivityRow]]:
+        """The claim's verdicts under each implementation choice that substitutes a setting it reads."""
+        return [(s.choice, row) for s in self.sensitivity for row in s.claims if row.claim == claim]
 
 
 def _errors(exc: ValidationError) -> str:

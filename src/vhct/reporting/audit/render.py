@@ -140,7 +140,7 @@ def scale_items(audit: Audit) -> dict[str, list[dict[str, Any]]]:
     """Where the run departs from the paper's scale: capped horizons, fewer seeds than the paper's
     (the claims' minimum), MNIST's mode, and settings that ran more seeds than the paper's."""
     experiments = audit.context.experiments
-    paper = max((c.min_seeds for c in audit.claims), default=0)
+    paper = audit.paper_seeds
     capped: dict[tuple, dict[str, Any]] = {}
     fewer: dict[tuple, dict[str, Any]] = {}
     more = [
@@ -214,7 +214,7 @@ def seeds_text(audit: Audit) -> str:
     Random: 10 on landmine)"), and, in one clause, the settings that ran more than the paper's for
     the audit's power (the findings' scale section lists them); just the count when every setting
     ran its experiment's seeds."""
-    paper = max((c.min_seeds for c in audit.claims), default=0)
+    paper = audit.paper_seeds
     fewer: dict[tuple[str, int], list[str]] = {}
     more: dict[str, set[int]] = {}
     places: set[str] = set()
@@ -241,18 +241,13 @@ def early_labels(audit: Audit) -> list[str]:
     return sorted({c.label for claim in audit.claims for c in claim_comparisons(claim) if c.early})
 
 
-#: the cost claim's statistics: the optimizer's own seconds, or the total (audits made before it)
-COST_STATISTICS = (*TOTAL_BESIDE, *TOTAL_BESIDE.values())
-
-
 def cost_rows(audit: Audit) -> list[dict[str, Any]]:
     """The cost claim's comparisons, one definition for the claim and the table: the optimizer's own
-    seconds per round, each with the total beside it (``own``), or, in an audit made before the run
-    tables had the optimizer's own seconds, the total alone."""
+    seconds per round, each with the total beside it."""
     return [
-        {"experiment": e.experiment, "c": c, "own": claim.statistic in TOTAL_BESIDE}
+        {"experiment": e.experiment, "c": c}
         for claim in audit.claims
-        if claim.statistic in COST_STATISTICS
+        if claim.claim.statistic in TOTAL_BESIDE
         for e in claim.experiments
         for c in e.comparisons
         if c.round is not None
@@ -328,32 +323,27 @@ def _render(template: str, fmt: str, **values: Any) -> str:
     return re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
 
 
-def _record(audit: Audit | Mapping[str, Any]) -> Audit:
-    return audit if isinstance(audit, Audit) else Audit.model_validate(audit)
-
-
 def render_markdown(audit: Audit) -> str:
     """``results/audit.md``: the audit as Markdown (readable on its own)."""
-    return _render("audit.j2", "md", audit=_record(audit))
+    return _render("audit.j2", "md", audit=audit)
 
 
 def render_html(audit: Audit) -> str:
     """``results/audit.html``: the same document as a standalone page; verdict cells coloured."""
-    return _render("audit.j2", "html", audit=_record(audit))
+    return _render("audit.j2", "html", audit=audit)
 
 
-def headline(audit: Audit | Mapping[str, Any]) -> str:
+def headline(audit: Audit) -> str:
     """One sentence: the verdict counts at the run's number of seeds, and the flips (the README's)."""
-    return _render("headline.j2", "md", audit=_record(audit)).strip()
+    return _render("headline.j2", "md", audit=audit).strip()
 
 
 def render_readme(
-    audit: Audit | Mapping[str, Any], document: str, *, paper: bool, seeds: str, needed: int
+    audit: Audit, document: str, *, paper: bool, seeds: str, needed: int
 ) -> str:
     """The README's findings block between its markers (``readme.j2``): the audit's headline and a
     link to the shipped ``document``; a run below the paper's scale (not ``paper``: its ``seeds``
     per curve below the ``needed`` of the claims) says so first. No trailing newline."""
-    audit = _record(audit)
     values = {"paper": paper, "seeds": seeds, "needed": needed}
     return _render("readme.j2", "md", headline=headline(audit), document=document, **values).rstrip("\n")
 
@@ -363,7 +353,6 @@ def render_findings(
     figures: Sequence[Path], figures_dir: str,
 ) -> str:  # fmt: skip
     """``docs/findings.md`` from the shipped audit record, provenance, aggregates and figures."""
-    audit = _record(audit)
     names = {f.stem: f for f in figures}
     return _render(
         "findings.j2", "md", audit=audit, headline=headline(audit), prov=provenance,

@@ -5,9 +5,9 @@ The ratio axis is logarithmic (a ratio of 0.5 and one of 2 are equally far from 
 claim's claimed region is shaded green and its refuting region red, so a reader sees at once
 whether the interval lies inside the claimed region (reproduced), inside the refuting one (the
 opposite), outside the claimed one (no effect of the claimed size) or across a margin
-(inconclusive). Drawn from the typed audit alone (:class:`~vhct.reporting.audit.records.Audit`,
-read from ``results/audit.json`` by the audit's one reader, which refuses an audit of another
-format); a comparison without an interval shows its estimate only.
+(inconclusive); the regions are the claim kind's (``claim.spec.intervals``). Drawn from the typed
+audit alone (:class:`~vhct.reporting.audit.records.Audit`); a comparison without an interval shows
+its estimate only. Saved by the figures' one saver (``plots.common.save``: atomic, byte-reproducible).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vhct.reporting.audit.claims_model import Thresholds
-from vhct.reporting.audit.records import Audit, ClaimVerdict, read_audit
+from vhct.reporting.audit.records import Audit, ClaimVerdict
+from vhct.reporting.plots.common import plt, save
 
 #: verdict (and, for the two kinds of "not reproduced" and "inconclusive", category) -> colour
 VERDICT_COLOURS = {
@@ -45,31 +45,6 @@ def colour_of(verdict: str, category: str = "") -> str:
 CLAIMED_SHADE, REFUTING_SHADE = "#d9f2d9", "#f7d4d4"
 
 
-def claim_regions(claim: ClaimVerdict) -> tuple[Regions, Regions]:
-    """The claimed and refuting regions of the claim's effect as intervals on (0, inf), from its
-    thresholds read as the claims file's record (:class:`Thresholds`)."""
-    kind, th, inf = claim.kind, Thresholds.model_validate(claim.thresholds), math.inf
-    if kind in ("lowest", "easier"):
-        m = th.min_relative_effect
-        return [(0.0, 1.0 - m)], [(1.0 / (1.0 - m), inf)]
-    if kind in ("among_fastest", "best_parameter"):
-        d = th.max_excess_over_best
-        return [(0.0, 1.0 + d)], [(1.0 + d, inf)]
-    if kind == "similar":
-        lo, hi = th.lower_ratio, th.upper_ratio
-        return [(lo, hi)], [(0.0, lo), (hi, inf)]
-    if kind == "greater":
-        return [(th.min_ratio, inf)], [(0.0, th.refuting_ratio)]
-    if kind == "sublinear":
-        return [(0.0, th.max_slope)], [(th.refuting_slope, inf)]
-    if kind == "contrast":
-        c = th.min_factor
-        if claim.direction == "less":
-            return [(0.0, 1.0 / c)], [(c, inf)]
-        return [(c, inf)], [(0.0, 1.0 / c)]
-    raise ValueError(f"claim {claim.id!r}: kind {kind!r} has no regions to draw")
-
-
 @dataclass(frozen=True)
 class ForestRow:
     """One row of the forest: a comparison's estimate, interval and verdict, and its claim's regions."""
@@ -89,13 +64,13 @@ def forest_rows(claims: Iterable[ClaimVerdict]) -> list[ForestRow]:
     """One row per comparison with a finite positive estimate, claim by claim (``Audit.claims``)."""
     rows = []
     for claim in claims:
-        claimed, refuting = claim_regions(claim)
+        claimed, refuting = claim.claim.spec.intervals(claim.claim)
         for exp in claim.experiments:
             for c in exp.comparisons:
                 if not (math.isfinite(c.effect) and c.effect > 0.0):
                     continue
                 rows.append(ForestRow(
-                    claim=claim.id, label=f"{exp.experiment}: {c.label}", effect=c.effect, low=c.ci_low,
+                    claim=claim.claim.id, label=f"{exp.experiment}: {c.label}", effect=c.effect, low=c.ci_low,
                     high=c.ci_high, verdict=c.verdict, category=c.category, claimed=claimed,
                     refuting=refuting,
                 ))  # fmt: skip
@@ -112,12 +87,8 @@ def _xlim(rows: Sequence[ForestRow]) -> tuple[float, float]:
     return lo / pad, hi * pad
 
 
-def audit_forest(audit: Audit | Path | str, out_stem: Path | str) -> list[Path]:
-    """Draw the forest figure of an audit (the record, or its JSON file read by the audit's one
-    reader: an audit of another format is refused there, naming the file) to ``<out_stem>.pdf``
-    and ``.png``."""
-    if not isinstance(audit, Audit):
-        audit = read_audit(audit)
+def audit_forest(audit: Audit, out_stem: Path | str) -> list[Path]:
+    """Draw the forest figure of an audit to ``<out_stem>.pdf`` and ``.png``."""
     return draw_forest(forest_rows(audit.claims), out_stem)
 
 
@@ -128,11 +99,6 @@ def draw_forest(rows: Sequence[ForestRow], out_stem: Path | str) -> list[Path]:
     its interval (bar) coloured by verdict and category, over the claim's claimed (green) and
     refuting (red) regions.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     if not rows:  # e.g. a reduced config: every claim below its minimum seeds, "not evaluated"
         fig, ax = plt.subplots(figsize=(9, 1.6))
         ax.axis("off")
@@ -183,15 +149,9 @@ def draw_forest(rows: Sequence[ForestRow], out_stem: Path | str) -> list[Path]:
 
 
 def _save(fig: Any, out_stem: Path | str) -> list[Path]:
-    """The figure as ``<out_stem>.pdf`` and ``.png``; closed."""
-    import matplotlib.pyplot as plt
-
-    stem = Path(out_stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    paths = [stem.with_suffix(".pdf"), stem.with_suffix(".png")]
-    for path in paths:
-        fig.savefig(path, dpi=120)
-    plt.close(fig)
+    """The figure as ``<out_stem>.pdf`` and ``.png`` (``plots.common.save``); closed."""
+    paths = [Path(out_stem).with_suffix(".pdf"), Path(out_stem).with_suffix(".png")]
+    save(fig, *paths)
     return paths
 
 

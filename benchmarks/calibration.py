@@ -1,0 +1,333 @@
+"""The audit's rules on samples of known truth: how often each rule gives a false verdict, and its power
+(used by ``audit_calibration.py``, ``beyond_calibration.py`` and ``tests/unit/test_calibration.py``).
+
+Every rule is fed made-up per-seed samples, many times, through the same code as the audit (the
+claim kind's ``made_up`` comparison, then ``conclude``; without the display-only interval of the
+bootstrap comparisons, which no verdict reads). A rule is a claim of the claims file with its
+structure (experiments x comparisons per experiment), one per distinct shape (kind, thresholds,
+direction, require, alpha, structure). Truths, each the least favourable configuration for its error:
+
+- ``one at the claimed margin``: one comparison exactly at the claimed margin, the others far
+  inside the claimed region (an all-must-hold claim then rests on one test at alpha; a majority
+  claim of k experiments has one such comparison in each of k - need + 1 experiments): any
+  "reproduced" is false;
+- ``all at the claimed margin``: any "not reproduced" (either kind) is false;
+- ``all at the refuting margin``: any "not reproduced: the opposite" is false;
+- ``tie``: a true effect between the claimed and the refuting margin: must give "no effect" or
+  "inconclusive", never "reproduced" or "the opposite";
+- a grid of true effects shared by every comparison: the power curves.
+
+Distributions: normal with the coefficient of variation measured from an audit's per-seed values
+(:func:`shipped_cv`: the 90th percentile over the shipped audit's comparisons), and bimodal like
+T-HOO rho = 0.25 on 2-D Rastrigin (30 % of seeds near 0.28 of the upper mode, spread 40 %).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+
+from vhct.reporting.audit.claims import load_beyond, load_claims
+from vhct.reporting.audit.claims_model import Claim, ClaimsFile
+from vhct.reporting.audit.evaluate import conclude
+from vhct.reporting.audit.records import read_audit
+from vhct.reporting.audit.verdicts import NO_EFFECT, NOT_REPRODUCED, OPPOSITE, REPRODUCED
+
+#: the shipped audit whose per-seed values give the spread of the normal samples
+SHIPPED_AUDIT = Path(__file__).resolve().parents[1] / "docs" / "findings" / "audit.json"
+#: the bimodal shape of T-HOO rho = 0.25 on 2-D Rastrigin: share of seeds in the lower mode, its level
+BIMODAL_SHARE, BIMODAL_LOW, BIMODAL_LOW_SPREAD, BIMODAL_JITTER = 0.3, 0.28, 0.4, 0.03
+SEEDS = (20,)
+DISTRIBUTIONS = ("normal", "bimodal")
+#: how far inside the claimed region the other comparisons sit (log ratio, or slope for a difference)
+FAR_INSIDE = 0.5
+FAR_INSIDE_ADDITIVE = 0.2
+#: the power points past the claimed margin (log ratio, or slope): 5 % and 15 % (slopes 0.05, 0.1)
+POWER_STEPS, POWER_STEPS_ADDITIVE = (0.05, 0.15), (0.05, 0.1)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule as a claim uses it: the claim, and experiments x comparisons per experiment."""
+
+    name: str
+    claim: Claim
+    experiments: int
+    comparisons: int
+
+
+def rule_of(claim: Claim) -> Rule:
+    """The claim as a rule; every sample size is evaluated (the audit itself decides only from the
+    claim's ``min_seeds`` on)."""
+    units = len(claim.pairs or claim.experiments)
+    made_up = claim.model_copy(update={"min_seeds": 2})
+    return Rule(f"{claim.kind} ({claim.id})", made_up, units, claim.spec.per_unit(claim))
+
+
+def rules(claims: ClaimsFile | None = None) -> tuple[Rule, ...]:
+    """One rule per distinct shape of the claims file's claims (the shipped one by default)."""
+    shapes = {}
+    for claim in (claims or load_claims()).claims:
+        rule = rule_of(claim)
+        key = (claim.kind, tuple(sorted(claim.thresholds.given().items())), claim.direction, claim.require,
+               claim.alpha, rule.experiments, rule.comparisons)  # fmt: skip
+        shapes.setdefault(key, rule)
+    return tuple(shapes.values())
+
+
+def draw(rng: np.random.Generator, distribution: str, cv: float, mean: float, n: int, shaped: bool = True,
+         spread: float | None = None) -> np.ndarray:  # fmt: skip
+    """n per-seed values with the given mean: in ``distribution`` when ``shaped`` (else normal),
+    normal ones with coefficient of variation ``spread`` (default ``cv``)."""
+    if distribution == "normal" or not shaped:
+        return rng.normal(mean, (cv if spread is None else spread) * abs(mean), n)
+    low = rng.random(n) < BIMODAL_SHARE
+    jitter = np.where(low, BIMODAL_LOW_SPREAD, BIMODAL_JITTER)
+    level = np.where(low, BIMODAL_LOW, 1.0) * (1.0 + jitter * rng.standard_normal(n))
+    return mean / (BIMODAL_SHARE * BIMODAL_LOW + 1.0 - BIMODAL_SHARE) * level
+
+
+def margins(rule: Rule) -> tuple[float, float, int]:
+    """The claimed margin, the refuting margin and the claimed side (the kind's)."""
+    return rule.claim.spec.margins(rule.claim)
+
+
+def _step(rule: Rule, value: float, step: float) -> float:
+    """``value`` moved by ``step`` (a difference, or a log ratio)."""
+    return value + step if rule.claim.spec.additive else value * math.exp(step)
+
+
+def far_inside(rule: Rule) -> float:
+    """A truth far inside the claimed region: a band's middle, else past the claimed margin."""
+    (claimed_span,), _ = rule.claim.spec.intervals(rule.claim)
+    if all(math.isfinite(v) and v > 0 for v in claimed_span):
+        return sum(claimed_span) / 2
+    claimed, _, side = margins(rule)
+    return _step(rule, claimed, side * (FAR_INSIDE_ADDITIVE if rule.claim.spec.additive else FAR_INSIDE))
+
+
+def scenarios(rule: Rule) -> dict[str, list[float]]:
+    """Per scenario, the truth of every comparison (experiments x comparisons, in order)."""
+    k = rule.experiments * rule.comparisons
+    claimed, refuting, _ = margins(rule)
+    false_experiments = 1
+    if rule.claim.require == "majority":
+        false_experiments = rule.experiments - (rule.experiments // 2 + 1) + 1
+    one = [far_inside(rule)] * k
+    for e in range(false_experiments):
+        one[e * rule.comparisons] = claimed
+    out = {
+        "one at the claimed margin": one,
+        "all at the claimed margin": [claimed] * k,
+        "all at the refuting margin": [refuting] * k,
+    }
+    if claimed != refuting:
+        additive = rule.claim.spec.additive
+        out["tie"] = [0.5 * (claimed + refuting) if additive else math.sqrt(claimed * refuting)] * k
+    return out
+
+
+def _parts(rule: Rule, truths: Sequence[float], sample: Callable[..., np.ndarray], n: int):
+    """One made-up claim: every experiment's comparisons at the given truths."""
+    parts, it, kind = [], iter(truths), rule.claim.spec
+    for e in range(rule.experiments):
+        parts.append((f"e{e}", [kind.made_up(rule.claim, f"e{e}", next(it), sample, n) for _ in range(rule.comparisons)]))
+    return parts
+
+
+def outcomes(rule: Rule, truths: Sequence[float], n: int, distribution: str, cv: float, repetitions: int, rng):
+    """Shares of the claim-level outcomes: reproduced, the opposite, no effect, inconclusive."""
+    counts = {REPRODUCED: 0, OPPOSITE: 0, NO_EFFECT: 0, "inconclusive": 0}
+    sample = partial(draw, rng, distribution, cv)
+    for _ in range(repetitions):
+        result = conclude(rule.claim, _parts(rule, truths, sample, n))
+        key = result["category"] if result["verdict"] == NOT_REPRODUCED else result["verdict"]
+        counts[key if key in counts else "inconclusive"] += 1
+    return {k: v / repetitions for k, v in counts.items()}
+
+
+@dataclass(frozen=True)
+class Row:
+    """Claim-level false verdict rates of one rule, seeds and distribution."""
+
+    rule: str
+    seeds: int
+    distribution: str
+    false_reproduction: float  # one comparison at the claimed margin, the others far inside
+    false_refutation: float  # every comparison at the claimed margin: any "not reproduced"
+    false_opposite: float  # every comparison at the refuting margin: "the opposite"
+    tie_reproduced: float
+    tie_opposite: float
+    tie_no_effect: float
+    repetitions: int
+
+
+def rates(rule: Rule, n: int, distribution: str, repetitions: int, seed: int, cv: float) -> Row:
+    """Claim-level false verdict rates of a rule under the least favourable truths."""
+    rng = np.random.default_rng([seed, n, DISTRIBUTIONS.index(distribution), sum(map(ord, rule.name))])
+    got = {name: outcomes(rule, t, n, distribution, cv, repetitions, rng) for name, t in scenarios(rule).items()}
+    tie = got.get("tie", {REPRODUCED: 0.0, OPPOSITE: 0.0, NO_EFFECT: 0.0})
+    at_claimed = got["all at the claimed margin"]
+    return Row(
+        rule.name, n, distribution,
+        false_reproduction=got["one at the claimed margin"][REPRODUCED],
+        false_refutation=at_claimed[OPPOSITE] + at_claimed[NO_EFFECT],
+        false_opposite=got["all at the refuting margin"][OPPOSITE],
+        tie_reproduced=tie[REPRODUCED], tie_opposite=tie[OPPOSITE], tie_no_effect=tie[NO_EFFECT],
+        repetitions=repetitions,
+    )  # fmt: skip
+
+
+def calibrate(repetitions: int, seed: int = 0, rules_: Sequence[Rule] | None = None, seeds=SEEDS,
+              cv: float | None = None) -> Iterator[Row]:  # fmt: skip
+    """Every rule x seeds x distribution."""
+    cv = shipped_cv() if cv is None else cv
+    for rule in rules_ or rules():
+        for n in seeds:
+            for distribution in DISTRIBUTIONS:
+                yield rates(rule, n, distribution, repetitions, seed, cv)
+
+
+def power_curve(rule: Rule, n: int, distribution: str, cv: float, repetitions: int, seed: int = 0,
+                points: int = 9) -> tuple[np.ndarray, dict[str, np.ndarray]]:  # fmt: skip
+    """Probability of each claim-level outcome against the true effect shared by every comparison."""
+    claimed, refuting, side = margins(rule)
+    if rule.claim.spec.additive:
+        grid = np.linspace(claimed - 0.1, refuting + 0.05, points)
+    else:
+        span = max(abs(math.log(refuting / claimed)), 0.1)
+        lo, hi = sorted((math.log(claimed) + side * 2.0 * span, math.log(refuting) - side * 1.5 * span))
+        grid = np.exp(np.linspace(lo, hi, points))
+    rng = np.random.default_rng([seed, n, DISTRIBUTIONS.index(distribution), 7])
+    k = rule.experiments * rule.comparisons
+    rows = [outcomes(rule, [float(t)] * k, n, distribution, cv, repetitions, rng) for t in grid]
+    return grid, {key: np.array([r[key] for r in rows]) for key in rows[0]}
+
+
+def power_points(rule: Rule) -> tuple[float, float]:
+    """Two true effects past the claimed margin into the claimed region."""
+    claimed, _, side = margins(rule)
+    steps = POWER_STEPS_ADDITIVE if rule.claim.spec.additive else POWER_STEPS
+    return _step(rule, claimed, side * steps[0]), _step(rule, claimed, side * steps[1])
+
+
+def binomial_bound(rate: float, repetitions: int, z: float = 3.0) -> float:
+    """``rate`` plus z binomial standard errors: the Monte Carlo allowance of an observed rate."""
+    return rate + z * math.sqrt(rate * (1.0 - rate) / repetitions)
+
+
+def worst(rows: Sequence[Row]) -> tuple[float, float]:
+    """The largest false reproduction rate (one at the margin, or a tie) and the largest false
+    refutation rate (any "not reproduced" at the claimed margin, "the opposite" at the refuting
+    margin or at a tie) over the rows."""
+    return (
+        max(max(r.false_reproduction, r.tie_reproduced) for r in rows),
+        max(max(r.false_refutation, r.false_opposite, r.tie_opposite) for r in rows),
+    )
+
+
+def table(rows: list[Row], emit: Callable[[str], None] = print) -> tuple[float, float]:
+    """Print the rows as a Markdown table, then ``max false reproduction rate: X`` and, last,
+    ``max false refutation rate: X``."""
+    emit(
+        "| rule | seeds | samples | false reproduced (one at margin) | false not reproduced (at claimed "
+        "margin) | false opposite (at refuting margin) | tie: reproduced / opposite / no effect |"
+    )
+    emit("|---|---|---|---|---|---|---|")
+    for r in rows:
+        emit(
+            f"| {r.rule} | {r.seeds} | {r.distribution} | {r.false_reproduction:.3f} | "
+            f"{r.false_refutation:.3f} | {r.false_opposite:.3f} | "
+            f"{r.tie_reproduced:.3f} / {r.tie_opposite:.3f} / {r.tie_no_effect:.3f} |"
+        )
+    worst_rep, worst_ref = worst(rows)
+    emit(f"max false reproduction rate: {worst_rep:.4f}")
+    emit(f"max false refutation rate: {worst_ref:.4f}")
+    return worst_rep, worst_ref
+
+
+# ---------------------------------------------------------------- the spread, from an audit
+
+
+def audit_samples(path: Path | str = SHIPPED_AUDIT) -> tuple[list[dict[str, float]], frozenset[int]]:
+    """The per-seed values of each side of each comparison of an audit JSON (read by the audit's one
+    reader), and the distinct seed counts of its experiments and settings."""
+    audit = read_audit(path)
+    comparisons = [c for claim in audit.claims for e in claim.experiments for c in e.comparisons]
+    experiments = audit.context.experiments.values()
+    counts = {len(e.seeds) for e in experiments} | {len(s.seeds) for e in experiments for s in e.settings.values()}
+    return [v for c in comparisons for v in (c.values_a, c.values_b)], frozenset(counts)
+
+
+def shipped_cvs(path: Path | str = SHIPPED_AUDIT) -> np.ndarray:
+    """Coefficients of variation (sd / mean) of every per-seed sample in an audit JSON."""
+    out = []
+    for values in audit_samples(path)[0]:
+        x = np.array(list(values.values()), dtype=float)
+        if x.size >= 2 and x.mean() > 0:
+            out.append(x.std(ddof=1) / x.mean())
+    if not out:
+        raise ValueError(f"audit {path} has no per-seed values to measure a spread from")
+    return np.array(out)
+
+
+def shipped_cv(quantile: float = 0.9, path: Path | str = SHIPPED_AUDIT) -> float:
+    """A quantile of an audit's samples' coefficients of variation (the calibration's spread)."""
+    return float(np.quantile(shipped_cvs(path), quantile))
+
+
+def shipped_seeds(path: Path | str = SHIPPED_AUDIT) -> tuple[int, ...]:
+    """The distinct seed counts of the settings of an audit's experiments, largest first."""
+    return tuple(sorted(audit_samples(path)[1], reverse=True))
+
+
+# ---------------------------------------------------------------- the questions beyond the paper
+
+#: experiments of a question beyond the paper in the paper-scale config (garland, landmine, mnist, one more)
+QUESTION_EXPERIMENTS = 4
+#: the planted truth of the questions' power: the ratio of means A/B
+QUESTION_PLANTED = 0.9
+
+
+def question_rates(n: int, distribution: str, repetitions: int, seed: int = 0,
+                   experiments: int = QUESTION_EXPERIMENTS, cv: float | None = None) -> dict[str, float]:  # fmt: skip
+    """False-answer rates and power of the two-sided question rule (``decide_question``).
+
+    Made-up questions of ``experiments`` experiments, A's samples in ``distribution`` and B's normal:
+    ``false A`` is the rate of any "A better" with every ratio at A's margin (the least favourable
+    truth for it), ``false B`` the same for B, ``identical`` the rate of any answer but "no
+    significant difference" for one distribution, ``power`` the share of "A better" at the planted ratio.
+    """
+    from vhct.reporting.audit.beyond import question_claim
+    from vhct.reporting.audit.claims_model import Question
+    from vhct.reporting.audit.verdicts import decide_question
+
+    defaults = load_beyond().defaults  # the shipped questions' alpha, statistic and margin
+    margin = 1.0 - defaults.thresholds.min_relative_effect
+    truths = {"A at its margin": margin, "B at its margin": 1 / margin, "identical": 1.0,
+              "planted": QUESTION_PLANTED}  # fmt: skip
+    question = Question(id="q", question="q", a="A", b="B", round="common", min_seeds=2,
+                        experiments=[f"e{e}" for e in range(experiments)], alpha=defaults.alpha,
+                        statistic=defaults.statistic, thresholds=defaults.thresholds)  # fmt: skip
+    claim = question_claim(question)
+    rng = np.random.default_rng([seed, n, DISTRIBUTIONS.index(distribution)])
+    sample = partial(draw, rng, distribution, shipped_cv() if cv is None else cv)
+    out = {}
+    for scenario, truth in truths.items():
+        answers = []
+        for _ in range(repetitions):
+            comps = [claim.spec.made_up(claim, f"e{e}", truth, sample, n) for e in range(experiments)]
+            answers.append([c.verdict for c in decide_question(comps, question.alpha)])
+        if scenario == "planted":
+            out["power"] = float(np.mean([a.count("A better") / experiments for a in answers]))
+        elif scenario == "identical":
+            out["identical"] = float(np.mean([any(v.endswith(" better") for v in a) for a in answers]))
+        else:
+            side = "A better" if scenario.startswith("A") else "B better"
+            out["false A" if side == "A better" else "false B"] = float(np.mean([side in a for a in answers]))
+    return out

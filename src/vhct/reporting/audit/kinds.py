@@ -1,0 +1,313 @@
+"""What each kind of claim means, in one place: one class per kind, one row of ``CLAIM_KINDS``.
+
+A kind declares the claim keys and thresholds it needs (the claims file's validator and schema
+read them), the statistics it may compare, its claimed and refuting regions (all claimed regions
+must hold, any refuting one refutes; the no-effect regions are the claimed ones' complements), how
+many comparisons it makes per experiment (its family size follows), how it compares an
+experiment's runs (:meth:`ClaimKind.check`) and how the calibration draws per-seed samples of a
+known truth for it (:meth:`ClaimKind.made_up`). Evaluation, checks, the forest figure and the
+calibration ask the kind (``claim.spec``); nothing outside this module branches on a kind's name.
+Adding a kind: a subclass here and its row in ``claims_model.CLAIM_KINDS`` (docs/audit.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from vhct.reporting import stats
+from vhct.reporting.audit.checks import (
+    Region,
+    compare_samples,
+    contrast_comparison,
+    no_effect_regions,
+    pair,
+    slope_comparison,
+)
+from vhct.reporting.audit.claims_model import Claim, key_error
+from vhct.reporting.audit.records import Comparison
+from vhct.reporting.audit.runs import Run, horizon, samples, statistic
+from vhct.reporting.audit.verdicts import NOT_EVALUATED
+
+#: one experiment's runs: setting -> its runs
+ExperimentRuns = Mapping[str, Sequence[Run]]
+#: regions of an effect as intervals on (0, inf) (the forest's shading)
+Intervals = list[tuple[float, float]]
+#: ``draw(mean, n, shaped, spread=None)``: n per-seed values of the given mean, in the distribution
+#: under calibration when ``shaped`` (else normal, coefficient of variation ``spread`` or the
+#: calibration's): the calibration's samples of a known truth
+Draw = Callable[..., np.ndarray]
+#: the mean of the reference side of a made-up ratio comparison (any positive scale)
+MADE_UP_SCALE = 100.0
+
+
+def _full(exp_runs: ExperimentRuns) -> int:
+    """The experiment's horizon: the most rounds any of its settings ran."""
+    return max(horizon(r) for r in exp_runs.values())
+
+
+def _interval(region: Region) -> tuple[float, float]:
+    return (0.0, region.factor) if region.alternative == "less" else (region.factor, math.inf)
+
+
+class ClaimKind:
+    """A kind of claim; subclasses set the class attributes and override what differs."""
+
+    name: ClassVar[str]
+    #: the claim keys (beyond the common ones) and the thresholds it needs
+    keys: ClassVar[tuple[str, ...]] = ("target", "others")
+    thresholds: ClassVar[tuple[str, ...]]
+    #: the statistics it may compare (None: any)
+    statistics: ClassVar[tuple[str, ...] | None] = None
+    #: it compares pairs of experiments (``pairs``), not each experiment alone
+    over_pairs: ClassVar[bool] = False
+    #: its effect is a difference (a slope), drawn on a linear scale; else a ratio, on a log scale
+    additive: ClassVar[bool] = False
+    #: a made-up claim's keys and thresholds of this kind (the contract test and docs/audit.md)
+    example: ClassVar[dict[str, Any]]
+
+    def validate(self, claim: Claim) -> None:
+        """What a type cannot say about a claim of this kind (a ``key_error`` naming the key)."""
+
+    def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
+        """The claimed regions (all must hold) and the refuting ones (any refutes)."""
+        raise NotImplementedError
+
+    def per_unit(self, claim: Claim) -> int:
+        """Comparisons per experiment (or pair of experiments)."""
+        return len(claim.others or [None])
+
+    def family_size(self, claim: Claim) -> int:
+        """An upper bound on the number of refuting tests of the claim (both kinds), for sizing seeds."""
+        claimed, refuting = self.regions(claim)
+        kinds = 2 if no_effect_regions(claimed, refuting) else 1
+        return len(claim.pairs or claim.experiments) * self.per_unit(claim) * kinds
+
+    def intervals(self, claim: Claim) -> tuple[Intervals, Intervals]:
+        """The claimed region (the intersection of the claimed ones) and the refuting regions, as
+        intervals of the effect (the forest's shading)."""
+        claimed, refuting = self.regions(claim)
+        spans = [_interval(r) for r in claimed]
+        return [(max(s[0] for s in spans), min(s[1] for s in spans))], [_interval(r) for r in refuting]
+
+    def margins(self, claim: Claim) -> tuple[float, float, int]:
+        """The calibrated margins: the claimed one, the refuting one across from it and the claimed
+        side (-1: below, +1: above); a band's upper side."""
+        claimed, refuting = (rs[-1] for rs in self.regions(claim))
+        return claimed.factor, refuting.factor, -1 if claimed.alternative == "less" else 1
+
+    def check(
+        self, claim: Claim, unit: str, runs: Sequence[ExperimentRuns], scales: Sequence[float | None],
+        reference: str,
+    ) -> list[Comparison]:  # fmt: skip
+        """The comparisons of one experiment (``runs`` holds its runs) or pair (both experiments')."""
+        return self._against(claim, unit, runs[0], claim.target, claim.others, reference)
+
+    def _against(
+        self, claim: Claim, unit: str, exp_runs: ExperimentRuns, a: str, others: Sequence[str], reference: str
+    ) -> list[Comparison]:
+        """Setting ``a`` against each other setting. A claim about the final round reads an other
+        setting only where it ran that round: one that stopped early there (BO on Garland) is left
+        out, not counted against it, and compared where it ran the horizon."""
+        full = _full(exp_runs)
+        kept = [
+            b for b in others
+            if not (claim.round == "final" and exp_runs.get(b) and horizon(exp_runs[b]) < full)
+        ]  # fmt: skip
+        return [pair(claim, unit, exp_runs.get(a), exp_runs.get(b), a, b, full, reference=reference) for b in kept]
+
+    def made_up(self, claim: Claim, name: str, truth: float, draw: Draw, n: int) -> Comparison:
+        """A comparison of made-up samples whose true effect is ``truth`` (the calibration's)."""
+        sb = draw(MADE_UP_SCALE, n, False)
+        sa = draw(MADE_UP_SCALE * truth, n, True)
+        a, b = dict(enumerate(sa.tolist())), dict(enumerate(sb.tolist()))
+        return compare_samples(claim, name, "A", "B", a, b, with_interval=False)
+
+
+class Lowest(ClaimKind):
+    """The target's statistic is lower than each other's by at least ``min_relative_effect``."""
+
+    name = "lowest"
+    thresholds = ("min_relative_effect",)
+    example = {"target": "A", "others": ["B"], "thresholds": {"min_relative_effect": 0.05}}
+
+    def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
+        m = claim.thresholds.min_relative_effect
+        return (Region("less", 1.0 - m),), (Region("greater", 1.0 / (1.0 - m)),)
+
+
+class AmongFastest(ClaimKind):
+    """The target is within ``max_excess_over_best`` of each other (non-inferiority)."""
+
+    name = "among_fastest"
+    thresholds = ("max_excess_over_best",)
+    example = {"target": "A", "others": ["B"], "thresholds": {"max_excess_over_best": 0.1}}
+
+    def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
+        d = claim.thresholds.max_excess_over_best
+        return (Region("less", 1.0 + d),), (Region("greater", 1.0 + d),)
+
+
+class BestParameter(AmongFastest):
+    """Each claimed setting is within ``max_excess_over_best`` of each other setting ("a good choice")."""
+
+    name = "best_parameter"
+    keys = ("claimed", "others")
+    example = {"claimed": ["A"], "others": ["B"], "thresholds": {"max_excess_over_best": 0.1}}
+
+    def per_unit(self, claim: Claim) -> int:
+        return len(claim.claimed) * len(claim.others)
+
+    def check(self, claim, unit, runs, scales, reference):  # type: ignore[no-untyped-def]
+        exp_runs, full = runs[0], _full(runs[0])
+        return [
+            pair(claim, unit, exp_runs.get(c), exp_runs.get(o), c, o, full, reference=reference)
+            for c in claim.claimed
+            for o in claim.others
+        ]
+
+
+class Similar(ClaimKind):
+    """The ratio of means lies within [``lower_ratio``, ``upper_ratio``]."""
+
+    name = "similar"
+    thresholds = ("lower_ratio", "upper_ratio")
+    example = {"target": "A", "others": ["B"], "thresholds": {"lower_ratio": 0.95, "upper_ratio": 1.05}}
+
+    def validate(self, claim: Claim) -> None:
+        if claim.thresholds.lower_ratio >= claim.thresholds.upper_ratio:
+            raise key_error(("thresholds",), "lower_ratio must be below upper_ratio")
+
+    def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
+        lo, hi = claim.thresholds.lower_ratio, claim.thresholds.upper_ratio
+        return (Region("greater", lo), Region("less", hi)), (Region("less", lo), Region("greater", hi))
+
+
+class Greater(ClaimKind):
+    """The target's statistic exceeds each other's ``min_ratio`` times (refuted below ``refuted_below``)."""
+
+    name = "greater"
+    thresholds = ("min_ratio",)
+    example = {"target": "A", "others": ["B"], "thresholds": {"min_ratio": 1.1}}
+
+    def validate(self, claim: Claim) -> None:
+        if claim.thresholds.refuting_ratio > claim.thresholds.min_ratio:
+            raise key_error(("thresholds",), "refuted_below exceeds min_ratio")
+
+    def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
+        th = claim.thresholds
+        return (Region("greater", th.min_ratio),), (Region("less", th.refuting_ratio),)
+
+
+class Sublinear(ClaimKind):
+    """Per seed, the slope of log R_t on log t at the checkpoints; its mean below ``max_slope``."""
+
+    name = "sublinear"
+    keys = ("target", "checkpoints")
+    thresholds = ("max_slope",)
+    additive = True
+    example = {"target": "A", "checkpoints": [0.25, 1.0], "thresholds": {"max_slope": 0.9}}
+
+    def validate(self, claim: Claim) -> None:
+        if claim.others:
+            raise key_error(("others",), "a sublinear check reads only its target")
+
+    def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
+        th = claim.thresholds
+        return (Region("less", th.max_slope),), (Region("greater", th.refuting_slope),)
+
+    def per_unit(self, claim: Claim) -> int:
+        return 1
+
+    def check(self, claim, unit, runs, scales, reference):  # type: ignore[no-untyped-def]
+        a = claim.target
+        seeds = sorted(runs[0][a], key=lambda r: r.seed)
+        n = horizon(seeds)
+        rounds = list(dict.fromkeys(max(1, round(f * n)) for f in claim.checkpoints))
+        base = Comparison(unit, a, "-", round=n, horizon=_full(runs[0]), reference=reference)
+        if len(rounds) < 2:
+            return [dataclasses.replace(base, verdict=NOT_EVALUATED, reason=f"horizon {n}: fewer than 2 checkpoints")]
+        matrix = np.array([[statistic(r, "cumulative_regret", t) for t in rounds] for r in seeds])
+        slopes = stats.log_slopes(matrix, rounds)
+        sample = {r.seed: float(v) for r, v in zip(seeds, slopes, strict=True) if not np.isnan(v)}
+        return [slope_comparison(claim, base, sample)]
+
+    def made_up(self, claim: Claim, name: str, truth: float, draw: Draw, n: int) -> Comparison:
+        slopes = truth + SLOPE_SD * (draw(1.0, n, True, 1.0) - 1.0)  # a unit-mean draw's deviations
+        return slope_comparison(claim, Comparison(name, "A", "-"), dict(enumerate(slopes.tolist())), False)
+
+
+#: standard deviation of made-up per-seed slopes of log R_t on log t (the calibration's)
+SLOPE_SD = 0.03
+
+
+class Contrast(ClaimKind):
+    """The ratio target/other on the first experiment of a pair against the same ratio on the second,
+    in ``direction`` by at least ``min_factor``."""
+
+    name = "contrast"
+    keys = ("target", "others", "pairs", "direction")
+    thresholds = ("min_factor",)
+    over_pairs = True
+    example = {"target": "A", "others": ["B"], "direction": "less", "thresholds": {"min_factor": 1.1}}
+
+    def validate(self, claim: Claim) -> None:
+        if len(claim.others) != 1:
+            raise key_error(("others",), "a contrast names exactly one other setting")
+
+    def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
+        direction, c = claim.direction, claim.thresholds.min_factor
+        less = direction == "less"
+        return (Region(direction, 1.0 / c if less else c),), (Region("greater" if less else "less", c if less else 1.0 / c),)
+
+    def per_unit(self, claim: Claim) -> int:
+        return 1
+
+    def check(self, claim, unit, runs, scales, reference):  # type: ignore[no-untyped-def]
+        a, b = claim.target, claim.others[0]
+        base = Comparison(unit, a, b, effect_name=f"ratio of ratios {a}/{b}")
+        got = []
+        for exp_runs in runs:
+            for s in (a, b):
+                if s not in exp_runs:
+                    return [dataclasses.replace(base, verdict=NOT_EVALUATED, reason=f"setting {s} not run")]
+            full = _full(exp_runs)
+            if min(horizon(exp_runs[a]), horizon(exp_runs[b])) < full:
+                return [dataclasses.replace(base, verdict=NOT_EVALUATED, reason="a setting stopped early")]
+            got.append([samples(exp_runs[s], claim.statistic, full) for s in (a, b)])
+        (a1, b1), (a2, b2) = got
+        return [contrast_comparison(claim, base, a1, b1, a2, b2)]
+
+    def made_up(self, claim: Claim, name: str, truth: float, draw: Draw, n: int) -> Comparison:
+        b1, a2, b2 = (draw(MADE_UP_SCALE, n, False) for _ in range(3))
+        a1 = draw(MADE_UP_SCALE * truth, n, True)
+        return contrast_comparison(claim, Comparison(f"{name} / {name}2", "A", "B"), a1, b1, a2, b2)
+
+
+class Easier(Lowest):
+    """Each setting's scale-free regret on the first experiment of a pair is lower than on the second
+    (the lowest rule, both read at the shorter horizon)."""
+
+    name = "easier"
+    keys = ("others", "pairs")
+    statistics = ("normalized_regret", "average_regret")
+    over_pairs = True
+    example = {"others": ["A"], "statistic": "average_regret", "thresholds": {"min_relative_effect": 0.05}}
+
+    def check(self, claim, unit, runs, scales, reference):  # type: ignore[no-untyped-def]
+        first, second = unit.split(" / ")
+        common = claim.model_copy(update={"round": "common"})
+        out = []
+        for s in claim.others:
+            r1, r2 = runs[0].get(s), runs[1].get(s)
+            if r1 is None or r2 is None:
+                out.append(Comparison(unit, s, s, verdict=NOT_EVALUATED, reason=f"setting {s} not run in both"))
+                continue
+            # both read at the shorter horizon: per-round regret falls with t, so rounds must match
+            comp = pair(common, unit, r1, r2, s, s, min(horizon(r1), horizon(r2)), tuple(scales))
+            out.append(dataclasses.replace(comp, a=f"{s} on {first}", b=f"{s} on {second}"))
+        return out
