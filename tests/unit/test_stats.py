@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import optimize as sps_optimize
 from scipy import stats as sps
 
 from vhct.reporting import stats
@@ -78,3 +79,135 @@ def test_seeds_for_power_is_the_normal_formula():
     x = rng.normal(-0.5, 1.0, (4000, n))
     power = np.mean(x.mean(axis=1) / (1.0 / math.sqrt(n)) < -sps.norm.ppf(0.95))
     assert 0.77 < power < 0.83
+
+
+# --- intervals on degenerate samples (ties, no spread) -------------------------------------------
+
+ALPHA = 0.05
+#: seeds per setting, as in the paper
+SEEDS = 20
+#: DoubleSine, vhct-deeper-tree-low-noise (shipped audit): VHCT's depth 14 on 19 seeds and 15 on
+#: one, HCT's 12 on all 20; the shipped interval was [1.166, inf)
+DOUBLESINE_A = np.r_[np.full(SEEDS - 1, 14.0), 15.0]
+DOUBLESINE_B = np.full(SEEDS, 12.0)
+
+
+def one_differs(value: float, other: float) -> np.ndarray:
+    """SEEDS - 1 seeds at ``value``, the last at ``other``."""
+    return np.r_[np.full(SEEDS - 1, value), other]
+
+
+def fieller(x, y, alpha: float = ALPHA) -> tuple[float, float]:
+    """Fieller's 1 - 2 alpha interval of mean(x) / mean(y), independently: the margins c where
+    Welch's statistic (mean_x - c mean_y) / sqrt(se_x^2 + c^2 se_y^2) lies within Student's t
+    quantiles at min(n) - 1 degrees of freedom, its ends found by root finding."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    mx, my = x.mean(), y.mean()
+    vx, vy = x.var(ddof=1) / x.size, y.var(ddof=1) / y.size
+    if vx == vy == 0.0:
+        return mx / my, mx / my
+    q = sps.t.ppf(1 - alpha, min(x.size, y.size) - 1)
+
+    def t(c):
+        return (mx - c * my) / np.sqrt(vx + c * c * vy)
+
+    r, tiny, huge = mx / my, 1e-12, 1e12
+    low = sps_optimize.brentq(lambda c: t(c) - q, tiny, r, xtol=1e-14) if t(tiny) > q else 0.0
+    high = sps_optimize.brentq(lambda c: t(c) + q, r, huge, xtol=1e-14) if t(huge) < -q else math.inf
+    return low, high
+
+
+def audit_interval(a, b, alpha: float = ALPHA) -> tuple[float, float]:
+    """The interval as the audit computes it: from the adaptive bootstrap of its tests."""
+    _, boot = stats.bootstrap_tests(a, b, [(1.0, "less"), (1.0, "greater")], alpha)
+    return boot.interval(alpha)
+
+
+def test_doublesine_interval_is_finite_and_fieller():
+    boot = stats.Bootstrap.of(DOUBLESINE_A, DOUBLESINE_B, 9999)
+    # resamples without the one 15 have no spread: (19/20)^20 of them, within 4 binomial s.e.
+    share = (1 - 1 / SEEDS) ** SEEDS
+    assert abs(boot.flat / boot.resamples - share) < 4 * math.sqrt(share * (1 - share) / boot.resamples)
+    assert boot.degenerate(ALPHA)
+    low, high = audit_interval(DOUBLESINE_A, DOUBLESINE_B)
+    assert math.isfinite(high) and low < 14.05 / 12 < high
+    assert (low, high) == pytest.approx(fieller(DOUBLESINE_A, DOUBLESINE_B), rel=1e-9)
+    assert (low, high) == pytest.approx((1.164, 1.178), abs=5e-4)
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        (one_differs(14.0, 15.0), np.full(SEEDS, 12.0)),  # one differing seed, the other side flat
+        (np.full(SEEDS, 14.0), one_differs(12.0, 13.0)),  # the same on the other side
+        (one_differs(14.0, 15.0), one_differs(12.0, 13.0)),  # one differing seed on each side
+        (np.r_[np.full(SEEDS - 2, 14.0), 15.0, 16.0], np.full(SEEDS, 12.0)),  # two differing seeds
+        (np.array([14.0, 14.0, 14.0, 14.0, 15.0]), np.full(5, 12.0)),  # five seeds
+    ],
+    ids=["one-seed-a", "one-seed-b", "one-seed-each", "two-seeds", "five-seeds"],
+)
+def test_tied_samples_give_fieller_interval(a, b):
+    low, high = audit_interval(a, b)
+    assert 0.0 < low < a.mean() / b.mean() < high < math.inf
+    assert (low, high) == pytest.approx(fieller(a, b), rel=1e-9)
+
+
+@pytest.mark.parametrize("a, b", [(14.0, 12.0), (12.0, 12.0), (0.5, 3.0)], ids=["ratio", "all-tied", "small"])
+def test_no_spread_on_either_side_gives_the_point_ratio(a, b):
+    x, y = np.full(SEEDS, a), np.full(SEEDS, b)
+    low, high = audit_interval(x, y)
+    assert low == high == a / b == fieller(x, y)[0]
+    # the tests reject every other margin (p = 0), so the point is their inversion too
+    boot = stats.Bootstrap.of(x, y, 999)
+    assert boot.p(a / b * (1 + 1e-9), "less") == 0.0 and boot.p(a / b * (1 - 1e-9), "greater") == 0.0
+
+
+def test_no_spread_on_one_side_keeps_the_bootstrap_interval_close_to_fieller():
+    # a continuous sample against a flat one: no flat resamples, the bootstrap-t inversion stays
+    x, y = np.random.default_rng(0).normal(14.0, 0.3, SEEDS), np.full(SEEDS, 12.0)
+    boot = stats.Bootstrap.of(x, y, 9999)
+    assert boot.flat == 0 and not boot.degenerate(ALPHA)
+    low, high = boot.interval(ALPHA)
+    assert boot.p(high * 1.001, "less") <= ALPHA < boot.p(high * 0.999, "less")
+    f_low, f_high = fieller(x, y)
+    assert abs(low - f_low) < 0.1 * (f_high - f_low) and abs(high - f_high) < 0.1 * (f_high - f_low)
+
+
+def test_few_flat_resamples_keep_the_bootstrap_interval():
+    # three differing seeds of 20: (17/20)^20 = 3.9 % flat resamples, below alpha: still the inversion
+    a, b = np.r_[np.full(SEEDS - 3, 14.0), 15.0, 15.0, 16.0], np.full(SEEDS, 12.0)
+    boot = stats.Bootstrap.of(a, b, 9999)
+    assert boot.flat > 0 and not boot.degenerate(ALPHA)
+    low, high = boot.interval(ALPHA)
+    assert boot.p(high * 1.001, "less") <= ALPHA < boot.p(high * 0.999, "less")
+    assert boot.p(low * 0.999, "greater") <= ALPHA < boot.p(low * 1.001, "greater")
+
+
+def test_denominator_not_significant_leaves_the_upper_end_open():
+    # b: 19 seeds at 1, one at 1000 (mean 51, s.e. 50): no finite upper end, as Fieller's
+    a, b = one_differs(14.0, 15.0), one_differs(1.0, 1000.0)
+    low, high = audit_interval(a, b)
+    assert high == math.inf and low == pytest.approx(fieller(a, b)[0], rel=1e-9) and low > 0.0
+
+
+@pytest.mark.parametrize("slopes", [np.full(SEEDS, 0.7), one_differs(0.7, 0.8)], ids=["all-tied", "one-seed"])
+def test_slope_interval_on_tied_slopes_is_the_t_interval(slopes):
+    low, high = stats.Bootstrap.of(slopes, 1.0, 9999).interval(ALPHA, ratio=False)
+    sem = sps.sem(slopes)
+    expected = (
+        (slopes.mean(),) * 2 if sem == 0 else sps.t.interval(1 - 2 * ALPHA, SEEDS - 1, slopes.mean(), sem)
+    )
+    assert (low, high) == pytest.approx(expected, rel=1e-12)
+
+
+def test_contrast_interval_without_spread_is_the_point_ratio_of_ratios():
+    a1, b1, a2, b2 = (np.full(SEEDS, v) for v in (14.0, 12.0, 10.0, 9.0))
+    low, high = stats.contrast_interval(a1, b1, a2, b2, ALPHA)
+    assert low == pytest.approx(high) == pytest.approx((14.0 / 12.0) / (10.0 / 9.0), rel=1e-12)
+    # one differing seed: the delta method's t interval on the log scale, finite
+    a1 = one_differs(14.0, 15.0)
+    d = math.log(a1.mean() / 12.0) - math.log(10.0 / 9.0)
+    half = sps.t.ppf(1 - ALPHA, SEEDS - 1) * sps.sem(a1) / a1.mean()
+    assert stats.contrast_interval(a1, b1, a2, b2, ALPHA) == pytest.approx(
+        (math.exp(d - half), math.exp(d + half))
+    )

@@ -22,8 +22,19 @@ exact p is within 3 standard errors at 99 999 resamples of a level (at alpha = 0
 The interval of a ratio (:meth:`Bootstrap.interval`) is the set of margins ``c`` that neither
 one-sided test at alpha rejects (a 1 - 2 alpha interval: 90 % at alpha = 0.05), found by bisection
 on the same resamples: it inverts exactly the tests the verdicts use (a Fieller-type bootstrap-t
-interval). A contrast of two ratios (is setting A's lead over B larger on one experiment than on
-another?) is tested on the difference of log ratios of means, with the delta-method variance and
+interval). Except on degenerate samples: a resample in which neither sample has spread (all its
+seeds tied, as when one seed of 20 differs and the rest tie) has standard error 0 at every margin,
+so its t* is undefined (in floating point, a huge value of either sign from rounding). When more
+than alpha of the resamples are such (:meth:`Bootstrap.degenerate`) they fill a whole tail of the
+bootstrap distribution, and an end of the inverted interval is infinite or collapses onto the
+estimate (DoubleSine's 14 x 19 and 15 against 12 x 20 gave [1.166, inf)). The interval is then
+Fieller's, from Student's t at Hsu's degrees of freedom (:meth:`Bootstrap.t_interval`): the
+inversion of the same Welch statistic without resampling; with no spread on either side it is the
+point ``[r, r]``, the one margin the tests (p = 0 elsewhere) do not reject. The p-values stay the
+bootstrap's, so on such samples the interval and the tests are not each other's inverse.
+
+A contrast of two ratios (is setting A's lead over B larger on one experiment than on another?) is
+tested on the difference of log ratios of means, with the delta-method variance and
 Student's t at the smallest sample's degrees of freedom (Hsu's conservative choice):
 :func:`contrast_test`, :func:`contrast_interval`. Trends in a run (sublinear regret) are per-seed
 slopes, their mean tested against a bound by the one-sample bootstrap-t: :func:`log_slopes`.
@@ -78,14 +89,17 @@ def _degenerate(difference: float, alternative: str) -> float:
     return 0.0 if holds else 1.0
 
 
-def _resampled(x: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _resampled(x: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Means and squared standard errors (variance / n) of the resamples ``x[index]`` (one per row),
-    centred on the sample mean before squaring (numerically stable)."""
-    d = x[index] - x.mean()
+    centred on the sample mean before squaring (numerically stable), and which resamples are flat
+    (all values tied: variance 0, which the rounding of the squares leaves as about 1e-20)."""
+    drawn = x[index]
+    d = drawn - x.mean()
     n = x.size
     s1 = d.sum(axis=1)
     var = (np.einsum("ij,ij->i", d, d) - s1 * s1 / n) / (n - 1)
-    return x.mean() + s1 / n, np.maximum(var, 0.0) / n
+    flat = (drawn == drawn[:, :1]).all(axis=1)
+    return x.mean() + s1 / n, np.maximum(var, 0.0) / n, flat
 
 
 @dataclass(frozen=True)
@@ -95,6 +109,8 @@ class Bootstrap:
     ``y`` may be a constant (no spread: a one-sample test of ``mean_x`` against ``c * y``). The
     resampled means and squared standard errors are kept, so every margin's test and the interval
     come from the same resamples (seeded with ``BOOTSTRAP_SEED``: the same data give the same p).
+    ``flat`` counts the resamples with no spread in either sample (standard error 0 at every margin);
+    ``df`` is Hsu's degrees of freedom, the smaller sample's size - 1 (``x``'s for a constant ``y``).
     """
 
     mx: float
@@ -106,20 +122,24 @@ class Bootstrap:
     bvx: np.ndarray
     bvy: np.ndarray
     resamples: int
+    flat: int
+    df: int
 
     @classmethod
     def of(cls, x, y, resamples: int = BOOTSTRAP_RESAMPLES) -> Bootstrap:
         x = values(x)
-        y = np.full(2, float(y)) if np.ndim(y) == 0 else values(y)
+        constant_y = np.ndim(y) == 0
+        y = np.full(2, float(y)) if constant_y else values(y)
         rng = np.random.default_rng(BOOTSTRAP_SEED)
-        bmx, bvx = _resampled(x, rng.integers(0, x.size, (resamples, x.size)))
+        bmx, bvx, flat_x = _resampled(x, rng.integers(0, x.size, (resamples, x.size)))
         if np.ptp(y) > 0.0:
-            bmy, bvy = _resampled(y, rng.integers(0, y.size, (resamples, y.size)))
+            bmy, bvy, flat_y = _resampled(y, rng.integers(0, y.size, (resamples, y.size)))
         else:
-            bmy, bvy = np.full(resamples, y[0]), np.zeros(resamples)
+            bmy, bvy, flat_y = np.full(resamples, y[0]), np.zeros(resamples), np.ones(resamples, bool)
+        df = x.size - 1 if constant_y else min(x.size, y.size) - 1
         return cls(
             float(x.mean()), float(y.mean()), float(x.var(ddof=1) / x.size), float(y.var(ddof=1) / y.size),
-            bmx, bmy, bvx, bvy, resamples,
+            bmx, bmy, bvx, bvy, resamples, int(np.count_nonzero(flat_x & flat_y)), df,
         )  # fmt: skip
 
     @property
@@ -141,16 +161,24 @@ class Bootstrap:
         extreme = (t_star <= t) if alternative == "less" else (t_star >= t)
         return float((1 + extreme.sum()) / (self.resamples + 1))
 
+    def degenerate(self, alpha: float) -> bool:
+        """Whether the flat resamples (t* undefined) alone exceed a one-sided tail at ``alpha``."""
+        return (1 + self.flat) / (self.resamples + 1) > alpha
+
     def interval(self, alpha: float, ratio: bool = True) -> tuple[float, float]:
         """The margins ``c`` neither one-sided test at ``alpha`` rejects: [lower, upper] (1 - 2 alpha).
 
         ``ratio``: ``c`` multiplies ``mean_y`` (a ratio of means, searched on a log scale in (0, inf));
         otherwise ``y`` is 1 and ``c`` is a bound on ``mean_x`` (searched on the line). Bisection on
-        the fixed resamples; an end no margin reaches is 0 (or -inf) and inf.
+        the fixed resamples; an end no margin reaches is 0 (or -inf) and inf. A ratio of non-positive
+        means has no interval (nan). On degenerate resamples (:meth:`degenerate`) the interval is
+        :meth:`t_interval`'s instead.
         """
+        if ratio and (self.mx <= 0.0 or self.my <= 0.0):
+            return math.nan, math.nan
+        if self.degenerate(alpha):
+            return self.t_interval(alpha, ratio)
         if ratio:
-            if self.mx <= 0.0 or self.my <= 0.0:
-                return math.nan, math.nan
             centre = math.log(self.mx / self.my)
             width = 20.0 * math.sqrt(self.vx / self.mx**2 + self.vy / self.my**2) + 1e-6
             to_c = math.exp
@@ -160,6 +188,31 @@ class Bootstrap:
         lower = self._edge(centre, centre - width, "greater", alpha, to_c)
         upper = self._edge(centre, centre + width, "less", alpha, to_c)
         return lower, upper
+
+    def t_interval(self, alpha: float, ratio: bool = True) -> tuple[float, float]:
+        """The margins ``c`` neither one-sided Welch test at ``alpha`` rejects, the statistic referred to
+        Student's t with ``df`` degrees of freedom: ``|mean_x - c mean_y| <= q sqrt(vx + c^2 vy)``.
+
+        ``ratio``: Fieller's interval of ``mean_x / mean_y`` on (0, inf), unbounded above (inf) when
+        ``mean_y`` is not significantly positive (g >= 1) and starting at 0 when ``mean_x`` is not;
+        otherwise the one-sample t interval of ``mean_x``. Without spread it is the point estimate.
+        """
+        q = float(stats.t.ppf(1.0 - alpha, self.df))
+        if not ratio:
+            half = q * math.sqrt(self.vx)
+            return self.mx - half, self.mx + half
+        r, mx, my = self.mx / self.my, self.mx, self.my
+        g = (q * q) * self.vy / (my * my)
+        if g < 1.0:
+            half = q / my * math.sqrt(self.vx * (1.0 - g) + r * r * self.vy)
+            return max(0.0, (r - half) / (1.0 - g)), (r + half) / (1.0 - g)
+        # mean_y not significant: the set is [root, inf) with the positive root (stable form) of
+        # (my^2 - q^2 vy) c^2 - 2 mx my c + (mx^2 - q^2 vx), or all of (0, inf) if mean_x is not either
+        numerator = mx * mx - (q * q) * self.vx
+        if numerator <= 0.0:
+            return 0.0, math.inf
+        a, b = my * my * (1.0 - g), mx * my
+        return numerator / (b + math.sqrt(b * b - a * numerator)), math.inf
 
     def _edge(self, inside: float, outside: float, alternative: str, alpha: float, to_c) -> float:
         """The boundary between ``inside`` (not rejected) and ``outside`` (rejected), by bisection."""
