@@ -219,7 +219,10 @@ class Rules(Record):
     """The verdict rules in words (rendered into the audit): the footing, how verdicts combine, and
     one text per kind of claim, under the kind's name."""
 
-    model_config = ConfigDict(extra="allow", json_schema_extra={"additionalProperties": {"type": "string"}})
+    model_config = ConfigDict(extra="allow", json_schema_extra=lambda schema: schema.update(
+        additionalProperties={"type": "string", "minLength": 1},
+        propertyNames={"enum": ["footing", "combine", *CLAIM_KINDS]},
+    ))  # fmt: skip
     footing: Text
     combine: Text
 
