@@ -4,7 +4,6 @@ ended, and one set of package versions across provenance, audit and sidecars."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from vhct.pipeline.files import sha256
 from vhct.reporting.audit.records import Audit
 from vhct.reporting.findings import FindingsError, audited_experiments, read_json
 
@@ -26,10 +26,6 @@ RUN_KEYS = (
     "versions",
     "output_sha256",
 )
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 # ---------------------------------------------------------------- the scale of a run
