@@ -86,7 +86,8 @@ def test_the_record_carries_the_spec_f_star_and_the_package_versions(workdir, co
     table = paths_of(workdir, config)["VHCT-rho0.75"][0]
     record = read_sidecar(table)
     expected = config.run_spec(EXPERIMENT, "VHCT-rho0.75", 3)
-    assert all(getattr(record.run, field) == expected[field] for field in SPEC_FIELDS)
+    assert record.run == expected  # the spec the job was given, embedded whole
+    assert all(getattr(record.run, field) == getattr(expected, field) for field in SPEC_FIELDS)
     assert record.f_star == make_objective("counterexample").f_star and record.regret_reference == "f_star"
     assert set(SHAPING_PACKAGES) <= set(record.versions) and record.versions["numpy"] == np.__version__
     assert record.versions["pandas"] == pd.__version__

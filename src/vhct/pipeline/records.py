@@ -37,7 +37,14 @@ class RunRecordError(ValueError):
 
 
 class RunSpec(BaseModel):
-    """What one run job is asked to do (``vhct.pipeline.config.run_spec``)."""
+    """What one run job is asked to do (``Config.run_spec``), the one form a run's spec travels in.
+
+    The config makes it, the run job runs it (``vhct.pipeline.run.experiment_columns``) and embeds
+    it in its record (:attr:`RunRecord.run`), and every consumer compares that record with the
+    config's (:func:`spec_difference`). It crosses into a Snakemake job as its JSON form
+    (``model_dump(mode="json")``, the rule's params, which Snakemake compares to rerun a job whose
+    spec changed) and is validated back with ``model_validate``; a sidecar holds the same form.
+    """
 
     model_config = ConfigDict(frozen=True, extra="allow", allow_inf_nan=False)
 
@@ -178,11 +185,11 @@ def _first_difference(key: str, recorded: Any, wanted: Any) -> str | None:
     return None
 
 
-def spec_difference(record: RunRecord, expected: Mapping[str, Any]) -> str | None:
+def spec_difference(record: RunRecord, expected: RunSpec) -> str | None:
     """The first field of ``SPEC_FIELDS`` (nested keys dotted) where the recorded run differs from
     ``expected`` (the config's ``run_spec``), or None when the run is what the config asks for."""
     for field in SPEC_FIELDS:
-        found = _first_difference(field, _plain(getattr(record.run, field)), _plain(expected[field]))
+        found = _first_difference(field, _plain(getattr(record.run, field)), _plain(getattr(expected, field)))
         if found:
             return found
     return None

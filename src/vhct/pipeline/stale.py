@@ -10,10 +10,9 @@ from __future__ import annotations
 import base64
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from vhct.pipeline.config import Config
-from vhct.pipeline.records import RunRecord, spec_difference
+from vhct.pipeline.records import RunRecord, RunSpec, spec_difference
 from vhct.pipeline.tables import (
     TABLE_SUFFIX,
     RunTableError,
@@ -28,7 +27,7 @@ from vhct.pipeline.tables import (
 
 def expected_specs(
     config: Config, experiment: str, run_paths: Mapping[str, Sequence[Path | str]]
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, RunSpec]:
     """Table path -> what the config asks of that run (``Config.run_spec``), for ``tables.read_runs``."""
     out = {}
     for setting, paths in run_paths.items():

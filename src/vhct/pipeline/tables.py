@@ -20,11 +20,11 @@ import re
 import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vhct.pipeline.records import RunRecord, RunRecordError, spec_difference, version_difference
+from vhct.pipeline.records import RunRecord, RunRecordError, RunSpec, spec_difference, version_difference
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -123,7 +123,7 @@ def read_sidecar(table_path: Path | str) -> RunRecord:
         raise _error(table_path, f"its sidecar {path} is not a valid run record ({exc})") from exc
 
 
-def check_current(table_path: Path | str, record: RunRecord, expected: Mapping[str, Any]) -> None:
+def check_current(table_path: Path | str, record: RunRecord, expected: RunSpec) -> None:
     """Require the run of ``record`` to be the one ``expected`` (the config's ``run_spec``) asks for;
     :class:`StaleRunError` naming the file and the first field that differs."""
     found = spec_difference(record, expected)
@@ -135,7 +135,7 @@ def read_run(
     table_path: Path | str,
     columns: Sequence[str],
     horizon: int | None = None,
-    expected: Mapping[str, Any] | None = None,
+    expected: RunSpec | None = None,
 ) -> tuple[pd.DataFrame, RunRecord]:
     """Read the ``columns`` of a run table and its record; check them against the config.
 
@@ -149,7 +149,7 @@ def read_run(
     record = read_sidecar(table_path)
     if expected is not None:
         check_current(table_path, record, expected)
-        horizon = int(expected["horizon"]) if horizon is None else horizon
+        horizon = expected.horizon if horizon is None else horizon
     horizon = record.rounds if horizon is None else int(horizon)
     wanted = set(columns) | {ROUND_COLUMN}
     import pandas as pd  # here, not at import: a run job writes its table without pandas
@@ -190,7 +190,7 @@ def read_runs(
     run_paths: Mapping[str, Sequence[Path | str]],
     columns: Sequence[str],
     horizons: Mapping[str, int] | None = None,
-    specs: Mapping[str, Mapping[str, Any]] | None = None,
+    specs: Mapping[str, RunSpec] | None = None,
 ) -> tuple[dict[str, list[pd.DataFrame]], dict[str, list[RunRecord]]]:
     """:func:`read_run` on every run, by setting; one error names every bad table.
 
