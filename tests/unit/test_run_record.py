@@ -27,6 +27,8 @@ CONFIG = Path(__file__).resolve().parents[2] / "config" / "tiny.yaml"
 #: a cheap synthetic experiment of the tiny config: 4 settings x seeds [3, 7], 40 rounds
 EXPERIMENT = "counterexample"
 PATTERN = "results/runs/{experiment}/{setting}/seed{seed}.csv.gz"
+#: top-level keys the first sidecar layout lacked (it kept f_star and versions in its metadata)
+FIRST_LAYOUT_LACKS = ("format", "f_star", "regret_reference", "versions")
 
 
 @pytest.fixture(scope="module")
@@ -119,6 +121,8 @@ def edit(table: str | Path, change) -> Path:
         ),
         (lambda d: d["metadata"].update(f_star=0.5), "but metadata.f_star = 0.5"),
         (lambda d: d["run"].pop("horizon"), "run.horizon: Field required"),
+        (lambda d: [d.pop(k) for k in FIRST_LAYOUT_LACKS], "format: Field required"),  # no longer read
+        (lambda d: d.update(format=1), "format 1, but runs are read in format 2 only"),
     ],
 )
 def test_an_invalid_record_is_refused_naming_its_file(copy_of, config, change, problem):
@@ -130,22 +134,6 @@ def test_an_invalid_record_is_refused_naming_its_file(copy_of, config, change, p
     msg = str(err.value)
     assert msg.startswith(f"run table {bad}: its sidecar {sidecar} is not a valid run record")
     assert problem in msg
-
-
-def test_a_sidecar_of_the_earlier_layout_is_read_with_its_f_star_from_metadata(copy_of, config):
-    table = paths_of(copy_of, config)["HCT-rho0.75"][1]
-    record = read_sidecar(table)
-
-    def earlier(data):
-        for key in ("format", "f_star", "regret_reference", "versions"):
-            data.pop(key)
-
-    edit(table, earlier)
-    old = read_sidecar(table)
-    assert old.format == 1 and old.f_star == record.f_star and old.regret_reference == "f_star"
-    edit(table, lambda d: d["metadata"].pop("f_star"))  # and without it there either: refused
-    with pytest.raises(RunTableError, match="f_star: Field required"):
-        read_sidecar(table)
 
 
 def changed(config: Config, **params) -> Config:

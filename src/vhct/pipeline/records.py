@@ -23,8 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from vhct.pipeline.files import json_default
 
-#: version of the sidecar's layout; a sidecar without ``format`` is version 1, whose ``f_star`` and
-#: ``versions`` sit only in ``metadata`` (read as such, so earlier runs stay usable)
+#: version of the sidecar's layout, the only one read (a sidecar of another, such as the first
+#: layout's without ``format``, is refused: its run must be redone)
 FORMAT = 2
 #: fields of the run spec that shape the numbers: a run is current when they equal the config's
 SPEC_FIELDS = ("algorithm", "params", "objective", "objective_params", "noise", "horizon", "seed")
@@ -95,27 +95,10 @@ class RunRecord(BaseModel):
     regret_reference: RegretReference
     metadata: dict[str, Any]
 
-    @model_validator(mode="before")
-    @classmethod
-    def _format_1(cls, data: Any) -> Any:
-        """A sidecar written before this record (no ``format``): its ``f_star`` and ``versions``
-        are read from ``metadata``, where that writer put them."""
-        if not isinstance(data, dict) or "format" in data:
-            return data
-        data = {**data, "format": 1}
-        meta = data.get("metadata")
-        if isinstance(meta, dict):
-            if "f_star" not in data and "f_star" in meta:
-                data["f_star"] = meta["f_star"]
-            if "versions" not in data:
-                old = meta.get("versions", {})
-                data["versions"] = {k: None if v == "absent" else v for k, v in old.items()}
-        if "regret_reference" not in data and "f_star" in data:
-            data["regret_reference"] = regret_reference_of(data["f_star"])
-        return data
-
     @model_validator(mode="after")
     def _consistent(self) -> RunRecord:
+        if self.format != FORMAT:
+            raise ValueError(f"format {self.format}, but runs are read in format {FORMAT} only")
         seeds = {"seed": self.seed, "run.seed": self.run.seed}
         if "seed" in self.metadata:
             seeds["metadata.seed"] = self.metadata["seed"]
