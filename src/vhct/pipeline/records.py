@@ -6,7 +6,9 @@ a run (aggregation, the audit, the parse-time check of the rules) goes through a
 attribute. Reading validates the record: its seed fields agree, its rounds are its horizon, and
 its ``f_star`` (the exact optimum, or None) and ``regret_reference`` fit its objective: a
 synthetic run without ``f_star`` is an error. Against the config, :func:`spec_difference` names
-the first field of the recorded run spec that differs from what the config asks for now.
+the first field of the recorded run spec that differs from what the config asks for now; against
+the install, :func:`version_difference` the first package recorded at another version (the
+readers refuse both: ``vhct.pipeline.tables``).
 
 A pydantic (v2) model, not a hand-checked dataclass: the validation of nested fields, the error
 locations (``run.horizon``) and the JSON round trip come with it, and the configuration's
