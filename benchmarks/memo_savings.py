@@ -17,16 +17,23 @@ from unittest import mock
 
 from vhct.objectives.landmine import LandmineSVM
 from vhct.pipeline.jobs import table_csv
+from vhct.pipeline.records import RunSpec
 from vhct.pipeline.run import experiment_columns
 
 TREE = ("VHCT", "HCT", "T-HOO", "POO", "PCT")
+#: the reward noise of the pipeline's runs (half-width of the uniform noise)
+NOISE = 0.05
 
 
 def timed_run(algorithm: str, params: dict, rounds: int, seed: int, memoized: bool):
     """One run's table bytes (without wall times), its evaluations and its seconds."""
     with mock.patch.object(LandmineSVM, "stochastic", not memoized):
         start = time.perf_counter()
-        table, meta = experiment_columns(algorithm, {}, "landmine", params, 0.05, rounds, seed=seed)
+        spec = RunSpec(
+            experiment="landmine", setting=algorithm, algorithm=algorithm, params={}, objective="landmine",
+            objective_params=params, noise=NOISE, horizon=rounds, seed=seed, progress_every=0,
+        )  # fmt: skip
+        table, meta = experiment_columns(spec)
         seconds = time.perf_counter() - start
     data = table_csv({k: v for k, v in table.items() if k != "step_seconds"})
     return data, meta["evaluations"], seconds

@@ -20,7 +20,6 @@ printed since the machine may be shared.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -31,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from vhct.pipeline.tables import TABLE_SUFFIX, read_sidecar
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CONFIG = REPO / "config" / "paper.yaml"
@@ -61,9 +62,10 @@ def cap_horizons(config: dict[str, Any], caps: list[str]) -> dict[str, Any]:
 
 
 def run_compute(workdir: Path) -> tuple[int, float]:
-    """Number of run sidecars under ``workdir/results/runs`` and the sum of their ``wall_seconds``."""
-    metas = sorted((workdir / "results" / "runs").rglob("*.json"))
-    return len(metas), sum(float(json.loads(p.read_text())["wall_seconds"]) for p in metas)
+    """Number of runs under ``workdir/results/runs`` and the sum of their records' ``wall_seconds``
+    (read by the pipeline's one sidecar reader)."""
+    tables = sorted((workdir / "results" / "runs").rglob(f"*{TABLE_SUFFIX}"))
+    return len(tables), sum(read_sidecar(table).wall_seconds for table in tables)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -46,10 +46,11 @@ import numpy as np
 from pyxab_env import PYXAB_VERSION, pyxab_python
 
 from vhct.objectives import make_objective
-from vhct.objectives.noise import LOW_NOISE, UniformNoise
+from vhct.objectives.noise import LOW_NOISE
 from vhct.optimizers.hoo import truncation_depth
 from vhct.optimizers.registry import make_optimizer
-from vhct.pipeline.run import run
+from vhct.pipeline.records import RunSpec
+from vhct.pipeline.run import run, seeded_run
 
 ALGORITHMS = ("VHCT", "HCT", "T-HOO", "POO", "PCT")
 OBJECTIVES = ("garland", "doublesine")
@@ -218,15 +219,15 @@ def run_pyxab(task: Task, python: str, driver: str, rounds: int, noise: float) -
 
 
 def run_ours(task: Task, rounds: int, noise: float) -> Result:
-    """One run of ours, seeded as ``vhct.pipeline.run.run_experiment`` seeds it (optimizer, then noise)."""
-    f = make_objective(task.objective)
-    optimizer_seed, noise_seed = np.random.SeedSequence(task.seed).spawn(2)
-    params = {**OURS[task.algorithm], **task.params}
-    optimizer_rng = np.random.default_rng(optimizer_seed)
-    optimizer = make_optimizer(task.algorithm, f.domain, rounds, optimizer_rng, **params)
-    source = UniformNoise(noise, np.random.default_rng(noise_seed))
+    """One run of ours, seeded as the pipeline seeds it (``vhct.pipeline.run.seeded_run``)."""
+    spec = RunSpec(
+        experiment=task.objective, setting=task.column, algorithm=task.algorithm,
+        params={**OURS[task.algorithm], **task.params}, objective=task.objective, objective_params={},
+        noise=noise, horizon=rounds, seed=task.seed, progress_every=0,
+    )  # fmt: skip
+    f, optimizer, source = seeded_run(spec)
     start = time.perf_counter()
-    table = run(optimizer, f, rounds, source, task.seed)
+    table = run(optimizer, f, spec.horizon, source, spec.seed)
     seconds = time.perf_counter() - start
     info = {"depth": getattr(optimizer, "tree_depth", None)}
     if hasattr(optimizer, "instances"):

@@ -7,12 +7,16 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pandas as pd
-from support import REPO
+from support import REPO, run_spec
 
 from vhct.pipeline import provenance
-from vhct.pipeline.versions import package_versions
+from vhct.pipeline.jobs import run_job
+from vhct.pipeline.tables import sidecar_path
 from vhct.reporting import findings
 from vhct.reporting.audit import AUDIT_FORMAT, Comparison
+
+#: rounds of the made-up run's one real run (its sidecar is what ship checks; its numbers are not)
+SIDECAR_RUN_ROUNDS = 5
 
 
 def complete(audit: dict) -> dict:
@@ -41,8 +45,8 @@ def complete(audit: dict) -> dict:
 
 def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
     """A finished run's results/ and figures/ as `make paper-local` leaves them (small, made up):
-    the audit JSON, aggregates, figures, two run sidecars (one with package versions, one written
-    before sidecars carried them) and the provenance record with the outputs' checksums."""
+    the audit JSON, aggregates, figures, one run's table and sidecar (written by the real run job,
+    a few rounds) and the provenance record with the outputs' checksums."""
     results, figures = tmp_path / "results", tmp_path / "figures"
     def settings(horizon: int) -> dict:  # as the audit's config summary records them
         seeds = list(range(20))
@@ -116,10 +120,9 @@ def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
     # tiny_regret: another config's
     for name in ("fig3a_garland", "fig3c_mnist", "audit_forest", "tiny_regret"):
         (figures / f"{name}.png").write_bytes(b"\x89PNG" + name.encode())
-    sidecars = {"VHCT-rho0.75": {"seed": 0, "versions": package_versions()}, "BO": {"seed": 0}}
-    for setting, sidecar in sidecars.items():  # BO's: written before sidecars carried versions
-        (results / "runs" / "garland" / setting).mkdir(parents=True)
-        (results / "runs" / "garland" / setting / "seed0.json").write_text(json.dumps(sidecar))
+    table = results / "runs" / "garland" / "VHCT-rho0.75" / "seed0.csv.gz"
+    spec = run_spec("VHCT", "garland", SIDECAR_RUN_ROUNDS, 0, params={"rho": 0.75}, setting="VHCT-rho0.75")
+    run_job(spec, table, sidecar_path(table))
     # the recorder's record, written when the command ends: the outputs' checksums as it left them
     outputs = provenance.output_hashes(results, figures, config["figures"])
     prov = provenance.record(

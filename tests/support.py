@@ -190,3 +190,32 @@ def hierarchical_algorithms() -> list[str]:
     from vhct.optimizers.tree import TreeSearch
 
     return algorithms_of(TreeSearch, _Portfolio)
+
+
+def run_spec(
+    algorithm: str,
+    objective: str,
+    horizon: int,
+    seed: int,
+    *,
+    params: dict | None = None,
+    objective_params: dict | None = None,
+    noise: float = 0.05,
+    setting: str | None = None,
+):
+    """A run's spec (``vhct.pipeline.records.RunSpec``) outside a config: the experiment is named
+    after the objective, the setting after the algorithm unless given, no progress lines."""
+    from vhct.pipeline.records import RunSpec
+
+    return RunSpec(
+        experiment=objective,
+        setting=setting or algorithm,
+        algorithm=algorithm,
+        params=params or {},
+        objective=objective,
+        objective_params=objective_params or {},
+        noise=noise,
+        horizon=horizon,
+        seed=seed,
+        progress_every=0,
+    )

@@ -17,15 +17,15 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
 
 from vhct.pipeline.config import load
 from vhct.pipeline.jobs import run_job
+from vhct.pipeline.records import RunSpec
 
 KIB_PER_MIB = 1024  # ru_maxrss is in KiB on Linux
 
 
-def measure(spec: dict[str, Any]) -> tuple[float, float]:
+def measure(spec: RunSpec) -> tuple[float, float]:
     """Run one job in this (fresh) process; return (wall seconds, peak RSS in MiB)."""
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
             with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
                 wall, peak = pool.submit(measure, spec).result()
             total += wall * n_seeds
-            print(f"{experiment:24s} {setting:16s} {spec['horizon']:7d} {wall:8.2f} {peak:8.0f}", flush=True)
+            print(f"{experiment:24s} {setting:16s} {spec.horizon:7d} {wall:8.2f} {peak:8.0f}", flush=True)
         print(f"{experiment:24s} {'all x ' + str(n_seeds) + ' seeds':16s} {'':7s} {total:8.0f}", flush=True)
     return 0
 

@@ -4,6 +4,8 @@ compare it with the config when they are read, before any job."""
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 from pathlib import Path
 
@@ -12,7 +14,9 @@ import pytest
 import yaml
 from support import ok, snakemake
 
-from vhct.pipeline.tables import read_sidecar
+from vhct.pipeline.config import load
+from vhct.pipeline.tables import read_sidecar, sidecar_path
+from vhct.pipeline.versions import package_versions
 
 pytestmark = pytest.mark.integration
 
@@ -71,6 +75,8 @@ def test_a_changed_config_without_snakemake_s_records_fails_before_any_job(tmp_p
     assert set(pd.read_csv(work / FINAL)["horizon"]) == {40}
     record = read_sidecar(work / vhct)
     assert record.run.params == {"rho": 0.5} and record.rounds == 40
+    # the spec the config made, passed to the job as JSON (the rule's params), recorded whole
+    assert record.run == load([second])[0].run_spec(EXPERIMENT, "VHCT", 0)
 
 
 def test_a_changed_parameter_with_snakemake_s_records_reruns_its_runs(tmp_path):
@@ -85,3 +91,25 @@ def test_a_changed_parameter_with_snakemake_s_records_reruns_its_runs(tmp_path):
     vhct = read_sidecar(work / f"results/runs/{EXPERIMENT}/VHCT/seed0.csv.gz")
     assert vhct.run.params == {"rho": 0.5}  # the changed setting ran again
     assert (work / f"results/runs/{EXPERIMENT}/HCT/seed0.csv.gz").stat().st_mtime_ns == hct_before
+
+
+def test_a_run_of_other_package_versions_fails_before_any_job_naming_the_package(tmp_path):
+    """The version policy is refusing: Snakemake, its records in place, would never rerun a run for
+    another install, so the check when the rules are read refuses it, naming the package."""
+    work = tmp_path / "work"
+    work.mkdir()
+    config = small_config(tmp_path, 30, 0.75)
+    ok(snakemake(work, FINAL, configfile=config))
+    hct = f"results/runs/{EXPERIMENT}/HCT/seed1.csv.gz"
+    sidecar = work / sidecar_path(hct)
+    record = json.loads(sidecar.read_text())  # as the run job wrote it
+    assert record["versions"] == package_versions()
+    record["versions"]["numpy"] = "1.0"  # an install since updated
+    sidecar.write_text(json.dumps(record))
+    before = files(work)
+    dry = snakemake(work, FINAL, "--dry-run", configfile=config)
+    assert dry.returncode != 0 and files(work) == before
+    log = dry.stdout + dry.stderr
+    installed = re.escape(package_versions()["numpy"])
+    assert re.search(rf"{re.escape(hct)}: versions: numpy 1\.0 \(installed: {installed}\)", log)
+    assert f"`rm {hct} {sidecar_path(hct)}`" in log

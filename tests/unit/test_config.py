@@ -188,19 +188,19 @@ def test_run_jobs_expand_every_setting_and_seed(tiny):
 def test_run_spec_caps_the_horizon_and_copies_parameters(tiny):
     cfg = check(tiny)
     spec = cfg.run_spec("garland", "short", 1)
-    assert spec["horizon"] == 20 and spec["algorithm"] == "T-HOO" and spec["seed"] == 1
-    assert cfg.run_spec("garland", "POO", 0)["horizon"] == 60
-    spec["params"]["rho"] = 0.9
+    assert spec.horizon == 20 and spec.algorithm == "T-HOO" and spec.seed == 1
+    assert cfg.run_spec("garland", "POO", 0).horizon == 60
+    spec.params["rho"] = 0.9
     assert cfg.settings["short"].params["rho"] == 0.5
-    assert cfg.run_spec("garland", "short", 1)["params"]["rho"] == 0.5
+    assert cfg.run_spec("garland", "short", 1).params["rho"] == 0.5
     high = cfg.run_spec("rastrigin-high-noise", "HCT-rho0.75", 0)
-    assert high["noise"] == 0.5 and high["objective_params"] == {"dim": 2}
+    assert high.noise == 0.5 and high.objective_params == {"dim": 2}
 
 
 def test_an_experiments_caps_override_the_settings_own_there_only(tiny):
     tiny["experiments"]["garland"]["caps"] = {"short": {"max_horizon": 40, "max_seeds": 1}}
     cfg = check(tiny)
-    assert cfg.run_spec("garland", "short", 0)["horizon"] == 40  # the setting's own cap is 20
+    assert cfg.run_spec("garland", "short", 0).horizon == 40  # the setting's own cap is 20
     assert cfg.setting_seeds("garland", "short") == [0]
     assert [k for e, s, k in cfg.run_jobs(["garland"]) if s == "short"] == [0]
     assert cfg.setting_info("garland")["short"].horizon == 40

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import write_landmine_mat, write_mnist_dir
+from support import run_spec, write_landmine_mat, write_mnist_dir
 
 from vhct.objectives.landmine import LandmineSVM
 from vhct.objectives.mnist import IdxFormatError, read_idx_images
@@ -497,21 +497,11 @@ def test_stamp_check_names_a_missing_file_and_a_bad_stamp(landmine):
 def test_run_job_checks_its_data_files_before_running(landmine, tmp_path):
     from vhct.pipeline.jobs import run_job
 
-    spec = {
-        "experiment": "landmine",
-        "setting": "T-HOO",
-        "algorithm": "T-HOO",
-        "params": {"rho": 0.5},
-        "objective": "landmine",
-        "objective_params": {"data_path": str(landmine["path"])},
-        "noise": 0.0,
-        "horizon": 3,
-        "seed": 0,
-        "progress_every": 0,
-    }
+    data = {"data_path": str(landmine["path"])}
+    spec = run_spec("T-HOO", "landmine", 3, 0, params={"rho": 0.5}, objective_params=data, noise=0.0)
     table, meta = tmp_path / "runs" / "seed0.csv.gz", tmp_path / "runs" / "seed0.json"
     run_job(spec, table, meta, [landmine["stamp"]])
-    assert len(json.loads(meta.read_text())["run"]) == len(spec)
+    assert json.loads(meta.read_text())["run"] == spec.model_dump(mode="json")
     table.unlink()
     meta.unlink()
     corrupt(landmine["path"], "truncated")
@@ -545,10 +535,7 @@ def test_run_tables_read_back_exactly_with_pandas_header_and_missing_values(tmp_
     from vhct.pipeline.jobs import table_csv, write_table
     from vhct.pipeline.run import run_experiment
 
-    table, _ = run_experiment(
-        algorithm="POO", params={}, objective=objective, objective_params=params, noise=0.05,
-        horizon=300, seed=1, progress_every=1000,
-    )  # fmt: skip
+    table, _ = run_experiment(run_spec("POO", objective, 300, 1, objective_params=params))
     table.loc[3, "regret"] = float("nan")
     table.loc[4, "reward"] = 1e-7  # exponent form: orjson's 1e-7 is pandas' 1e-07, the same number
     text = table_csv(table)

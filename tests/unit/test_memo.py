@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from support import write_landmine_mat
+from support import run_spec, write_landmine_mat
 
 from vhct.objectives import make_objective
 from vhct.objectives.base import Objective
@@ -70,9 +70,10 @@ def test_landmine_runs_are_memoized_with_the_same_table(tmp_path, monkeypatch):
     """The real Landmine objective (deterministic): memoized and unmemoized runs write the same bytes."""
     mat = write_landmine_mat(tmp_path / "LandmineData.mat")
     params = {"data_path": str(mat), "field": 0, "split_seed": 0}
-    memoized, meta = experiment_columns("VHCT", {}, "landmine", params, 0.05, 150, seed=0)
+    spec = run_spec("VHCT", "landmine", 150, 0, objective_params=params)
+    memoized, meta = experiment_columns(spec)
     monkeypatch.setattr(LandmineSVM, "stochastic", True)  # the memo is skipped for stochastic objectives
-    plain, plain_meta = experiment_columns("VHCT", {}, "landmine", params, 0.05, 150, seed=0)
+    plain, plain_meta = experiment_columns(spec)
     assert table_bytes(memoized) == table_bytes(plain)
     assert plain_meta["evaluations"] == 150
     assert meta["evaluations"] < 150

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from support import run_spec
 
 from vhct.optimizers.parallel import GPO, PCT, POO, rho_grid
 from vhct.optimizers.registry import make_optimizer
@@ -200,7 +201,7 @@ def test_every_variant_runs_through_the_registry(name, params):
     opt = make_optimizer(name, [[0.0, 1.0]], 300, seed=0, **params)
     for key, value in params.items():
         assert getattr(opt, key) == value
-    table, _ = run_experiment(name, params, "garland", {}, 0.05, 300, seed=0)
+    table, _ = run_experiment(run_spec(name, "garland", 300, 0, params=params))
     assert len(table) == 300 and np.all(table["regret"] >= -1e-9)
 
 

@@ -5,12 +5,14 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
-from support import REPO, hierarchical_algorithms
+from pydantic import ValidationError
+from support import REPO, hierarchical_algorithms, run_spec
 
 from vhct.objectives import make_objective
 from vhct.objectives.base import Objective
 from vhct.objectives.noise import UniformNoise
 from vhct.optimizers.registry import make_optimizer
+from vhct.pipeline.records import RunSpec
 from vhct.pipeline.run import run, run_experiment
 from vhct.pipeline.tables import WALL_TIME_COLUMNS
 
@@ -32,7 +34,7 @@ SYNTHETIC = [
 @pytest.mark.parametrize("algorithm", CORE)
 @pytest.mark.parametrize(("objective", "objective_params"), SYNTHETIC)
 def test_every_algorithm_runs_2000_rounds_on_every_objective(algorithm, objective, objective_params):
-    table, meta = run_experiment(algorithm, {}, objective, objective_params, 0.05, 2000, seed=3)
+    table, meta = run_experiment(run_spec(algorithm, objective, 2000, 3, objective_params=objective_params))
     f = make_objective(objective, **objective_params)
     assert len(table) == 2000
     points = table[[f"x{j}" for j in range(f.dim)]].to_numpy()
@@ -43,7 +45,7 @@ def test_every_algorithm_runs_2000_rounds_on_every_objective(algorithm, objectiv
 
 
 def test_run_table_columns_and_regret():
-    table, meta = run_experiment("VHCT", {"rho": 0.75}, "himmelblau", {}, 0.05, 300, seed=0)
+    table, meta = run_experiment(run_spec("VHCT", "himmelblau", 300, 0, params={"rho": 0.75}))
     assert list(table.columns) == [
         "t", "x0", "x1", "reward", "value", "regret", "cumulative_regret", "depth", "step_seconds",
         "optimizer_seconds",
@@ -60,7 +62,8 @@ def test_run_table_columns_and_regret():
 @pytest.mark.parametrize("algorithm", CORE)
 def test_same_seed_reproduces_a_run_exactly(algorithm):
     def table(seed):
-        t, _ = run_experiment(algorithm, {}, "rastrigin", {"dim": 2}, 0.5, 500, seed=seed)
+        spec = run_spec(algorithm, "rastrigin", 500, seed, objective_params={"dim": 2}, noise=0.5)
+        t, _ = run_experiment(spec)
         return t.drop(columns=list(WALL_TIME_COLUMNS))
 
     pd.testing.assert_frame_equal(table(11), table(11))
@@ -119,13 +122,18 @@ def test_optimizer_seconds_exclude_the_objectives_evaluation():
     assert (step - own >= SLEEP_SECONDS).all()  # the evaluation, sleep included, is outside own
 
 
-def test_run_rejects_bad_arguments():
+def test_a_run_of_bad_values_is_refused_naming_the_field():
+    """The spec refuses them before anything runs; the loop itself refuses an empty horizon."""
+    with pytest.raises(ValidationError, match="horizon"):
+        run_spec("VHCT", "garland", 0, 0)
+    with pytest.raises(ValidationError, match="seed"):
+        run_spec("VHCT", "garland", 10, -1)
+    with pytest.raises(ValidationError, match="noise"):
+        run_spec("VHCT", "garland", 10, 0, noise=-0.1)
+    f = make_objective("garland")
+    noise = UniformNoise(0.05, np.random.default_rng(0))
     with pytest.raises(ValueError, match="horizon"):
-        run_experiment("VHCT", {}, "garland", {}, 0.05, 0, seed=0)
-    with pytest.raises(ValueError, match="seed"):
-        run_experiment("VHCT", {}, "garland", {}, 0.05, 10, seed=-1)
-    with pytest.raises(ValueError, match="noise"):
-        run_experiment("VHCT", {}, "garland", {}, -0.1, 10, seed=0)
+        run(make_optimizer("VHCT", f.domain, 10, seed=0), f, 0, noise, seed=0)
 
 
 @pytest.mark.slow
@@ -136,7 +144,7 @@ def test_garland_paper_settings_vhct_beats_hct_and_regret_is_sublinear():
     for algorithm in ("VHCT", "HCT"):
         finals, firsts, good = [], [], 0
         for seed in range(20):
-            table, meta = run_experiment(algorithm, {"rho": 0.75}, "garland", {}, 0.05, 5000, seed=seed)
+            table, meta = run_experiment(run_spec(algorithm, "garland", 5000, seed, params={"rho": 0.75}))
             finals.append(table["cumulative_regret"].iloc[-1])
             firsts.append(table["cumulative_regret"].iloc[999])
             good += meta["recommendation_value"] >= f.f_star - 0.02
@@ -157,16 +165,14 @@ def test_a_run_job_writes_its_table_without_importing_pandas(tmp_path):
     import sys
     import textwrap
 
-    spec = {
-        "experiment": "garland", "setting": "HCT", "algorithm": "HCT", "params": {"rho": 0.5},
-        "objective": "garland", "objective_params": {}, "noise": 0.1, "horizon": 50, "seed": 3,
-        "progress_every": 0,
-    }  # fmt: skip
+    spec = run_spec("HCT", "garland", 50, 3, params={"rho": 0.5}, noise=0.1).model_dump_json()
     code = textwrap.dedent(
         f"""
         import sys
         from vhct.pipeline.jobs import run_batch_job
-        run_batch_job([{spec!r}], [{str(tmp_path / "t.csv.gz")!r}], [{str(tmp_path / "t.json")!r}])
+        from vhct.pipeline.records import RunSpec
+        spec = RunSpec.model_validate_json({spec!r})  # its JSON form, as it crosses into a job
+        run_batch_job([spec], [{str(tmp_path / "t.csv.gz")!r}], [{str(tmp_path / "t.json")!r}])
         print("pandas" in sys.modules)
         """
     )
@@ -203,7 +209,7 @@ def test_bo_horizon_and_seeds_per_experiment_come_from_the_config():
             info = cfg.setting_info(experiment)[setting]
             assert info.seeds == expected
             horizon = min(exp.horizon, cfg.setting_cap(experiment, setting, "max_horizon"))
-            assert info.horizon == horizon == cfg.run_spec(experiment, setting, 0)["horizon"]
+            assert info.horizon == horizon == cfg.run_spec(experiment, setting, 0).horizon
     for experiment in REAL_DATA:  # the main BO setting runs the experiment's whole horizon there
         horizon = cfg.experiments[experiment].horizon
         assert cfg.setting_info(experiment)["BO"].horizon == horizon
@@ -233,12 +239,9 @@ def test_max_seeds_is_checked_and_caps_batches_too(tiny_fixtures):
     assert ("PCT", 0) in batched and ("PCT", 1) not in batched and ("VHCT-rho0.75", 1) in batched
 
 
-def spec(objective: str, objective_params: dict, seed: int, horizon: int, setting: str = "HCT") -> dict:
-    return {
-        "experiment": objective, "setting": setting, "algorithm": "HCT", "params": {"rho": 0.5},
-        "objective": objective, "objective_params": objective_params, "noise": 0.05, "horizon": horizon,
-        "seed": seed, "progress_every": 0,
-    }  # fmt: skip
+def spec(objective: str, objective_params: dict, seed: int, horizon: int, setting: str = "HCT") -> RunSpec:
+    extra = {"params": {"rho": 0.5}, "objective_params": objective_params, "setting": setting}
+    return run_spec("HCT", objective, horizon, seed, **extra)
 
 
 def landmine_params(tiny_fixtures) -> dict:

@@ -4,7 +4,7 @@ validated on reading, and checked against the config a consumer runs with."""
 from __future__ import annotations
 
 import json
-import logging
+import re
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +27,8 @@ CONFIG = Path(__file__).resolve().parents[2] / "config" / "tiny.yaml"
 #: a cheap synthetic experiment of the tiny config: 4 settings x seeds [3, 7], 40 rounds
 EXPERIMENT = "counterexample"
 PATTERN = "results/runs/{experiment}/{setting}/seed{seed}.csv.gz"
+#: top-level keys the first sidecar layout lacked (it kept f_star and versions in its metadata)
+FIRST_LAYOUT_LACKS = ("format", "f_star", "regret_reference", "versions")
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +88,8 @@ def test_the_record_carries_the_spec_f_star_and_the_package_versions(workdir, co
     table = paths_of(workdir, config)["VHCT-rho0.75"][0]
     record = read_sidecar(table)
     expected = config.run_spec(EXPERIMENT, "VHCT-rho0.75", 3)
-    assert all(getattr(record.run, field) == expected[field] for field in SPEC_FIELDS)
+    assert record.run == expected  # the spec the job was given, embedded whole
+    assert all(getattr(record.run, field) == getattr(expected, field) for field in SPEC_FIELDS)
     assert record.f_star == make_objective("counterexample").f_star and record.regret_reference == "f_star"
     assert set(SHAPING_PACKAGES) <= set(record.versions) and record.versions["numpy"] == np.__version__
     assert record.versions["pandas"] == pd.__version__
@@ -118,6 +121,8 @@ def edit(table: str | Path, change) -> Path:
         ),
         (lambda d: d["metadata"].update(f_star=0.5), "but metadata.f_star = 0.5"),
         (lambda d: d["run"].pop("horizon"), "run.horizon: Field required"),
+        (lambda d: [d.pop(k) for k in FIRST_LAYOUT_LACKS], "format: Field required"),  # no longer read
+        (lambda d: d.update(format=1), "format 1, but runs are read in format 2 only"),
     ],
 )
 def test_an_invalid_record_is_refused_naming_its_file(copy_of, config, change, problem):
@@ -129,22 +134,6 @@ def test_an_invalid_record_is_refused_naming_its_file(copy_of, config, change, p
     msg = str(err.value)
     assert msg.startswith(f"run table {bad}: its sidecar {sidecar} is not a valid run record")
     assert problem in msg
-
-
-def test_a_sidecar_of_the_earlier_layout_is_read_with_its_f_star_from_metadata(copy_of, config):
-    table = paths_of(copy_of, config)["HCT-rho0.75"][1]
-    record = read_sidecar(table)
-
-    def earlier(data):
-        for key in ("format", "f_star", "regret_reference", "versions"):
-            data.pop(key)
-
-    edit(table, earlier)
-    old = read_sidecar(table)
-    assert old.format == 1 and old.f_star == record.f_star and old.regret_reference == "f_star"
-    edit(table, lambda d: d["metadata"].pop("f_star"))  # and without it there either: refused
-    with pytest.raises(RunTableError, match="f_star: Field required"):
-        read_sidecar(table)
 
 
 def changed(config: Config, **params) -> Config:
@@ -183,7 +172,7 @@ def test_a_run_of_another_config_is_refused_by_aggregation_and_the_audit(workdir
 
 def test_the_check_before_any_job_names_stale_runs_and_how_to_redo_them(copy_of, config, monkeypatch):
     monkeypatch.chdir(copy_of)
-    assert check_current_runs(config, PATTERN) is None  # current runs, installed versions: no note
+    check_current_runs(config, PATTERN)  # current runs, installed versions: nothing refused
     other = changed(config, rho=0.5)
     with pytest.raises(StaleRunError) as err:
         check_current_runs(other, PATTERN)
@@ -194,23 +183,28 @@ def test_the_check_before_any_job_names_stale_runs_and_how_to_redo_them(copy_of,
     assert f"`rm {stale[0]} {sidecar_path(stale[0])} {stale[1]} {sidecar_path(stale[1])}`" in msg
     Path(stale[0]).unlink()  # a missing table reruns anyway; an unreadable sidecar fails its consumers
     sidecar_path(stale[1]).write_text("{")
-    assert check_current_runs(other, PATTERN) is None
+    check_current_runs(other, PATTERN)
 
 
-def test_runs_of_other_package_versions_are_refused_by_every_consumer(copy_of, config, monkeypatch, caplog):
-    """Issue 31: a run's recorded versions are part of what must equal the current run's; a plain read
-    (no config) only logs them."""
+def test_runs_of_other_package_versions_are_refused_by_every_reader(copy_of, config, monkeypatch):
+    """Issue 31, one policy: a run's recorded versions must equal the installed ones wherever runs are
+    read (aggregation, the audit, a plain read, the check before any job); refused, naming the package
+    and both versions, never served with a warning."""
     paths = paths_of(copy_of, config)
-    edit(paths["HCT-rho0.75"][0], lambda d: d["versions"].update(numpy="1.0"))
-    with caplog.at_level(logging.WARNING, logger="vhct.pipeline.tables"):
+    other = paths["HCT-rho0.75"][0]
+    edit(other, lambda d: d["versions"].update(numpy="1.0"))
+    named = rf"{re.escape(other)}: versions: numpy 1\.0 \(installed: {re.escape(np.__version__)}\)"
+    with pytest.raises(StaleRunError, match=named) as err:
         read_runs(paths, ag.AGGREGATED_COLUMNS)
-    assert "1 of 8 runs were made with other package versions" in caplog.text
-    assert "numpy 1.0 (installed: " + np.__version__ in caplog.text
-    with pytest.raises(StaleRunError, match=r"HCT-rho0.75/seed3.csv.gz: versions: numpy 1.0"):
+    assert str(err.value).startswith("1 run(s) were made for another config than this one, or with other")
+    with pytest.raises(StaleRunError, match=named):
         read_runs(paths, ag.AGGREGATED_COLUMNS, specs=expected_specs(config, EXPERIMENT, paths))
+    with pytest.raises(StaleRunError, match=r"seed3\.csv\.gz: versions: numpy 1\.0"):
+        audit_read_runs({EXPERIMENT: paths}, config)
     monkeypatch.chdir(copy_of)
-    with pytest.raises(StaleRunError, match="versions: numpy 1.0"):
+    with pytest.raises(StaleRunError, match=r"HCT-rho0\.75/seed3\.csv\.gz: versions: numpy 1\.0") as err:
         check_current_runs(config, PATTERN)
+    assert "--forcerun" not in str(err.value)  # before any job: deleting them is the remedy
 
 
 def real_run(seed: int, values: list[float]) -> Run:

@@ -218,8 +218,10 @@ def test_content_not_modification_time_ties_each_file_to_the_run(shipped):
 
 
 def test_ship_refuses_mixed_package_versions_naming_the_file_and_package(shipped):
+    """The run job's sidecar (the real writer) read by ship's check (through the real reader)."""
     results, figures, docs, readme = shipped
     sidecar = results / "runs" / "garland" / "VHCT-rho0.75" / "seed0.json"
+    assert json.loads(sidecar.read_text())["versions"] == package_versions()  # as the run job wrote it
     saved = sidecar.read_text()
     edit_json(sidecar, lambda s: s["versions"].update(numpy="1.0.0"))
     current = package_versions()["numpy"]
@@ -241,8 +243,11 @@ def test_ship_refuses_mixed_package_versions_naming_the_file_and_package(shipped
     refused(results, figures, docs, readme, r"audit.json was made with other package versions .*scipy None")
     edit_json(results / findings.AUDIT_JSON, lambda a: a["context"].update(versions=package_versions()))
     rerecord(results, figures)
-    # BO's sidecar carries no versions (written before sidecars did): read as silent, shipped
-    assert "versions" not in json.loads((results / "runs" / "garland" / "BO" / "seed0.json").read_text())
+    # the sidecars are read through the pipeline's one reader: one it cannot read is refused, named
+    edit_json(sidecar, lambda s: [s.pop(k) for k in ("format", "versions")])  # the first layout's
+    unreadable = r"VHCT-rho0.75/seed0.json is not a valid run record .*format: Field required"
+    refused(results, figures, docs, readme, unreadable)
+    sidecar.write_text(saved)
     ship.ship(results, figures, docs, readme)
     shipped_prov = json.loads((docs / findings.DATA_DIR / findings.PROVENANCE_JSON).read_text())
     assert shipped_prov["versions"] == package_versions()

@@ -4,7 +4,6 @@ import re
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
-from snakemake.logging import logger
 
 import vhct.pipeline.config as vc
 import vhct.pipeline.stale as vstale
@@ -43,18 +42,16 @@ DATA_STAMP = "data/.verified/{path}.json"
 #: targets added to `all` by other rule files (e.g. an audit report)
 EXTRA_TARGETS = []
 
-# Every existing run must be the one this config asks for (its sidecar records its spec): with
-# .snakemake/ moved or deleted, Snakemake would not see a changed parameter and would serve the
-# old runs. Fails here, before any job, naming each stale run, its first differing field and the
-# command that deletes them; runs made with other package versions are a warning. Checked by the
-# main process only (not again in each cluster job).
+# Every existing run must be the one this config asks for, made with the installed package
+# versions (its sidecar records both): with .snakemake/ moved or deleted, Snakemake would not see a
+# changed parameter and would serve the old runs, and it never reruns a run for another install.
+# Fails here, before any job, naming each stale run, its first differing field or package and the
+# command that deletes them. Checked by the main process only (not again in each cluster job).
 if workflow.is_main_process:
     try:
-        _versions_note = vstale.check_current_runs(CFG, RUN_TABLE)
+        vstale.check_current_runs(CFG, RUN_TABLE)
     except vt.StaleRunError as _error:
         raise WorkflowError(str(_error)) from None
-    if _versions_note:
-        logger.warning(_versions_note)
 
 
 def _names(section):

@@ -27,7 +27,7 @@ rule run:
         tables=[RUN_TABLE],
         metas=[RUN_META],
     params:
-        specs=lambda wc: [CFG.run_spec(wc.experiment, wc.setting, int(wc.seed))],
+        specs=lambda wc: [CFG.run_spec(wc.experiment, wc.setting, int(wc.seed)).model_dump(mode="json")],
     log:
         "logs/run/{experiment}/{setting}/seed{seed}.log",
     threads: lambda wc: resource("run", "threads", wc.experiment, wc.setting)
@@ -54,7 +54,7 @@ for _batch in CFG.run_batches():
             tables=[RUN_TABLE.format(**run) for run in _runs],
             metas=[RUN_META.format(**run) for run in _runs],
         params:
-            specs=[CFG.run_spec(**run) for run in _runs],
+            specs=[CFG.run_spec(**run).model_dump(mode="json") for run in _runs],
         log:
             f"logs/run/{_batch.experiment}/batch{_batch.index}.log",
         threads: max(resource("run", "threads", r["experiment"], r["setting"]) for r in _runs)

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from vhct.pipeline.records import RunRecord
+from vhct.pipeline.records import RunRecord, RunSpec
 from vhct.pipeline.specs import SettingInfo
 from vhct.pipeline.tables import read_runs
 
@@ -193,7 +192,7 @@ def aggregate_experiment(
     regret_path: Path | str,
     final_path: Path | str,
     timing_path: Path | str,
-    specs: Mapping[str, Mapping[str, Any]] | None = None,
+    specs: Mapping[str, RunSpec] | None = None,
 ) -> None:
     """Read every run of an experiment (tables and JSON sidecars) and write the three tables.
 

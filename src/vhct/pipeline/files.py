@@ -1,12 +1,16 @@
 """Writing outputs safely: atomically (temporary file next to the target, then rename), with the umask's
-permissions, and removing what a killed writer left behind; JSON encoding of numpy values.
+permissions, and removing what a killed writer left behind; JSON encoding of numpy values; a file's
+sha256 and the path a record names it by.
 
 Every pipeline output goes through ``atomic_paths``, so a failed or interrupted job leaves no
-partial file behind.
+partial file behind. Every record that fixes a file's content (the provenance record, ``ship``'s
+checks) hashes it with :func:`sha256` and names it with :func:`display_path`, so two records of
+one file agree.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
@@ -24,6 +28,8 @@ TEMP_SUFFIX = ".tmp"
 TEMP_TOKEN_BYTES = 6
 #: permissions asked for a new output before the umask applies (what ``open(path, "w")`` asks)
 OUTPUT_MODE = 0o666
+#: the digest every record of a file's content uses
+DIGEST = "sha256"
 
 
 def _temp_pattern(final: Path) -> re.Pattern[str]:
@@ -119,3 +125,19 @@ def json_default(value: Any) -> Any:
     if isinstance(value, Path):
         return str(value)
     return repr(value)
+
+
+def sha256(path: Path | str) -> str:
+    """The hex sha256 of the file at ``path``, read in chunks (a file of any size in little memory)."""
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, DIGEST).hexdigest()
+
+
+def display_path(path: Path | str) -> str:
+    """``path`` as a record names it: relative to the working directory when inside it (the same on
+    every machine and checkout), else absolute."""
+    path = Path(path).absolute()
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from vhct.pipeline.files import atomic_paths
+from vhct.pipeline.records import RunSpec
 from vhct.pipeline.specs import SettingInfo
 
 logger = logging.getLogger("vhct.pipeline.jobs")
@@ -48,7 +49,7 @@ def setup_logging(log_path: Path | str | None) -> None:
 
 
 def run_job(
-    spec: Mapping[str, Any],
+    spec: RunSpec,
     table_path: Path | str,
     meta_path: Path | str,
     data_stamps: Sequence[Path | str] = (),
@@ -56,44 +57,35 @@ def run_job(
     """Run one (experiment, setting, seed) and write its per-round table and JSON sidecar.
 
     The sidecar is the run record (``vhct.pipeline.records.RunRecord``, this is its one writer):
-    the spec, rounds, wall time, Python and host, the package versions, the exact optimum
-    ``f_star`` (None where unknown) and the regret reference, and the run's metadata.
+    the spec (``spec`` itself, embedded), rounds, wall time, Python and host, the package versions,
+    the exact optimum ``f_star`` (None where unknown) and the regret reference, and the run's metadata.
 
     The data files of ``data_stamps`` (verification stamps) are checked first: a file changed
     since its verification is hashed again, and a corrupted one fails naming the file.
     """
     from vhct.pipeline.data import check_stamp
-    from vhct.pipeline.records import FORMAT, RunRecord, RunSpec, regret_reference_of
+    from vhct.pipeline.records import FORMAT, RunRecord, regret_reference_of
     from vhct.pipeline.run import experiment_columns
 
     for stamp in data_stamps:
         check_stamp(stamp)
 
-    tag = (spec["experiment"], spec["setting"], int(spec["seed"]))
+    tag = (spec.experiment, spec.setting, spec.seed)
     logger.info(
         "run %s/%s/seed%d: %s on %s, horizon %d, noise %g",
         *tag,
-        spec["algorithm"],
-        spec["objective"],
-        spec["horizon"],
-        spec["noise"],
+        spec.algorithm,
+        spec.objective,
+        spec.horizon,
+        spec.noise,
     )
     start = time.perf_counter()
-    table, meta = experiment_columns(
-        algorithm=spec["algorithm"],
-        params=dict(spec["params"]),
-        objective=spec["objective"],
-        objective_params=dict(spec["objective_params"]),
-        noise=float(spec["noise"]),
-        horizon=int(spec["horizon"]),
-        seed=int(spec["seed"]),
-        progress_every=int(spec["progress_every"]),
-    )
+    table, meta = experiment_columns(spec)
     wall = time.perf_counter() - start
     record = RunRecord(
         format=FORMAT,
-        run=RunSpec.model_validate(dict(spec)),
-        seed=int(spec["seed"]),
+        run=spec,
+        seed=spec.seed,
         rounds=len(table["t"]),
         wall_seconds=wall,
         python=platform.python_version(),
@@ -146,7 +138,7 @@ def write_table(table: Any, path: Path | str) -> None:
 
 
 def run_batch_job(
-    specs: Sequence[Mapping[str, Any]],
+    specs: Sequence[RunSpec],
     table_paths: Sequence[Path | str],
     meta_paths: Sequence[Path | str],
     data_stamps: Sequence[Path | str] = (),
@@ -172,7 +164,7 @@ def aggregate_job(
     regret_path: Path | str,
     final_path: Path | str,
     timing_path: Path | str,
-    specs: Mapping[str, Mapping[str, Any]] | None = None,
+    specs: Mapping[str, RunSpec] | None = None,
 ) -> None:
     """Aggregate one experiment's runs into its regret, final and timing tables.
 
@@ -236,8 +228,9 @@ def from_snakemake(task: str, smk: Any) -> None:
             data_dir = data_path[: -len(smk.params.spec["path"])] or "."
             stamp = smk.output[0] if task == "verify" else None
             data_job(smk.params.spec, data_dir, smk.params.mirror, data_path, stamp)
-        elif task == "run":
-            run_batch_job(smk.params.specs, smk.output.tables, smk.output.metas, smk.input.verified)
+        elif task == "run":  # each spec crossed as its JSON form (the rule's params)
+            specs = [RunSpec.model_validate(spec) for spec in smk.params.specs]
+            run_batch_job(specs, smk.output.tables, smk.output.metas, smk.input.verified)
         else:
             from vhct.pipeline.config import model
             from vhct.pipeline.stale import expected_specs

@@ -18,7 +18,6 @@ folder, the declared figures' PNGs), so ``ship`` ships exactly the content this 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import platform
@@ -33,7 +32,7 @@ from typing import Any
 
 from vhct.pipeline.config import DEFAULT_CONFIG, ConfigError, load
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
-from vhct.pipeline.files import atomic_paths
+from vhct.pipeline.files import atomic_paths, display_path, sha256
 from vhct.pipeline.versions import package_versions
 
 #: environment variable carrying the run id to the command's jobs
@@ -79,15 +78,6 @@ def config_files(command: Sequence[str]) -> list[str]:
     return files
 
 
-def display_path(path: Path | str) -> str:
-    """The path relative to the working directory when inside it (as the audit records it), else absolute."""
-    path = Path(path).absolute()
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
-
-
 def config_record(files: Sequence[Path | str]) -> dict[str, Any]:
     """The config files a run reads (bases first) with the sha256 of each, and the figures it declares.
 
@@ -97,7 +87,7 @@ def config_record(files: Sequence[Path | str]) -> dict[str, Any]:
     cfg, paths = load(files or [DEFAULT_CONFIG])
     return {
         "config_files": [display_path(p) for p in paths],
-        "config_sha256": {display_path(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in paths},
+        "config_sha256": {display_path(p): sha256(p) for p in paths},
         "figures": [*cfg.figures, *AUDIT_FIGURES],
     }
 
@@ -111,13 +101,9 @@ def output_hashes(
     found = sorted({p for pattern in RESULT_OUTPUTS for p in results.glob(pattern) if p.is_file()})
     pngs = [figures / f"{name}.png" for name in names if (figures / f"{name}.png").is_file()]
     return {
-        "results": {p.relative_to(results).as_posix(): _sha256(p) for p in found},
-        "figures": {p.name: _sha256(p) for p in pngs},
+        "results": {p.relative_to(results).as_posix(): sha256(p) for p in found},
+        "figures": {p.name: sha256(p) for p in pngs},
     }
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def run_id(started: datetime) -> str:

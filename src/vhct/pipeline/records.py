@@ -6,7 +6,9 @@ a run (aggregation, the audit, the parse-time check of the rules) goes through a
 attribute. Reading validates the record: its seed fields agree, its rounds are its horizon, and
 its ``f_star`` (the exact optimum, or None) and ``regret_reference`` fit its objective: a
 synthetic run without ``f_star`` is an error. Against the config, :func:`spec_difference` names
-the first field of the recorded run spec that differs from what the config asks for now.
+the first field of the recorded run spec that differs from what the config asks for now; against
+the install, :func:`version_difference` the first package recorded at another version (the
+readers refuse both: ``vhct.pipeline.tables``).
 
 A pydantic (v2) model, not a hand-checked dataclass: the validation of nested fields, the error
 locations (``run.horizon``) and the JSON round trip come with it, and the configuration's
@@ -23,8 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from vhct.pipeline.files import json_default
 
-#: version of the sidecar's layout; a sidecar without ``format`` is version 1, whose ``f_star`` and
-#: ``versions`` sit only in ``metadata`` (read as such, so earlier runs stay usable)
+#: version of the sidecar's layout, the only one read (a sidecar of another, such as the first
+#: layout's without ``format``, is refused: its run must be redone)
 FORMAT = 2
 #: fields of the run spec that shape the numbers: a run is current when they equal the config's
 SPEC_FIELDS = ("algorithm", "params", "objective", "objective_params", "noise", "horizon", "seed")
@@ -37,7 +39,14 @@ class RunRecordError(ValueError):
 
 
 class RunSpec(BaseModel):
-    """What one run job is asked to do (``vhct.pipeline.config.run_spec``)."""
+    """What one run job is asked to do (``Config.run_spec``), the one form a run's spec travels in.
+
+    The config makes it, the run job runs it (``vhct.pipeline.run.experiment_columns``) and embeds
+    it in its record (:attr:`RunRecord.run`), and every consumer compares that record with the
+    config's (:func:`spec_difference`). It crosses into a Snakemake job as its JSON form
+    (``model_dump(mode="json")``, the rule's params, which Snakemake compares to rerun a job whose
+    spec changed) and is validated back with ``model_validate``; a sidecar holds the same form.
+    """
 
     model_config = ConfigDict(frozen=True, extra="allow", allow_inf_nan=False)
 
@@ -88,27 +97,10 @@ class RunRecord(BaseModel):
     regret_reference: RegretReference
     metadata: dict[str, Any]
 
-    @model_validator(mode="before")
-    @classmethod
-    def _format_1(cls, data: Any) -> Any:
-        """A sidecar written before this record (no ``format``): its ``f_star`` and ``versions``
-        are read from ``metadata``, where that writer put them."""
-        if not isinstance(data, dict) or "format" in data:
-            return data
-        data = {**data, "format": 1}
-        meta = data.get("metadata")
-        if isinstance(meta, dict):
-            if "f_star" not in data and "f_star" in meta:
-                data["f_star"] = meta["f_star"]
-            if "versions" not in data:
-                old = meta.get("versions", {})
-                data["versions"] = {k: None if v == "absent" else v for k, v in old.items()}
-        if "regret_reference" not in data and "f_star" in data:
-            data["regret_reference"] = regret_reference_of(data["f_star"])
-        return data
-
     @model_validator(mode="after")
     def _consistent(self) -> RunRecord:
+        if self.format != FORMAT:
+            raise ValueError(f"format {self.format}, but runs are read in format {FORMAT} only")
         seeds = {"seed": self.seed, "run.seed": self.run.seed}
         if "seed" in self.metadata:
             seeds["metadata.seed"] = self.metadata["seed"]
@@ -178,11 +170,11 @@ def _first_difference(key: str, recorded: Any, wanted: Any) -> str | None:
     return None
 
 
-def spec_difference(record: RunRecord, expected: Mapping[str, Any]) -> str | None:
+def spec_difference(record: RunRecord, expected: RunSpec) -> str | None:
     """The first field of ``SPEC_FIELDS`` (nested keys dotted) where the recorded run differs from
     ``expected`` (the config's ``run_spec``), or None when the run is what the config asks for."""
     for field in SPEC_FIELDS:
-        found = _first_difference(field, _plain(getattr(record.run, field)), _plain(expected[field]))
+        found = _first_difference(field, _plain(getattr(record.run, field)), _plain(getattr(expected, field)))
         if found:
             return found
     return None

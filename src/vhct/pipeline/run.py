@@ -21,6 +21,7 @@ from vhct.objectives.noise import UniformNoise
 from vhct.optimizers.base import Optimizer, check_horizon, check_reward
 from vhct.optimizers.memo import PointMemo
 from vhct.optimizers.registry import make_optimizer
+from vhct.pipeline.records import SPEC_FIELDS, RunSpec
 from vhct.pipeline.tables import run_table_columns
 from vhct.pipeline.versions import package_versions
 
@@ -124,80 +125,42 @@ def run_columns(
     return {name: columns[name] for name in run_table_columns(dim)}
 
 
-def seeded_run(run: Mapping[str, Any]) -> tuple[Objective, Optimizer, UniformNoise]:
-    """The objective, optimizer and noise of one run, each random source from the run's seed.
+def seeded_run(spec: RunSpec | Mapping[str, Any]) -> tuple[Objective, Optimizer, UniformNoise]:
+    """The objective, optimizer and noise of the run ``spec``, each random source from its seed.
 
-    ``run`` names ``algorithm``, ``params``, ``objective``, ``objective_params``, ``noise``,
-    ``horizon`` and ``seed``. The seed spawns two independent streams, one for the optimizer and
-    one for the noise, so a run (and a replay of its first rounds,
-    ``vhct.reporting.plots.osc_report``) is reproducible.
+    The seed spawns two independent streams, one for the optimizer and one for the noise, so a run
+    (and a replay of its first rounds, ``vhct.reporting.plots.osc_report``) is reproducible. A
+    mapping (the spec's JSON form, which ``osc_report`` still passes) is validated into the record.
     """
-    f = make_objective(run["objective"], **dict(run["objective_params"]))
-    optimizer_seed, noise_seed = np.random.SeedSequence(int(run["seed"])).spawn(2)
+    spec = RunSpec.model_validate(spec)  # the record itself is returned as it is
+    f = make_objective(spec.objective, **spec.objective_params)
+    optimizer_seed, noise_seed = np.random.SeedSequence(spec.seed).spawn(2)
     optimizer = make_optimizer(
-        run["algorithm"],
-        f.domain,
-        int(run["horizon"]),
-        np.random.default_rng(optimizer_seed),
-        **dict(run["params"]),
+        spec.algorithm, f.domain, spec.horizon, np.random.default_rng(optimizer_seed), **spec.params
     )
-    return f, optimizer, UniformNoise(run["noise"], np.random.default_rng(noise_seed))
+    return f, optimizer, UniformNoise(spec.noise, np.random.default_rng(noise_seed))
 
 
-def run_experiment(
-    algorithm: str,
-    params: Mapping[str, Any],
-    objective: str,
-    objective_params: Mapping[str, Any],
-    noise: float,
-    horizon: int,
-    seed: int,
-    progress_every: int | None = None,
-) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Build the objective and optimizer from names, run, and return (table, metadata)."""
-    columns, meta = experiment_columns(
-        algorithm, params, objective, objective_params, noise, horizon, seed, progress_every
-    )
+def run_experiment(spec: RunSpec) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Build the objective and optimizer of ``spec``, run it, and return (table, metadata)."""
+    columns, meta = experiment_columns(spec)
     return as_frame(columns), meta
 
 
-def experiment_columns(
-    algorithm: str,
-    params: Mapping[str, Any],
-    objective: str,
-    objective_params: Mapping[str, Any],
-    noise: float,
-    horizon: int,
-    seed: int,
-    progress_every: int | None = None,
-) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """``run_experiment`` with the table as columns (``run_columns``): what a run job writes."""
-    if not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    f, optimizer, noise_source = seeded_run(
-        {
-            "algorithm": algorithm,
-            "params": params,
-            "objective": objective,
-            "objective_params": objective_params,
-            "noise": noise,
-            "horizon": horizon,
-            "seed": seed,
-        }
-    )
+def experiment_columns(spec: RunSpec) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """``run_experiment`` with the table as columns (``run_columns``): what a run job writes.
+
+    The metadata starts with the spec's ``SPEC_FIELDS`` (the sidecar's ``metadata`` has carried
+    them since its first layout), then what the run found and cost.
+    """
+    f, optimizer, noise_source = seeded_run(spec)
     started = time.perf_counter()
     counted: dict[str, int] = {}
-    table = run_columns(optimizer, f, horizon, noise_source, int(seed), progress_every, counted)
+    table = run_columns(optimizer, f, spec.horizon, noise_source, spec.seed, spec.progress_every, counted)
     wall = time.perf_counter() - started
     recommendation = optimizer.recommend()
     meta = {
-        "algorithm": algorithm,
-        "params": dict(params),
-        "objective": objective,
-        "objective_params": dict(objective_params),
-        "noise": noise,
-        "horizon": int(horizon),
-        "seed": int(seed),
+        **spec.model_dump(include=set(SPEC_FIELDS)),
         "f_star": f.f_star,
         "regret_reference": f.regret_reference,
         "final_cumulative_regret": float(table["cumulative_regret"][-1]),
@@ -205,7 +168,7 @@ def experiment_columns(
         "evaluations": counted["evaluations"],
         "recommendation": recommendation.tolist(),
         "recommendation_value": float(
-            f(recommendation, seed=(seed, 0)) if f.stochastic else f(recommendation)
+            f(recommendation, seed=(spec.seed, 0)) if f.stochastic else f(recommendation)
         ),
         "tree_depth": getattr(optimizer, "tree_depth", None),
         "tree_size": getattr(optimizer, "size", None),

@@ -10,10 +10,9 @@ from __future__ import annotations
 import base64
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from vhct.pipeline.config import Config
-from vhct.pipeline.records import RunRecord, spec_difference
+from vhct.pipeline.records import RunSpec, spec_difference
 from vhct.pipeline.tables import (
     TABLE_SUFFIX,
     RunTableError,
@@ -21,14 +20,13 @@ from vhct.pipeline.tables import (
     read_sidecar,
     seed_of,
     sidecar_path,
-    version_note,
-    version_problems,
+    version_problem,
 )
 
 
 def expected_specs(
     config: Config, experiment: str, run_paths: Mapping[str, Sequence[Path | str]]
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, RunSpec]:
     """Table path -> what the config asks of that run (``Config.run_spec``), for ``tables.read_runs``."""
     out = {}
     for setting, paths in run_paths.items():
@@ -56,23 +54,24 @@ def snakemake_recorded(path: Path | str, metadata: Path = SNAKEMAKE_METADATA) ->
     return metadata.joinpath(*(name[i : i + limit] for i in range(0, len(name), limit))).is_file()
 
 
-def check_current_runs(config: Config, table_pattern: str) -> str | None:
-    """When the rules are read, before any job: every existing run must be the one ``config`` asks for.
+def check_current_runs(config: Config, table_pattern: str) -> None:
+    """When the rules are read, before any job: every existing run must be current, the one ``config``
+    asks for and made with the installed package versions.
 
     Snakemake reruns a run whose parameters changed only while its record in ``.snakemake/``
     exists; with that folder moved or deleted (a copied workdir, a fresh checkout of results), a
     changed config would be served the old runs, and no consumer job would run to notice. Each
-    run's sidecar records its spec: a run whose spec differs fails here (:class:`StaleRunError`
-    naming each, its first differing field and the command that deletes them, so the next
-    snakemake run redoes them and everything downstream). ``table_pattern`` is the rules' run
+    run's sidecar records its spec and package versions: a run whose spec or versions differ fails
+    here (:class:`StaleRunError` naming each, its first differing field or package and the command
+    that deletes them, so the next snakemake run redoes them and everything downstream; Snakemake
+    itself never reruns a run for another install). ``table_pattern`` is the rules' run
     table path (``{experiment}``, ``{setting}``, ``{seed}``). Only files are read (a dry run
     changes nothing); a run whose table or sidecar is missing reruns anyway, an unreadable
     sidecar is left to the consumers, which fail naming it, and a changed run that Snakemake holds
     a record of (:func:`snakemake_recorded`) is left to Snakemake, whose parameter trigger reruns
-    it (the aggregation and the audit check it again). Returns :func:`version_note`.
+    it (the aggregation and the audit check it again).
     """
     stale: dict[str, str] = {}
-    records: dict[str, RunRecord] = {}
     for experiment, setting, seed in config.run_jobs():
         table = table_pattern.format(experiment=experiment, setting=setting, seed=seed)
         if not (Path(table).exists() and sidecar_path(table).exists()):
@@ -82,11 +81,10 @@ def check_current_runs(config: Config, table_pattern: str) -> str | None:
         except RunTableError:
             continue
         found = spec_difference(record, config.run_spec(experiment, setting, seed))
-        if found and not snakemake_recorded(table):
+        if found and snakemake_recorded(table):
+            continue  # Snakemake's parameter trigger reruns it, with the installed versions
+        found = found or version_problem(record)
+        if found:
             stale[table] = found
-        else:
-            records[table] = record
-    stale.update(version_problems(records))  # Snakemake does not rerun for another install: refused here
     if stale:
         raise StaleRunError(stale, before_jobs=True)
-    return version_note(records)

@@ -2,8 +2,9 @@
 
 A run writes a per-round table (``seed<k>.csv.gz``) and a JSON sidecar (``seed<k>.json``, the
 run record ``vhct.pipeline.records.RunRecord``, read only by :func:`read_sidecar`).
-:func:`read_run` reads both and checks the table against the sidecar and the config: the
-recorded run spec is the one the config asks for now (else :class:`StaleRunError`), the table
+:func:`read_run` reads both and checks the table against the sidecar and the config: the run is
+current (:func:`check_current`: its recorded package versions are the installed ones, and its
+recorded spec is the one the config asks for now; else :class:`StaleRunError`), the table
 decompresses and parses completely, has the columns asked for, one row per round
 ``t = 1..n``, finite values, ``n`` equals the rounds the sidecar records and the
 setting's horizon in the config (``max_horizon`` included), and the sidecar's seed is the one
@@ -11,25 +12,30 @@ in the file name (``seed<k>``; which seeds a setting runs is the config's: ``max
 :class:`RunTableError` naming the file and how to redo the run; :func:`read_runs` checks
 every run of an experiment and names all the bad tables in one error.
 Which runs the current config asks for is ``vhct.pipeline.stale``'s (it reads the config).
+
+The version policy, one for every reader: a run made with other versions of the packages that
+shape the numbers (``vhct.pipeline.versions``) than the installed ones is refused, never served
+with a warning: "same config and seed, same numbers" holds only with the same versions, so a
+result is used only if the code that made it is the code installed now. The check when the rules
+are read (``vhct.pipeline.stale.check_current_runs``) refuses such runs before any job, since
+Snakemake would not rerun them.
 """
 
 from __future__ import annotations
 
-import logging
 import re
 import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vhct.pipeline.records import RunRecord, RunRecordError, spec_difference, version_difference
+from vhct.pipeline.records import RunRecord, RunRecordError, RunSpec, spec_difference, version_difference
 
 if TYPE_CHECKING:
     import pandas as pd
 
-logger = logging.getLogger("vhct.pipeline.tables")
 
 TABLE_SUFFIX = ".csv.gz"
 SIDECAR_SUFFIX = ".json"
@@ -123,10 +129,20 @@ def read_sidecar(table_path: Path | str) -> RunRecord:
         raise _error(table_path, f"its sidecar {path} is not a valid run record ({exc})") from exc
 
 
-def check_current(table_path: Path | str, record: RunRecord, expected: Mapping[str, Any]) -> None:
-    """Require the run of ``record`` to be the one ``expected`` (the config's ``run_spec``) asks for;
-    :class:`StaleRunError` naming the file and the first field that differs."""
-    found = spec_difference(record, expected)
+def version_problem(record: RunRecord) -> str | None:
+    """"versions: <the first package that differs>" when the run of ``record`` was made with other
+    package versions than the installed ones (``vhct.pipeline.versions``), else None."""
+    from vhct.pipeline.versions import package_versions
+
+    found = version_difference(record, package_versions())
+    return f"versions: {found}" if found else None
+
+
+def check_current(table_path: Path | str, record: RunRecord, expected: RunSpec | None = None) -> None:
+    """Require the run of ``record`` to be current: made with the installed package versions and,
+    given ``expected`` (the config's ``run_spec``), the run it asks for; :class:`StaleRunError`
+    naming the file and the first field or package that differs."""
+    found = (spec_difference(record, expected) if expected is not None else None) or version_problem(record)
     if found:
         raise StaleRunError({str(table_path): found})
 
@@ -135,21 +151,22 @@ def read_run(
     table_path: Path | str,
     columns: Sequence[str],
     horizon: int | None = None,
-    expected: Mapping[str, Any] | None = None,
+    expected: RunSpec | None = None,
 ) -> tuple[pd.DataFrame, RunRecord]:
     """Read the ``columns`` of a run table and its record; check them against the config.
 
-    ``expected`` is the config's spec of the run (``vhct.pipeline.config.run_spec``): the recorded
-    spec must equal it (:class:`StaleRunError` otherwise, naming the first field that differs).
+    The run must be current (:func:`check_current`, :class:`StaleRunError` otherwise): made with the
+    installed package versions, and with ``expected`` (the config's spec of the run,
+    ``Config.run_spec``) given, the run the config asks for (the first field that differs is named).
     ``horizon`` is the config's rounds of the run (default: ``expected``'s, else the record's).
     Raises :class:`RunTableError` naming the file unless the table parses completely, has the
     columns, rows ``t = 1..horizon`` with finite values (NaN only in ``NAN_COLUMNS``), and its
     sidecar is a valid run record of ``horizon`` rounds and the seed of the file name.
     """
     record = read_sidecar(table_path)
+    check_current(table_path, record, expected)
     if expected is not None:
-        check_current(table_path, record, expected)
-        horizon = int(expected["horizon"]) if horizon is None else horizon
+        horizon = expected.horizon if horizon is None else horizon
     horizon = record.rounds if horizon is None else int(horizon)
     wanted = set(columns) | {ROUND_COLUMN}
     import pandas as pd  # here, not at import: a run job writes its table without pandas
@@ -190,19 +207,17 @@ def read_runs(
     run_paths: Mapping[str, Sequence[Path | str]],
     columns: Sequence[str],
     horizons: Mapping[str, int] | None = None,
-    specs: Mapping[str, Mapping[str, Any]] | None = None,
+    specs: Mapping[str, RunSpec] | None = None,
 ) -> tuple[dict[str, list[pd.DataFrame]], dict[str, list[RunRecord]]]:
     """:func:`read_run` on every run, by setting; one error names every bad table.
 
     ``specs`` (table path -> the config's run spec, ``vhct.pipeline.stale.expected_specs``) checks
-    that every run is the config's and was made with the installed package versions (a run of other
-    versions may give other numbers: :class:`StaleRunError` naming it and the first package); a plain
-    read (no ``specs``) only logs such runs (:func:`version_note`).
+    that every run is the config's; with or without them, a run made with other package versions
+    than the installed ones is refused (:class:`StaleRunError` naming it and the first package).
     """
     runs: dict[str, list[pd.DataFrame]] = {}
     records: dict[str, list[RunRecord]] = {}
     problems: dict[str, str] = {}
-    by_path: dict[str, RunRecord] = {}
     stale = True
     for setting, paths in run_paths.items():
         runs[setting], records[setting] = [], []
@@ -217,16 +232,8 @@ def read_runs(
                 continue
             runs[setting].append(table)
             records[setting].append(record)
-            by_path[str(path)] = record
     if problems:
         raise (StaleRunError if stale else RunTableError)(problems)
-    if specs is not None:  # a consumer of the config's runs: a run of other package versions is stale
-        differ = version_problems(by_path)
-        if differ:
-            raise StaleRunError(differ)
-    note = version_note(by_path)
-    if note:
-        logger.warning(note)
     return runs, records
 
 
@@ -235,32 +242,3 @@ def seed_of(table_path: Path | str) -> int | None:
     named = TABLE_NAME.search(Path(table_path).name)
     return None if named is None else int(named.group(1))
 
-
-def version_problems(records: Mapping[str, RunRecord]) -> dict[str, str]:
-    """Table path -> "versions: <first package that differs>" for runs made with other package
-    versions than the installed ones (``vhct.pipeline.versions``)."""
-    from vhct.pipeline.versions import package_versions
-
-    installed = package_versions()
-    differ = {path: version_difference(record, installed) for path, record in records.items()}
-    return {path: f"versions: {d}" for path, d in differ.items() if d}
-
-
-def version_note(records: Mapping[str, RunRecord]) -> str | None:
-    """One line on the runs made with other package versions than the installed ones, or None.
-
-    A warning, not an error: such a run is still what its spec asked for, and rerunning every run
-    at each package update would cost hours; its versions stay in its record, and publishing the
-    findings (``ship``) is where mixed versions are refused.
-    """
-    from vhct.pipeline.versions import package_versions
-
-    installed = package_versions()
-    differ = {path: d for path, record in records.items() if (d := version_difference(record, installed))}
-    if not differ:
-        return None
-    path, first = next(iter(differ.items()))
-    return (
-        f"{len(differ)} of {len(records)} runs were made with other package versions than the installed "
-        f"ones (first: {path}: {first}); a rerun may give other numbers"
-    )

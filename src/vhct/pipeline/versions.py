@@ -2,8 +2,9 @@
 
 TPE's, CMA-ES's and the GP sampler's points, GPy's fits, scikit-learn's SVM and torch's training
 all change with package versions, so "same config and seed, same numbers" holds only with the
-same versions: every run's sidecar and the provenance record carry them, and ``ship`` refuses a
-run whose files disagree.
+same versions: every run's sidecar and the provenance record carry them, every reader of runs
+refuses a run made with other versions than the installed ones (``vhct.pipeline.tables``), and
+``ship`` refuses a run whose files disagree.
 """
 
 from __future__ import annotations

@@ -20,10 +20,12 @@ What it refuses, changing nothing:
   horizons and seeds of the audited config. Content, not modification times: an edited file with
   its time put back (``touch -r``) is refused. (The former checks of modification times added
   nothing once the recorded hashes and the audit's run id are required, and are gone.)
-- **Mixed package versions.** The provenance record's ``versions`` against each run sidecar's
-  ``versions`` (``results/runs/<experiment>/<setting>/seed<n>.json``; sidecars without the key,
-  written before it existed, are read as silent) and the audit's ``versions`` (top level or
-  ``context``) when present.
+- **Mixed package versions.** The provenance record's ``versions`` against the ``versions`` of
+  each run sidecar of the audited experiments (``results/runs/<experiment>/<setting>/seed<n>.json``,
+  read through the pipeline's one reader, ``vhct.pipeline.tables.read_sidecar``: a sidecar that is
+  not a valid run record is refused, naming it) and the audit's ``context.versions`` when it
+  records them. The run itself refused runs of other versions than the ones installed when it ran
+  (``vhct.pipeline.tables``); this check ties the shipped files to one install.
 - **A reduced-scale run, unless told** (``--reduced``). The rule is read from the audit JSON
   alone: the run is at the paper's scale when every audited experiment ran at least the largest
   ``min_seeds`` of the audited claims (the fewest seeds the audit decides a claim on; 20), so
@@ -80,14 +82,13 @@ from vhct.reporting.findings import (
     read_json,
     render,
 )
-from vhct.reporting.ship_checks import (  # noqa: F401 (ship.scale, ship.sha256: its checks)
+from vhct.reporting.ship_checks import (  # noqa: F401 (ship.scale: its checks)
     RUN_KEYS,
     check_hashes,
     check_one_run,
     check_scale,
     check_versions,
     scale,
-    sha256,
 )
 
 #: a figure link in the rendered document

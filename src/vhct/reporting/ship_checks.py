@@ -1,10 +1,10 @@
 """The checks a run must pass before ``ship`` publishes it: its scale (the claims' minimum seeds),
 that its audit, aggregates and figures are the content the provenance record fixed when the run
-ended, and one set of package versions across provenance, audit and sidecars."""
+ended, and one set of package versions across provenance, audit and sidecars (the sidecars read
+through the pipeline's one reader, ``vhct.pipeline.tables.read_sidecar``)."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,8 +12,10 @@ from typing import Any
 
 import pandas as pd
 
+from vhct.pipeline.files import sha256
+from vhct.pipeline.tables import SIDECAR_SUFFIX, TABLE_SUFFIX, RunTableError, read_sidecar
 from vhct.reporting.audit.records import Audit
-from vhct.reporting.findings import FindingsError, read_json
+from vhct.reporting.findings import FindingsError
 
 #: what the provenance record must hold to identify its run (vhct.pipeline.provenance)
 RUN_KEYS = (
@@ -26,10 +28,6 @@ RUN_KEYS = (
     "versions",
     "output_sha256",
 )
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 # ---------------------------------------------------------------- the scale of a run
@@ -149,7 +147,19 @@ def check_hashes(prov: Mapping[str, Any], files: Mapping[Path, tuple[str, str]])
 
 def sidecars(results: Path, experiments: Sequence[str]) -> list[Path]:
     """The run sidecars of ``experiments`` (``runs/<experiment>/<setting>/seed<n>.json``), sorted."""
-    return sorted(p for name in experiments for p in (results / "runs" / name).glob("*/seed*.json"))
+    runs = [results / "runs" / name for name in experiments]
+    return sorted(p for folder in runs for p in folder.glob(f"*/seed*{SIDECAR_SUFFIX}"))
+
+
+def sidecar_versions(path: Path) -> dict[str, str | None]:
+    """The package versions the run record at ``path`` (a sidecar) recorded, read by the pipeline's
+    one reader; :class:`FindingsError` naming the file when it is not a valid run record."""
+    table = path.with_name(path.name.removesuffix(SIDECAR_SUFFIX) + TABLE_SUFFIX)
+    try:
+        return read_sidecar(table).versions
+    except RunTableError as exc:
+        problems = "; ".join(exc.problems.values())
+        raise FindingsError(f"run {table}: {problems}: run it again (`make paper-local`)") from exc
 
 
 def version_differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
@@ -161,18 +171,13 @@ def check_versions(
     prov: Mapping[str, Any], audit: Audit, audit_path: Path, results: Path
 ) -> None:
     """The package versions of the provenance record, the audit (when it records them) and every run
-    sidecar that records them must agree; the error names the file and the packages."""
+    sidecar of the audited experiments must agree; the error names the file and the packages."""
     versions = prov["versions"]
-    records: list[tuple[Path, Any]] = []
+    records: list[tuple[Path, Mapping[str, str | None]]] = []
     if audit.context.versions is not None:  # the audit's own record of them
         records.append((audit_path, audit.context.versions))
-    for path in sidecars(results, list(audit.context.experiments)):
-        sidecar = read_json(path)
-        if "versions" in sidecar:
-            records.append((path, sidecar["versions"]))
+    records += [(path, sidecar_versions(path)) for path in sidecars(results, list(audit.context.experiments))]
     for path, found in records:
-        if not isinstance(found, Mapping):
-            raise FindingsError(f"{path}: 'versions' is {found!r}, not a mapping of package to version")
         differ = version_differences(found, versions)
         if differ:
             raise FindingsError(

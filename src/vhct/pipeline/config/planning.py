@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from vhct.pipeline.config.errors import ConfigError, key_error
 from vhct.pipeline.figure_kinds import figure_kind
+from vhct.pipeline.records import RunSpec
 from vhct.pipeline.specs import ExperimentInfo, FigureSpec, PanelSpec, SettingInfo
 
 if TYPE_CHECKING:  # the attributes the model provides (sections: vhct.pipeline.config.sections)
@@ -108,21 +109,22 @@ class Planning:
         self.__dict__["_batches"] = batches
         return list(batches)
 
-    def run_spec(self, experiment: str, setting: str, seed: int) -> dict[str, Any]:
-        """Everything one run job needs (passed to it as params, recorded in its JSON sidecar)."""
+    def run_spec(self, experiment: str, setting: str, seed: int) -> RunSpec:
+        """Everything one run job needs: the record it is passed (as JSON, the rules' params) and
+        records in its JSON sidecar, and that every consumer compares the run's record with."""
         exp, algo = self.experiments[experiment], self.settings[setting]
-        return {
-            "experiment": experiment,
-            "setting": setting,
-            "algorithm": algo.algorithm,
-            "params": copy.deepcopy(algo.params),
-            "objective": exp.objective,
-            "objective_params": copy.deepcopy(exp.objective_params),
-            "noise": float(exp.noise),
-            "horizon": self.run_horizon(experiment, setting),  # type: ignore[attr-defined]
-            "seed": int(seed),
-            "progress_every": self.progress_every,
-        }
+        return RunSpec(
+            experiment=experiment,
+            setting=setting,
+            algorithm=algo.algorithm,
+            params=copy.deepcopy(algo.params),
+            objective=exp.objective,
+            objective_params=copy.deepcopy(exp.objective_params),
+            noise=float(exp.noise),
+            horizon=self.run_horizon(experiment, setting),  # type: ignore[attr-defined]
+            seed=int(seed),
+            progress_every=self.progress_every,
+        )
 
     def resource(
         self, family: str, key: str, experiment: str | None = None, setting: str | None = None
