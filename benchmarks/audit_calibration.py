@@ -19,9 +19,8 @@ from __future__ import annotations
 import argparse
 import time
 
-import numpy as np
-
 import calibration as cal
+import numpy as np
 
 from vhct.reporting.audit.claims import load_claims
 
@@ -90,8 +89,8 @@ def main() -> None:
     rules = cal.rules()
     rows = list(cal.calibrate(args.repetitions, args.seed, rules, seeds=seeds, cv=cv))
     print(
-        f"alpha = {DEFAULTS.alpha}; {args.repetitions} repetitions per scenario; normal samples' coefficient of "
-        f"variation {cv:.3f} (90th percentile of the shipped per-seed values; median "
+        f"alpha = {DEFAULTS.alpha}; {args.repetitions} repetitions per scenario; normal samples' "
+        f"coefficient of variation {cv:.3f} (90th percentile of the shipped per-seed values; median "
         f"{cal.shipped_cv(0.5):.3f}); seeds {seeds}; Monte Carlo bound (alpha + 3 binomial s.e.) = "
         f"{cal.binomial_bound(DEFAULTS.alpha, args.repetitions):.4f}\n"
     )

@@ -16,6 +16,7 @@ import json
 import math
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 #: relative tolerance of two numbers read as equal (a JSON round trip of the same float is exact)
@@ -71,7 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("before")
     parser.add_argument("after")
     args = parser.parse_args(argv)
-    before, after = (dict(flatten(json.load(open(p, encoding="utf-8")))) for p in (args.before, args.after))
+    before, after = (
+        dict(flatten(json.loads(Path(p).read_text(encoding="utf-8")))) for p in (args.before, args.after)
+    )
     differ = 0
     for path in sorted(before.keys() | after.keys()):
         if path not in before or path not in after:

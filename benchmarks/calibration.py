@@ -136,11 +136,18 @@ def _parts(rule: Rule, truths: Sequence[float], sample: Callable[..., np.ndarray
     """One made-up claim: every experiment's comparisons at the given truths."""
     parts, it, kind = [], iter(truths), rule.claim.spec
     for e in range(rule.experiments):
-        parts.append((f"e{e}", [kind.made_up(rule.claim, f"e{e}", next(it), sample, n) for _ in range(rule.comparisons)]))
+        parts.append(
+            (
+                f"e{e}",
+                [kind.made_up(rule.claim, f"e{e}", next(it), sample, n) for _ in range(rule.comparisons)],
+            )
+        )
     return parts
 
 
-def outcomes(rule: Rule, truths: Sequence[float], n: int, distribution: str, cv: float, repetitions: int, rng):
+def outcomes(
+    rule: Rule, truths: Sequence[float], n: int, distribution: str, cv: float, repetitions: int, rng
+):
     """Shares of the claim-level outcomes: reproduced, the opposite, no effect, inconclusive."""
     counts = {REPRODUCED: 0, OPPOSITE: 0, NO_EFFECT: 0, "inconclusive": 0}
     sample = partial(draw, rng, distribution, cv)
@@ -170,7 +177,9 @@ class Row:
 def rates(rule: Rule, n: int, distribution: str, repetitions: int, seed: int, cv: float) -> Row:
     """Claim-level false verdict rates of a rule under the least favourable truths."""
     rng = np.random.default_rng([seed, n, DISTRIBUTIONS.index(distribution), sum(map(ord, rule.name))])
-    got = {name: outcomes(rule, t, n, distribution, cv, repetitions, rng) for name, t in scenarios(rule).items()}
+    got = {
+        name: outcomes(rule, t, n, distribution, cv, repetitions, rng) for name, t in scenarios(rule).items()
+    }
     tie = got.get("tie", {REPRODUCED: 0.0, OPPOSITE: 0.0, NO_EFFECT: 0.0})
     at_claimed = got["all at the claimed margin"]
     return Row(
@@ -260,7 +269,9 @@ def audit_samples(path: Path | str = SHIPPED_AUDIT) -> tuple[list[dict[str, floa
     audit = read_audit(path)
     comparisons = [c for claim in audit.claims for e in claim.experiments for c in e.comparisons]
     experiments = audit.context.experiments.values()
-    counts = {len(e.seeds) for e in experiments} | {len(s.seeds) for e in experiments for s in e.settings.values()}
+    counts = {len(e.seeds) for e in experiments} | {
+        len(s.seeds) for e in experiments for s in e.settings.values()
+    }
     return [v for c in comparisons for v in (c.values_a, c.values_b)], frozenset(counts)
 
 
@@ -294,8 +305,10 @@ QUESTION_EXPERIMENTS = 4
 QUESTION_PLANTED = 0.9
 
 
-def question_rates(n: int, distribution: str, repetitions: int, seed: int = 0,
-                   experiments: int = QUESTION_EXPERIMENTS, cv: float | None = None) -> dict[str, float]:  # fmt: skip
+def question_rates(
+    n: int, distribution: str, repetitions: int, seed: int = 0, experiments: int = QUESTION_EXPERIMENTS,
+    cv: float | None = None,
+) -> dict[str, float]:  # fmt: skip
     """False-answer rates and power of the two-sided question rule (``decide_question``).
 
     Made-up questions of ``experiments`` experiments, A's samples in ``distribution`` and B's normal:

@@ -10,7 +10,6 @@ line of ``make findings``) is ``vhct.reporting.ship``.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,6 @@ import pandas as pd
 
 from vhct.reporting.audit import records
 from vhct.reporting.audit.records import Audit
-from vhct.reporting.audit.render import headline as render_headline
 from vhct.reporting.audit.render import render_findings
 
 #: the shipped inputs of the document, relative to the docs directory

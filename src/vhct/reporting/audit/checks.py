@@ -20,7 +20,7 @@ import numpy as np
 from vhct.reporting import stats
 from vhct.reporting.audit.claims_model import Claim
 from vhct.reporting.audit.records import Comparison
-from vhct.reporting.audit.runs import Run, samples
+from vhct.reporting.audit.runs import Run, horizon, samples
 from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED, TOO_FEW
 
 #: a cost statistic of the optimizer's own time -> the whole round's, whose means a comparison of
@@ -195,9 +195,9 @@ def test_regions(
     comp = dataclasses.replace(base, claimed=text_c, refuted=text_r, no_effect=text_n)
     if few:
         return dataclasses.replace(comp, verdict=INCONCLUSIVE, category=TOO_FEW, reason=few)
-    alpha = claim.alpha
+    alpha, family = claim.alpha, claim.spec.family_size(claim)
     queries = [(r.factor, r.alternative) for r in (*claimed, *refuting, *none_)]
-    ps, boot = stats.bootstrap_tests(sa, stats.values(sb), queries, alpha, family=claim.spec.family_size(claim))
+    ps, boot = stats.bootstrap_tests(sa, stats.values(sb), queries, alpha, family=family)
     low, high = boot.interval(alpha) if with_interval else (None, None)
     p_c = max(ps[:half])
     p_r = min(1.0, len(refuting) * min(ps[half : 2 * half]))
@@ -206,7 +206,7 @@ def test_regions(
     def delta_sd(r: Region) -> tuple[float, float]:
         return comp.mean_a - r.factor * comp.mean_b, math.hypot(comp.std_a, r.factor * comp.std_b)
 
-    need = seeds_needed(claimed, none_ or refuting, delta_sd, alpha, claim.spec.family_size(claim))
+    need = seeds_needed(claimed, none_ or refuting, delta_sd, alpha, family)
     return dataclasses.replace(
         comp, p_claimed=p_c, p_refuted=p_r, p_no_effect=p_n, ci_low=low, ci_high=high,
         ci_level=1.0 - 2.0 * alpha, resamples=boot.resamples, seeds_needed=need,
@@ -230,12 +230,12 @@ def slope_comparison(
     few = _too_few(claim, d["n"], d["n"])
     if few:
         return dataclasses.replace(comp, verdict=INCONCLUSIVE, category=TOO_FEW, reason=few)
-    alpha = claim.alpha
+    alpha, family = claim.alpha, claim.spec.family_size(claim)
     queries = [(r.factor, r.alternative) for r in (*claimed, *refuting, *none_)]
-    ps, boot = stats.bootstrap_tests(sample, 1.0, queries, alpha, family=claim.spec.family_size(claim))
+    ps, boot = stats.bootstrap_tests(sample, 1.0, queries, alpha, family=family)
     low, high = boot.interval(alpha, ratio=False) if with_interval else (None, None)
     need = seeds_needed(
-        claimed, none_ or refuting, lambda r: (d["mean"] - r.factor, d["std"]), alpha, family_size(claim)
+        claimed, none_ or refuting, lambda r: (d["mean"] - r.factor, d["std"]), alpha, family
     )
     return dataclasses.replace(
         comp, p_claimed=ps[0], p_refuted=ps[1], p_no_effect=ps[2] if none_ else None, ci_low=low,
@@ -276,7 +276,8 @@ def contrast_comparison(claim: Claim, base: Comparison, a1, b1, a2, b2) -> Compa
     low, high = stats.contrast_interval(a1, b1, a2, b2, alpha)
     sd = math.sqrt(v * min(comp.n_a, comp.n_b))
     need = seeds_needed(
-        (claimed,), none_ or (refuting,), lambda r: (d - math.log(r.factor), sd), alpha, family_size(claim)
+        (claimed,), none_ or (refuting,), lambda r: (d - math.log(r.factor), sd), alpha,
+        claim.spec.family_size(claim),
     )
     return dataclasses.replace(
         comp,

@@ -4,8 +4,9 @@ One source for the model and the JSON schemas (``python -m vhct.reporting.audit.
 ``claims.schema.yaml`` and ``beyond.schema.yaml`` from these classes). The defaults of a claim
 (``alpha``, ``min_seeds``, ``round``, ``require``) and of a question are resolved here, once; what a
 kind of claim needs (its settings, its thresholds, its statistics) its class says
-(:data:`CLAIM_KINDS`, ``vhct.reporting.audit.kinds``), read by the validator and by the schema. A validator's error carries the key path it concerns (the loader,
-``vhct.reporting.audit.claims``, names the file).
+(:data:`CLAIM_KINDS`, ``vhct.reporting.audit.kinds``), read by the validator and by the schema. A
+validator's error carries the key path it concerns (the loader, ``vhct.reporting.audit.claims``,
+names the file).
 """
 
 from __future__ import annotations

@@ -3,9 +3,7 @@ implementation choice's variant, and the context recorded with the audit."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -100,12 +98,16 @@ def claim_comparisons(
         for first, second in claim.pairs:
             name = f"{first} / {second}"
             missing = [e for e in (first, second) if e not in runs]
-            reasons = [r for e in (first, second) if (r := why_not(e))] if not missing else []
-            if missing or reasons:
-                out.append((name, f"experiment {', '.join(missing)} not in this config" if missing else "; ".join(reasons)))
+            if missing:
+                out.append((name, f"experiment {', '.join(missing)} not in this config"))
+                continue
+            reasons = [r for e in (first, second) if (r := why_not(e))]
+            if reasons:
+                out.append((name, "; ".join(reasons)))
                 continue
             pair_runs = [rebase(runs[e])[0] if regret else runs[e] for e in (first, second)]
-            out.append((name, kind.check(claim, name, pair_runs, (scales.get(first), scales.get(second)), "")))
+            pair_scales = (scales.get(first), scales.get(second))
+            out.append((name, kind.check(claim, name, pair_runs, pair_scales, "")))
         return out
     for experiment in claim.experiments:
         exp_runs = runs.get(experiment)
@@ -123,7 +125,8 @@ def claim_comparisons(
         reference = ""
         if regret:
             exp_runs, reference = rebase(exp_runs)
-        out.append((experiment, kind.check(claim, experiment, [exp_runs], (scales.get(experiment),), reference)))
+        scale = (scales.get(experiment),)
+        out.append((experiment, kind.check(claim, experiment, [exp_runs], scale, reference)))
     return out
 
 
@@ -135,7 +138,8 @@ def too_few_seeds(
     needs M" (not "inconclusive": no data decided it)."""
     full = max((run.horizon for setting_runs in exp_runs.values() for run in setting_runs), default=0)
     read = {s: exp_runs[s] for s in claim.settings if exp_runs.get(s)}
-    short = claim.short_of_seeds({s: len(r) for s, r in read.items()}, {s: r[0].horizon for s, r in read.items()}, full)
+    seeds, horizons = {s: len(r) for s, r in read.items()}, {s: r[0].horizon for s, r in read.items()}
+    short = claim.short_of_seeds(seeds, horizons, full)
     if not short:
         return None
     runs_text = ", ".join(f"{n} seeds of {setting}" for setting, n in short.items())
@@ -307,18 +311,6 @@ def run_audit(
         sensitivity=sensitivity,
         discrepancies=claims.discrepancies,
     )
-
-
-def display_path(path: Path | str) -> str:
-    """The path relative to the working directory when inside it (machine-independent), else as given."""
-    try:
-        return str(Path(path).absolute().relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
-
-
-def file_sha256(path: Path | str) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def config_summary(config: Config, experiments: Sequence[str]) -> dict[str, ExperimentInfo]:

@@ -8,12 +8,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from vhct.pipeline.config import Config
+from vhct.pipeline.files import display_path, sha256
 from vhct.pipeline.provenance import RUN_ID_ENV
 from vhct.pipeline.versions import package_versions
 from vhct.reporting.audit.beyond import run_beyond
 from vhct.reporting.audit.claims import claims_experiments, left_out, load_beyond, load_claims
 from vhct.reporting.audit.claims_model import ClaimsFile
-from vhct.reporting.audit.evaluate import config_summary, display_path, file_sha256, regret_scale, run_audit
+from vhct.reporting.audit.evaluate import config_summary, regret_scale, run_audit
 from vhct.reporting.audit.records import Audit, AuditContext
 from vhct.reporting.audit.render import write_audit
 from vhct.reporting.audit.runs import check_aggregates, read_runs
@@ -33,12 +34,12 @@ def audit_context(
         # which run made this audit (set by the provenance recorder), so `make findings` ships
         # an audit only with the provenance, aggregates and figures of the same run
         run_id=os.environ.get(RUN_ID_ENV),
-        config_sha256={display_path(p): file_sha256(p) for p in configfiles},
+        config_sha256={display_path(p): sha256(p) for p in configfiles},
         claims_file=display_path(claims_path),
-        claims_sha256=file_sha256(claims_path),
+        claims_sha256=sha256(claims_path),
         experiments=config_summary(config, claims_experiments(claims)),
         beyond_file=None if beyond_path is None else display_path(beyond_path),
-        beyond_sha256=None if beyond_path is None else file_sha256(beyond_path),
+        beyond_sha256=None if beyond_path is None else sha256(beyond_path),
         # the packages that shape the numbers, as the audit job saw them (ship refuses a mix)
         versions=package_versions(),
     )

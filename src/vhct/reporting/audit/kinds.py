@@ -118,7 +118,9 @@ class ClaimKind:
             b for b in others
             if not (claim.round == "final" and exp_runs.get(b) and horizon(exp_runs[b]) < full)
         ]  # fmt: skip
-        return [pair(claim, unit, exp_runs.get(a), exp_runs.get(b), a, b, full, reference=reference) for b in kept]
+        return [
+            pair(claim, unit, exp_runs.get(a), exp_runs.get(b), a, b, full, reference=reference) for b in kept
+        ]
 
     def made_up(self, claim: Claim, name: str, truth: float, draw: Draw, n: int) -> Comparison:
         """A comparison of made-up samples whose true effect is ``truth`` (the calibration's)."""
@@ -230,7 +232,11 @@ class Sublinear(ClaimKind):
         rounds = list(dict.fromkeys(max(1, round(f * n)) for f in claim.checkpoints))
         base = Comparison(unit, a, "-", round=n, horizon=_full(runs[0]), reference=reference)
         if len(rounds) < 2:
-            return [dataclasses.replace(base, verdict=NOT_EVALUATED, reason=f"horizon {n}: fewer than 2 checkpoints")]
+            return [
+                dataclasses.replace(
+                    base, verdict=NOT_EVALUATED, reason=f"horizon {n}: fewer than 2 checkpoints"
+                )
+            ]
         matrix = np.array([[statistic(r, "cumulative_regret", t) for t in rounds] for r in seeds])
         slopes = stats.log_slopes(matrix, rounds)
         sample = {r.seed: float(v) for r, v in zip(seeds, slopes, strict=True) if not np.isnan(v)}
@@ -262,7 +268,9 @@ class Contrast(ClaimKind):
     def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
         direction, c = claim.direction, claim.thresholds.min_factor
         less = direction == "less"
-        return (Region(direction, 1.0 / c if less else c),), (Region("greater" if less else "less", c if less else 1.0 / c),)
+        return (Region(direction, 1.0 / c if less else c),), (
+            Region("greater" if less else "less", c if less else 1.0 / c),
+        )
 
     def per_unit(self, claim: Claim) -> int:
         return 1
@@ -305,7 +313,9 @@ class Easier(Lowest):
         for s in claim.others:
             r1, r2 = runs[0].get(s), runs[1].get(s)
             if r1 is None or r2 is None:
-                out.append(Comparison(unit, s, s, verdict=NOT_EVALUATED, reason=f"setting {s} not run in both"))
+                out.append(
+                    Comparison(unit, s, s, verdict=NOT_EVALUATED, reason=f"setting {s} not run in both")
+                )
                 continue
             # both read at the shorter horizon: per-round regret falls with t, so rounds must match
             comp = pair(common, unit, r1, r2, s, s, min(horizon(r1), horizon(r2)), tuple(scales))
