@@ -19,14 +19,27 @@ from vhct.reporting.audit import AUDIT_FORMAT, Comparison
 SIDECAR_RUN_ROUNDS = 5
 
 
+#: a made-up claim's verdict keys (the rest of a flat made-up claim is its claim record)
+VERDICT_KEYS = ("verdict", "category", "seeds_needed", "reason", "coverage", "experiments")
+
+
 def complete(audit: dict) -> dict:
-    """The made-up audit with every field its records require (plausible values where unset)."""
+    """The made-up audit with every field its records require (plausible values where unset): each
+    flat made-up claim split into its claim record and its verdict, each choice into its record."""
     claim = {"kind": "lowest", "statistic": "cumulative_regret", "alpha": 0.05, "min_seeds": 20,
-             "round": "final", "thresholds": {}, "experiments": [], "sensitivity": []}  # fmt: skip
+             "round": "final", "require": "all", "target": "A", "others": ["B"], "experiments": ["e"],
+             "thresholds": {"min_relative_effect": 0.05}}  # fmt: skip
     audit = {"summary": {}, "rules": {"footing": "f", "lowest": "r"}, **audit}
-    audit["claims"] = [{**claim, **c} for c in audit["claims"]]
+    flat = audit["claims"]
+    audit["claims"] = [
+        {"claim": {**claim, **{k: v for k, v in c.items() if k not in VERDICT_KEYS and k != "sensitivity"}},
+         "experiments": [], **{k: v for k, v in c.items() if k in VERDICT_KEYS}}
+        for c in flat
+    ]  # fmt: skip
     for c in audit["claims"]:
         c["experiments"] = [{"comparisons": [], **e} for e in c["experiments"]]
+        if c["claim"]["target"] in c["claim"]["others"]:
+            c["claim"]["others"] = [f"not {c['claim']['target']}"]
     audit["context"] = {"experiments": {}, **audit.get("context", {})}
     for name, exp in audit["context"]["experiments"].items():  # as Config.experiment_info gives them
         exp = audit["context"]["experiments"][name] = {
@@ -36,10 +49,12 @@ def complete(audit: dict) -> dict:
         for setting, info in exp["settings"].items():
             exp["settings"][setting] = {"algorithm": setting, "label": setting, "params": {},
                                         "horizon": exp["horizon"], "seeds": exp["seeds"], **info}  # fmt: skip
-    for choice in audit["sensitivity"]:
-        choice.setdefault("substitute", {})
-        choice["claims"] = [{"common_rounds": {}, "variant_coverage": "", "variant_experiments": [], **r}
-                            for r in choice["claims"]]  # fmt: skip
+    audit["sensitivity"] = [
+        {"choice": {"substitute": {"a": "b"}, **{k: v for k, v in s.items() if k != "claims"}},
+         "claims": [{"common_rounds": {}, "variant_coverage": "", "variant_experiments": [], **r}
+                    for r in s["claims"]]}
+        for s in audit["sensitivity"]
+    ]  # fmt: skip
     return audit
 
 

@@ -22,7 +22,8 @@ from vhct.pipeline import provenance
 from vhct.pipeline.versions import package_versions
 from vhct.reporting import findings, ship
 from vhct.reporting.audit import AUDIT_FORMAT
-from vhct.reporting.audit.records import parse_audit
+from vhct.reporting.audit.records import parse_audit, read_audit
+from vhct.reporting.audit.render import headline, seeds_span
 from vhct.reporting.findings import FindingsError
 
 #: what a newcomer sees without scrolling
@@ -104,7 +105,7 @@ def test_ship_copies_only_the_figures_the_findings_link(shipped):
             docs / (findings.DATA_DIR if source.suffix == ".json" else findings.FIGURES_DIR) / source.name
         )
         assert target.read_bytes() == source.read_bytes()
-    assert findings.headline(json.loads((results / findings.AUDIT_JSON).read_text())) in readme.read_text()
+    assert headline(read_audit(results / findings.AUDIT_JSON)) in readme.read_text()
     assert readme.read_text().endswith("\n\nrest\n") and "\nold\n" not in readme.read_text()
     assert not list(docs.glob(".findings-*"))  # no stage, no journal left
 
@@ -278,10 +279,10 @@ def test_scale_is_read_from_the_audits_seeds_against_the_claims_minimum():
     data = complete({"format": AUDIT_FORMAT, "claims": claims, "sensitivity": [], "discrepancies": [],
                      "reading_flips": [], "flipped_claims": [],
                      "context": {"experiments": experiments}})  # fmt: skip
-    found = ship.scale(parse_audit(data))
-    assert (found.needed, found.paper, found.short, found.seed_text()) == (20, False, {"b": 2}, "2 to 20")
+    audit = parse_audit(data)
+    assert (audit.paper_seeds, audit.below_paper(), seeds_span(audit)) == (20, {"b": 2}, "2 to 20")
     data["context"]["experiments"]["b"]["seeds"] = list(range(25))
-    assert ship.scale(parse_audit(data)).paper
+    assert not parse_audit(data).below_paper()
 
 
 def test_a_reduced_run_is_refused_unless_told_and_then_never_called_paper_scale(shipped):

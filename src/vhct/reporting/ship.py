@@ -82,14 +82,7 @@ from vhct.reporting.findings import (
     read_json,
     render,
 )
-from vhct.reporting.ship_checks import (  # noqa: F401 (ship.scale: its checks)
-    RUN_KEYS,
-    check_hashes,
-    check_one_run,
-    check_scale,
-    check_versions,
-    scale,
-)
+from vhct.reporting.ship_checks import check_hashes, check_one_run, check_scale, check_versions
 
 #: a figure link in the rendered document
 FIGURE_LINK = re.compile(rf"\]\(({FIGURES_DIR}/[^)#\s]+\.png)\)")
@@ -121,8 +114,7 @@ def readme_block(docs: Path | str) -> str:
     """The README's findings block (``readme.j2``): the shipped audit's headline, its scale and a link
     to the document, between the markers."""
     audit = read_audit(Path(docs) / DATA_DIR / AUDIT_JSON)
-    found = scale(audit)
-    text = render_readme(audit, DOCUMENT, paper=found.paper, seeds=found.seed_text(), needed=found.needed)
+    text = render_readme(audit, DOCUMENT)
     return "\n".join([README_BEGIN, text, README_END])
 
 

@@ -6,7 +6,6 @@ through the pipeline's one reader, ``vhct.pipeline.tables.read_sidecar``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,43 +30,15 @@ RUN_KEYS = (
 
 
 # ---------------------------------------------------------------- the scale of a run
-@dataclass(frozen=True)
-class Scale:
-    """How many seeds the audited experiments ran against the fewest the audit decides a claim on."""
-
-    seeds: dict[str, int]
-    needed: int
-
-    @property
-    def paper(self) -> bool:
-        return all(n >= self.needed for n in self.seeds.values())
-
-    @property
-    def short(self) -> dict[str, int]:
-        """Experiments below the claims' minimum, with their seed counts."""
-        return {name: n for name, n in self.seeds.items() if n < self.needed}
-
-    def seed_text(self) -> str:
-        counts = sorted(set(self.seeds.values()))
-        return " to ".join(map(str, (counts[0], counts[-1]) if len(counts) > 1 else counts)) or "0"
-
-
-def scale(audit: Audit) -> Scale:
-    """The run's :class:`Scale`, from the audit record: its experiments' seeds, its claims' ``min_seeds``."""
-    seeds = {name: len(exp.seeds) for name, exp in audit.context.experiments.items()}
-    needed = max((c.min_seeds for c in audit.claims), default=0)
-    return Scale(seeds, needed)
-
-
 def check_scale(audit: Audit, audit_path: Path, reduced: bool) -> None:
     """Refuse a run below the paper's scale unless ``reduced`` says it is meant."""
-    found = scale(audit)
-    if found.paper or reduced:
+    short = audit.below_paper()
+    if not short or reduced:
         return
-    short = ", ".join(f"{name} ({n})" for name, n in found.short.items())
+    listed = ", ".join(f"{name} ({n})" for name, n in short.items())
     raise FindingsError(
-        f"{audit_path}: not a paper-scale run: experiment(s) {short} ran fewer seeds than the "
-        f"{found.needed} the audited claims need (min_seeds). Run `make paper-local` and ship that, "
+        f"{audit_path}: not a paper-scale run: experiment(s) {listed} ran fewer seeds than the "
+        f"{audit.paper_seeds} the audited claims need (min_seeds). Run `make paper-local` and ship that, "
         "or ship this run as a reduced-scale one with --reduced (its headline then says so)"
     )
 

@@ -272,6 +272,11 @@ class Audit(_Record):
         """The paper's seeds per curve: the claims' largest ``min_seeds`` (0 without claims)."""
         return max((c.claim.min_seeds for c in self.claims), default=0)
 
+    def below_paper(self) -> dict[str, int]:
+        """The experiments that ran fewer seeds than the paper's (:attr:`paper_seeds`), with their seeds."""
+        found = {name: len(e.seeds) for name, e in self.context.experiments.items()}
+        return {name: n for name, n in found.items() if n < self.paper_seeds}
+
     def variants(self, claim: str) -> list[tuple[Choice, SensitivityRow]]:
         """The claim's verdicts under each implementation choice that substitutes a setting it reads."""
         return [(s.choice, row) for s in self.sensitivity for row in s.claims if row.claim == claim]

@@ -338,13 +338,11 @@ def headline(audit: Audit) -> str:
     return _render("headline.j2", "md", audit=audit).strip()
 
 
-def render_readme(
-    audit: Audit, document: str, *, paper: bool, seeds: str, needed: int
-) -> str:
+def render_readme(audit: Audit, document: str) -> str:
     """The README's findings block between its markers (``readme.j2``): the audit's headline and a
-    link to the shipped ``document``; a run below the paper's scale (not ``paper``: its ``seeds``
-    per curve below the ``needed`` of the claims) says so first. No trailing newline."""
-    values = {"paper": paper, "seeds": seeds, "needed": needed}
+    link to the shipped ``document``; a run below the paper's scale (an experiment below the claims'
+    seeds) says so first, with its seeds per curve. No trailing newline."""
+    values = {"paper": not audit.below_paper(), "seeds": seeds_span(audit), "needed": audit.paper_seeds}
     return _render("readme.j2", "md", headline=headline(audit), document=document, **values).rstrip("\n")
 
 
