@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+import sys
 
 import numpy as np
 import pytest
@@ -23,6 +24,7 @@ from vhct.optimizers.registry import (
     unregister,
 )
 from vhct.optimizers.tree import OSC
+from vhct.registry import Registry, UnknownName
 from vhct.reporting.styles import STYLES, register_style, style, unregister_style
 
 #: every registered baseline run through Optuna
@@ -248,3 +250,59 @@ def test_flags_must_be_bools():
     pytest.importorskip("optuna")
     with pytest.raises(ValueError, match="multivariate must be a bool, got 'yes'"):
         make_optimizer("TPE", [[0.0, 1.0]], multivariate="yes")
+
+
+# -- the registry idiom (vhct.registry), shared by every registry of the package ----------------------
+
+
+def test_a_registry_keeps_order_refuses_a_name_twice_and_lists_the_known_names():
+    seen = []
+    table = Registry("thing", check=lambda name, entry: seen.append((name, entry)))
+    assert table.register("b", 2) == 2 and table.register("a", 1) == 1
+    assert list(table) == ["b", "a"] and table["a"] == 1 and len(table) == 2
+    assert seen == [("b", 2), ("a", 1)]  # each entry checked once, when registered
+    with pytest.raises(ValueError, match="thing 'a' is already registered"):
+        table.register("a", 3)
+    with pytest.raises(UnknownName, match="unknown thing 'c'; known: b, a") as info:
+        table.lookup("c")
+    assert isinstance(info.value, KeyError) and isinstance(info.value, ValueError)
+    table.unregister("b")
+    assert list(table) == ["a"] and "b" not in table
+    with pytest.raises(UnknownName, match="unknown thing 'b'; known: a"):
+        table.unregister("b")
+
+
+def test_register_is_a_decorator_under_a_name_or_the_classes_own():
+    table = Registry("thing")
+
+    @table.register
+    class Named:
+        name = "named"
+
+    @table.register("f")
+    def f():
+        return 1
+
+    assert dict(table) == {"named": Named, "f": f} and f() == 1
+
+
+def test_a_lazy_entry_is_imported_and_checked_on_first_lookup_only():
+    checked = []
+    table = Registry("thing", check=lambda name, entry: checked.append(name))
+    table.register("dumps", "json:dumps")
+    module = sys.modules.pop("json.tool", None)  # a module surely not imported by anything else here
+    try:
+        table.register("tool", "json.tool:main")
+        assert "tool" in table and "json.tool" not in sys.modules  # membership imports nothing
+        assert table.target("tool") == "json.tool:main" and "json.tool" not in sys.modules
+        assert checked == []
+        assert table["tool"] is sys.modules["json.tool"].main and checked == ["tool"]
+        assert table["tool"] is table.lookup("tool") and checked == ["tool"]  # imported once
+        assert table.target("tool") == "json.tool:main"  # still says how it was registered
+        table.register("plain", 0)
+        assert table.target("plain") is None
+        with pytest.raises(UnknownName, match="unknown thing 'nope'"):
+            table.target("nope")
+    finally:
+        if module is not None:
+            sys.modules["json.tool"] = module
