@@ -118,7 +118,7 @@ def test_colours_never_collide():
     assert len(set(colours)) == len(colours)
     with pytest.raises(ValueError, match="colour '#D62728' of 'Red' is already 'VHCT'"):
         register_style("Red", "#D62728")
-    with pytest.raises(ValueError, match="'VHCT' already has a style"):
+    with pytest.raises(ValueError, match="algorithm style 'VHCT' is already registered"):
         register_style("VHCT", "#010101")
     with pytest.raises(ValueError, match="'VHCT' is already registered"):
         register(Algorithm("VHCT", f"{__name__}:Dummy"))
