@@ -41,9 +41,15 @@ __all__ = [
 
 
 def _check(name: str, cls: type[Objective]) -> None:
-    """An entry is an :class:`Objective` class registered under its own ``name``."""
+    """An entry is an :class:`Objective` class registered under its own ``name``; one registered
+    lazily has no exact optimum (the pipeline reads ``exact_optimum`` without importing it)."""
     if not (isinstance(cls, type) and issubclass(cls, Objective)) or cls.name != name:
         raise ValueError(f"objective {name!r}: {cls!r} is not an Objective class named {name!r}")
+    if cls.exact_optimum and name in OBJECTIVES and OBJECTIVES.target(name) is not None:
+        raise ValueError(
+            f"objective {name!r} declares an exact optimum but is registered lazily: register the "
+            "class itself, so that its optimum is known without importing it"
+        )
 
 
 #: every objective by name; the real-data ones lazily, as "module:attribute" (scikit-learn, torch)
