@@ -14,7 +14,7 @@ import sys
 import numpy as np
 import pytest
 from scipy import optimize
-from support import write_landmine_mat, write_mnist_dir
+from support import garland, write_landmine_mat, write_mnist_dir
 
 from vhct.extras import MissingExtraError
 from vhct.objectives import OBJECTIVES, Objective, make_objective, objective_names
@@ -103,6 +103,14 @@ def test_garland_landmarks() -> None:
     assert 1.0e-3 < gap < 1.2e-3
     right = max(v for x, v in maxima if abs(x - 11 * math.pi / 60) < 1e-6)
     assert garland.f_star - right == pytest.approx(cusp_values[10] - cusp_values[11], abs=1e-6)
+
+
+def test_the_optimizer_tests_garland_is_this_garland() -> None:
+    """tests/support.py's ``garland`` (the optimizers' tests' function, any dimension) is Garland in
+    1-D, value for value, and the product of its coordinates' values beyond."""
+    f = syn.Garland()
+    assert all(garland([t]) == f(np.array([t])) for t in np.linspace(0.0, 1.0, 1001))
+    assert garland([0.3, 0.7]) == f([0.3]) * f([0.7])
 
 
 def test_doublesine_range_and_ends() -> None:
