@@ -1,7 +1,10 @@
 """Helpers shared by the unit and integration tests (importable: pytest puts ``tests`` on the path).
 
 Paths of the checkout (``REPO``, ``CONFIG_DIR``, ``TINY``), a Snakemake runner for the tiny
-pipeline, and small files with the real data formats, generated at test time:
+pipeline, the one ask/tell driver of an optimizer (``drive``, with ``noisy`` rewards and the
+``garland`` test function), the registered algorithms of a kind (``algorithms_of``) and how to build
+any of them cheaply (``quick_optimizer``), and small files with the real data formats, generated at
+test time:
 ``write_landmine_mat`` writes a MATLAB file shaped like ``LandmineData.mat`` (``feature`` and
 ``label``: 1 x n_fields cell arrays of (n, 9) floats and (n, 1) 0/1 labels);
 ``write_mnist_dir`` writes gzip-compressed IDX files with MNIST's names, magic numbers and
@@ -12,11 +15,13 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import math
 import os
 import signal
 import struct
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -219,3 +224,65 @@ def run_spec(
         seed=seed,
         progress_every=0,
     )
+
+
+# ---------------------------------------------------------------- driving an optimizer
+
+
+def drive(opt, reward: Callable[[np.ndarray], float], rounds: int) -> np.ndarray:
+    """The ask/tell loop every optimizer test runs: ``rounds`` times ``x = opt.ask()`` then
+    ``opt.tell(x, reward(x))``; returns the asked points, one row per round. ``reward`` may draw
+    noise of its own (:func:`noisy`)."""
+    points = np.empty((rounds, opt.dim))
+    for t in range(rounds):
+        x = opt.ask()
+        points[t] = x
+        opt.tell(x, reward(x))
+    return points
+
+
+def noisy(
+    f: Callable[[np.ndarray], float], rng: np.random.Generator, half_width: float, scale: float = 1.0
+) -> Callable[[np.ndarray], float]:
+    """The reward ``scale * (f(x) + u)``, ``u`` uniform on [-half_width, half_width] drawn from
+    ``rng`` at each call (after ``f``): the bounded reward noise of the paper's experiments."""
+    return lambda x: scale * (f(x) + rng.uniform(-half_width, half_width))
+
+
+def garland(x) -> float:
+    """Garland, x (1 - x) (4 - sqrt(|sin(60 x)|)) (``vhct.objectives.Garland``'s formula), as a
+    product over the coordinates of ``x`` so that it serves any box in [0, 1]^d; written out here
+    so the optimizers' tests do not depend on the objectives layer."""
+    return math.prod(t * (1.0 - t) * (4.0 - math.sqrt(abs(math.sin(60.0 * t)))) for t in map(float, x))
+
+
+#: constructor parameters that keep a test run of an algorithm short (the GP baselines refit
+#: their model at every round after their initial design); an algorithm not named takes defaults
+QUICK_PARAMS = {
+    "BO": {"n_init": 3},
+    "TPE": {"n_startup_trials": 4},
+    "GP-Optuna": {"n_startup_trials": 4},
+}
+#: the algorithms whose rounds cost a model fit each (BO, Optuna's GP): tests run few of them
+SLOW_ALGORITHMS = frozenset({"BO", "GP-Optuna"})
+#: the rounds a test runs of a slow algorithm at most
+SLOW_ROUNDS = 6
+
+
+def quick_rounds(name: str, rounds: int) -> int:
+    """``rounds``, or at most :data:`SLOW_ROUNDS` of an algorithm that fits a model every round."""
+    return min(rounds, SLOW_ROUNDS) if name in SLOW_ALGORITHMS else rounds
+
+
+def quick_optimizer(name: str, domain, horizon: int | None = None, seed=0, **params):
+    """``make_optimizer(name, ...)`` with :data:`QUICK_PARAMS` (``params`` override them); a test
+    over every registered algorithm is skipped for one whose extra is not installed."""
+    import pytest
+
+    from vhct.extras import MissingExtraError
+    from vhct.optimizers.registry import make_optimizer
+
+    try:
+        return make_optimizer(name, domain, horizon, seed=seed, **(QUICK_PARAMS.get(name, {}) | params))
+    except MissingExtraError as exc:
+        pytest.skip(f"{name}: {exc}")

@@ -12,10 +12,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from scipy.optimize import Bounds
+from support import QUICK_PARAMS, algorithms_of, drive, hierarchical_algorithms, quick_optimizer, quick_rounds
 
 import vhct
 from vhct.api import BOUNDS_FORMS, STATUS_FAILED, STATUS_INTERRUPTED, STATUS_STOPPED
-from vhct.optimizers.registry import make_optimizer
+from vhct.extras import MissingExtraError
+from vhct.optimizers.registry import algorithm_names, make_optimizer
+from vhct.optimizers.tree import TreeSearch
 
 DOMAIN = [[0.0, 1.0], [-1.0, 1.0]]
 
@@ -27,10 +30,7 @@ def bowl(x: np.ndarray) -> float:
 def test_maximize_is_the_ask_tell_loop():
     result = vhct.maximize(lambda x: -bowl(x), DOMAIN, 80, seed=4, rho=0.75)
     opt = make_optimizer("VHCT", DOMAIN, 80, seed=4, rho=0.75)
-    for t in range(80):
-        x = opt.ask()
-        assert x.tolist() == result.points[t].tolist()
-        opt.tell(x, -bowl(x))
+    assert drive(opt, lambda x: -bowl(x), 80).tolist() == result.points.tolist()
     assert result.recommendation.tolist() == opt.recommend().tolist()
     assert result.values.tolist() == [-bowl(p) for p in result.points]
     best = int(np.argmax(result.values))
@@ -48,10 +48,21 @@ def test_minimize_reports_the_function_itself():
     assert again.points.tolist() == result.points.tolist()
 
 
-def test_every_registered_algorithm_by_name():
-    for name in ("T-HOO", "POO", "PCT"):  # the core ones that need the horizon get the budget
-        result = vhct.maximize(lambda x: -bowl(x), DOMAIN, 40, algorithm=name, seed=0)
-        assert result.points.shape == (40, 2)
+@pytest.mark.parametrize("name", algorithm_names())
+def test_every_registered_algorithm_by_name(name):
+    """Each algorithm of the registry by its name: the run is its ask/tell loop built with the
+    budget as its horizon (used by those that need one), told the function's values."""
+    budget = quick_rounds(name, 40)
+    try:
+        result = vhct.maximize(
+            lambda x: -bowl(x), DOMAIN, budget, algorithm=name, seed=0, **QUICK_PARAMS.get(name, {})
+        )
+    except MissingExtraError as exc:
+        pytest.skip(f"{name}: {exc}")
+    assert result.algorithm == name and result.nfev == budget and result.points.shape == (budget, 2)
+    loop = drive(quick_optimizer(name, DOMAIN, budget, seed=0), lambda x: -bowl(x), budget)
+    assert loop.tolist() == result.points.tolist()
+    assert result.values.tolist() == [-bowl(p) for p in result.points] and result.fun == max(result.values)
 
 
 def test_bad_input_is_named():
@@ -316,7 +327,7 @@ def test_a_non_number_is_reported_with_its_evaluation():
 # -- 6. memory: nothing sized by the budget is allocated up front -----------------------------------
 
 
-@pytest.mark.parametrize("name", ["VHCT", "HCT", "T-HOO", "POO", "PCT"])
+@pytest.mark.parametrize("name", hierarchical_algorithms())
 def test_a_huge_budget_allocates_only_what_its_evaluations_fill(name):
     tracemalloc.start()
     try:
@@ -336,17 +347,14 @@ def test_the_history_grows_past_its_first_block(monkeypatch):
     monkeypatch.setattr(vhct.api.history, "UPFRONT_BYTES", 8 * 3 * 4)  # 1024 rows up front (the floor)
     result = vhct.minimize(bowl, DOMAIN, 2500, algorithm="T-HOO", seed=0)
     opt = make_optimizer("T-HOO", DOMAIN, 2500, seed=0)
-    for t in range(2500):
-        x = opt.ask()
-        assert x.tolist() == result.points[t].tolist()
-        opt.tell(x, -bowl(x))
+    assert drive(opt, lambda x: -bowl(x), 2500).tolist() == result.points.tolist()
     assert result.values.tolist() == [bowl(p) for p in result.points]
 
 
 # -- 7. memoization of a deterministic function ------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["VHCT", "HCT", "T-HOO"])
+@pytest.mark.parametrize("name", algorithms_of(TreeSearch))
 def test_deterministic_never_evaluates_a_point_twice_and_keeps_the_trajectory(name):
     plain = vhct.minimize(branin, BRANIN, 200, algorithm=name, seed=0)
     f = Counted(branin)

@@ -1,18 +1,17 @@
-"""Argument checks shared by every optimizer (vhct.optimizers.base): seeds and rewards name the argument."""
+"""Argument checks shared by every optimizer (vhct.optimizers.base): seeds and rewards name the
+argument, for every registered algorithm."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from support import drive, quick_optimizer
 
 from vhct.optimizers.base import as_generator, check_reward
-from vhct.optimizers.registry import make_optimizer
-
-#: one tree method and the methods with their own construction path
-ALGORITHMS = ("VHCT", "T-HOO", "POO")
+from vhct.optimizers.registry import algorithm_names, make_optimizer, needs_horizon
 
 
-@pytest.mark.parametrize("name", ALGORITHMS)
+@pytest.mark.parametrize("name", algorithm_names())
 @pytest.mark.parametrize(
     ("seed", "message"),
     [
@@ -25,7 +24,7 @@ ALGORITHMS = ("VHCT", "T-HOO", "POO")
 )
 def test_bad_seeds_are_rejected_naming_seed(name, seed, message):
     with pytest.raises(ValueError, match=message):
-        make_optimizer(name, [[0.0, 1.0]], 50, seed=seed)
+        quick_optimizer(name, [[0.0, 1.0]], 50, seed=seed)
 
 
 @pytest.mark.parametrize(
@@ -39,22 +38,32 @@ def test_integer_like_seeds_and_seed_sequences_are_accepted(seed):
         assert rng.random() == np.random.default_rng(int(seed)).random()
 
 
-def test_a_generator_is_used_as_given():
+@pytest.mark.parametrize("name", algorithm_names())
+def test_a_generator_is_used_as_given(name):
     rng = np.random.default_rng(3)
     assert as_generator(rng) is rng
-    opt = make_optimizer("VHCT", [[0.0, 1.0]], 50, seed=rng)
+    opt = quick_optimizer(name, [[0.0, 1.0]], 50, seed=rng)
     assert opt.rng is rng
 
 
-@pytest.mark.parametrize("bad", ["0.5", b"1", True, np.bool_(False), None, [0.5], np.array([0.5])])
+NON_NUMBERS = ["0.5", b"1", True, np.bool_(False), None, [0.5], np.array([0.5])]
+
+
+@pytest.mark.parametrize("bad", NON_NUMBERS)
 def test_non_numeric_rewards_are_rejected_naming_reward(bad):
     with pytest.raises(ValueError, match="reward must be a real number"):
         check_reward(bad)
-    opt = make_optimizer("VHCT", [[0.0, 1.0]], 50, seed=0)
+
+
+@pytest.mark.parametrize("name", algorithm_names())
+def test_every_optimizer_refuses_a_non_numeric_reward_and_keeps_the_point_pending(name):
+    opt = quick_optimizer(name, [[0.0, 1.0]], 50, seed=0)
     x = opt.ask()
-    with pytest.raises(ValueError, match="reward must be a real number"):
-        opt.tell(x, bad)
-    opt.tell(x, 0.5)  # the pending point is still waiting for a valid reward
+    for bad in NON_NUMBERS:
+        with pytest.raises(ValueError, match="reward must be a real number"):
+            opt.tell(x, bad)
+    assert opt.t == 0 and np.array_equal(opt.ask(), x)  # the pending point waits for a valid reward
+    opt.tell(x, 0.5)
     assert opt.t == 1
 
 
@@ -92,6 +101,10 @@ NUMERIC_PARAMETERS = [
 ]
 
 
+def sine(x: np.ndarray) -> float:
+    return float(np.sin(5 * x[0]))
+
+
 def build(name, param, value):
     return make_optimizer(name, [[0.0, 1.0]], 50, seed=0, **{param: value})
 
@@ -107,11 +120,7 @@ def test_a_bool_is_never_a_number(name, param, value):
 def test_numpy_numbers_are_numbers_and_give_the_same_run(name, param, value):
     as_numpy = np.int64(value) if isinstance(value, int) else np.float64(value)
     plain, numpy = build(name, param, value), build(name, param, as_numpy)
-    for _ in range(30):
-        x = plain.ask()
-        np.testing.assert_array_equal(numpy.ask(), x)
-        plain.tell(x, float(np.sin(5 * x[0])))
-        numpy.tell(x, float(np.sin(5 * x[0])))
+    np.testing.assert_array_equal(drive(numpy, sine, 30), drive(plain, sine, 30))
 
 
 @pytest.mark.parametrize(("name", "param", "value"), [p for p in NUMERIC_PARAMETERS if p[1] != "first_epoch"])
@@ -121,9 +130,8 @@ def test_nan_infinity_and_strings_are_rejected_naming_the_parameter(name, param,
         build(name, param, bad)
 
 
-@pytest.mark.parametrize(
-    ("name", "horizon"), [("T-HOO", True), ("POO", np.bool_(True)), ("PCT", True), ("T-HOO", 5.0)]
-)
+@pytest.mark.parametrize("name", [name for name in algorithm_names() if needs_horizon(name)])
+@pytest.mark.parametrize("horizon", [True, np.bool_(True), 5.0])
 def test_integer_parameters_take_integers_not_bools_or_floats(name, horizon):
     with pytest.raises(ValueError, match="horizon must be an integer"):
         make_optimizer(name, [[0.0, 1.0]], horizon)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from support import drive
 
 from vhct.optimizers.bo import BayesianOptimization
 
@@ -34,16 +35,17 @@ def run(
     between: Callable[[], None] | None = None,
     noise_sd: float = NOISE_SD,
 ) -> np.ndarray:
-    """Ask/tell ``rounds`` times with N(0, noise_sd^2) reward noise; return the asked points."""
+    """Ask/tell ``rounds`` times with N(0, noise_sd^2) reward noise; return the asked points.
+    ``between``: called at each round between the optimizer's ask and tell (the caller's own code)."""
     noise = np.random.default_rng(noise_seed)
-    points = []
-    for _ in range(rounds):
-        x = opt.ask()
-        opt.tell(x, f(x) + noise_sd * noise.standard_normal())
-        points.append(x)
+
+    def reward(x: np.ndarray) -> float:
+        value = f(x) + noise_sd * noise.standard_normal()
         if between is not None:
             between()
-    return np.array(points)
+        return value
+
+    return drive(opt, reward, rounds)
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +69,7 @@ def test_points_inside_2d_non_unit_box_with_other_options():
 
 
 def test_same_seed_same_points_and_global_rng_untouched(seed0_points):
-    """Same seed, same points, even when the caller draws from numpy's global RNG between rounds;
+    """Same seed, same points, even when the caller draws from numpy's global RNG between its calls;
     and the global RNG ends exactly where the caller's own draws alone would have left it."""
     global_rng_draws = 3
 
@@ -117,11 +119,8 @@ def test_maximizes_better_than_random_search(box, peak, evals, noise_sd):
 def test_recommend_before_any_data_is_box_centre_then_best_observed():
     opt = BayesianOptimization(BOX_2D, seed=0, n_init=3)
     np.testing.assert_allclose(opt.recommend(), BOX_2D.mean(axis=1))
-    rewards = [1.0, 5.0, 2.0]
-    points = []
-    for r in rewards:
-        points.append(opt.ask())
-        opt.tell(points[-1], r)
+    rewards = iter([1.0, 5.0, 2.0])
+    points = drive(opt, lambda x: next(rewards), 3)
     np.testing.assert_array_equal(opt.recommend(), points[1])
 
 
@@ -129,12 +128,8 @@ def test_initial_design_is_uniform_from_own_generator():
     a = BayesianOptimization(BOX_2D, seed=np.random.default_rng(7), n_init=4)
     b = BayesianOptimization(BOX_2D, seed=np.random.default_rng(7), n_init=4)
     expected = np.random.default_rng(7).uniform(BOX_2D[:, 0], BOX_2D[:, 1], size=(4, 2))
-    for row in expected:
-        x, y = a.ask(), b.ask()
-        np.testing.assert_array_equal(x, row)
-        np.testing.assert_array_equal(y, row)
-        a.tell(x, 0.0)
-        b.tell(y, 0.0)
+    np.testing.assert_array_equal(drive(a, lambda x: 0.0, 4), expected)
+    np.testing.assert_array_equal(drive(b, lambda x: 0.0, 4), expected)
 
 
 def test_tell_protocol_errors_from_base_class():

@@ -10,7 +10,7 @@ import yaml
 from support import REPO, TINY
 
 from vhct.objectives import OBJECTIVES
-from vhct.optimizers.registry import ALGORITHMS
+from vhct.optimizers.registry import ALGORITHM_TABLE
 from vhct.pipeline import config as vc
 
 
@@ -56,7 +56,7 @@ def test_names_are_checked_against_the_registries(tiny):
     tiny["settings"]["POO"]["algorithm"] = "NOPE"
     with pytest.raises(vc.ConfigError, match="config key settings/POO/algorithm: unknown algorithm") as info:
         vc.validate_config(copy.deepcopy(tiny))
-    assert all(name in str(info.value) for name in ALGORITHMS)
+    assert all(name in str(info.value) for name in ALGORITHM_TABLE)
     tiny["settings"]["POO"]["algorithm"] = "POO"
     tiny["experiments"]["garland"]["objective"] = "nope"
     with pytest.raises(vc.ConfigError, match="experiments/garland/objective: unknown objective") as info:

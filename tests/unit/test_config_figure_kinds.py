@@ -22,7 +22,7 @@ def tiny() -> dict:
 def heatmap():
     kind = register(
         FigureKind(
-            "heatmap", "a test kind", "heatmap_figure", True,
+            "heatmap", "a test kind", True,
             frozenset({"experiment"}), frozenset({"experiment", "settings"}),
         )
     )  # fmt: skip
@@ -57,4 +57,4 @@ def test_a_kind_is_declared_once():
     with pytest.raises(ValueError, match="already registered"):
         register(figure_kind("regret"))
     with pytest.raises(ValueError, match="bad panel keys"):
-        FigureKind("x", "", "x_figure", False, frozenset({"nope"}), frozenset({"nope"}))
+        FigureKind("x", "", False, frozenset({"nope"}), frozenset({"nope"}))

@@ -93,7 +93,7 @@ def test_real_data_objectives_without_their_extra_say_which_extra(monkeypatch, o
     _hide(monkeypatch, hidden)
     monkeypatch.delitem(sys.modules, module, raising=False)
     # as on first use: the registry imports the module only when the name is first looked up
-    monkeypatch.setitem(objectives.OBJECTIVES._entries, objective, objectives._LAZY[objective])
+    monkeypatch.setitem(objectives.OBJECTIVES._entries, objective, objectives.OBJECTIVES.target(objective))
     with pytest.raises(MissingExtraError, match=rf"needs {hidden}, .*pip install 'vhct\[real-data\]'"):
         objectives.make_objective(objective)
 

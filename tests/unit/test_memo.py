@@ -2,20 +2,21 @@
 
 import numpy as np
 import pytest
-from support import run_spec, write_landmine_mat
+from support import hierarchical_algorithms, run_spec, write_landmine_mat
 
 from vhct.objectives import make_objective
 from vhct.objectives.base import Objective
 from vhct.objectives.landmine import LandmineSVM
 from vhct.objectives.noise import UniformNoise
 from vhct.optimizers.memo import PointMemo
-from vhct.optimizers.registry import algorithm_names, make_optimizer
+from vhct.optimizers.registry import make_optimizer
 from vhct.pipeline.jobs import table_csv
 from vhct.pipeline.run import experiment_columns, run_columns
 from vhct.pipeline.tables import WALL_TIME_COLUMNS
 
-#: the tree methods, which pull the same representative points again and again
-TREE = [a for a in algorithm_names() if a in {"VHCT", "HCT", "T-HOO", "POO", "PCT"}]
+#: the registry's tree methods and their portfolios, which pull the same representative points
+#: again and again
+TREE = hierarchical_algorithms()
 
 
 class Counting(Objective):

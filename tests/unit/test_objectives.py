@@ -1,9 +1,12 @@
-"""Synthetic objectives: maxima against dense grids, ranges, landmarks, vectorization, registry errors."""
+"""Objectives: every registered one against the registry's contract (evaluates in its domain, its
+optimum declared as it is); the synthetic ones' maxima against dense grids, ranges, landmarks,
+vectorization; registry errors; what the pipeline reads of an optimum (``exact_optimum``)."""
 
 from __future__ import annotations
 
 import importlib.util
 import itertools
+import json
 import math
 import subprocess
 import sys
@@ -11,25 +14,26 @@ import sys
 import numpy as np
 import pytest
 from scipy import optimize
+from support import garland, write_landmine_mat, write_mnist_dir
 
+from vhct.extras import MissingExtraError
 from vhct.objectives import OBJECTIVES, Objective, make_objective, objective_names
 from vhct.objectives import synthetic as syn
 
 GRID_1D = 1_000_001
 GRID_2D = 777  # deliberately not the library's own search grid
 TOP_LOCAL_MAXIMA = 6
-ONE_D = [syn.Garland, syn.DoubleSine, syn.CounterExample, syn.DifficultFunction]
-SYNTHETIC = [
-    syn.Garland(),
-    syn.DoubleSine(),
-    syn.Ackley(),
-    syn.CounterExample(),
-    syn.Himmelblau(),
-    syn.Rastrigin(1),
-    syn.Rastrigin(2),
-    syn.Rastrigin(10),
-    syn.DifficultFunction(),
+#: the objectives registered lazily (real data: scikit-learn, torch), read without importing them
+LAZY = [name for name in objective_names() if OBJECTIVES.target(name) is not None]
+#: every synthetic objective of the registry
+SYNTHETIC_CLASSES = [
+    cls
+    for name in objective_names()
+    if name not in LAZY and issubclass(cls := OBJECTIVES[name], syn.SyntheticObjective)
 ]
+ONE_D = [cls for cls in SYNTHETIC_CLASSES if cls().dim == 1]
+#: each synthetic objective as registered, and Rastrigin (10-D by default) in 1 and 2 dimensions
+SYNTHETIC = [cls() for cls in SYNTHETIC_CLASSES] + [syn.Rastrigin(1), syn.Rastrigin(2)]
 
 
 def grid_1d(objective: Objective, n: int = GRID_1D) -> tuple[np.ndarray, np.ndarray]:
@@ -99,6 +103,14 @@ def test_garland_landmarks() -> None:
     assert 1.0e-3 < gap < 1.2e-3
     right = max(v for x, v in maxima if abs(x - 11 * math.pi / 60) < 1e-6)
     assert garland.f_star - right == pytest.approx(cusp_values[10] - cusp_values[11], abs=1e-6)
+
+
+def test_the_optimizer_tests_garland_is_this_garland() -> None:
+    """tests/support.py's ``garland`` (the optimizers' tests' function, any dimension) is Garland in
+    1-D, value for value, and the product of its coordinates' values beyond."""
+    f = syn.Garland()
+    assert all(garland([t]) == f(np.array([t])) for t in np.linspace(0.0, 1.0, 1001))
+    assert garland([0.3, 0.7]) == f([0.3]) * f([0.7])
 
 
 def test_doublesine_range_and_ends() -> None:
@@ -214,6 +226,7 @@ def test_rastrigin_10d() -> None:
 
 @pytest.mark.parametrize("objective", SYNTHETIC, ids=lambda o: f"{o.name}{o.dim}")
 def test_values_agree_with_call_and_boundary_works(objective: Objective) -> None:
+    assert not objective.stochastic
     lo, hi = objective.domain[:, 0], objective.domain[:, 1]
     rng = np.random.default_rng(7)
     pts = lo + rng.random((300, objective.dim)) * (hi - lo)
@@ -246,16 +259,56 @@ def test_bad_points_are_rejected() -> None:
     assert g([0.25]) == g(np.array([0.25]))
 
 
-def test_registry_names_and_classes() -> None:
-    expected = {
+def test_the_papers_objectives_are_registered() -> None:
+    paper = {
         "garland", "doublesine", "ackley", "counterexample", "himmelblau",
         "rastrigin", "difficult", "landmine", "mnist",
     }  # fmt: skip
-    assert set(objective_names()) == expected == set(OBJECTIVES)
-    for name in expected - {"landmine", "mnist"}:
-        obj = make_objective(name)
-        assert isinstance(obj, Objective) and obj.name == name and not obj.stochastic
+    assert paper <= set(objective_names()) and list(OBJECTIVES) == objective_names()
+    assert set(ONE_D) == {syn.Garland, syn.DoubleSine, syn.CounterExample, syn.DifficultFunction}
     assert make_objective("rastrigin", dim=3).dim == 3
+
+
+def fixture_params(name: str, folder) -> dict:
+    """Constructor parameters of a registered objective for a test: the real-data ones read small
+    fixture files of their data's format (tests/support.py); the others need none."""
+    if name == "landmine":
+        return {"data_path": str(write_landmine_mat(folder / "LandmineData.mat"))}
+    if name == "mnist":
+        data = write_mnist_dir(folder / "mnist", n_train=120, n_test=150)
+        return {"data_dir": str(data), "mode": "test-split", "n_train": 80, "n_valid": 60, "epochs": 1}
+    return {}
+
+
+@pytest.mark.parametrize("name", objective_names())
+def test_every_registered_objective_evaluates_in_its_domain_and_declares_its_optimum(name, tmp_path):
+    """The objectives registry's contract, entry by entry: built by name, an Objective of that name;
+    finite values in [-1, 1] on its box (corners and inside), a point outside refused; ``f_star``
+    and ``maximizer`` given exactly when ``exact_optimum`` says so, the maximizer attaining f*, no
+    value above it, and the regret measured against it (else against 1); and the pipeline reads
+    the same declaration from the registry without building it."""
+    from vhct.pipeline.records import known_optimum
+
+    try:
+        f = make_objective(name, **fixture_params(name, tmp_path))
+    except MissingExtraError as exc:
+        pytest.skip(str(exc))
+    assert type(f) is OBJECTIVES[name] and isinstance(f, Objective) and f.name == name
+    lo, hi = f.domain[:, 0], f.domain[:, 1]
+    assert f.domain.shape == (f.dim, 2) and np.all(lo < hi)
+    inside = lo + np.random.default_rng(0).random((3, f.dim)) * (hi - lo)
+    values = [f(x, seed=(0, k)) for k, x in enumerate([lo, hi, *inside])]
+    assert all(isinstance(v, float) and -1.0 <= v <= 1.0 for v in values), values
+    with pytest.raises(ValueError, match="outside the domain"):
+        f(hi + (hi - lo), seed=(0, 9))
+    assert f.exact_optimum == (f.f_star is not None) == (f.maximizer is not None)
+    if f.exact_optimum:
+        assert max(values) <= f.f_star + 1e-12
+        assert f(f.maximizer) == pytest.approx(f.f_star, abs=1e-7)  # Garland's cusp: ~2e-8 off
+        assert f.regret_reference == f.f_star
+    else:
+        assert f.regret_reference == 1.0
+    assert known_optimum(name) is f.exact_optimum
 
 
 def test_registry_errors_name_the_bad_key() -> None:
@@ -277,9 +330,109 @@ def test_import_is_light() -> None:
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("name", ["landmine", "mnist"])
+@pytest.mark.parametrize("name", LAZY)
 def test_real_data_entries_resolve(name: str) -> None:
-    module = f"vhct.objectives.{name}"
+    module = OBJECTIVES.target(name).partition(":")[0]
     assert importlib.util.find_spec(module) is not None, f"{module} is missing: the registry names it"
     cls = OBJECTIVES[name]
-    assert issubclass(cls, Objective) and cls.name == name
+    assert issubclass(cls, Objective) and cls.name == name and not cls.exact_optimum
+
+
+def test_the_registry_takes_only_objective_classes_of_their_own_name() -> None:
+    with pytest.raises(ValueError, match="'garland2': .* is not an Objective class named 'garland2'"):
+        OBJECTIVES.register("garland2", syn.Garland)
+    with pytest.raises(ValueError, match="is not an Objective class"):
+        OBJECTIVES.register("number", int)
+    with pytest.raises(ValueError, match="objective 'garland' is already registered"):
+        OBJECTIVES.register(syn.Garland)
+    assert "garland2" not in OBJECTIVES and "number" not in OBJECTIVES
+
+
+# -- what the pipeline reads of an optimum: the class's declaration, not its place in the class tree --
+
+
+class Paraboloid(Objective):
+    """Synthetic-like but no SyntheticObjective: -(x - 0.3)^2 on [0, 1], its maximum 0 at 0.3 known
+    exactly and declared so."""
+
+    name = "paraboloid"
+    exact_optimum = True
+
+    def __init__(self) -> None:
+        super().__init__([[0.0, 1.0]])
+
+    def __call__(self, x, seed=None) -> float:
+        return -float((self.check_point(x)[0] - 0.3) ** 2)
+
+    @property
+    def f_star(self) -> float:
+        return 0.0
+
+    @property
+    def maximizer(self) -> np.ndarray:
+        return np.array([0.3])
+
+
+class Undeclared(Objective):
+    """The same function with no optimum declared (as a real-data task: unknown)."""
+
+    name = "undeclared"
+
+    def __init__(self) -> None:
+        super().__init__([[0.0, 1.0]])
+
+    def __call__(self, x, seed=None) -> float:
+        return -float((self.check_point(x)[0] - 0.3) ** 2)
+
+
+@pytest.mark.parametrize(("cls", "reference"), [(Paraboloid, "f_star"), (Undeclared, "best_observed")])
+def test_a_run_record_follows_the_objectives_declared_optimum(cls, reference, tmp_path):
+    """The run job records the exact optimum of an objective that declares one (any class), and a
+    record of it without f* is refused; one that declares none is measured against the best observed."""
+    from vhct.pipeline.jobs import run_job
+    from vhct.pipeline.records import RunRecord, RunRecordError, known_optimum
+    from vhct.pipeline.tables import read_sidecar, sidecar_path
+
+    OBJECTIVES.register(cls)
+    try:
+        assert known_optimum(cls.name) is cls.exact_optimum
+        run = {"experiment": "e", "setting": "s", "algorithm": "VHCT", "params": {}, "noise": 0.0}
+        spec = run | {
+            "objective": cls.name,
+            "objective_params": {},
+            "horizon": 5,
+            "seed": 0,
+            "progress_every": 0,
+        }
+        table = tmp_path / "seed0.csv.gz"
+        run_job(spec, table, sidecar_path(table))
+        record = read_sidecar(table)
+        assert record.regret_reference == reference and record.f_star == cls().f_star
+        data = json.loads(sidecar_path(table).read_text(encoding="utf-8"))
+        data.update(f_star=None, regret_reference="best_observed")
+        data["metadata"]["f_star"] = None
+        if cls.exact_optimum:
+            with pytest.raises(
+                RunRecordError, match=r"f_star is missing, but .* 'paraboloid' has an exact one"
+            ):
+                RunRecord.from_json(json.dumps(data))
+        else:
+            assert RunRecord.from_json(json.dumps(data)).regret_reference == "best_observed"
+    finally:
+        OBJECTIVES.unregister(cls.name)
+    assert not known_optimum(cls.name)  # an objective no longer registered: none known
+
+
+def test_an_objective_registered_lazily_cannot_declare_an_exact_optimum() -> None:
+    """The pipeline reads the declaration without importing a lazy entry, so a lazy entry may not make it."""
+    from vhct.pipeline.records import known_optimum
+
+    OBJECTIVES.register("paraboloid", f"{__name__}:Paraboloid")
+    try:
+        assert OBJECTIVES.target("paraboloid") and not known_optimum("paraboloid")
+        with pytest.raises(
+            ValueError, match="'paraboloid' declares an exact optimum but is registered lazily"
+        ):
+            OBJECTIVES["paraboloid"]
+    finally:
+        OBJECTIVES.unregister("paraboloid")

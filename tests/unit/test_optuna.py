@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+from support import drive
 
 optuna = pytest.importorskip("optuna")
 
@@ -40,12 +41,7 @@ def loop_points(
 ) -> list[list[float]]:
     """The plain ask/tell loop on the same box."""
     opt = make_optimizer(algorithm, [[0.0, 4.0], [-2.0, 2.0]], n, seed=seed, **params)
-    points = []
-    for _ in range(n):
-        x = opt.ask()
-        points.append(x.tolist())
-        opt.tell(x, sign * f(*x))
-    return points
+    return drive(opt, lambda x: sign * f(*x), n).tolist()
 
 
 def study_points(study: optuna.Study) -> list[list[float]]:

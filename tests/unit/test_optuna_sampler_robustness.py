@@ -7,6 +7,7 @@ import math
 import warnings
 
 import pytest
+from support import drive
 
 optuna = pytest.importorskip("optuna")
 
@@ -30,12 +31,7 @@ def f(a: float, b: float) -> float:
 def loop_points(n: int, seed: int = 3) -> list[list[float]]:
     """The plain ask/tell loop of VHCT on the same box."""
     opt = make_optimizer("VHCT", [[0.0, 4.0], [-2.0, 2.0]], seed=seed)
-    points = []
-    for _ in range(n):
-        x = opt.ask()
-        points.append(x.tolist())
-        opt.tell(x, f(*x))
-    return points
+    return drive(opt, lambda x: f(*x), n).tolist()
 
 
 def points(trials) -> list[list[float]]:
@@ -246,9 +242,7 @@ def run_loop(algorithm: str, horizon: int, rounds: int, **params) -> list[str]:
     opt = make_optimizer(algorithm, [[0.0, 1.0]], horizon, seed=0, **params)
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
-        for _ in range(rounds):
-            x = opt.ask()
-            opt.tell(x, -((x[0] - 0.3) ** 2))
+        drive(opt, lambda x: -((x[0] - 0.3) ** 2), rounds)
     return messages(record, HorizonWarning)
 
 

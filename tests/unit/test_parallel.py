@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from support import run_spec
+from support import drive, noisy, run_spec
 
 from vhct.optimizers.parallel import GPO, PCT, POO, rho_grid
 from vhct.optimizers.registry import make_optimizer
@@ -125,13 +125,8 @@ def expected_phases(budget, rho_max=RHO_MAX):
 
 
 def drive_points(opt, rounds, seed=0):
-    rng = np.random.default_rng(seed)
-    points = []
-    for _ in range(rounds):
-        x = opt.ask()
-        opt.tell(x, sine(x) + rng.uniform(-0.05, 0.05))
-        points.append(x)
-    return np.array(points)
+    """``rounds`` rounds on ``sine`` with Uniform(-0.05, 0.05) noise seeded by ``seed``; the points."""
+    return drive(opt, noisy(sine, np.random.default_rng(seed), 0.05), rounds)
 
 
 @pytest.mark.parametrize("candidate", ["last_point", "recommendation"])

@@ -93,18 +93,58 @@ def test_a_setting_has_one_legend_label_across_panels_naming_where_it_stops():
     assert plots.figure_labels(spec)["GP"] == labels["GP"]
 
 
-def test_every_figure_kind_has_a_drawer_and_every_drawer_a_kind():
-    """The figure kinds registry names each kind's drawer in this module; no drawer is left unnamed."""
-    from vhct.pipeline.figure_kinds import FIGURE_KINDS
+def test_every_figure_kind_has_a_registered_drawer_and_every_drawer_a_kind():
+    """Contract of the figure kinds registry: each config kind has a drawer registered by its family
+    module (the audit's own figures, ``AUDIT_FIGURES``, are drawn by the audit stage), and the
+    public drawing functions of plots (``<something>_figure``) are exactly the registered drawers."""
+    from vhct.pipeline.figure_kinds import AUDIT_FIGURES, FIGURE_KINDS
 
-    for kind in FIGURE_KINDS:
+    kinds = [kind for kind in FIGURE_KINDS if kind not in AUDIT_FIGURES]
+    assert kinds and [kind for kind in kinds if kind not in plots.DRAWERS] == []
+    for kind in kinds:
         assert callable(plots.drawer(kind)), kind
-    drawers = {  # the public functions drawing one kind: <something>_figure(figure, ...)
-        name
+    public = {
+        value
         for name, value in vars(plots).items()
         if name.endswith("_figure") and not name.startswith(("_", "make_")) and callable(value)
     }
-    assert drawers == {k.drawer for k in FIGURE_KINDS.values()}
+    assert public == {plots.DRAWERS[kind] for kind in plots.DRAWERS if kind not in AUDIT_FIGURES}
+    assert plots.drawer("average_regret") is plots.drawer("regret") is plots.regret_figure
+
+
+def test_the_figure_job_calls_the_drawer_registered_for_its_kind(tmp_path):
+    """A new kind is drawn by the function registered under its name (no lookup by function name)."""
+    from vhct.pipeline.figure_kinds import FigureKind, register, unregister
+
+    drawn = []
+
+    def probe_drawing(figure):
+        drawn.append(figure.name)
+        fig, ax = plots.plt.subplots()
+        ax.plot([0, 1], [1, 0])
+        return fig
+
+    register(FigureKind("probe", "a test kind", False, frozenset({"objective"}), frozenset({"objective"})))
+    try:
+        plots.DRAWERS.register("probe")(probe_drawing)
+        try:
+            spec = FigureSpec(name="p", kind="probe", panels=[PanelSpec(objective="garland")], experiments={})
+            plots.make_figure(spec, {}, tmp_path / "p.pdf", tmp_path / "p.png")
+        finally:
+            plots.DRAWERS.unregister("probe")
+    finally:
+        unregister("probe")
+    assert drawn == ["p"] and (tmp_path / "p.png").read_bytes().startswith(b"\x89PNG")
+    with pytest.raises(ValueError, match="unknown figure drawer 'probe'"):
+        plots.drawer("probe")
+
+
+def test_a_drawer_is_registered_only_for_a_figure_kind():
+    with pytest.raises(ValueError, match="a drawer for 'heatmap', which is no figure kind; known: regret"):
+        plots.DRAWERS.register("heatmap", plots.regret_figure)
+    with pytest.raises(ValueError, match="figure drawer 'regret' is already registered"):
+        plots.DRAWERS.register("regret", plots.regret_figure)
+    assert "heatmap" not in plots.DRAWERS
 
 
 def test_the_figure_spec_of_a_real_config_crosses_to_the_plots_as_the_rule_passes_it(tmp_path):

@@ -1,28 +1,33 @@
 """The registry is the one place an algorithm is declared (names, parameters, config checks); its
-figure style is one row of the reporting layer's style table."""
+figure style is one row of the reporting layer's style table. Contract tests run over every
+registered algorithm (it builds, asks, is told, recommends; it has a style of its own), and the
+registry idiom itself (vhct.registry) is tested at the end."""
 
 from __future__ import annotations
 
 import copy
 import pickle
+import sys
 
 import numpy as np
 import pytest
-from support import algorithms_of
+from support import QUICK_PARAMS, SLOW_ALGORITHMS, algorithms_of, drive, quick_optimizer, quick_rounds
 
-from vhct.extras import missing_modules
 from vhct.optimizers.base import Optimizer
 from vhct.optimizers.optuna_baselines import OptunaBaseline
 from vhct.optimizers.registry import (
     Algorithm,
+    algorithm,
     algorithm_names,
     algorithm_params,
     make_optimizer,
+    needs_horizon,
     osc_algorithms,
     register,
     unregister,
 )
 from vhct.optimizers.tree import OSC
+from vhct.registry import Registry, UnknownName
 from vhct.reporting.styles import STYLES, register_style, style, unregister_style
 
 #: every registered baseline run through Optuna
@@ -95,9 +100,43 @@ def test_after_unregistering_the_name_is_unknown(dummy):
 def test_every_registered_algorithm_has_a_style_and_every_style_an_algorithm():
     """Adding an algorithm is one registry row plus one style row: a row missing on either side fails here."""
     assert list(STYLES) == algorithm_names()
-    for name in algorithm_names():
-        colour, line = style(name)
-        assert colour.startswith("#") and line
+
+
+@pytest.mark.parametrize("name", algorithm_names())
+def test_every_registered_algorithm_is_drawn_in_a_style_of_its_own(name):
+    """The styles' contract, entry by entry: a colour and a line style matplotlib draws, the
+    colour no other algorithm's."""
+    matplotlib = pytest.importorskip("matplotlib")
+    from matplotlib.lines import Line2D
+
+    colour, line = style(name)
+    Line2D([0, 1], [0, 1], color=colour, linestyle=line)  # both valid, or matplotlib raises
+    assert matplotlib.colors.is_color_like(colour)
+    others = [style(other)[0].lower() for other in algorithm_names() if other != name]
+    assert colour.lower() not in others
+
+
+@pytest.mark.parametrize("name", algorithm_names())
+def test_every_registered_algorithm_builds_asks_is_told_and_recommends(name):
+    """The algorithm registry's contract, entry by entry: its row is found by name and built with
+    the horizon when it takes one (refused without it), refuses a parameter it does not take, and
+    runs the ask/tell protocol: points inside the box, every round counted, a recommendation in
+    the box."""
+    domain = np.array([[0.0, 1.0], [-1.0, 1.0]])
+    rounds = quick_rounds(name, 30)
+    assert algorithm(name).name == name
+    opt = quick_optimizer(name, domain, rounds, seed=1)
+    assert isinstance(opt, Optimizer) and opt.dim == 2 and opt.t == 0
+    if needs_horizon(name):
+        with pytest.raises(ValueError, match=f"{name} needs the horizon"):
+            make_optimizer(name, domain, seed=1, **QUICK_PARAMS.get(name, {}))
+    with pytest.raises(ValueError, match=f"{name} does not accept parameter"):
+        make_optimizer(name, domain, rounds, seed=1, no_such_parameter=1)
+    points = drive(opt, _objective, rounds)
+    assert opt.t == rounds and np.all(points >= domain[:, 0]) and np.all(points <= domain[:, 1])
+    recommendation = opt.recommend()
+    assert recommendation.shape == (2,)
+    assert np.all(recommendation >= domain[:, 0]) and np.all(recommendation <= domain[:, 1])
 
 
 def test_an_algorithm_without_a_style_is_named_when_drawn():
@@ -116,7 +155,7 @@ def test_colours_never_collide():
     assert len(set(colours)) == len(colours)
     with pytest.raises(ValueError, match="colour '#D62728' of 'Red' is already 'VHCT'"):
         register_style("Red", "#D62728")
-    with pytest.raises(ValueError, match="'VHCT' already has a style"):
+    with pytest.raises(ValueError, match="algorithm style 'VHCT' is already registered"):
         register_style("VHCT", "#010101")
     with pytest.raises(ValueError, match="'VHCT' is already registered"):
         register(Algorithm("VHCT", f"{__name__}:Dummy"))
@@ -132,75 +171,39 @@ def test_horizon_required_only_where_used():
     assert make_optimizer("VHCT", [[0.0, 1.0]], seed=0).ask().shape == (1,)
 
 
-def _available(name: str) -> bool:
-    if name in OPTUNA_BASELINES:
-        needs = {"CMA-ES": ["optuna", "cmaes"], "GP-Optuna": ["optuna", "torch"]}.get(name, ["optuna"])
-        return not missing_modules(needs)
-    if name == "BO":
-        return not missing_modules(["GPyOpt", "GPy"])
-    return True
-
-
 def _objective(x: np.ndarray) -> float:
     return float(-np.sum((x - 0.3) ** 2) + 0.1 * np.sin(20 * x[0]))
-
-
-def _rounds(opt: Optimizer, n: int) -> list[list[float]]:
-    points = []
-    for _ in range(n):
-        x = opt.ask()
-        points.append(x.tolist())
-        opt.tell(x, _objective(x))
-    return points
-
-
-PARAMS = {
-    "PCT": {},
-    "BO": {"n_init": 3},
-    "TPE": {"n_startup_trials": 4},
-    "GP-Optuna": {"n_startup_trials": 4},
-}
 
 
 @pytest.mark.parametrize("name", algorithm_names())
 def test_pickled_mid_run_continues_with_the_same_points(name):
     """A long run survives a restart: the pickled optimizer proposes exactly what the original does."""
-    if not _available(name):
-        pytest.skip(f"{name}'s extra is not installed")
-    rounds = 8 if name in ("BO", "GP-Optuna") else 30
-    opt = make_optimizer(name, [[0.0, 1.0], [-1.0, 1.0]], 2 * rounds, seed=5, **PARAMS.get(name, {}))
-    _rounds(opt, rounds)
+    rounds = quick_rounds(name, 30)
+    opt = quick_optimizer(name, [[0.0, 1.0], [-1.0, 1.0]], 2 * rounds, seed=5)
+    drive(opt, _objective, rounds)
     opt.ask()  # a pending point is part of the state too
     restored = pickle.loads(pickle.dumps(opt))
-    assert _rounds(restored, rounds) == _rounds(opt, rounds)
+    np.testing.assert_array_equal(drive(restored, _objective, rounds), drive(opt, _objective, rounds))
 
 
 @pytest.mark.parametrize("name", OPTUNA_BASELINES)
 def test_baselines_are_seeded_by_the_run(name):
-    if not _available(name):
-        pytest.skip(f"{name}'s extra is not installed")
-    params = PARAMS.get(name, {})
-    rounds = 8 if name == "GP-Optuna" else 25
-    first = _rounds(
-        make_optimizer(name, [[0.0, 1.0], [-1.0, 1.0]], seed=np.random.default_rng(3), **params), rounds
-    )
-    again = _rounds(
-        make_optimizer(name, [[0.0, 1.0], [-1.0, 1.0]], seed=np.random.default_rng(3), **params), rounds
-    )
-    other = _rounds(
-        make_optimizer(name, [[0.0, 1.0], [-1.0, 1.0]], seed=np.random.default_rng(4), **params), rounds
-    )
-    assert first == again
-    assert first != other
-    assert all(0.0 <= p[0] <= 1.0 and -1.0 <= p[1] <= 1.0 for p in first)
+    rounds = quick_rounds(name, 25)
+
+    def points(seed: int) -> np.ndarray:
+        opt = quick_optimizer(name, [[0.0, 1.0], [-1.0, 1.0]], seed=np.random.default_rng(seed))
+        return drive(opt, _objective, rounds)
+
+    first = points(3)
+    np.testing.assert_array_equal(points(3), first)
+    assert not np.array_equal(points(4), first)
+    assert np.all((first >= [0.0, -1.0]) & (first <= [1.0, 1.0]))
 
 
-@pytest.mark.parametrize("name", ["Random", "TPE", "CMA-ES"])
+@pytest.mark.parametrize("name", [name for name in OPTUNA_BASELINES if name not in SLOW_ALGORITHMS])
 def test_baselines_maximize_and_recommend_the_best_point(name):
-    if not _available(name):
-        pytest.skip(f"{name}'s extra is not installed")
-    opt = make_optimizer(name, [[0.0, 1.0], [-1.0, 1.0]], seed=0)
-    points = np.array(_rounds(opt, 60))
+    opt = quick_optimizer(name, [[0.0, 1.0], [-1.0, 1.0]], seed=0)
+    points = drive(opt, _objective, 60)
     values = np.array([_objective(p) for p in points])
     assert opt.recommend().tolist() == points[np.argmax(values)].tolist()
     # maximization: the second half does better than uniform points on average (TPE, CMA-ES), and
@@ -211,8 +214,7 @@ def test_baselines_maximize_and_recommend_the_best_point(name):
 
 
 def test_the_gp_sampler_runs_on_one_torch_thread_and_restores_the_callers(monkeypatch):
-    if not _available("GP-Optuna"):
-        pytest.skip("GP-Optuna's extra is not installed")
+    pytest.importorskip("torch")
     import optuna
     import torch
     from threadpoolctl import threadpool_info
@@ -229,7 +231,9 @@ def test_the_gp_sampler_runs_on_one_torch_thread_and_restores_the_callers(monkey
     saved = torch.get_num_threads()
     torch.set_num_threads(2)
     try:
-        _rounds(make_optimizer("GP-Optuna", [[0.0, 1.0], [-1.0, 1.0]], seed=0, n_startup_trials=2), 4)
+        drive(
+            quick_optimizer("GP-Optuna", [[0.0, 1.0], [-1.0, 1.0]], seed=0, n_startup_trials=2), _objective, 4
+        )
         assert seen and set(seen) == {1}  # the GP's fit and acquisition ran single-threaded
         assert torch.get_num_threads() == 2  # the caller's setting is back
     finally:
@@ -248,3 +252,59 @@ def test_flags_must_be_bools():
     pytest.importorskip("optuna")
     with pytest.raises(ValueError, match="multivariate must be a bool, got 'yes'"):
         make_optimizer("TPE", [[0.0, 1.0]], multivariate="yes")
+
+
+# -- the registry idiom (vhct.registry), shared by every registry of the package ----------------------
+
+
+def test_a_registry_keeps_order_refuses_a_name_twice_and_lists_the_known_names():
+    seen = []
+    table = Registry("thing", check=lambda name, entry: seen.append((name, entry)))
+    assert table.register("b", 2) == 2 and table.register("a", 1) == 1
+    assert list(table) == ["b", "a"] and table["a"] == 1 and len(table) == 2
+    assert seen == [("b", 2), ("a", 1)]  # each entry checked once, when registered
+    with pytest.raises(ValueError, match="thing 'a' is already registered"):
+        table.register("a", 3)
+    with pytest.raises(UnknownName, match="unknown thing 'c'; known: b, a") as info:
+        table.lookup("c")
+    assert isinstance(info.value, KeyError) and isinstance(info.value, ValueError)
+    table.unregister("b")
+    assert list(table) == ["a"] and "b" not in table
+    with pytest.raises(UnknownName, match="unknown thing 'b'; known: a"):
+        table.unregister("b")
+
+
+def test_register_is_a_decorator_under_a_name_or_the_classes_own():
+    table = Registry("thing")
+
+    @table.register
+    class Named:
+        name = "named"
+
+    @table.register("f")
+    def f():
+        return 1
+
+    assert dict(table) == {"named": Named, "f": f} and f() == 1
+
+
+def test_a_lazy_entry_is_imported_and_checked_on_first_lookup_only():
+    checked = []
+    table = Registry("thing", check=lambda name, entry: checked.append(name))
+    table.register("dumps", "json:dumps")
+    module = sys.modules.pop("json.tool", None)  # a module surely not imported by anything else here
+    try:
+        table.register("tool", "json.tool:main")
+        assert "tool" in table and "json.tool" not in sys.modules  # membership imports nothing
+        assert table.target("tool") == "json.tool:main" and "json.tool" not in sys.modules
+        assert checked == []
+        assert table["tool"] is sys.modules["json.tool"].main and checked == ["tool"]
+        assert table["tool"] is table.lookup("tool") and checked == ["tool"]  # imported once
+        assert table.target("tool") == "json.tool:main"  # still says how it was registered
+        table.register("plain", 0)
+        assert table.target("plain") is None
+        with pytest.raises(UnknownName, match="unknown thing 'nope'"):
+            table.target("nope")
+    finally:
+        if module is not None:
+            sys.modules["json.tool"] = module

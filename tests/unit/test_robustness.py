@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
-from support import algorithms_of, hierarchical_algorithms
+from support import algorithms_of, drive, garland, hierarchical_algorithms, noisy
 
 from vhct.optimizers.base import REWARD_LIMIT, HorizonWarning, RewardRangeWarning
 from vhct.optimizers.parallel import GPO, PCT, POO
@@ -27,18 +27,9 @@ HANG_GUARD_SECONDS = 60
 ALGORITHMS = hierarchical_algorithms()
 
 
-def garland(x):
-    x = np.asarray(x, dtype=float)
-    return float(np.prod(4 * x * (1 - x) * (0.75 + 0.25 * (1 - np.sqrt(np.abs(np.sin(60 * x)))))))
-
-
-def drive(opt, rounds, rng, scale=1.0, noise=0.05):
-    points = []
-    for _ in range(rounds):
-        x = opt.ask()
-        opt.tell(x, scale * (garland(x) + rng.uniform(-noise, noise)))
-        points.append(x)
-    return np.array(points)
+def noisy_garland(rng, scale=1.0, noise=0.05):
+    """Garland plus Uniform(-noise, noise), the whole reward scaled by ``scale``."""
+    return noisy(garland, rng, noise, scale)
 
 
 def run_in_subprocess(code):
@@ -95,7 +86,7 @@ def test_formerly_hanging_or_crashing_parameters_run(construct):
 def test_huge_thresholds_are_the_exact_least_count(construct, depth):
     """tau = min{T : SE(T) <= OE}, far beyond 2^53 where stepping by one never ended: a shallow tree."""
     opt = eval(construct)  # noqa: S307 - a literal from the parametrization
-    drive(opt, 300, np.random.default_rng(0))
+    drive(opt, noisy_garland(np.random.default_rng(0)), 300)
     assert opt.tree_depth == depth
     se, log_term = opt.uncertainty, opt._log_term
     for node in range(1, opt.size):
@@ -106,7 +97,7 @@ def test_huge_thresholds_are_the_exact_least_count(construct, depth):
 
 def test_a_resolution_of_zero_is_an_infinite_threshold():
     opt = HCT([[0, 1]], resolution=lambda h: 1.0 if h < 2 else 0.0, seed=0)
-    drive(opt, 500, np.random.default_rng(0))
+    drive(opt, noisy_garland(np.random.default_rng(0)), 500)
     deep = [node for node in range(opt.size) if opt.partition.depth[node] == 2]
     assert deep and all(opt._tau[node] == math.inf for node in deep) and opt.tree_depth == 2
 
@@ -160,7 +151,7 @@ def test_a_tiny_delta_gives_a_finite_log_term_in_log_space():
         expected = math.log(schedule.t_plus(t)) - math.log(0.5) - math.log(1e-320)
         assert schedule.log_term(t) == pytest.approx(expected, rel=1e-12) and expected <= MAX_LOG_TERM
     opt = VHCT([[0, 1]], delta=1e-320, seed=0)
-    drive(opt, 50, np.random.default_rng(0))
+    drive(opt, noisy_garland(np.random.default_rng(0)), 50)
     assert opt.t == 50
 
 
@@ -168,17 +159,17 @@ def test_a_tiny_delta_gives_a_finite_log_term_in_log_space():
 def test_a_rejected_huge_reward_changes_nothing_and_the_run_continues_identically(name):
     reference = make_optimizer(name, [[0.0, 1.0], [0.0, 1.0]], 400, seed=3)
     probed = make_optimizer(name, [[0.0, 1.0], [0.0, 1.0]], 400, seed=3)
-    rng_a, rng_b = np.random.default_rng(9), np.random.default_rng(9)
-    expected = drive(reference, 400, rng_a)
-    got = list(drive(probed, 150, rng_b))
+    expected = drive(reference, noisy_garland(np.random.default_rng(9)), 400)
+    reward = noisy_garland(np.random.default_rng(9))
+    got = list(drive(probed, reward, 150))
     x = probed.ask()
     for bad in (1e160, -2 * REWARD_LIMIT):
         with pytest.raises(ValueError, match=r"reward .* is too large for .*nothing was recorded"):
             probed.tell(x, bad)
         assert probed.t == 150 and np.array_equal(probed.ask(), x)  # the same point is still pending
-    probed.tell(x, garland(x) + rng_b.uniform(-0.05, 0.05))
+    probed.tell(x, reward(x))
     got.append(x)
-    got += list(drive(probed, 249, rng_b))
+    got += list(drive(probed, reward, 249))
     np.testing.assert_array_equal(np.array(got), expected)
     np.testing.assert_array_equal(probed.recommend(), reference.recommend())
 
@@ -202,7 +193,7 @@ def test_scaled_rewards_warn_once_and_stunt_the_tree():
         opt = VHCT([[0.0, 1.0]], rho=0.75, seed=0)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            drive(opt, 3000, np.random.default_rng(0), scale=scale)
+            drive(opt, noisy_garland(np.random.default_rng(0), scale=scale), 3000)
         ours = [w for w in caught if issubclass(w.category, RewardRangeWarning)]
         assert len(ours) == (0 if scale == 1.0 else 1)
         if ours:
@@ -215,7 +206,7 @@ def test_a_wrapper_warns_once_for_all_its_instances():
     pct = PCT([[0.0, 1.0]], 2000, seed=0)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        drive(pct, 2000, np.random.default_rng(0), scale=1e3)
+        drive(pct, noisy_garland(np.random.default_rng(0), scale=1e3), 2000)
     assert len([w for w in caught if issubclass(w.category, RewardRangeWarning)]) == 1
     assert len({id(gpo) for gpo in (pct.gpo, pct._previous)}) == 2  # several HCTs and GPOs ran
 
@@ -225,7 +216,7 @@ def test_noise_as_wide_as_b_never_warns():
     opt = VHCT([[0.0, 1.0]], seed=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", RewardRangeWarning)
-        drive(opt, 2000, np.random.default_rng(0), noise=0.5)
+        drive(opt, noisy_garland(np.random.default_rng(0), noise=0.5), 2000)
 
 
 def test_the_warning_comes_after_the_round_is_recorded():
@@ -234,9 +225,7 @@ def test_the_warning_comes_after_the_round_is_recorded():
     with warnings.catch_warnings():
         warnings.simplefilter("error", RewardRangeWarning)
         with pytest.raises(RewardRangeWarning):
-            for _ in range(100):
-                x = opt.ask()
-                opt.tell(x, float(np.random.default_rng(opt.t).choice([-5.0, 5.0])))
+            drive(opt, lambda x: float(np.random.default_rng(opt.t).choice([-5.0, 5.0])), 100)
     t = opt.t
     assert opt._pending is None and sum(opt.count) == t
     opt.tell(opt.ask(), 0.5)  # no further warning: once per optimizer
@@ -251,7 +240,7 @@ def test_gpo_phases_are_bounded_by_the_budget():
 def test_poo_stops_adding_instances_at_its_horizon():
     poo = POO([[0.0, 1.0]], 500, rho_max=1 - 1e-9, seed=0)
     with pytest.warns(HorizonWarning, match="POO was built for horizon=500 rounds and is asked round 501"):
-        drive(poo, 600, np.random.default_rng(0))
+        drive(poo, noisy_garland(np.random.default_rng(0)), 600)
     assert all(n < 500 for n, _ in poo.doublings) and len(poo.instances) <= 2 * 500
 
 
@@ -260,5 +249,5 @@ def test_optimizers_without_b_do_not_check_the_range(name):
     opt = make_optimizer(name, [[0.0, 1.0]], 500, seed=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", RewardRangeWarning)
-        drive(opt, 500, np.random.default_rng(0), scale=1e3)
+        drive(opt, noisy_garland(np.random.default_rng(0), scale=1e3), 500)
     assert opt.t == 500

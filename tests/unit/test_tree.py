@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from support import algorithms_of, hierarchical_algorithms
+from support import algorithms_of, drive, garland, hierarchical_algorithms, noisy
 
 from vhct.optimizers.hoo import TruncatedHOO, truncation_depth
 from vhct.optimizers.parallel import PCT, POO
@@ -22,10 +22,9 @@ def bumpy(x):
     return float(np.sum(np.sin(5 * x) * (1 - np.abs(x))))
 
 
-def drive(opt, rounds, rng, f=bumpy, noise=0.1):
-    for _ in range(rounds):
-        x = opt.ask()
-        opt.tell(x, f(x) + rng.uniform(-noise, noise))
+def noisy_bumpy(rng):
+    """``bumpy`` plus Uniform(-0.1, 0.1) noise drawn from ``rng``."""
+    return noisy(bumpy, rng, 0.1)
 
 
 def check_b_invariants(opt):
@@ -60,7 +59,7 @@ def test_b_invariants_hold_after_random_sequences_of_rounds(name):
             name, [[-1.0, 1.0]] * dim, 3000, seed=trial, rho=float(rng.uniform(0.3, 0.9))
         )
         for _ in range(6):
-            drive(opt, int(rng.integers(1, 400)), rng)
+            drive(opt, noisy_bumpy(rng), int(rng.integers(1, 400)))
             check_b_invariants(opt)
             if isinstance(opt, OSC):
                 check_thresholds(opt)
@@ -80,7 +79,7 @@ def test_refresh_current_keeps_every_upper_bound_at_the_current_log_term(name):
     rng = np.random.default_rng(5)
     opt = make_optimizer(name, [[0.0, 1.0], [0.0, 1.0]], 3000, seed=1, rho=0.6, refresh="current")
     for rounds in (1, 2, 3, 30, 100, 200):
-        drive(opt, rounds, rng)
+        drive(opt, noisy_bumpy(rng), rounds)
         opt.ask()  # brings the tree to the coming round
         check_upper_bounds(opt)
         x = opt.ask()
@@ -167,7 +166,7 @@ def test_osc_expands_a_leaf_exactly_when_pulls_reach_the_threshold():
 
 def test_traversal_report_describes_the_next_path():
     opt = VHCT([[0.0, 1.0]], rho=0.75, seed=0)
-    drive(opt, 700, np.random.default_rng(0))
+    drive(opt, noisy_bumpy(np.random.default_rng(0)), 700)
     report = opt.traversal_report()
     x = opt.ask()
     assert [row["depth"] for row in report] == list(range(len(report)))
@@ -179,14 +178,10 @@ def test_traversal_report_describes_the_next_path():
 
 
 def test_vhct_goes_deeper_than_hct_under_low_noise():
-    def garland(x):
-        x = x[0]
-        return x * (1 - x) * (4 - math.sqrt(abs(math.sin(60 * x))))
-
     depths = {}
     for name in ("VHCT", "HCT"):
         opt = make_optimizer(name, [[0.0, 1.0]], 3000, seed=0, rho=0.75)
-        drive(opt, 3000, np.random.default_rng(0), f=garland, noise=0.05)
+        drive(opt, noisy(garland, np.random.default_rng(0), 0.05), 3000)
         depths[name] = opt.tree_depth
     assert depths["VHCT"] > depths["HCT"]
 
@@ -197,7 +192,7 @@ def test_polynomial_descriptor_runs_on_the_counterexample():
 
     opt = VHCT([[0.0, 1 / math.e]], rho=0.75, resolution={"kind": "polynomial", "a": 2, "p": 1}, seed=0)
     assert isinstance(opt.resolution, Polynomial)
-    drive(opt, 2000, np.random.default_rng(0), f=g, noise=0.05)
+    drive(opt, noisy(g, np.random.default_rng(0), 0.05), 2000)
     check_b_invariants(opt)
     assert g(opt.recommend()) > 0.7
 
@@ -210,7 +205,7 @@ def test_custom_callable_resolution_and_quantifier():
         schedule=ConfidenceSchedule(delta=0.05, c1=1.0),
         seed=0,
     )
-    drive(opt, 500, np.random.default_rng(0))
+    drive(opt, noisy_bumpy(np.random.default_rng(0)), 500)
     check_b_invariants(opt)
     with pytest.raises(ValueError, match="resolution"):
         OSC(
@@ -225,13 +220,7 @@ def test_custom_callable_resolution_and_quantifier():
 def test_same_seed_same_points_different_seed_different_points(name):
     def points(seed):
         opt = make_optimizer(name, [[0.0, 1.0], [-2.0, 2.0]], 500, seed=seed)
-        rng = np.random.default_rng(0)
-        out = []
-        for _ in range(300):
-            x = opt.ask()
-            out.append(x)
-            opt.tell(x, bumpy(x) + rng.uniform(-0.1, 0.1))
-        return np.array(out), opt.recommend()
+        return drive(opt, noisy_bumpy(np.random.default_rng(0)), 300), opt.recommend()
 
     a, rec_a = points(7)
     b, rec_b = points(7)
@@ -245,7 +234,7 @@ def test_same_seed_same_points_different_seed_different_points(name):
 def test_points_stay_in_the_domain(name):
     domain = np.array([[-3.0, -1.0], [10.0, 20.0]])
     opt = make_optimizer(name, domain, 400, seed=1)
-    drive(opt, 400, np.random.default_rng(1))
+    drive(opt, noisy_bumpy(np.random.default_rng(1)), 400)
     x = opt.recommend()
     assert np.all(x >= domain[:, 0]) and np.all(x <= domain[:, 1])
 
@@ -316,7 +305,7 @@ def test_truncated_hoo_depth_and_path_credit(truncation, extra):
         == math.ceil(0.5 * math.log(1000) / math.log(2))
     )
     assert opt.max_depth == opt.truncation_depth + extra
-    drive(opt, 1000, np.random.default_rng(0))
+    drive(opt, noisy_bumpy(np.random.default_rng(0)), 1000)
     assert opt.tree_depth == opt.max_depth
     assert opt.count[0] == 1000  # every round credits the root
     for node in range(opt.size):

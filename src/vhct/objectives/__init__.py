@@ -1,14 +1,14 @@
 """Objectives by name: the synthetic functions and the real-data tuning tasks.
 
-The real-data classes (``landmine``: SVM on Landmine, ``mnist``: MLP on MNIST) pull in scikit-learn and
-torch, so they are imported only when first looked up; ``import vhct.objectives`` stays light.
+``OBJECTIVES`` is a :class:`vhct.registry.Registry` of classes. The real-data classes (``landmine``: SVM
+on Landmine, ``mnist``: MLP on MNIST) pull in scikit-learn and torch, so they are registered lazily
+and imported only when first looked up (membership imports nothing); ``import vhct.objectives`` stays
+light.
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
-from collections.abc import Iterator, Mapping
 from typing import Any
 
 from vhct.objectives.base import Objective
@@ -22,6 +22,7 @@ from vhct.objectives.synthetic import (
     Rastrigin,
     SyntheticObjective,
 )
+from vhct.registry import Registry
 
 __all__ = [
     "OBJECTIVES",
@@ -38,57 +39,25 @@ __all__ = [
     "objective_names",
 ]
 
-#: classes imported on first use, as "module:attribute"
-_LAZY = {
-    "landmine": "vhct.objectives.landmine:LandmineSVM",
-    "mnist": "vhct.objectives.mnist:MnistMLP",
-}
+
+def _check(name: str, cls: type[Objective]) -> None:
+    """An entry is an :class:`Objective` class registered under its own ``name``; one registered
+    lazily has no exact optimum (the pipeline reads ``exact_optimum`` without importing it)."""
+    if not (isinstance(cls, type) and issubclass(cls, Objective)) or cls.name != name:
+        raise ValueError(f"objective {name!r}: {cls!r} is not an Objective class named {name!r}")
+    if cls.exact_optimum and name in OBJECTIVES and OBJECTIVES.target(name) is not None:
+        raise ValueError(
+            f"objective {name!r} declares an exact optimum but is registered lazily: register the "
+            "class itself, so that its optimum is known without importing it"
+        )
 
 
-def _load(target: str) -> type[Objective]:
-    module, _, attribute = target.partition(":")
-    return getattr(importlib.import_module(module), attribute)
-
-
-class _Registry(Mapping[str, type[Objective]]):
-    """Read-only name -> objective class mapping that imports the lazy entries on first access."""
-
-    def __init__(self, entries: Mapping[str, type[Objective] | str]):
-        self._entries = dict(entries)
-
-    def __getitem__(self, name: str) -> type[Objective]:
-        entry = self._entries[name]
-        if isinstance(entry, str):
-            entry = self._entries[name] = _load(entry)
-        return entry
-
-    def __contains__(self, name: object) -> bool:
-        """Whether ``name`` is registered, without importing a lazy entry (a config check of a
-        real-data objective must not need its extra)."""
-        return name in self._entries
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._entries)
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def __repr__(self) -> str:
-        return f"OBJECTIVES({list(self._entries)})"
-
-
-OBJECTIVES: Mapping[str, type[Objective]] = _Registry(
-    {
-        Garland.name: Garland,
-        DoubleSine.name: DoubleSine,
-        Ackley.name: Ackley,
-        CounterExample.name: CounterExample,
-        Himmelblau.name: Himmelblau,
-        Rastrigin.name: Rastrigin,
-        DifficultFunction.name: DifficultFunction,
-        **_LAZY,
-    }
-)
+#: every objective by name; the real-data ones lazily, as "module:attribute" (scikit-learn, torch)
+OBJECTIVES: Registry[type[Objective]] = Registry("objective", check=_check)
+for _cls in (Garland, DoubleSine, Ackley, CounterExample, Himmelblau, Rastrigin, DifficultFunction):
+    OBJECTIVES.register(_cls)
+OBJECTIVES.register("landmine", "vhct.objectives.landmine:LandmineSVM")
+OBJECTIVES.register("mnist", "vhct.objectives.mnist:MnistMLP")
 
 
 def objective_names() -> list[str]:
@@ -102,9 +71,7 @@ def make_objective(name: str, **params: Any) -> Objective:
     Raises ValueError naming an unknown objective (and listing the valid ones), an unknown or missing
     parameter, or a bad parameter value (the constructors check their own values).
     """
-    if not isinstance(name, str) or name not in OBJECTIVES:
-        raise ValueError(f"unknown objective {name!r}; valid names: {', '.join(objective_names())}")
-    cls = OBJECTIVES[name]
+    cls = OBJECTIVES.lookup(name)
     signature = inspect.signature(cls)
     try:
         signature.bind(**params)
@@ -115,8 +82,8 @@ def make_objective(name: str, **params: Any) -> Objective:
 
 
 def __getattr__(attribute: str) -> type[Objective]:
-    """Lazy module attributes ``LandmineSVM`` and ``MnistMLP``."""
-    for target in _LAZY.values():
-        if target.endswith(f":{attribute}"):
-            return _load(target)
+    """Lazy module attributes: the classes registered lazily (``LandmineSVM``, ``MnistMLP``)."""
+    for name in OBJECTIVES:
+        if (OBJECTIVES.target(name) or "").endswith(f":{attribute}"):
+            return OBJECTIVES[name]
     raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")

@@ -15,9 +15,9 @@ DOMAIN_TOLERANCE = 1e-12
 class Objective(ABC):
     """A function to maximize over a box.
 
-    ``f_star`` and ``maximizer`` are exact (to 1e-9) where known; for objectives
-    whose maximum is unknown (real-data tuning) ``f_star`` is None and
-    ``regret_reference`` is the value regret is measured against (the paper uses 1).
+    ``f_star`` and ``maximizer`` are exact (to 1e-9) where known, and the class says so
+    (``exact_optimum``); for objectives whose maximum is unknown (real-data tuning) ``f_star``
+    is None and ``regret_reference`` is the value regret is measured against (the paper uses 1).
     ``seed`` lets objectives whose evaluation is itself random (training a network)
     draw from a generator derived from (run seed, round); deterministic objectives ignore it.
     """
@@ -26,6 +26,9 @@ class Objective(ABC):
     name: str = "objective"
     #: True when an evaluation is random and uses ``seed``
     stochastic: bool = False
+    #: True when ``f_star`` and ``maximizer`` are known exactly (the synthetic functions): the
+    #: pipeline reads it from the class, without building one, to require f* in a run's record
+    exact_optimum: bool = False
 
     def __init__(self, domain: Sequence[Sequence[float]] | np.ndarray):
         self.domain = np.asarray(domain, dtype=float)

@@ -94,6 +94,8 @@ def minimize_on_box(
 class SyntheticObjective(Objective):
     """Deterministic objective with a known maximum; shared input checks and the ``values`` entry point."""
 
+    exact_optimum = True
+
     def __init__(self, domain: Sequence[Sequence[float]] | np.ndarray):
         super().__init__(as_domain(domain))
         self._lo: list[float] = self.domain[:, 0].tolist()

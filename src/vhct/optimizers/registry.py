@@ -1,4 +1,5 @@
-"""The one table of algorithms: a row per name (as used in configs), from which everything follows.
+"""The one table of algorithms (a :class:`vhct.registry.Registry` of rows): a row per name (as used
+in configs), from which everything follows.
 
 A row says where the class is (imported lazily: BO pulls in GPy, the Optuna baselines Optuna)
 and whether it exposes the OSC traversal report (fig. 2). Names, config parameters (the class's
@@ -14,6 +15,8 @@ import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from vhct.registry import Registry
 
 from .base import Optimizer, SeedLike
 
@@ -41,7 +44,7 @@ class Algorithm:
 
 
 #: every algorithm, in the order of figures' legends; the paper's first, then today's baselines
-ALGORITHM_TABLE: dict[str, Algorithm] = {}
+ALGORITHM_TABLE: Registry[Algorithm] = Registry("algorithm")
 
 #: arguments every constructor takes from the runner, not from the config
 _RUNNER_ARGS = {"self", "domain", "horizon", "seed"}
@@ -49,16 +52,12 @@ _RUNNER_ARGS = {"self", "domain", "horizon", "seed"}
 
 def register(algorithm: Algorithm) -> Algorithm:
     """Add a row: its name must be new."""
-    if algorithm.name in ALGORITHM_TABLE:
-        raise ValueError(f"algorithm {algorithm.name!r} is already registered")
-    ALGORITHM_TABLE[algorithm.name] = algorithm
-    return algorithm
+    return ALGORITHM_TABLE.register(algorithm)
 
 
 def unregister(name: str) -> None:
     """Remove a row (for tests that register a temporary algorithm)."""
-    _check_name(name)
-    del ALGORITHM_TABLE[name]
+    ALGORITHM_TABLE.unregister(name)
 
 
 for _row in (
@@ -76,18 +75,14 @@ for _row in (
     register(_row)
 
 
-#: the same table under its earlier name (name -> row; iterating gives the names)
-ALGORITHMS = ALGORITHM_TABLE
-
-
 def algorithm_names() -> list[str]:
+    """Registered algorithm names, in the registry's order."""
     return list(ALGORITHM_TABLE)
 
 
 def algorithm(name: str) -> Algorithm:
-    """The row of ``name``."""
-    _check_name(name)
-    return ALGORITHM_TABLE[name]
+    """The row of ``name``; an unknown name is a ValueError listing the known ones."""
+    return ALGORITHM_TABLE.lookup(name)
 
 
 def osc_algorithms() -> frozenset[str]:
@@ -109,16 +104,10 @@ def algorithm_params(name: str) -> set[str]:
 def check_params(name: str, params: Mapping[str, Any]) -> None:
     """The one check of parameter names: a ValueError naming those ``name`` does not accept
     (used by :func:`make_optimizer` and by the pipeline's config check)."""
-    _check_name(name)
     unknown = set(params) - algorithm_params(name)
     if unknown:
         accepted = sorted(algorithm_params(name))
         raise ValueError(f"{name} does not accept parameter(s) {sorted(unknown)}; accepted: {accepted}")
-
-
-def _check_name(name: str) -> None:
-    if name not in ALGORITHM_TABLE:
-        raise ValueError(f"unknown algorithm {name!r}; known: {', '.join(ALGORITHM_TABLE)}")
 
 
 def _build(name: str, domain, horizon: int | None, seed: SeedLike, params: dict[str, Any]) -> Optimizer:

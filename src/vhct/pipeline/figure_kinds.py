@@ -1,15 +1,18 @@
-"""The registry of figure kinds: the one place a kind of figure is declared.
+"""The registry of figure kinds (a :class:`vhct.registry.Registry`): the one place a kind of figure
+is declared.
 
-A kind names what its panels may and must say, whether it reads the regret aggregates of its
-panels' experiments, and its drawer: a function of ``vhct.reporting.plots`` named here by its
-name (the pipeline layer does not import reporting; plots resolves the name through this table).
-The config model checks panels against this table, and the generated config schema lists its
-kinds, so adding a kind is one :func:`register` call here plus its drawer in plots.
+A kind names what its panels may and must say and whether it reads the regret aggregates of its
+panels' experiments. The config model checks panels against this table, so adding a kind is one
+:func:`register` call here plus its drawer, registered under the kind's name in the reporting
+layer's drawers registry (``vhct.reporting.plots.drawers``: the pipeline layer does not import
+reporting, and a test checks every kind here has a drawer there).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from vhct.registry import Registry
 
 #: every key a panel may give, and what it means (the config model's panel fields)
 PANEL_KEYS = ("title", "experiment", "settings", "setting", "seed", "round", "objective", "objective_params")
@@ -22,14 +25,13 @@ class FigureKind:
     ``aggregates``: the figure reads ``results/aggregates/<experiment>/regret.csv`` of each panel's
     experiment (its input files). ``required`` and ``allowed``: the panel keys it must and may give
     (``title`` is always allowed). ``osc``: its panel's setting must be an algorithm exposing the OSC
-    traversal report (the optimizer registry's ``osc`` column). ``drawer``: the name of the function
-    in ``vhct.reporting.plots`` that draws it, called as ``drawer(figure_spec, regret_paths)`` when it
-    reads aggregates, else ``drawer(figure_spec)``; it returns the matplotlib figure.
+    traversal report (the optimizer registry's ``osc`` column). Its drawer (registered in
+    ``vhct.reporting.plots.drawers``) is called as ``drawer(figure_spec, regret_paths)`` when it reads
+    aggregates, else ``drawer(figure_spec)``, and returns the matplotlib figure.
     """
 
     name: str
     description: str
-    drawer: str
     aggregates: bool
     required: frozenset[str]
     allowed: frozenset[str]
@@ -41,27 +43,23 @@ class FigureKind:
             raise ValueError(f"figure kind {self.name!r}: bad panel keys {sorted(unknown or self.required)}")
 
 
-FIGURE_KINDS: dict[str, FigureKind] = {}
+#: every figure kind, in declaration order
+FIGURE_KINDS: Registry[FigureKind] = Registry("figure kind")
 
 
 def register(kind: FigureKind) -> FigureKind:
     """Declare a figure kind (a name declared twice is an error)."""
-    if kind.name in FIGURE_KINDS:
-        raise ValueError(f"figure kind {kind.name!r} is already registered")
-    FIGURE_KINDS[kind.name] = kind
-    return kind
+    return FIGURE_KINDS.register(kind)
 
 
 def unregister(name: str) -> None:
     """Remove a figure kind (tests that register one)."""
-    FIGURE_KINDS.pop(name)
+    FIGURE_KINDS.unregister(name)
 
 
 def figure_kind(name: str) -> FigureKind:
     """The kind ``name``; an unknown name is a ValueError listing the known ones."""
-    if name not in FIGURE_KINDS:
-        raise ValueError(f"unknown figure kind {name!r} (known: {', '.join(FIGURE_KINDS)})")
-    return FIGURE_KINDS[name]
+    return FIGURE_KINDS.lookup(name)
 
 
 _CURVES = frozenset({"title", "experiment", "settings"})
@@ -70,7 +68,6 @@ register(
     FigureKind(
         "regret",
         "cumulative regret R_t of each setting, one panel per experiment",
-        "regret_figure",
         True,
         frozenset({"experiment"}),
         _CURVES,
@@ -80,7 +77,6 @@ register(
     FigureKind(
         "average_regret",
         "average regret R_t / t of each setting, one panel per experiment",
-        "regret_figure",
         True,
         frozenset({"experiment"}),
         _CURVES,
@@ -90,7 +86,6 @@ register(
     FigureKind(
         "regret_cost",
         "cumulative regret next to each setting's seconds per round (beyond the paper)",
-        "regret_cost_figure",
         True,
         frozenset({"experiment"}),
         _CURVES,
@@ -100,7 +95,6 @@ register(
     FigureKind(
         "function",
         "objective plots (1-D curves, 2-D surfaces); no runs",
-        "function_figure",
         False,
         frozenset({"objective"}),
         frozenset({"title", "objective", "objective_params"}),
@@ -108,7 +102,7 @@ register(
 )
 register(FigureKind(
     "osc", "traversal path of a VHCT/HCT run at one round",
-    "osc_figure", False, frozenset({"experiment", "setting", "round"}),
+    False, frozenset({"experiment", "setting", "round"}),
     frozenset({"title", "experiment", "setting", "seed", "round"}), osc=True,
 ))  # fmt: skip
 

@@ -63,14 +63,15 @@ class RunSpec(BaseModel):
 
 
 def known_optimum(objective: str) -> bool:
-    """Whether ``objective`` knows its maximum exactly: the synthetic functions do, the real-data
-    tasks (imported lazily, with scikit-learn or torch) do not; read from the classes, none built."""
-    from vhct.objectives.synthetic import SyntheticObjective
+    """Whether the registered ``objective`` knows its maximum exactly, as its class declares
+    (``Objective.exact_optimum``: the synthetic functions do, the real-data tasks do not); read from
+    the class, none built, and none imported: an objective registered lazily (scikit-learn, torch)
+    has no exact optimum (the objectives registry refuses one that declares it)."""
+    from vhct.objectives import OBJECTIVES
 
-    def subclasses(cls: type) -> list[type]:
-        return [c for sub in cls.__subclasses__() for c in (sub, *subclasses(sub))]
-
-    return any(cls.name == objective for cls in subclasses(SyntheticObjective))
+    if objective not in OBJECTIVES or OBJECTIVES.target(objective) is not None:
+        return False
+    return OBJECTIVES[objective].exact_optimum
 
 
 def regret_reference_of(f_star: float | None) -> RegretReference:

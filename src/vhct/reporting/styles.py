@@ -1,8 +1,9 @@
 """Colour and line style of every algorithm in every figure: the reporting layer's one table of them.
 
 The numpy-only optimizer registry (``vhct.optimizers.registry``) declares what an algorithm is;
-this table declares how the figures draw it. Every algorithm keeps its colour and line style in
-every figure and no two algorithms share a colour (:func:`register_style` refuses a taken one), so
+this table (a :class:`vhct.registry.Registry`) declares how the figures draw it. Every algorithm
+keeps its colour and line style in every figure and no two algorithms share a colour (the
+registry's check refuses a taken one when :func:`register_style` adds a row), so
 adding an algorithm is one row there and one row here (``tests/unit/test_registry.py`` checks that
 every registered algorithm has a style). Plain data: importing it needs no plotting library.
 """
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from vhct.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -26,26 +29,25 @@ class Style:
     line: Any = "-"
 
 
-#: algorithm name -> its style, in the registry's order
-STYLES: dict[str, Style] = {}
+def _distinct_colour(name: str, new: Style) -> None:
+    """No two algorithms share a colour (case aside): a taken colour is refused, naming its owner."""
+    clash = [other for other, row in STYLES.items() if row.colour.lower() == new.colour.lower()]
+    if clash:
+        raise ValueError(f"colour {new.colour!r} of {name!r} is already {clash[0]!r}'s")
+
+
+#: algorithm name -> its style, in the optimizer registry's order
+STYLES: Registry[Style] = Registry("algorithm style", check=_distinct_colour)
 
 
 def register_style(name: str, colour: str, line: Any = "-") -> Style:
     """Give ``name`` its colour and line style; the name must be new and the colour not taken."""
-    if name in STYLES:
-        raise ValueError(f"algorithm {name!r} already has a style")
-    clash = [other for other, s in STYLES.items() if s.colour.lower() == colour.lower()]
-    if clash:
-        raise ValueError(f"colour {colour!r} of {name!r} is already {clash[0]!r}'s")
-    STYLES[name] = Style(colour, line)
-    return STYLES[name]
+    return STYLES.register(name, Style(colour, line))
 
 
 def unregister_style(name: str) -> None:
     """Remove a style (for tests that register a temporary algorithm)."""
-    if name not in STYLES:
-        raise ValueError(f"algorithm {name!r} has no style")
-    del STYLES[name]
+    STYLES.unregister(name)
 
 
 def style(algorithm: str) -> tuple[str, Any]:
@@ -58,7 +60,7 @@ def style(algorithm: str) -> tuple[str, Any]:
             f"algorithm {algorithm!r} has no figure style; give it one with "
             f"vhct.reporting.styles.register_style({algorithm!r}, '#rrggbb')"
         )
-    row = STYLES[algorithm]
+    row = STYLES.lookup(algorithm)
     return row.colour, row.line
 
 

@@ -79,9 +79,9 @@ def objective_domain(objective: str, params: Mapping[str, Any] | None) -> tuple[
 
     from vhct import objectives
 
-    lazy = getattr(objectives, "_LAZY", {})
-    if objective in lazy:
-        accepted, dim = lazy_objective(lazy[objective])
+    target = objectives.OBJECTIVES.target(objective)  # registered lazily: its source is read instead
+    if target is not None:
+        accepted, dim = lazy_objective(target)
     else:
         accepted, dim = set(inspect.signature(objectives.OBJECTIVES[objective]).parameters), None
     for param in params or {}:
@@ -91,7 +91,7 @@ def objective_domain(objective: str, params: Mapping[str, Any] | None) -> tuple[
                 f"objective {objective!r} does not accept "
                 f"parameter {param!r} (accepted: {', '.join(sorted(accepted)) or 'none'})",
             )
-    if objective in lazy:
+    if target is not None:
         return STAND_IN_DOMAIN if dim is None else ((0.0, 1.0),) * dim
     try:
         f = objectives.OBJECTIVES[objective](**copy.deepcopy(dict(params or {})))

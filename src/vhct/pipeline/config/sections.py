@@ -109,7 +109,7 @@ def _params_schema() -> dict[str, Any]:
 class Setting(Section):
     """A named algorithm setting."""
 
-    algorithm: str = Field(description="a name of vhct.optimizers.registry.ALGORITHMS")
+    algorithm: str = Field(description="a name of vhct.optimizers.registry.ALGORITHM_TABLE")
     params: Annotated[dict[str, Any], WithJsonSchema(_params_schema())] = Field(default_factory=dict)
     label: str | None = None
     max_horizon: PositiveInt | None = Field(
@@ -125,11 +125,11 @@ class Setting(Section):
 
     @model_validator(mode="after")
     def _check(self) -> Setting:
-        from vhct.optimizers.registry import ALGORITHMS, check_params
+        from vhct.optimizers.registry import ALGORITHM_TABLE, check_params
 
-        if self.algorithm not in ALGORITHMS:
+        if self.algorithm not in ALGORITHM_TABLE:
             raise key_error(
-                "algorithm", f"unknown algorithm {self.algorithm!r} (known: {', '.join(ALGORITHMS)})"
+                "algorithm", f"unknown algorithm {self.algorithm!r} (known: {', '.join(ALGORITHM_TABLE)})"
             )
         try:
             _known_params(self.params)

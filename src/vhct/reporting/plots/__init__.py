@@ -1,10 +1,11 @@
 """Draw the paper's figures from aggregate tables, objectives and a live VHCT run.
 
 One module per family: ``regret`` (regret curves, regret beside cost), ``functions`` (objective
-plots), ``osc`` (the OSC illustration), ``common`` (sizes, captions, legends, saving). This module
-is the figure job: it reads the declared figure (:class:`vhct.pipeline.specs.FigureSpec`, given as
-the record or its JSON data), calls its kind's drawer (named in the figure kinds registry,
-``vhct.pipeline.figure_kinds``) and saves the figure as PDF and PNG, atomically. One palette,
+plots), ``osc`` (the OSC illustration), ``common`` (sizes, captions, legends, saving), each
+registering its drawers in ``drawers`` (the registry of drawers by figure kind). This module is the
+figure job: it reads the declared figure (:class:`vhct.pipeline.specs.FigureSpec`, given as the
+record or its JSON data), calls its kind's registered drawer and saves the figure as PDF and PNG,
+atomically. One palette,
 ``vhct.reporting.styles``: every algorithm keeps its colour and line style in every figure.
 """
 
@@ -29,6 +30,7 @@ from vhct.reporting.plots.common import (
     shared_legend,
     short_title,
 )
+from vhct.reporting.plots.drawers import DRAWERS
 from vhct.reporting.plots.functions import function_figure, objective_values
 from vhct.reporting.plots.osc import draw_osc_errors, draw_osc_path, osc_figure, osc_report
 from vhct.reporting.plots.regret import (
@@ -45,7 +47,7 @@ from vhct.reporting.plots.regret import (
 from vhct.reporting.styles import style  # re-exported: plots.style is the figures' palette
 
 __all__ = [
-    "RC", "draw_cost_panel", "draw_osc_errors", "draw_osc_path", "draw_regret_panel", "drawer",
+    "DRAWERS", "RC", "draw_cost_panel", "draw_osc_errors", "draw_osc_path", "draw_regret_panel", "drawer",
     "experiment_caption", "figure_job", "figure_labels", "figure_spec", "function_figure", "legend_labels",
     "make_figure", "matplotlib", "noise_text", "objective_values", "osc_figure", "osc_report", "plt",
     "regret_cost_figure", "regret_figure", "save", "seconds_text", "shared_legend", "short_title", "style",
@@ -71,9 +73,9 @@ def figure_spec(figure: FigureSpec | Mapping[str, Any]) -> FigureSpec:
 
 
 def drawer(kind: str) -> Callable[..., Any]:
-    """The function of this package that draws figures of ``kind`` (imported here from its family's
-    module), as the figure kinds registry names it."""
-    return globals()[figure_kind(kind).drawer]
+    """The function that draws figures of ``kind``, as its family's module registered it (the
+    family modules are all imported above); an unknown kind is a ValueError listing the drawn ones."""
+    return DRAWERS.lookup(kind)
 
 
 def make_figure(
@@ -83,7 +85,7 @@ def make_figure(
     png_path: Path | str,
 ) -> None:
     """Draw a declared figure (``vhct.pipeline.config.Config.figure_spec``) and save it as PDF and PNG:
-    its kind's drawer, named in the figure kinds registry (``vhct.pipeline.figure_kinds``)."""
+    its kind's registered drawer, given the regret aggregates when the kind reads them."""
     spec = figure_spec(figure)
     with plt.rc_context(RC):
         draw = drawer(spec.kind)

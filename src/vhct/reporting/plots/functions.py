@@ -15,6 +15,7 @@ from vhct.reporting.plots.common import (
     grid,
     plt,
 )
+from vhct.reporting.plots.drawers import DRAWERS
 from vhct.reporting.styles import style
 
 
@@ -25,6 +26,7 @@ def objective_values(objective, points: np.ndarray) -> np.ndarray:
     return np.array([objective(p) for p in points], dtype=float)
 
 
+@DRAWERS.register("function")
 def function_figure(figure: FigureSpec):
     """1-D objectives as curves, 2-D objectives as surfaces."""
     from vhct.objectives import make_objective

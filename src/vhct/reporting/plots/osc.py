@@ -12,6 +12,7 @@ import numpy as np
 from vhct.pipeline.records import RunSpec
 from vhct.pipeline.specs import FigureSpec
 from vhct.reporting.plots.common import FONT_SIZE, PANEL_SIZE, noise_text, plt
+from vhct.reporting.plots.drawers import DRAWERS
 from vhct.reporting.styles import style
 
 
@@ -28,6 +29,7 @@ def osc_report(run: RunSpec | Mapping[str, Any], round_: int) -> list[dict[str, 
     return optimizer.traversal_report()
 
 
+@DRAWERS.register("osc")
 def osc_figure(figure: FigureSpec, reports: Sequence[Sequence[Mapping[str, Any]]] | None = None):
     """The traversal path at a chosen round with OE_h and SE_h per level (paper's Fig. 2)."""
     panels = figure.panels

@@ -28,6 +28,7 @@ from vhct.reporting.plots.common import (
     shared_legend,
     short_title,
 )
+from vhct.reporting.plots.drawers import DRAWERS
 from vhct.reporting.styles import style
 
 
@@ -140,6 +141,8 @@ def figure_labels(figure: FigureSpec) -> dict[str, str]:
     return legend_labels(exps, [figure.panel_settings(panel) for panel in figure.panels])
 
 
+@DRAWERS.register("regret")
+@DRAWERS.register("average_regret")
 def regret_figure(figure: FigureSpec, regret_paths: Mapping[str, str]):
     """Figure of cumulative (kind regret) or average (kind average_regret) regret curves."""
     fig, axes = panel_figure(len(figure.panels), figure.columns)
@@ -198,6 +201,7 @@ def draw_cost_panel(ax, exp: ExperimentInfo, timing: pd.DataFrame, settings: Seq
     ax.grid(alpha=0.3, axis="x")
 
 
+@DRAWERS.register("regret_cost")
 def regret_cost_figure(figure: FigureSpec, regret_paths: Mapping[str, str]):
     """Figure of kind ``regret_cost`` ("beyond the paper"): per panel (an experiment), the cumulative
     regret curves on the left and each setting's seconds per round on the right."""

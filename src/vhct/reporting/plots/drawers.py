@@ -1,0 +1,32 @@
+"""The registry of figure drawers: a figure kind's name -> the function that draws it.
+
+Each family module (``regret``, ``functions``, ``osc``) registers its drawers where it defines them
+(``@DRAWERS.register("regret")``), and the figure job looks its kind's drawer up here. A drawer is
+registered only under a declared figure kind (``vhct.pipeline.figure_kinds``: a config kind, or one
+of the audit's own figures), and a test checks that every config kind has a drawer, so a drawer
+missing or misnamed fails when the package is imported or tested, not when a figure job runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from vhct.pipeline.figure_kinds import AUDIT_FIGURES, FIGURE_KINDS
+from vhct.registry import Registry
+
+Drawer = Callable[..., Any]
+
+
+def _check(kind: str, draw: Drawer) -> None:
+    """A drawer is callable and draws a declared figure kind."""
+    if kind not in FIGURE_KINDS and kind not in AUDIT_FIGURES:
+        known = ", ".join([*FIGURE_KINDS, *AUDIT_FIGURES])
+        raise ValueError(f"a drawer for {kind!r}, which is no figure kind; known: {known}")
+    if not callable(draw):
+        raise ValueError(f"the drawer of figure kind {kind!r} is not callable: {draw!r}")
+
+
+#: figure kind -> its drawer, called as ``draw(figure_spec, regret_paths)`` when the kind reads
+#: aggregates, else ``draw(figure_spec)``; it returns the matplotlib figure
+DRAWERS: Registry[Drawer] = Registry("figure drawer", check=_check)
