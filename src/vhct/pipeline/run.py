@@ -125,14 +125,12 @@ def run_columns(
     return {name: columns[name] for name in run_table_columns(dim)}
 
 
-def seeded_run(spec: RunSpec | Mapping[str, Any]) -> tuple[Objective, Optimizer, UniformNoise]:
+def seeded_run(spec: RunSpec) -> tuple[Objective, Optimizer, UniformNoise]:
     """The objective, optimizer and noise of the run ``spec``, each random source from its seed.
 
     The seed spawns two independent streams, one for the optimizer and one for the noise, so a run
-    (and a replay of its first rounds, ``vhct.reporting.plots.osc_report``) is reproducible. A
-    mapping (the spec's JSON form, which ``osc_report`` still passes) is validated into the record.
+    (and a replay of its first rounds, ``vhct.reporting.plots.osc_report``) is reproducible.
     """
-    spec = RunSpec.model_validate(spec)  # the record itself is returned as it is
     f = make_objective(spec.objective, **spec.objective_params)
     optimizer_seed, noise_seed = np.random.SeedSequence(spec.seed).spawn(2)
     optimizer = make_optimizer(

@@ -16,16 +16,15 @@ from vhct.reporting.plots.drawers import DRAWERS
 from vhct.reporting.styles import style
 
 
-def osc_report(run: RunSpec | Mapping[str, Any], round_: int) -> list[dict[str, Any]]:
+def osc_report(run: RunSpec, round_: int) -> list[dict[str, Any]]:
     """Replay the first ``round_ - 1`` rounds of the run (``vhct.pipeline.run.seeded_run``) and return
     the traversal report of round ``round_``."""
     from vhct.pipeline.run import run as run_rounds
     from vhct.pipeline.run import seeded_run
 
-    spec = run.model_dump() if isinstance(run, RunSpec) else run
-    objective, optimizer, noise = seeded_run(spec)
+    objective, optimizer, noise = seeded_run(run)
     if round_ > 1:
-        run_rounds(optimizer, objective, round_ - 1, noise, int(spec["seed"]))
+        run_rounds(optimizer, objective, round_ - 1, noise, run.seed)
     return optimizer.traversal_report()
 
 
