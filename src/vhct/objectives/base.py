@@ -10,6 +10,10 @@ import numpy as np
 #: points this far outside the domain (relative to its side) are clipped onto it rather than
 #: rejected, so that floating-point rounding in an optimizer does not abort a run
 DOMAIN_TOLERANCE = 1e-12
+#: points (log2) of the scrambled Sobol sequence that estimate an objective's mean over its domain
+MEAN_POINTS_LOG2 = 14
+#: seed of that sequence (the estimate is deterministic)
+MEAN_SEED = 0
 
 
 class Objective(ABC):
@@ -48,6 +52,20 @@ class Objective(ABC):
         if np.any(point < lo - slack) or np.any(point > hi + slack):
             raise ValueError(f"x={point.tolist()} lies outside the domain {self.domain.tolist()}")
         return np.clip(point, lo, hi)
+
+    def random_search_regret(self) -> float | None:
+        """``f* - mean of f over the domain``: the per-round regret of uniform random search.
+
+        Dividing R_n / n by it gives a scale-free difficulty (0: no regret, 1: no better than random
+        search), so objectives of different ranges can be compared. None where f* is unknown.
+        """
+        if self.f_star is None:
+            return None
+        from scipy.stats import qmc
+
+        unit = qmc.Sobol(self.dim, scramble=True, seed=MEAN_SEED).random_base2(MEAN_POINTS_LOG2)
+        points = qmc.scale(unit, self.domain[:, 0], self.domain[:, 1])
+        return float(self.f_star - np.mean([self(x) for x in points]))
 
     @property
     def f_star(self) -> float | None:

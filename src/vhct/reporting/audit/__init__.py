@@ -40,7 +40,6 @@ from vhct.reporting.audit.evaluate import (
     evaluate_claim,
     evaluate_sensitivity,
     reading_flips,
-    regret_scale,
     run_audit,
 )
 from vhct.reporting.audit.job import audit_job
@@ -128,7 +127,6 @@ __all__ = [
     "majority",
     "reading_flips",
     "rebase",
-    "regret_scale",
     "read_runs",
     "render_html",
     "render_markdown",

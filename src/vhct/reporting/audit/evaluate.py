@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from vhct.pipeline.config import Config
 from vhct.pipeline.specs import ExperimentInfo
 from vhct.reporting.audit.claims import substitute_settings
@@ -38,29 +36,6 @@ from vhct.reporting.audit.verdicts import (
     majority,
     seeds_to_decide,
 )
-
-#: points of the scrambled Sobol sequence that estimate an objective's mean over its domain
-SCALE_POINTS_LOG2 = 14
-#: seed of that sequence (the estimate is deterministic)
-SCALE_SEED = 0
-
-
-def regret_scale(objective: str, params: Mapping[str, Any] | None = None) -> float | None:
-    """``f* - mean of f over the domain``: the per-round regret of uniform random search.
-
-    Dividing R_n / n by it gives a scale-free difficulty (0: no regret, 1: no better than random
-    search), so objectives of different ranges can be compared. None where f* is unknown.
-    """
-    from scipy.stats import qmc
-
-    from vhct.objectives import make_objective
-
-    f = make_objective(objective, **dict(params or {}))
-    if f.f_star is None:
-        return None
-    unit = qmc.Sobol(f.dim, scramble=True, seed=SCALE_SEED).random_base2(SCALE_POINTS_LOG2)
-    points = qmc.scale(unit, f.domain[:, 0], f.domain[:, 1])
-    return float(f.f_star - np.mean([f(x) for x in points]))
 
 
 def _not_evaluated(experiment: str, reason: str) -> ExperimentVerdict:
@@ -292,7 +267,7 @@ def run_audit(
     """The whole audit: every claim's verdict, its sensitivity to the implementation choices, the
     readings that disagree, the verdict counts, the discrepancies and the context.
 
-    ``scales``: experiment -> ``regret_scale`` of its objective (for ``normalized_regret``);
+    ``scales``: experiment -> its objective's ``random_search_regret`` (for ``normalized_regret``);
     ``left_out``: claim id -> the experiments the config leaves it out of (``claims.left_out``).
     """
     left_out = left_out or {}

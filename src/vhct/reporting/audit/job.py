@@ -7,6 +7,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from vhct.objectives import make_objective
 from vhct.pipeline.config import Config
 from vhct.pipeline.files import display_path, sha256
 from vhct.pipeline.provenance import RUN_ID_ENV
@@ -14,7 +15,7 @@ from vhct.pipeline.versions import package_versions
 from vhct.reporting.audit.beyond import run_beyond
 from vhct.reporting.audit.claims import claims_experiments, left_out, load_beyond, load_claims
 from vhct.reporting.audit.claims_model import ClaimsFile
-from vhct.reporting.audit.evaluate import config_summary, regret_scale, run_audit
+from vhct.reporting.audit.evaluate import config_summary, run_audit
 from vhct.reporting.audit.records import Audit, AuditContext
 from vhct.reporting.audit.render import write_audit
 from vhct.reporting.audit.runs import check_aggregates, read_runs
@@ -67,7 +68,8 @@ def audit_job(
     context = audit_context(config, claims, claims_path, configfiles, beyond_path)
     scaled = {e for c in claims.claims if c.statistic == "normalized_regret" for p in c.pairs for e in p}
     scales = {
-        e: regret_scale(config.experiments[e].objective, config.experiments[e].objective_params)
+        e: make_objective(config.experiments[e].objective, **config.experiments[e].objective_params)
+        .random_search_regret()
         for e in sorted(scaled)
         if e in config.experiments
     }
