@@ -13,7 +13,7 @@ from vhct.pipeline import provenance
 from vhct.pipeline.jobs import run_job
 from vhct.pipeline.tables import sidecar_path
 from vhct.reporting import findings
-from vhct.reporting.audit import AUDIT_FORMAT, Comparison
+from vhct.reporting.audit.records import AUDIT_FORMAT, Comparison
 
 #: rounds of the made-up run's one real run (its sidecar is what ship checks; its numbers are not)
 SIDECAR_RUN_ROUNDS = 5

@@ -38,7 +38,8 @@ CHECK = """
 import json, sys
 import vhct
 from vhct.pipeline.config import SCHEMA_PATH, load
-from vhct.reporting.audit import CLAIMS_PATH, load_claims
+from vhct.reporting.audit.claims import CLAIMS_PATH, load_claims
+
 config, _ = load([sys.argv[1]])
 claims = load_claims()
 print(json.dumps({

@@ -767,13 +767,13 @@ def test_shipped_configs_run_the_real_data_panels():
 
 def test_the_run_writes_the_audit_and_the_report(workdir, config, tiny):
     """The audit stage is part of `all`; `--report` then gathers figures, captions and audit."""
-    from vhct.reporting.audit import claims_experiments, load_claims
+    from vhct.reporting.audit.claims import load_claims
 
     result = json.loads((workdir / "results" / "audit.json").read_text(encoding="utf-8"))
     claims = load_claims()
     assert [c["id"] for c in result["claims"]] == [c.id for c in claims.claims]
     assert sum(result["summary"].values()) == len(result["claims"])
-    expected = {e for e in claims_experiments(claims) if e in config.experiments}
+    expected = {e for e in claims.experiments if e in config.experiments}
     assert set(result["context"]["experiments"]) == expected
     assert result["format"] == AUDIT_FORMAT
     assert (workdir / "figures" / "audit_forest.png").stat().st_size > 0  # drawn from the audit JSON

@@ -5,9 +5,9 @@ the calibration on samples of known truth (fast version)."""
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,18 +16,38 @@ import pytest
 import yaml
 from support import REPO
 
-from vhct.reporting import audit, captions, stats
-from vhct.reporting.audit import (
+from vhct.reporting import captions, stats
+from vhct.reporting.audit import records
+from vhct.reporting.audit.beyond import run_beyond
+from vhct.reporting.audit.claims import ClaimsError, load_beyond, load_claims, substitute_settings
+from vhct.reporting.audit.claims_model import CLAIM_KINDS, Claim, ClaimsFile
+from vhct.reporting.audit.evaluate import evaluate_claim, run_audit
+from vhct.reporting.audit.records import (
+    AUDIT_FORMAT,
+    Audit,
+    AuditContext,
+    AuditRecordError,
+    ClaimVerdict,
+    Comparison,
+    read_audit,
+)
+from vhct.reporting.audit.render import render_markdown, write_audit
+from vhct.reporting.audit.runs import Run, check_aggregates, statistic
+from vhct.reporting.audit.verdicts import (
     INCONCLUSIVE,
     NOT_EVALUATED,
     NOT_REPRODUCED,
     REPRODUCED,
-    ClaimsError,
-    Comparison,
-    Run,
-    calibration,
-    checks,
+    VERDICTS,
+    combine,
+    decide,
 )
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import calibration  # noqa: E402  (benchmarks/calibration.py: the calibration moved out of the package)
+
+#: the context of an audit made outside the pipeline (runs in memory)
+NO_CONTEXT = AuditContext(experiments={})
 
 HORIZON = 40
 SEEDS = 12
@@ -67,7 +87,7 @@ def scaled(sample, factor):
     return [v * factor for v in sample]
 
 
-def claim(kind: str, **extra) -> audit.Claim:
+def claim(kind: str, **extra) -> Claim:
     """A resolved claim (the record) with the defaults of the shipped claims file."""
     base = {
         "id": f"test-{kind}",
@@ -82,19 +102,19 @@ def claim(kind: str, **extra) -> audit.Claim:
         "require": "all",
     }
     base.update(extra)
-    return audit.Claim.model_validate(base)
+    return Claim.model_validate(base)
 
 
-def claims_file(parts: dict) -> audit.ClaimsFile:
+def claims_file(parts: dict) -> ClaimsFile:
     """A claims file of ``parts`` (rules, claims as records, ...) with the shipped file's defaults."""
-    return audit.ClaimsFile.model_validate({"version": 1, "defaults": shipped()["defaults"], **parts})
+    return ClaimsFile.model_validate({"version": 1, "defaults": shipped()["defaults"], **parts})
 
 
-def verdict(c: audit.Claim, exp_runs: dict, left_out=()) -> audit.ClaimVerdict:
-    return audit.evaluate_claim(c, {"exp": exp_runs}, left_out=left_out)
+def verdict(c: Claim, exp_runs: dict, left_out=()) -> ClaimVerdict:
+    return evaluate_claim(c, {"exp": exp_runs}, left_out=left_out)
 
 
-def first(result: dict) -> Comparison:
+def first(result: ClaimVerdict) -> Comparison:
     return result.experiments[0].comparisons[0]
 
 
@@ -208,7 +228,7 @@ def test_a_comparison_at_the_shorter_horizon_states_its_round_everywhere(tmp_pat
     assert comp.label == "A vs B at t = 10 of 40"
     assert comp.reason.startswith("A vs B at t = 10 of 40:")
     assert "at t = 10 of 40" in result.reason
-    full = audit.run_audit(
+    full = run_audit(
         claims_file(
             {
                 "rules": shipped()["rules"],
@@ -217,9 +237,9 @@ def test_a_comparison_at_the_shorter_horizon_states_its_round_everywhere(tmp_pat
             }
         ),
         {"exp": exp_runs},
-        {"experiments": {}},
+        NO_CONTEXT,
     )
-    audit.write_audit(full, tmp_path / "a.md", tmp_path / "a.json")
+    write_audit(full, tmp_path / "a.md", tmp_path / "a.json")
     record = json.loads((tmp_path / "a.json").read_text())["claims"][0]["experiments"][0]["comparisons"][0]
     assert record["label"] == "A vs B at t = 10 of 40" and record["early"] is True
     assert Comparison.from_json(record) == comp
@@ -237,17 +257,17 @@ def _pending(experiment: str, p_refuted: float) -> Comparison:
 
 def test_refutation_is_holm_corrected_across_all_experiments_of_a_claim():
     # 0.03 and 0.04 would each refute at 0.05 alone; Holm over the claim's two tests: 0.06, 0.06
-    decided = audit.decide([_pending("e1", 0.03), _pending("e2", 0.04)], 0.05)
+    decided = decide([_pending("e1", 0.03), _pending("e2", 0.04)], 0.05)
     assert [c.verdict for c in decided] == [INCONCLUSIVE, INCONCLUSIVE]
     assert [c.p_refuted_holm for c in decided] == pytest.approx([0.06, 0.06])
-    decided = audit.decide([_pending("e1", 0.01), _pending("e2", 0.04)], 0.05)
+    decided = decide([_pending("e1", 0.01), _pending("e2", 0.04)], 0.05)
     assert [c.verdict for c in decided] == [NOT_REPRODUCED, NOT_REPRODUCED]
 
 
 def test_missing_experiment_and_setting_are_not_evaluated():
     c = claim("lowest", target="A", others=["B", "C"], thresholds={"min_relative_effect": 0.05},
               experiments=["exp", "absent"])  # fmt: skip
-    result = audit.evaluate_claim(c, {"exp": {"A": runs_of(LOW), "B": runs_of(HIGH)}})
+    result = evaluate_claim(c, {"exp": {"A": runs_of(LOW), "B": runs_of(HIGH)}})
     by_exp = {e.experiment: e for e in result.experiments}
     assert by_exp["absent"].verdict == NOT_EVALUATED
     assert [c.verdict for c in by_exp["exp"].comparisons] == [REPRODUCED, NOT_EVALUATED]
@@ -256,7 +276,7 @@ def test_missing_experiment_and_setting_are_not_evaluated():
 
 def test_claim_verdict_covers_the_evaluated_experiments():
     c = claim("lowest", **dict(LOWEST, experiments=["exp", "absent"]))
-    result = audit.evaluate_claim(c, {"exp": {"A": runs_of(LOW), "B": runs_of(HIGH)}})
+    result = evaluate_claim(c, {"exp": {"A": runs_of(LOW), "B": runs_of(HIGH)}})
     assert result.verdict == REPRODUCED
     assert result.coverage == "exp; 1 of 2 experiments"
 
@@ -277,7 +297,7 @@ def test_missing_target_is_not_evaluated():
     ],
 )
 def test_combine(parts, strict, expected):
-    assert audit.combine(parts, strict) == expected
+    assert combine(parts, strict) == expected
 
 
 # ---------------------------------------------------------------- among_fastest, similar, best_parameter
@@ -289,15 +309,15 @@ FASTEST = dict(target="A", others=["B", "C"], thresholds={"max_excess_over_best"
 def test_the_cost_statistics_read_the_optimizers_own_and_the_whole_rounds_seconds():
     run = make_run(0, 1.0, seconds=2e-3)
     run.table["optimizer_seconds"] = np.linspace(1e-4, 4e-4, HORIZON)
-    assert checks.statistic(run, "optimizer_seconds_per_round", 10) == pytest.approx(
+    assert statistic(run, "optimizer_seconds_per_round", 10) == pytest.approx(
         run.table["optimizer_seconds"].iloc[:10].mean()
     )
-    assert checks.statistic(run, "seconds_per_round", 10) == pytest.approx(2e-3)
+    assert statistic(run, "seconds_per_round", 10) == pytest.approx(2e-3)
 
 
 def test_bo_cost_tests_the_optimizers_own_seconds_with_the_total_beside_them():
     """The claim's ratio is on the optimizer's seconds (ask + tell); the totals ride along, untested."""
-    shipped = next(c for c in audit.load_claims().claims if c.id == "bo-cost")
+    shipped = next(c for c in load_claims().claims if c.id == "bo-cost")
     assert shipped.statistic == "optimizer_seconds_per_round"
     cost = claim("greater", statistic=shipped.statistic, round="common", target="BO", others=["VHCT"],
                  thresholds={"min_ratio": 10.0})  # fmt: skip
@@ -353,9 +373,9 @@ BEST = dict(claimed=["A"], others=["B"], thresholds={"max_excess_over_best": 0.1
 
 def test_best_parameter_in_general_means_a_majority_of_functions():
     good, bad = {"A": runs_of(LOW), "B": runs_of(HIGH)}, {"A": runs_of(HIGH), "B": runs_of(LOW)}
-    result = audit.evaluate_claim(claim("best_parameter", **BEST), {"e1": good, "e2": good, "e3": bad})
+    result = evaluate_claim(claim("best_parameter", **BEST), {"e1": good, "e2": good, "e3": bad})
     assert result.verdict == REPRODUCED and "2 of 3" in result.reason
-    result = audit.evaluate_claim(claim("best_parameter", **BEST), {"e1": good, "e2": bad, "e3": bad})
+    result = evaluate_claim(claim("best_parameter", **BEST), {"e1": good, "e2": bad, "e3": bad})
     assert result.verdict == NOT_REPRODUCED and "no majority" in result.reason
 
 
@@ -397,13 +417,13 @@ CONTRAST = dict(target="A", others=["B"], direction="less", thresholds={"min_fac
 def test_contrast_in_both_directions():
     lead = {"A": runs_of(LOW), "B": runs_of(HIGH)}  # ratio 0.5
     even = {"A": runs_of(HIGH[::-1]), "B": runs_of(HIGH)}  # ratio 1
-    result = audit.evaluate_claim(claim("contrast", **CONTRAST), {"low": lead, "high": even})
+    result = evaluate_claim(claim("contrast", **CONTRAST), {"low": lead, "high": even})
     assert result.verdict == REPRODUCED and result.experiments[0].experiment == "low / high"
     assert (
-        audit.evaluate_claim(claim("contrast", **CONTRAST), {"low": even, "high": lead}).verdict
+        evaluate_claim(claim("contrast", **CONTRAST), {"low": even, "high": lead}).verdict
         == NOT_REPRODUCED
     )
-    missing = audit.evaluate_claim(claim("contrast", **CONTRAST), {"low": lead})
+    missing = evaluate_claim(claim("contrast", **CONTRAST), {"low": lead})
     assert missing.verdict == NOT_EVALUATED and "high not in this config" in missing.reason
 
 
@@ -414,18 +434,11 @@ EASIER = dict(others=["A"], statistic="normalized_regret", thresholds={"min_rela
 def test_easier_compares_scale_free_regret_across_objectives():
     # the same raw regret, but "hard" has a 4 times smaller random-search regret: easy is easier
     runs = {"easy": {"A": runs_of(LOW)}, "hard": {"A": runs_of(LOW[::-1])}}
-    result = audit.evaluate_claim(claim("easier", **EASIER), runs, {"easy": 1.0, "hard": 0.25})
+    result = evaluate_claim(claim("easier", **EASIER), runs, {"easy": 1.0, "hard": 0.25})
     assert result.verdict == REPRODUCED
     assert first(result).a == "A on easy" and first(result).b == "A on hard"
-    flipped = audit.evaluate_claim(claim("easier", **EASIER), runs, {"easy": 0.25, "hard": 1.0})
+    flipped = evaluate_claim(claim("easier", **EASIER), runs, {"easy": 0.25, "hard": 1.0})
     assert flipped.verdict == NOT_REPRODUCED
-
-
-def test_regret_scale_is_f_star_minus_the_mean_over_the_domain():
-    # Garland's f* is about 0.998 and its mean over [0, 1] is 2/3 of its envelope's: positive, below f*
-    scale = audit.regret_scale("garland")
-    assert 0.0 < scale < 1.0
-    assert audit.regret_scale("garland") == scale  # seeded: the same every time
 
 
 def test_readings_of_one_statement_that_disagree_are_a_flip():
@@ -433,13 +446,13 @@ def test_readings_of_one_statement_that_disagree_are_a_flip():
     two = claim("lowest", id="r2", reading_of="s", **dict(LOWEST, target="C"))
     exp = {"A": runs_of(LOW), "B": runs_of(HIGH), "C": runs_of(scaled(HIGH, 1.5))}
     claims = claims_file({"rules": shipped()["rules"], "discrepancies": [], "claims": [one, two]})
-    result = audit.run_audit(claims, {"exp": exp}, {"experiments": {}})
+    result = run_audit(claims, {"exp": exp}, NO_CONTEXT)
     assert result.reading_flips == [
-        audit.records.ReadingFlip(
+        records.ReadingFlip(
             statement="s", readings={"r1": REPRODUCED, "r2": NOT_REPRODUCED}, flips=True
         )
     ]
-    assert "the readings disagree (a flip)" in audit.render_markdown(result)
+    assert "the readings disagree (a flip)" in render_markdown(result)
 
 
 # ---------------------------------------------------------------- the shipped claims on the tiny config
@@ -460,12 +473,12 @@ def test_every_shipped_claim_evaluates_on_runs_shaped_like_the_tiny_config():
             runs[name][setting] = [
                 make_run(s, 5.0 + rng.random(), horizon=h, power=0.7, f_star=f_star) for s in seeds
             ]
-    claims = audit.load_claims()
+    claims = load_claims()
     scales = {"himmelblau": 0.15, "rastrigin2d": 0.3}
-    result = audit.run_audit(claims, runs, {"experiments": {}}, scales)
-    by_id = {c.id: c for c in result.claims}
+    result = run_audit(claims, runs, NO_CONTEXT, scales)
+    by_id = {c.claim.id: c for c in result.claims}
     assert list(by_id) == [c.id for c in claims.claims]
-    assert all(c.verdict in audit.VERDICTS and c.reason for c in result.claims)
+    assert all(c.verdict in VERDICTS and c.reason for c in result.claims)
     # the claims of issue 23 read the tiny config's runs (2 seeds, below their minimum: no verdict,
     # and the reason says how many seeds ran and how many the claim needs)
     new_claims = [
@@ -479,8 +492,8 @@ def test_every_shipped_claim_evaluates_on_runs_shaped_like_the_tiny_config():
     # the comparisons themselves, with the claims' minimum lowered to the tiny config's 2 seeds
     lowered = [c.model_copy(update={"min_seeds": 2}) for c in claims.claims]
     claims = claims.model_copy(update={"claims": lowered})
-    result = audit.run_audit(claims, runs, {"experiments": {}}, scales)
-    by_id = {c.id: c for c in result.claims}
+    result = run_audit(claims, runs, NO_CONTEXT, scales)
+    by_id = {c.claim.id: c for c in result.claims}
     counter = by_id["phi-conjecture-with-phi-oe"].experiments[0]
     assert [c.b for c in counter.comparisons] == ["HCT-rho0.75", "T-HOO-rho0.25"]
     # rastrigin10d is not in the tiny config: that pair alone is not evaluated
@@ -488,8 +501,8 @@ def test_every_shipped_claim_evaluates_on_runs_shaped_like_the_tiny_config():
     assert easier["himmelblau / rastrigin10d"] == NOT_EVALUATED
     assert easier["himmelblau / rastrigin2d"] != NOT_EVALUATED
     # the questions beyond the paper are answered on garland-beyond, capped settings at their round
-    beyond = audit.run_beyond(audit.load_beyond(), runs)
-    rows = {(q.id, e.experiment): e for q in beyond.questions for e in q.experiments}
+    beyond = run_beyond(load_beyond(), runs)
+    rows = {(q.question.id, e.experiment): e for q in beyond.questions for e in q.experiments}
     assert rows[("vhct-vs-random", "garland-beyond")].verdict == "inconclusive (too few seeds)"
     assert rows[("hct-vs-bo", "garland-beyond")].comparison.label == "HCT-rho0.75 vs BO at t = 6 of 30"
     bo = next(e for e in by_id["bo-regret-not-better"].experiments if e.experiment == "landmine")
@@ -507,11 +520,17 @@ def test_calibration_false_verdict_rates_stay_within_a_binomial_bound_of_alpha()
     """Few repetitions of the benchmark: at the margins, false verdicts at most alpha (+3 s.e.)."""
     repetitions = 20
     all_rules = calibration.rules()
-    rules = [all_rules[2], all_rules[-1]]  # among_fastest, sublinear (tests/unit/test_calibration.py: more)
+    # the smallest ratio rule and slope rule (tests/unit/test_calibration.py and test_claim_kinds.py: more)
+    def smallest(additive: bool) -> calibration.Rule:
+        kind = [r for r in all_rules if r.claim.spec.additive == additive]
+        return min(kind, key=lambda r: r.experiments * r.comparisons)
+
+    rules = [smallest(False), smallest(True)]
     rows = list(calibration.calibrate(repetitions, seed=1, rules_=rules, seeds=(20,), cv=0.1))
-    bound = calibration.binomial_bound(calibration.ALPHA, repetitions)
     assert len(rows) == len(rules) * len(calibration.DISTRIBUTIONS)
-    for row in rows:
+    for rule, row in zip([r for r in rules for _ in calibration.DISTRIBUTIONS], rows, strict=True):
+        bound = calibration.binomial_bound(rule.claim.alpha, repetitions)
+        assert row.rule == rule.name
         assert row.false_refutation <= bound, row
         assert row.false_reproduction <= bound, row
     lines: list[str] = []
@@ -534,7 +553,7 @@ def write_claims(tmp_path: Path, doc: dict) -> Path:
 
 
 def test_shipped_claims_file_is_valid_and_resolved():
-    claims = audit.load_claims()
+    claims = load_claims()
     ids = [c.id for c in claims.claims]
     assert len(ids) == len(set(ids)) >= 10
     written = shipped()
@@ -543,13 +562,37 @@ def test_shipped_claims_file_is_valid_and_resolved():
             assert getattr(c, key) == raw.get(key, written["defaults"][key]), (c.id, key)
     assert any("require" not in raw for raw in written["claims"])  # some claim relies on the defaults
     kinds = {c.kind for c in claims.claims}
-    assert kinds == set(audit.CHECKS) | {"contrast", "easier"}
-    # BO: in Fig. 3's claims (final round, where it ran the horizon, issue 29) and in the checks at
-    # its own horizon (round common, labelled); no other final-round claim reads it
-    for c in claims.claims:
-        expected = c.round == "common" or c.id.startswith("fig3-vhct-lowest")
-        assert ("BO" in c.settings) == expected, c.id
+    assert kinds <= set(CLAIM_KINDS)  # every kind a claim of the paper uses is registered
     assert len(claims.discrepancies) >= 8
+
+
+def test_a_claim_about_the_final_round_never_compares_a_setting_that_stopped_early():
+    """Issue 29's contract, whatever the claims file says: a claim about the final round that compares
+    settings leaves out a setting that stopped before the horizon (as BO does on Garland), where it
+    would be read at its own last round; where the setting ran the horizon it is compared. Every
+    shipped final-round claim that names settings to compare, on made-up runs (5 seeds, each
+    setting's mean its own)."""
+    checked = 0
+    for c in load_claims().claims:
+        if c.round != "final" or not c.others or not (c.target or c.claimed):
+            continue
+        c = c.model_copy(update={"min_seeds": 5})
+        stopped = c.others[-1]
+
+        def runs(stop: int, c=c, stopped=stopped) -> dict:
+            return {e: {s: runs_of(scaled(LOW[:5], 1 + i), horizon=stop if s == stopped else HORIZON)
+                        for i, s in enumerate(c.settings)}
+                    for e in c.experiments_read}  # fmt: skip
+
+        full = [x for e in evaluate_claim(c, runs(HORIZON)).experiments for x in e.comparisons]
+        assert any(stopped in (x.a, x.b) and x.verdict != NOT_EVALUATED for x in full), c.id
+        result = evaluate_claim(c, runs(HORIZON // 2))
+        comps = [x for e in result.experiments for x in e.comparisons]
+        assert not any(x.early for x in comps), c.id
+        assert all(x.round in (None, HORIZON) for x in comps), c.id
+        assert not any(stopped in (x.a, x.b) and x.verdict != NOT_EVALUATED for x in comps), c.id
+        checked += 1
+    assert checked > 0
 
 
 @pytest.mark.parametrize(
@@ -574,36 +617,36 @@ def test_malformed_claims_are_rejected_with_the_key(tmp_path, mutate, message):
     doc = copy.deepcopy(shipped())
     mutate(doc)
     with pytest.raises(ClaimsError, match=message):
-        audit.load_claims(write_claims(tmp_path, doc))
+        load_claims(write_claims(tmp_path, doc))
 
 
 def test_unreadable_claims_file(tmp_path):
     path = tmp_path / "claims.yaml"
     path.write_text("claims: [unclosed", encoding="utf-8")
     with pytest.raises(ClaimsError, match="cannot be read as YAML"):
-        audit.load_claims(path)
+        load_claims(path)
     with pytest.raises(ClaimsError, match="cannot be read"):
-        audit.load_claims(tmp_path / "missing.yaml")
+        load_claims(tmp_path / "missing.yaml")
 
 
 # ---------------------------------------------------------------- outputs
 
 
-def small_audit() -> dict:
+def small_audit() -> Audit:
     claims = claims_file({
         "rules": shipped()["rules"],
         "discrepancies": shipped()["discrepancies"][:1],
         "claims": [claim("lowest", **LOWEST), claim("sublinear", **SUBLINEAR)],
     })  # fmt: skip
     runs = {"exp": {"A": runs_of(LOW, power=0.5), "B": runs_of(HIGH)}}
-    return audit.run_audit(claims, runs, {"configfiles": ["config/x.yaml"], "experiments": {}})
+    return run_audit(claims, runs, AuditContext(configfiles=["config/x.yaml"], experiments={}))
 
 
 def test_write_audit_markdown_json_html(tmp_path):
     result = small_audit()
     assert result.summary[REPRODUCED] == 2
     md, js, page = tmp_path / "audit.md", tmp_path / "audit.json", tmp_path / "audit.html"
-    audit.write_audit(result, md, js, page)
+    write_audit(result, md, js, page)
     text = md.read_text(encoding="utf-8")
     assert "### test-lowest\n\nVerdict: reproduced." in text
     assert "| test-lowest | reproduced | exp: A vs B, ratio of means" in text  # the line at a glance
@@ -612,15 +655,15 @@ def test_write_audit_markdown_json_html(tmp_path):
     assert shipped()["discrepancies"][0]["id"] in text
     loaded = json.loads(js.read_text(encoding="utf-8"))
     assert loaded["claims"][0]["experiments"][0]["comparisons"][0]["values_a"]["0"] == pytest.approx(LOW[0])
-    assert loaded["format"] == audit.AUDIT_FORMAT
+    assert loaded["format"] == AUDIT_FORMAT
     html = page.read_text(encoding="utf-8")
     assert "<table>" in html and '<h3 id="test-lowest">' in html and '<a href="#test-lowest">' in html
     # the writer's JSON, read back by the one reader, is the record (and writes the same JSON again)
-    back = audit.read_audit(js)
-    assert audit.records.audit_json(back) == js.read_text(encoding="utf-8")
+    back = read_audit(js)
+    assert records.audit_json(back) == js.read_text(encoding="utf-8")
     assert back.claims[0].experiments[0].comparisons[0] == result.claims[0].experiments[0].comparisons[0]
     assert back.claims[0].verdict == result.claims[0].verdict and back.summary == result.summary
-    assert audit.render_markdown(back) == text
+    assert render_markdown(back) == text
 
 
 @pytest.mark.parametrize(
@@ -634,20 +677,22 @@ def test_write_audit_markdown_json_html(tmp_path):
 )  # fmt: skip
 def test_an_audit_record_missing_a_field_is_refused_naming_the_file(tmp_path, drop, where):
     path = tmp_path / "audit.json"
-    audit.write_audit(small_audit(), tmp_path / "audit.md", path)
+    write_audit(small_audit(), tmp_path / "audit.md", path)
     data = json.loads(path.read_text(encoding="utf-8"))
     drop(data)
     path.write_text(json.dumps(data), encoding="utf-8")
-    with pytest.raises(audit.AuditRecordError, match=f"{path}: .*{where}"):
-        audit.read_audit(path)
+    with pytest.raises(AuditRecordError, match=f"{path}: .*{where}"):
+        read_audit(path)
 
 
-def test_a_comparison_round_trips_through_its_json_and_an_interval_is_optional():
+def test_a_comparison_round_trips_through_its_json_which_carries_every_field():
     c = first(verdict(claim("lowest", **LOWEST), {"A": runs_of(LOW), "B": runs_of(HIGH)}))
-    assert Comparison.from_json(json.loads(json.dumps(c.to_json()))) == c
-    old = {k: v for k, v in c.to_json().items() if k not in ("ci_low", "ci_high")}  # format 2 as shipped
-    assert Comparison.from_json(old) == dataclasses.replace(c, ci_low=None, ci_high=None)
-    with_ci = Comparison.from_json({**old, "ci_low": 0.4, "ci_high": 0.6})
+    record = json.loads(json.dumps(c.to_json()))
+    assert Comparison.from_json(record) == c
+    for field in ("ci_low", "ci_high", "values_a2"):  # no field is optional (format 5)
+        with pytest.raises(AuditRecordError, match=f"lacks field\\(s\\) {field}"):
+            Comparison.from_json({k: v for k, v in record.items() if k != field})
+    with_ci = Comparison.from_json({**record, "ci_low": 0.4, "ci_high": 0.6})
     from vhct.reporting.audit.render import render_markdown
 
     a = small_audit()
@@ -660,10 +705,10 @@ def test_check_aggregates_detects_a_mismatch(tmp_path):
     runs = {"exp": {"A": runs_of(LOW)}}
     path = tmp_path / "final.csv"
     pd.DataFrame({"setting": ["A"], "final_mean": [np.mean(LOW)]}).to_csv(path, index=False)
-    audit.check_aggregates(runs, {"exp": path})
+    check_aggregates(runs, {"exp": path})
     pd.DataFrame({"setting": ["A"], "final_mean": [np.mean(LOW) + 0.1]}).to_csv(path, index=False)
     with pytest.raises(ValueError, match="final_mean"):
-        audit.check_aggregates(runs, {"exp": path})
+        check_aggregates(runs, {"exp": path})
 
 
 def test_figure_caption_names_the_paper_figure_and_settings(tmp_path):
@@ -702,16 +747,16 @@ def test_every_default_figure_has_a_caption_file():
 
 def test_substitute_settings_renames_every_named_setting():
     lowest = claim("lowest", target="A", others=["B", "C"], thresholds={"min_relative_effect": 0.05})
-    variant = audit.substitute_settings(lowest, {"B": "B2", "A": "A2"})
-    assert isinstance(variant, audit.Claim) and variant is not lowest  # a new typed claim
+    variant = substitute_settings(lowest, {"B": "B2", "A": "A2"})
+    assert isinstance(variant, Claim) and variant is not lowest  # a new typed claim
     assert variant.target == "A2" and variant.others == ["B2", "C"]
     assert lowest.others == ["B", "C"]  # the default claim is untouched
     best = claim("best_parameter", claimed=["A"], others=["B"], thresholds={"max_excess_over_best": 0.05})
-    assert audit.substitute_settings(best, {"A": "A2"}).claimed == ["A2"]
-    assert audit.substitute_settings(lowest, {"Z": "Z2"}) is None
+    assert substitute_settings(best, {"A": "A2"}).claimed == ["A2"]
+    assert substitute_settings(lowest, {"Z": "Z2"}) is None
 
 
-def sensitivity_audit(variant_runs: list[Run] | None) -> dict:
+def sensitivity_audit(variant_runs: list[Run] | None) -> Audit:
     """Claim 'A lowest vs B' (reproduced by default) and a choice that swaps B for B2."""
     claims = claims_file({
         "rules": shipped()["rules"],
@@ -724,7 +769,7 @@ def sensitivity_audit(variant_runs: list[Run] | None) -> dict:
     exp = {"A": runs_of(LOW, power=0.5), "B": runs_of(HIGH)}
     if variant_runs is not None:
         exp["B2"] = variant_runs
-    return audit.run_audit(claims, {"exp": exp}, {"configfiles": [], "experiments": {}})
+    return run_audit(claims, {"exp": exp}, NO_CONTEXT)
 
 
 def test_a_verdict_that_flips_under_a_variant_is_reported():
@@ -738,10 +783,10 @@ def test_a_verdict_that_flips_under_a_variant_is_reported():
     assert result.flipped_claims == ["test-lowest"]
     lowest = result.claims[0]
     assert lowest.verdict == REPRODUCED  # the default verdict is kept, the flip shown beside it
-    flip = audit.records.VariantVerdict(choice="b-choice", verdict=NOT_REPRODUCED, flips=True)
-    assert lowest.sensitivity == [flip]
-    assert result.claims[1].sensitivity == []
-    md = audit.render_markdown(result)
+    assert result.variants("test-lowest") == [(choice.choice, row)]
+    assert choice.choice.id == "b-choice" and row.variant_verdict == NOT_REPRODUCED
+    assert result.variants("test-sublinear") == []
+    md = render_markdown(result)
     assert "## Sensitivity to implementation choices" in md
     assert "b-choice: not reproduced (flips)" in md
     assert "flip under an implementation choice the paper leaves open: test-lowest" in md
@@ -769,7 +814,7 @@ def test_malformed_sensitivity_is_rejected_with_the_key(tmp_path, mutate, messag
     doc = shipped()
     mutate(doc)
     with pytest.raises(ClaimsError, match=message):
-        audit.load_claims(write_claims(tmp_path, doc))
+        load_claims(write_claims(tmp_path, doc))
 
 
 @pytest.mark.parametrize(
@@ -783,12 +828,12 @@ def test_configs_run_both_readings_of_every_choice(config_name, experiments):
     from vhct.pipeline.config import load
 
     config, _ = load([REPO / "config" / config_name])  # base chain merged
-    claims = audit.load_claims()
+    claims = load_claims()
     checked = 0
     for choice in claims.sensitivity:
         for default, variant in choice.substitute.items():
             for c in claims.claims:
-                if audit.substitute_settings(c, {default: variant}) is None:
+                if substitute_settings(c, {default: variant}) is None:
                     continue
                 for e in experiments or c.experiments:
                     if e not in c.experiments or default not in config.experiments[e].settings:
@@ -811,7 +856,7 @@ def test_a_variant_run_to_fewer_rounds_is_compared_with_the_default_at_its_round
     claims = claims_file({"rules": shipped()["rules"], "discrepancies": [], "claims": [c],
                           "sensitivity": [{"id": "restarts", "choice": "c", "default": "d", "variant": "v",
                                            "substitute": {"B": "B5"}}]})  # fmt: skip
-    full = audit.run_audit(claims, {"exp": exp_runs}, {"experiments": {}})
+    full = run_audit(claims, {"exp": exp_runs}, NO_CONTEXT)
     assert full.claims[0].verdict == REPRODUCED  # at t = 40
     row = full.sensitivity[0].claims[0]
     assert row.common_rounds == {"exp": 10}

@@ -9,11 +9,11 @@ import pytest
 from support import REPO, TINY
 
 from vhct.pipeline.config import load, validate_config
-from vhct.reporting.audit import AUDIT_FORMAT, AuditRecordError, run_audit
-from vhct.reporting.audit.claims import claims_experiments, load_claims
-from vhct.reporting.audit.evaluate import display_path
+from vhct.pipeline.files import display_path
+from vhct.reporting.audit.claims import load_claims
+from vhct.reporting.audit.evaluate import run_audit
 from vhct.reporting.audit.job import audit_context
-from vhct.reporting.audit.records import audit_json, parse_audit
+from vhct.reporting.audit.records import AUDIT_FORMAT, AuditRecordError, audit_json, parse_audit
 from vhct.reporting.audit.render import headline, render_markdown, scale_items, seeds_span
 
 CLAIMS = REPO / "config" / "claims.yaml"
@@ -32,7 +32,7 @@ def test_the_context_of_a_real_config_reaches_the_renderer_as_the_config_compute
     config["experiments"]["garland"]["caps"] = {"short": {"max_horizon": 40, "max_seeds": 1}}
     typed = validate_config(config)
     audit = parse_audit(audit_data(config), "audit.json")
-    audited = [e for e in claims_experiments(load_claims(CLAIMS)) if e in typed.experiments]
+    audited = [e for e in load_claims(CLAIMS).experiments if e in typed.experiments]
     assert audited and list(audit.context.experiments) == audited
     for name, exp in audit.context.experiments.items():
         assert exp == typed.experiment_info(name)  # the record the figures read, the same numbers
@@ -93,7 +93,8 @@ def test_settings_that_ran_more_seeds_than_the_paper_are_said_once_and_capped_on
     claims = load_claims(CLAIMS)
     context = audit_context(validate_config(config), claims, CLAIMS, [TINY])
     audit = run_audit(claims, {}, context)
-    paper = max(c.min_seeds for c in audit.claims)
+    paper = max(c.claim.min_seeds for c in audit.claims)
+    assert audit.paper_seeds == paper  # the record's own reading of the paper's scale
     items = scale_items(audit)
     more = [item for item in items["more"] if item["name"] == "garland"]
     assert len(more) == 1 and more[0]["paper"] == paper == 20

@@ -5,6 +5,8 @@ findings' section rendered from the audit JSON."""
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,9 +14,16 @@ import yaml
 from test_audit import OWN_SHARE, make_run, runs_of
 
 from vhct.reporting import stats
-from vhct.reporting.audit import ClaimsError, Comparison, evaluate_question, load_beyond, run_beyond
-from vhct.reporting.audit.claims import BEYOND_PATH
-from vhct.reporting.audit.records import AUDIT_FORMAT, Audit, audit_json, parse_audit
+from vhct.reporting.audit.beyond import evaluate_question, run_beyond
+from vhct.reporting.audit.claims import BEYOND_PATH, ClaimsError, load_beyond
+from vhct.reporting.audit.records import (
+    AUDIT_FORMAT,
+    Audit,
+    AuditContext,
+    Comparison,
+    audit_json,
+    parse_audit,
+)
 from vhct.reporting.audit.render import format_number, render_findings, render_markdown, write_audit
 
 BEYOND_FIGURE = "beyond_baselines"
@@ -132,7 +141,7 @@ def test_a_malformed_beyond_file_names_the_key(tmp_path, mutate, key):
         load_beyond(path)
 
 
-def made_up_audit() -> dict:
+def made_up_audit() -> Audit:
     """An audit with a beyond part from made-up samples (one planted effect, one capped setting)."""
     runs = {
         "garland-beyond": {
@@ -145,8 +154,9 @@ def made_up_audit() -> dict:
     beyond = BEYOND.model_copy(update={"questions": questions})
     part = run_beyond(beyond, runs)
     return Audit(
-        format=AUDIT_FORMAT, context={"experiments": {}}, summary={}, flipped_claims=[], reading_flips=[],
-        rules={"footing": "made up"}, claims=[], sensitivity=[], discrepancies=[], beyond=part,
+        format=AUDIT_FORMAT, context=AuditContext(experiments={}), summary={}, flipped_claims=[],
+        reading_flips=[], rules={"footing": "made up"}, claims=[], sensitivity=[], discrepancies=[],
+        beyond=part,
     )  # fmt: skip
 
 
@@ -154,7 +164,8 @@ def test_the_findings_section_is_rendered_from_the_audit_json(tmp_path):
     audit = made_up_audit()
     write_audit(audit, tmp_path / "audit.md", tmp_path / "audit.json")
     data = json.loads((tmp_path / "audit.json").read_text(encoding="utf-8"))
-    rows = {(q["id"], e["experiment"]): e for q in data["beyond"]["questions"] for e in q["experiments"]}
+    questions = data["beyond"]["questions"]  # each answer embeds its question's record
+    rows = {(q["question"]["id"], e["experiment"]): e for q in questions for e in q["experiments"]}
     bo = Comparison.from_json(rows[("vhct-vs-bo", "garland-beyond")]["comparison"])
     text = "\n".join(beyond_lines(parse_audit(data), [tmp_path / f"{BEYOND_FIGURE}.png"]))
     assert "| Does VHCT beat random search? | garland-beyond | final (t = 30) |" in text
@@ -219,9 +230,10 @@ def test_the_question_rule_keeps_its_level_on_samples_of_known_truth():
     """Fast calibration (benchmarks/beyond_calibration.py has the full table): with every experiment at
     a side's margin, a false "better" stays within alpha's Monte Carlo bound; without Holm over the
     question's 4 experiments it would be about 1 - 0.95**4 = 0.19."""
-    from vhct.reporting.audit.calibration import ALPHA, binomial_bound, question_rates
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from calibration import binomial_bound, question_rates  # benchmarks/calibration.py
 
     repetitions = 100
     r = question_rates(20, "normal", repetitions, seed=1)
-    bound = binomial_bound(ALPHA, repetitions)
+    bound = binomial_bound(BEYOND.defaults.alpha, repetitions)
     assert r["false A"] <= bound and r["false B"] <= bound and r["identical"] <= bound

@@ -1,10 +1,13 @@
 """The calibration on samples of known truth, fast version (benchmarks/audit_calibration.py has the
-full table): the least favourable truths, thresholds from the claims file, spread from the shipped
-audit."""
+full table): the least favourable truths, one rule per distinct claim shape of the claims file, spread
+from the shipped audit (``benchmarks/calibration.py``)."""
 
 from __future__ import annotations
 
 import json
+import math
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,34 +15,61 @@ import pytest
 from support import TINY
 
 from vhct.pipeline.config import load, validate_config
-from vhct.reporting.audit import calibration as cal
-from vhct.reporting.audit import spread
 from vhct.reporting.audit.claims import CLAIMS_PATH, load_claims
 from vhct.reporting.audit.claims_model import Claim
 from vhct.reporting.audit.evaluate import run_audit
 from vhct.reporting.audit.job import audit_context
-from vhct.reporting.audit.records import AUDIT_FORMAT, AuditRecordError, audit_json
+from vhct.reporting.audit.records import AUDIT_FORMAT, AuditRecordError, audit_json, read_audit
 from vhct.reporting.audit.runs import Run
 from vhct.reporting.audit.verdicts import REPRODUCED
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import calibration as cal  # noqa: E402  (benchmarks/calibration.py)
 
-def test_rules_read_their_thresholds_from_the_claims_file():
+
+def shape(claim: Claim) -> tuple:
+    """What a rule is made of: the claim's kind, margins, direction, require, level and structure."""
+    rule = cal.rule_of(claim)
+    return (claim.kind, claim.thresholds, claim.direction, claim.require, claim.alpha, rule.experiments,
+            rule.comparisons)  # fmt: skip
+
+
+def test_rules_are_the_claims_files_distinct_shapes_with_their_thresholds():
     claims = load_claims()
     by_id = {c.id: c for c in claims.claims}
-    for rule in cal.rules():
+    rules = cal.rules()
+    for rule in rules:
         claim_id = rule.name.split("(")[1].rstrip(")")
         assert rule.claim.thresholds == by_id[claim_id].thresholds
         assert rule.claim.alpha == by_id[claim_id].alpha
-    assert (claims.defaults.alpha, claims.defaults.min_seeds) == (cal.ALPHA, cal.MIN_SEEDS)
+        assert rule.claim.min_seeds == 2  # every sample size is evaluated
+        assert shape(rule.claim) == shape(by_id[claim_id])
+    # one rule per distinct shape: every claim has the rule of its shape, and no two rules share one
+    shapes = [shape(r.claim) for r in rules]
+    assert len(set(shapes)) == len(shapes)
+    assert {shape(c) for c in claims.claims} == set(shapes)
+
+
+def test_rules_of_a_claims_file_follow_its_claims_not_their_ids():
+    claims = load_claims()
+    first = claims.claims[0]
+    twin = first.model_copy(update={"id": "made-up-twin"})  # the same shape under another id
+    other = first.model_copy(update={"id": "made-up-other", "alpha": first.alpha / 2})  # another level
+    made_up = claims.model_copy(update={"claims": [first, twin, other]})
+    rules = cal.rules(made_up)
+    assert [r.name for r in rules] == [f"{first.kind} ({first.id})", f"{first.kind} (made-up-other)"]
+    assert [r.claim.alpha for r in rules] == [first.alpha, first.alpha / 2]
+    assert all(r.claim.thresholds == first.thresholds for r in rules)
 
 
 def test_spread_and_seeds_are_measured_from_the_shipped_audit():
-    """The shipped audit (format 2 until issue 32 re-ships it): read by the stale-format fallback."""
-    audit = json.loads(spread.SHIPPED_AUDIT.read_text())
-    c = audit["claims"][0]["experiments"][0]["comparisons"][0]
-    x = np.array(list(c["values_a"].values()))
-    assert np.isclose(spread.shipped_cvs(), x.std(ddof=1) / x.mean()).any()
-    assert 20 in spread.shipped_seeds()
+    """The shipped audit (format 5), read by the audit's one reader."""
+    audit = read_audit(cal.SHIPPED_AUDIT)
+    c = audit.claims[0].experiments[0].comparisons[0]
+    x = np.array(list(c.values_a.values()))
+    assert np.isclose(cal.shipped_cvs(), x.std(ddof=1) / x.mean()).any()
+    assert 20 in cal.shipped_seeds()
+    assert cal.shipped_cv() == pytest.approx(np.quantile(cal.shipped_cvs(), 0.9))
 
 
 def test_spread_and_seeds_of_a_current_audit_come_through_the_typed_reader(tmp_path):
@@ -58,16 +88,16 @@ def test_spread_and_seeds_of_a_current_audit_come_through_the_typed_reader(tmp_p
     audit = run_audit(claims.model_copy(update={"claims": [lowest], "sensitivity": []}), runs, context)
     path = tmp_path / "audit.json"
     path.write_text(audit_json(audit))
-    cvs = spread.shipped_cvs(path)
+    cvs = cal.shipped_cvs(path)
     assert len(cvs) == 2 and np.allclose(sorted(cvs), [0.05, 0.1])  # sd / mean of B and of A
     garland = context.experiments["garland"]
-    seeds = spread.shipped_seeds(path)
+    seeds = cal.shipped_seeds(path)
     assert {1, len(garland.seeds)} <= set(seeds) and list(seeds) == sorted(seeds, reverse=True)
     newer = json.loads(path.read_text())
     newer["format"] = AUDIT_FORMAT + 1  # not an older format: refused by the reader, not read by key
     path.write_text(json.dumps(newer))
     with pytest.raises(AuditRecordError, match=f"audit format {AUDIT_FORMAT + 1}"):
-        spread.shipped_seeds(path)
+        cal.shipped_seeds(path)
 
 
 def made_up_runs(mean: float, sd: float, n: int = 20, horizon: int = 10) -> list[Run]:
@@ -87,24 +117,31 @@ def made_up_runs(mean: float, sd: float, n: int = 20, horizon: int = 10) -> list
 
 
 def test_least_favourable_reproduction_one_comparison_at_the_margin():
-    """fig3's rule (12 comparisons): one at the claimed margin, 11 far inside. The claim then rests
-    on one test at alpha, so its false "reproduced" rate is about alpha, not alpha^12."""
-    rule = next(r for r in cal.rules() if "fig3" in r.name)
+    """The all-must-hold rule of the most comparisons: one at the claimed margin, the others far
+    inside. The claim then rests on one test at alpha, so its false "reproduced" rate is about alpha,
+    not alpha^k."""
+    rule = max((r for r in cal.rules() if r.claim.require == "all" and not r.claim.spec.additive),
+               key=lambda r: r.experiments * r.comparisons)  # fmt: skip
+    claimed, _, side = cal.margins(rule)
     truths = cal.scenarios(rule)["one at the claimed margin"]
-    assert truths[0] == 0.95 and all(t < 0.95 * 0.7 for t in truths[1:])
+    assert len(truths) == rule.experiments * rule.comparisons > 2
+    far = cal.far_inside(rule)
+    assert truths[0] == claimed and truths[1:] == [far] * (len(truths) - 1)
+    assert side * math.log(far / claimed) >= cal.FAR_INSIDE - 1e-12  # far inside the claimed region
     reps = 60
     rng = np.random.default_rng(5)
     got = cal.outcomes(rule, truths, 20, "normal", 0.05, reps, rng)
-    assert got[REPRODUCED] <= cal.binomial_bound(cal.ALPHA, reps)
+    assert got[REPRODUCED] <= cal.binomial_bound(rule.claim.alpha, reps)
     # the far comparisons alone reproduce: with the marginal one far too, the claim reproduces
     far = cal.outcomes(rule, [truths[1]] * len(truths), 20, "normal", 0.05, 10, rng)
     assert far[REPRODUCED] == 1.0
 
 
 def test_a_tie_is_never_reproduced_or_the_opposite():
-    rule = next(r for r in cal.rules() if "fig3" in r.name)
+    rule = next(r for r in cal.rules() if "tie" in cal.scenarios(r) and not r.claim.spec.additive)
+    claimed, refuting, _ = cal.margins(rule)
     tie = cal.scenarios(rule)["tie"]
-    assert 0.95 < tie[0] < 1 / 0.95
+    assert min(claimed, refuting) < tie[0] < max(claimed, refuting)
     got = cal.outcomes(rule, tie, 20, "bimodal", 0.05, 20, np.random.default_rng(2))
     assert got[REPRODUCED] == 0.0 and got["the opposite"] == 0.0
 
@@ -118,4 +155,4 @@ def test_a_majority_claims_least_favourable_truth_leaves_only_need_minus_one_exp
     need = rule.experiments // 2 + 1
     assert len(false) == rule.experiments - need + 1  # so a majority cannot truly hold
     got = cal.outcomes(rule, truths, 20, "normal", 0.05, 40, np.random.default_rng(3))
-    assert got[REPRODUCED] <= cal.binomial_bound(cal.ALPHA, 40)
+    assert got[REPRODUCED] <= cal.binomial_bound(rule.claim.alpha, 40)

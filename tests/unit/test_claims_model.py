@@ -14,6 +14,9 @@ from support import REPO
 from vhct.pipeline import config as vc
 from vhct.reporting import audit
 from vhct.reporting.audit import claims_model, schema
+from vhct.reporting.audit.beyond import run_beyond
+from vhct.reporting.audit.claims import ClaimsError, left_out, load_beyond, load_claims, substitute_settings
+from vhct.reporting.audit.evaluate import run_audit
 from vhct.reporting.audit.runs import Run
 from vhct.resources import BEYOND_SCHEMA, CLAIMS_SCHEMA, resource_path
 
@@ -60,8 +63,8 @@ def test_a_claim_missing_what_its_kind_needs_is_refused_naming_file_and_key(tmp_
     mutate(doc["claims"][i])
     path = tmp_path / "claims.yaml"
     path.write_text(yaml.safe_dump(doc), encoding="utf-8")
-    with pytest.raises(audit.ClaimsError) as refused:
-        audit.load_claims(path)
+    with pytest.raises(ClaimsError) as refused:
+        load_claims(path)
     message = str(refused.value)
     assert message.startswith(f"claims file {path}: key claims/{i}{key + ':' if key.startswith('/') else ''}")
     if key and not key.startswith("/"):
@@ -74,19 +77,19 @@ def test_a_question_missing_its_setting_is_refused_naming_file_and_key(tmp_path)
     doc["questions"][3].pop("a")
     path = tmp_path / "beyond.yaml"
     path.write_text(yaml.safe_dump(doc), encoding="utf-8")
-    with pytest.raises(audit.ClaimsError, match=rf"^beyond file {path}: key questions/3: 'a' is a required"):
-        audit.load_beyond(path)
+    with pytest.raises(ClaimsError, match=rf"^beyond file {path}: key questions/3: 'a' is a required"):
+        load_beyond(path)
 
 
 def test_defaults_resolved_and_records_frozen():
     doc = written(CLAIMS_FILE)
-    claims = audit.load_claims(CLAIMS_FILE)
+    claims = load_claims(CLAIMS_FILE)
     for claim, raw in zip(claims.claims, doc["claims"], strict=True):
         assert claim.require == raw.get("require", doc["defaults"]["require"])
         assert claim.round == raw.get("round", doc["defaults"]["round"])
     with pytest.raises(ValueError, match="frozen"):
         claims.claims[0].alpha = 0.5  # type: ignore[misc]
-    beyond = audit.load_beyond(BEYOND_FILE)
+    beyond = load_beyond(BEYOND_FILE)
     assert all(q.thresholds.min_relative_effect == 0.05 and q.round == "common" for q in beyond.questions)
 
 
@@ -114,56 +117,60 @@ def fake_runs(experiments, settings, seeds: int = 3, horizon: int = 12) -> dict:
 
 
 def test_the_real_claims_file_is_read_by_the_real_evaluator():
-    """Writer meets reader: every claim of config/claims.yaml evaluated, its verdict record carrying
-    the keys the file wrote (thresholds as written, defaults resolved), the config's skip_claims
-    reaching the evaluator as the experiments it leaves out."""
+    """Writer meets reader: every claim of config/claims.yaml evaluated, its verdict record embedding
+    the claim record the file wrote (thresholds as written, defaults resolved), the config's
+    skip_claims reaching the evaluator as the experiments it leaves out."""
     doc = written(CLAIMS_FILE)
-    claims = audit.load_claims(CLAIMS_FILE)
+    claims = load_claims(CLAIMS_FILE)
     experiments = [e for c in claims.claims for e in c.experiments_read]
     settings = list(dict.fromkeys(s for c in claims.claims for s in c.settings))
     cfg, _ = vc.load([REPO / "config" / "config.yaml"])
-    left_out = audit.left_out(claims, cfg)
+    skipped = left_out(claims, cfg)
     skipping = {e for e, exp in cfg.experiments.items() if exp.skip_claims}
-    assert skipping and any(left_out.values()) and all(
-        (e in left_out[c]) == (c in cfg.experiments[e].skip_claims) for c in left_out for e in skipping
+    assert skipping and any(skipped.values()) and all(
+        (e in skipped[c]) == (c in cfg.experiments[e].skip_claims) for c in skipped for e in skipping
     )
-    result = audit.run_audit(claims, fake_runs(dict.fromkeys(experiments), settings), {}, {}, left_out)
-    assert [c.id for c in result.claims] == [c["id"] for c in doc["claims"]]
-    for verdict, raw in zip(result.claims, doc["claims"], strict=True):
-        assert verdict.thresholds == raw["thresholds"]
-        assert verdict.alpha == raw.get("alpha", doc["defaults"]["alpha"])
-        assert verdict.min_seeds == raw.get("min_seeds", doc["defaults"]["min_seeds"])
+    result = run_audit(claims, fake_runs(dict.fromkeys(experiments), settings), None, {}, skipped)
+    assert [c.claim.id for c in result.claims] == [c["id"] for c in doc["claims"]]
+    for verdict, claim, raw in zip(result.claims, claims.claims, doc["claims"], strict=True):
+        assert verdict.claim == claim  # the claims file's record itself
+        assert verdict.claim.thresholds.given() == raw["thresholds"]
+        assert verdict.claim.alpha == raw.get("alpha", doc["defaults"]["alpha"])
+        assert verdict.claim.min_seeds == raw.get("min_seeds", doc["defaults"]["min_seeds"])
         for key in ("kind", "statistic", "target", "others", "claimed", "pairs", "checkpoints", "direction"):
-            assert getattr(verdict, key) == raw.get(key), (raw["id"], key)
-        for e in left_out[verdict.id]:
+            assert getattr(verdict.claim, key) == raw.get(key), (raw["id"], key)
+        for e in skipped[claim.id]:
             reasons = [x.reason for x in verdict.experiments if x.experiment == e]
-            assert reasons and all("leaves this claim out" in r for r in reasons), (verdict.id, e)
+            assert reasons and all("leaves this claim out" in r for r in reasons), (claim.id, e)
     assert result.rules == doc["rules"]
     assert [d.model_dump() for d in result.discrepancies] == doc["discrepancies"]
-    assert [c.substitute for c in result.sensitivity] == [c["substitute"] for c in doc["sensitivity"]]
+    assert [s.choice.substitute for s in result.sensitivity] == [c["substitute"] for c in doc["sensitivity"]]
+    assert [s.choice for s in result.sensitivity] == claims.sensitivity
 
 
 def test_the_real_questions_file_is_read_by_the_real_evaluator():
     doc = written(BEYOND_FILE)
-    beyond = audit.load_beyond(BEYOND_FILE)
+    beyond = load_beyond(BEYOND_FILE)
     settings = list(dict.fromkeys(s for q in beyond.questions for s in (q.a, q.b)))
-    part = audit.run_beyond(beyond, fake_runs(beyond.experiments, settings, seeds=20))
+    part = run_beyond(beyond, fake_runs(beyond.experiments, settings, seeds=20))
     assert part is not None and part.rules == doc["rules"]
-    for answer, raw in zip(part.questions, doc["questions"], strict=True):
-        assert (answer.id, answer.a, answer.b) == (raw["id"], raw["a"], raw["b"])
-        assert answer.thresholds == doc["defaults"]["thresholds"] and answer.round == doc["defaults"]["round"]
+    for answer, question, raw in zip(part.questions, beyond.questions, doc["questions"], strict=True):
+        assert answer.question == question  # the questions file's record itself
+        q = answer.question
+        assert (q.id, q.a, q.b) == (raw["id"], raw["a"], raw["b"])
+        assert q.thresholds.given() == doc["defaults"]["thresholds"] and q.round == doc["defaults"]["round"]
         assert [r.experiment for r in answer.experiments] == doc["defaults"]["experiments"]
 
 
 def test_a_variant_is_a_new_typed_claim_and_a_question_a_typed_lowest_claim():
-    claims = audit.load_claims()
+    claims = load_claims()
     choice = claims.sensitivity[0]
     claim = next(c for c in claims.claims if set(c.settings) & set(choice.substitute))
-    variant = audit.substitute_settings(claim, choice.substitute)
+    variant = substitute_settings(claim, choice.substitute)
     assert isinstance(variant, claims_model.Claim) and variant.id == claim.id
     assert variant.settings == [choice.substitute.get(s, s) for s in claim.settings]
-    assert claim == audit.load_claims().claims[claims.claims.index(claim)]  # the default untouched
-    question = audit.load_beyond().questions[0]
+    assert claim == load_claims().claims[claims.claims.index(claim)]  # the default untouched
+    question = load_beyond().questions[0]
     as_claim = audit.beyond.question_claim(question)
     assert (as_claim.kind, as_claim.target, as_claim.others) == ("lowest", question.a, [question.b])
     with pytest.raises(ValueError, match="key b: the same setting as a"):

@@ -13,8 +13,8 @@ from findings_run import made_up_run as _made_up_run
 from support import REPO
 
 from vhct.reporting import findings, ship
-from vhct.reporting.audit import AUDIT_FORMAT
-from vhct.reporting.audit.records import parse_audit
+from vhct.reporting.audit.records import AUDIT_FORMAT, parse_audit, read_audit
+from vhct.reporting.audit.render import headline
 
 
 def test_a_shipped_run_renders_every_part(tmp_path):
@@ -26,8 +26,7 @@ def test_a_shipped_run_renders_every_part(tmp_path):
     # the audit's forest figure is shipped and linked first, before the summary
     assert (docs / "figures" / "audit_forest.png").is_file()
     assert text.index("[audit_forest](figures/audit_forest.png)") < text.index("## Summary")
-    audit = json.loads((results / findings.AUDIT_JSON).read_text())
-    assert findings.headline(audit) in text
+    assert headline(read_audit(results / findings.AUDIT_JSON)) in text
     for needle in ("| C1 |", "| C2 |", "C1 flips: reproduced -> inconclusive", "| D1 |", "BO stops at t = 50",
                    "mnist runs in test-split mode", "1 h 02 min 05 s", "config/paper-local.yaml",
                    "12.5 ± 1.5",
@@ -68,15 +67,6 @@ def test_a_shipped_run_renders_every_part(tmp_path):
     changed = findings.render(docs)
     assert "| C2 | **reproduced** |" in changed and "| C2 | **inconclusive** |" in text
     assert "- **Reproduced** (2):" in changed and "- **Inconclusive**" not in changed
-    # an audit made before the run tables had the optimizer's own seconds tested the total: said so
-    shipped["claims"][2]["statistic"] = "seconds_per_round"
-    for c in shipped["claims"][2]["experiments"][0]["comparisons"]:
-        del c["total_a"], c["total_b"]
-    (docs / findings.DATA_DIR / findings.AUDIT_JSON).write_text(json.dumps(shipped))
-    older = findings.render(docs)
-    assert "(the optimizer's work and the objective's evaluation together)" in older
-    assert "| mnist | VHCT-rho0.75 | 1..50 of 100 | 0.35 | 0.05 | 7 | not reproduced |\n" in older
-    assert "optimizer s/round" not in older
 
 
 def test_an_audit_of_another_format_is_refused_by_name(tmp_path):
@@ -93,26 +83,29 @@ def test_an_audit_of_another_format_is_refused_by_name(tmp_path):
 
 
 def test_headline_counts_the_verdicts_and_flips():
-    audit = _complete({
-        "format": AUDIT_FORMAT, "sensitivity": [], "discrepancies": [], "reading_flips": [],
-        "claims": [{"id": f"C{i}", "quote": "q", "location": "l", "verdict": v, "reason": "r",
-                    "coverage": "a"}
-                   for i, v in enumerate(("reproduced", "reproduced", "not reproduced", "inconclusive"))],
-        "context": {"experiments": {"a": {"seeds": list(range(20))}}},
-        "flipped_claims": ["C3"],
-    })  # fmt: skip
-    assert findings.headline(audit) == (
+    def made_up(experiments: dict):
+        """An audit of four claims (the paper's 20 seeds) on ``experiments``, read by the one reader."""
+        return parse_audit(_complete({
+            "format": AUDIT_FORMAT, "sensitivity": [], "discrepancies": [], "reading_flips": [],
+            "claims": [{"id": f"C{i}", "quote": "q", "location": "l", "verdict": v, "reason": "r",
+                        "coverage": "a", "min_seeds": 20}
+                       for i, v in enumerate(("reproduced", "reproduced", "not reproduced", "inconclusive"))],
+            "context": {"experiments": experiments},
+            "flipped_claims": ["C3"],
+        }))  # fmt: skip
+
+    assert headline(made_up({"a": {"seeds": list(range(20))}})) == (
         "At 20 seeds per curve, of the paper's 4 audited claims: 2 reproduced, 1 not reproduced and "
         "1 inconclusive; 1 claim flips under an implementation choice the paper leaves open."
     )
     # a setting that ran fewer seeds than its experiment lists is named, with its count and where
     few = {"BO-restarts5": {"seeds": list(range(4))}, "VHCT": {}}
-    audit["context"]["experiments"] = {
+    experiments = {
         "garland": {"seeds": list(range(20)), "settings": few},
         "landmine": {"seeds": list(range(20)),
                      "settings": {"Random": {"seeds": list(range(10))}, "VHCT": {}}},  # fmt: skip
     }
-    assert findings.headline(_complete(audit)).startswith(
+    assert headline(made_up(experiments)).startswith(
         "At 20 seeds per curve (BO-restarts5: 4 on garland; Random: 10 on landmine), of the paper's 4 "
     )
 
@@ -125,17 +118,8 @@ def _shipped(name: str) -> dict:
     return json.loads((DOCS / findings.DATA_DIR / name).read_text(encoding="utf-8"))
 
 
-def _stale() -> bool:
-    """The shipped audit predates the audit's current format (re-shipped by `make findings` after a run)."""
-    return _shipped(findings.AUDIT_JSON).get("format") != AUDIT_FORMAT
-
-
 def test_shipped_findings_document_is_what_the_generator_makes_of_the_shipped_files():
-    if _stale():
-        # shipped before the audit's current footing: it must not be re-rendered into a mixed document
-        with pytest.raises(findings.FindingsError, match="re-run the audit"):
-            findings.render(DOCS)
-        return
+    assert _shipped(findings.AUDIT_JSON)["format"] == AUDIT_FORMAT  # shipped in the current format
     assert (DOCS / findings.DOCUMENT).read_text(encoding="utf-8") == findings.render(DOCS)
 
 
@@ -153,19 +137,19 @@ def test_every_file_the_shipped_findings_link_exists_and_every_figure_is_shown()
 
 
 def test_shipped_findings_are_at_paper_scale_from_committed_code():
-    audit, prov = _shipped(findings.AUDIT_JSON), _shipped(findings.PROVENANCE_JSON)
-    for name, experiment in audit["context"]["experiments"].items():  # the paper's 20 seeds, or more
-        assert len(experiment["seeds"]) >= 20, name
-        if not _stale():  # every setting at 20 or more (a format-2 audit has no per-setting seeds)
-            assert all(len(s["seeds"]) >= 20 for s in experiment["settings"].values()), name
+    audit = read_audit(DOCS / findings.DATA_DIR / findings.AUDIT_JSON)  # the one reader: format 5
+    prov = _shipped(findings.PROVENANCE_JSON)
+    for name, experiment in audit.context.experiments.items():  # the paper's 20 seeds, or more
+        assert len(experiment.seeds) >= 20, name
+        assert all(len(s.seeds) >= 20 for s in experiment.settings.values()), name  # every setting
+    assert audit.paper_seeds == 20 and audit.below_paper() == {}
     assert prov["config_files"] == ["config/config.yaml", "config/paper.yaml", "config/paper-local.yaml"]
     assert re.fullmatch(r"[0-9a-f]{40}", prov["commit"]) and not prov["uncommitted_changes"]
     claims = yaml.safe_load((REPO / "config" / "claims.yaml").read_text(encoding="utf-8"))["claims"]
     text = (DOCS / findings.DOCUMENT).read_text(encoding="utf-8")
-    if not _stale():  # a stale audit read the claims of its day; the renderer refuses it (test above)
-        assert [c["id"] for c in audit["claims"]] == [c["id"] for c in claims]
-    for claim in audit["claims"]:
-        assert f"| {claim['id']} |" in text, claim["id"]
+    assert [c.claim.id for c in audit.claims] == [c["id"] for c in claims]
+    for c in audit.claims:
+        assert f"| {c.claim.id} |" in text, c.claim.id
     if (REPO / ".git").exists():  # a checkout with history: the commit is one of main's
         ancestry = ["git", "-C", str(REPO), "merge-base", "--is-ancestor", prov["commit"], "HEAD"]
         assert subprocess.run(ancestry, check=False).returncode == 0, f"{prov['commit']} not in history"
@@ -221,21 +205,17 @@ def test_a_setting_that_runs_fewer_seeds_is_said_with_its_count():
     assert _scale_section({"landmine": landmine}) == [nothing]
 
 
-def test_the_headline_and_the_summary_agree_with_the_verdict_table(tmp_path):
+def test_the_headline_and_the_summary_agree_with_the_verdict_table():
     """The README's headline, the findings' summary and the table at a glance, from one renderer (the
-    shipped findings, or a made-up shipped run while they predate the audit's current format)."""
+    shipped findings)."""
     docs = DOCS
-    if _stale():
-        results, figures = _made_up_run(tmp_path)
-        docs = tmp_path / "docs"
-        ship.ship(results, figures, docs)
     audit = findings.read_audit(docs / findings.DATA_DIR / findings.AUDIT_JSON)
     text = findings.render(docs)
     table = text[text.index("| claim | verdict | decided by |") : text.index("### Why, claim by claim")]
     rows = {m[0]: m[1] for m in re.findall(r"^\| ([\w-]+) \| \*\*([^*]+)\*\* \|", table, re.M)}
-    assert list(rows) == [c.id for c in audit.claims]
+    assert list(rows) == [c.claim.id for c in audit.claims]
     counts = {v: list(rows.values()).count(v) for v in set(rows.values())}
-    head = findings.headline(audit)
+    head = headline(audit)
     for verdict, n in counts.items():
         assert f"{n} {verdict}" in head
     summary = text[text.index("## Summary") : text.index("## Provenance")]

@@ -14,7 +14,7 @@ import sys
 import numpy as np
 import pytest
 from scipy import optimize
-from support import garland, write_landmine_mat, write_mnist_dir
+from support import garland, run_spec, write_landmine_mat, write_mnist_dir
 
 from vhct.extras import MissingExtraError
 from vhct.objectives import OBJECTIVES, Objective, make_objective, objective_names
@@ -396,14 +396,7 @@ def test_a_run_record_follows_the_objectives_declared_optimum(cls, reference, tm
     OBJECTIVES.register(cls)
     try:
         assert known_optimum(cls.name) is cls.exact_optimum
-        run = {"experiment": "e", "setting": "s", "algorithm": "VHCT", "params": {}, "noise": 0.0}
-        spec = run | {
-            "objective": cls.name,
-            "objective_params": {},
-            "horizon": 5,
-            "seed": 0,
-            "progress_every": 0,
-        }
+        spec = run_spec("VHCT", cls.name, 5, 0, noise=0.0)
         table = tmp_path / "seed0.csv.gz"
         run_job(spec, table, sidecar_path(table))
         record = read_sidecar(table)
@@ -436,3 +429,19 @@ def test_an_objective_registered_lazily_cannot_declare_an_exact_optimum() -> Non
             OBJECTIVES["paraboloid"]
     finally:
         OBJECTIVES.unregister("paraboloid")
+
+
+def test_random_search_regret_is_f_star_minus_the_mean_over_the_domain():
+    """The normalized regret's scale against a dense-grid mean of Garland over [0, 1] (seeded: the
+    same every time); None where f* is unknown."""
+    f = make_objective("garland")
+    grid = np.linspace(0.0, 1.0, 20001)
+    mean = float(np.mean([f(np.array([x])) for x in grid]))
+    scale = f.random_search_regret()
+    assert scale == pytest.approx(f.f_star - mean, abs=1e-3)
+    assert f.random_search_regret() == scale
+
+    class Unknown(type(f)):
+        f_star = None
+
+    assert Unknown().random_search_regret() is None

@@ -10,13 +10,14 @@ from support import REPO
 
 from vhct.objectives import make_objective
 from vhct.pipeline import config as vc
-from vhct.reporting import audit
+from vhct.reporting.audit.claims import load_claims
+from vhct.reporting.audit.evaluate import run_audit
 from vhct.reporting.audit.runs import Run
 from vhct.reporting.audit.verdicts import NOT_EVALUATED
 
 DEFAULT, _ = vc.load([REPO / "config" / "config.yaml"])
 PAPER, _ = vc.load([REPO / "config" / "paper.yaml"])
-CLAIMS = audit.load_claims()
+CLAIMS = load_claims()
 
 
 #: objectives that read data files (real data: f* unknown)
@@ -72,7 +73,7 @@ def test_an_audit_of_runs_shaped_like_the_default_config_evaluates_every_synthet
                 runs[name][setting].append(Run(seed, pd.DataFrame(table), 0.0))
     claims = CLAIMS.model_copy(update={"claims": SYNTHETIC_CLAIMS, "sensitivity": []})
     scales = {"himmelblau": 0.15, "rastrigin2d": 0.3, "rastrigin10d": 0.3}
-    result = audit.run_audit(claims, runs, {"experiments": {}}, scales)
+    result = run_audit(claims, runs, {"experiments": {}}, scales)
     for claim in result.claims:
         assert claim.verdict != NOT_EVALUATED, (claim.id, claim.reason)
         assert "this configuration runs" not in claim.reason, claim.id

@@ -21,8 +21,7 @@ from support import REPO
 from vhct.pipeline import provenance
 from vhct.pipeline.versions import package_versions
 from vhct.reporting import findings, ship
-from vhct.reporting.audit import AUDIT_FORMAT
-from vhct.reporting.audit.records import parse_audit, read_audit
+from vhct.reporting.audit.records import AUDIT_FORMAT, parse_audit, read_audit
 from vhct.reporting.audit.render import headline, seeds_span
 from vhct.reporting.findings import FindingsError
 

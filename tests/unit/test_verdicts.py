@@ -28,7 +28,7 @@ from vhct.reporting.audit.verdicts import (
     TOO_FEW,
     UNDERPOWERED,
 )
-from vhct.reporting.forest import audit_forest, claim_regions, forest_rows
+from vhct.reporting.plots.forest import audit_forest, forest_rows
 
 
 def made_up(**keys) -> Claim:
@@ -124,12 +124,12 @@ def test_contrast_records_all_four_samples_and_its_interval():
     assert result["verdict"] == REPRODUCED and "ratio on x < 1 x ratio on y" in decided.reason
 
 
-def test_new_fields_round_trip_and_old_records_still_read():
+def test_new_fields_round_trip():
     _, comp = judge(0.93, 20.0)
     record = json.loads(json.dumps(comp.to_json(), default=float))
     assert Comparison.from_json(record) == comp
-    old = {k: v for k, v in record.items() if k not in ("ci_low", "ci_high", "category", "seeds_needed")}
-    assert Comparison.from_json(old).ci_low is None
+    # the round trip carries issue 29's fields, which are set here
+    assert comp.category == UNDERPOWERED and comp.seeds_needed and comp.ci_low is not None
 
 
 HORIZON = 40
@@ -198,18 +198,26 @@ def test_forest_draws_from_an_audit_json_written_by_the_real_writer(tmp_path):
     ]
     assert {r.claim for r in rows} == {c.id for c in EVERY_KIND}  # every kind has its regions
     assert any(r.low is not None for r in rows) and {r.verdict for r in rows} >= {REPRODUCED}
-    paths = audit_forest(path, tmp_path / "figures" / "audit_forest")
+    paths = audit_forest(audit, tmp_path / "figures" / "audit_forest")
     assert [p.suffix for p in paths] == [".pdf", ".png"] and all(p.stat().st_size > 10_000 for p in paths)
 
 
 def test_forest_regions_are_the_claims_thresholds(tmp_path):
-    claims = {c.id: c for c in read_audit(written_audit(tmp_path)).claims}
-    assert claim_regions(claims["lowest"]) == ([(0.0, 0.95)], [(1 / 0.95, math.inf)])
-    assert claim_regions(claims["similar"]) == ([(0.8, 1.05)], [(0.0, 0.8), (1.05, math.inf)])
-    assert claim_regions(claims["greater"]) == ([(1.5, math.inf)], [(0.0, 1.5)])  # refuted below: min_ratio
-    assert claim_regions(claims["sublinear"]) == ([(0.0, 0.95)], [(1.0, math.inf)])
-    assert claim_regions(claims["contrast"]) == ([(0.0, 1.0)], [(1.0, math.inf)])
-    assert claim_regions(claims["best-parameter"]) == ([(0.0, 1.1)], [(1.1, math.inf)])
+    claims = {c.claim.id: c.claim for c in read_audit(written_audit(tmp_path)).claims}
+
+    def regions(claim_id: str):
+        claim = claims[claim_id]
+        return claim.spec.intervals(claim)
+
+    assert regions("lowest") == ([(0.0, 0.95)], [(1 / 0.95, math.inf)])
+    assert regions("similar") == ([(0.8, 1.05)], [(0.0, 0.8), (1.05, math.inf)])
+    assert regions("greater") == ([(1.5, math.inf)], [(0.0, 1.5)])  # refuted below: min_ratio
+    assert regions("sublinear") == ([(0.0, 0.95)], [(1.0, math.inf)])
+    assert regions("contrast") == ([(0.0, 1.0)], [(1.0, math.inf)])
+    assert regions("best-parameter") == ([(0.0, 1.1)], [(1.1, math.inf)])
+    # the forest's rows carry their claim's regions
+    rows = forest_rows(read_audit(written_audit(tmp_path)).claims)
+    assert all((r.claimed, r.refuting) == regions(r.claim) for r in rows) and rows
 
 
 def test_forest_of_an_audit_without_comparisons_says_so(tmp_path):
@@ -222,11 +230,13 @@ def test_forest_of_an_audit_without_comparisons_says_so(tmp_path):
 
 
 def test_forest_of_an_audit_of_an_older_format_is_refused_by_the_reader(tmp_path):
+    """The forest draws a typed audit; the one reader refuses an audit JSON of another format, so
+    no figure is drawn from it."""
     path = written_audit(tmp_path)
     data = json.loads(path.read_text())
     data["format"] = AUDIT_FORMAT - 1
     path.write_text(json.dumps(data))
     refused = rf"{re.escape(str(path))}: audit format {AUDIT_FORMAT - 1}, but .* needs format"
     with pytest.raises(AuditRecordError, match=refused):
-        audit_forest(path, tmp_path / "audit_forest")
+        audit_forest(read_audit(path), tmp_path / "audit_forest")
     assert not list(tmp_path.glob("audit_forest.*"))

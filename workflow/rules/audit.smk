@@ -6,7 +6,7 @@
 The claims file is validated when the workflow is parsed, so a malformed one fails before any job.
 """
 
-import vhct.reporting.audit as va
+import vhct.reporting.audit.claims as va
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 import vhct.reporting.captions as vcap
 
@@ -31,7 +31,7 @@ except va.ClaimsError as _error:
 #: experiments some claim or question reads and the config runs (the others are reported "not evaluated")
 AUDIT_EXPERIMENTS = [
     e
-    for e in dict.fromkeys([*va.claims_experiments(_CLAIMS), *va.beyond_experiments(_BEYOND)])
+    for e in dict.fromkeys([*_CLAIMS.experiments, *_BEYOND.experiments])
     if e in CFG.experiments
 ]
 

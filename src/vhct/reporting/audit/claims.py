@@ -101,16 +101,6 @@ def _flatten(annotation: Any) -> list[Any]:
     return [annotation] if not args else [a for arg in args for a in _flatten(arg)]
 
 
-def claims_experiments(claims: ClaimsFile) -> list[str]:
-    """Every experiment some claim reads, in first-use order."""
-    return claims.experiments
-
-
-def beyond_experiments(beyond: BeyondFile) -> list[str]:
-    """Every experiment some question reads, in first-use order."""
-    return beyond.experiments
-
-
 #: claim keys that name settings (substituted under a variant)
 SETTING_KEYS = ("target", "claimed", "others")
 
@@ -143,9 +133,8 @@ def capped_below_minimum(claims: ClaimsFile, config: Config) -> list[str]:
     ``min_seeds`` while the experiment itself runs enough, and the experiment does not leave the
     claim out (``skip_claims``): such a cap would turn a verdict into "not evaluated" by our own
     configuration, so the config is refused before any job (the message names claim, setting, cap).
-
-    A setting that stops before the experiment's horizon is not read by a claim about the final
-    round, so its seeds do not count there.
+    Which settings are short is the claim's one rule (``Claim.short_of_seeds``: a setting that stops
+    before the horizon does not count for a claim about the final round).
     """
     problems = []
     readings = [(claim, claim.settings, "") for claim in claims.claims]
@@ -161,21 +150,18 @@ def capped_below_minimum(claims: ClaimsFile, config: Config) -> list[str]:
             exp = config.experiments.get(experiment)
             if exp is None or claim.id in exp.skip_claims or len(config.seeds(experiment)) < needed:
                 continue
-            for setting in settings:
-                if setting not in exp.settings:
-                    continue
-                if claim.round == "final" and config.run_horizon(experiment, setting) < exp.horizon:
-                    continue
-                runs = len(config.setting_seeds(experiment, setting))
-                if runs < needed:
-                    key = config.cap_key(experiment, setting, "max_seeds")
-                    problems.append(
-                        f"claim {claim.id}{what} reads setting {setting} on experiment {experiment}, "
-                        f"which runs {runs} seeds there (cap {key}: {runs}), below the claim's min_seeds "
-                        f"{needed} while the experiment runs {len(config.seeds(experiment))}: raise the "
-                        f"cap, or leave the claim out of the experiment "
-                        f"(experiments/{experiment}/skip_claims: [{claim.id}])"
-                    )
+            read = [s for s in settings if s in exp.settings]
+            seeds = {s: len(config.setting_seeds(experiment, s)) for s in read}
+            horizons = {s: config.run_horizon(experiment, s) for s in read}
+            for setting, runs in claim.short_of_seeds(seeds, horizons, exp.horizon).items():
+                key = config.cap_key(experiment, setting, "max_seeds")
+                problems.append(
+                    f"claim {claim.id}{what} reads setting {setting} on experiment {experiment}, "
+                    f"which runs {runs} seeds there (cap {key}: {runs}), below the claim's min_seeds "
+                    f"{needed} while the experiment runs {len(config.seeds(experiment))}: raise the "
+                    f"cap, or leave the claim out of the experiment "
+                    f"(experiments/{experiment}/skip_claims: [{claim.id}])"
+                )
     return problems
 
 

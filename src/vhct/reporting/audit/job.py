@@ -13,7 +13,7 @@ from vhct.pipeline.files import display_path, sha256
 from vhct.pipeline.provenance import RUN_ID_ENV
 from vhct.pipeline.versions import package_versions
 from vhct.reporting.audit.beyond import run_beyond
-from vhct.reporting.audit.claims import claims_experiments, left_out, load_beyond, load_claims
+from vhct.reporting.audit.claims import left_out, load_beyond, load_claims
 from vhct.reporting.audit.claims_model import ClaimsFile
 from vhct.reporting.audit.evaluate import config_summary, run_audit
 from vhct.reporting.audit.records import Audit, AuditContext
@@ -38,7 +38,7 @@ def audit_context(
         config_sha256={display_path(p): sha256(p) for p in configfiles},
         claims_file=display_path(claims_path),
         claims_sha256=sha256(claims_path),
-        experiments=config_summary(config, claims_experiments(claims)),
+        experiments=config_summary(config, claims.experiments),
         beyond_file=None if beyond_path is None else display_path(beyond_path),
         beyond_sha256=None if beyond_path is None else sha256(beyond_path),
         # the packages that shape the numbers, as the audit job saw them (ship refuses a mix)
