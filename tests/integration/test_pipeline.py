@@ -470,7 +470,7 @@ def test_slurm_profile_dry_run(tmp_path):
 
 def test_captions_state_settings_and_the_data_mode():
     from vhct.pipeline.specs import ExperimentInfo
-    from vhct.reporting.plots import experiment_caption
+    from vhct.reporting.plots.common import experiment_caption
 
     exp = ExperimentInfo(name="e", title="E", noise=0.5, seeds=[0, 1, 2], horizon=80, objective="garland",
                          objective_params={}, settings={})  # fmt: skip

@@ -9,7 +9,7 @@ pd = pytest.importorskip("pandas")
 pytest.importorskip("matplotlib")
 
 from vhct.pipeline.specs import ExperimentInfo, FigureSpec, PanelSpec, SettingInfo  # noqa: E402
-from vhct.reporting import plots  # noqa: E402
+from vhct.reporting import plots, styles  # noqa: E402
 
 SETTINGS = {"VHCT-a": "VHCT", "Random": "Random", "GP": "GP-Optuna"}
 #: seconds per round of each setting's two seeds
@@ -28,7 +28,7 @@ def write_tables(tmp_path):
             )
     regret = tmp_path / "regret.csv"
     pd.DataFrame(rows).to_csv(regret, index=False)
-    pd.DataFrame(timing).to_csv(plots.timing_path(regret), index=False)
+    pd.DataFrame(timing).to_csv(plots.regret.timing_path(regret), index=False)
     return str(regret)
 
 
@@ -52,19 +52,19 @@ def figure_spec():
 
 def test_cost_panel_draws_each_settings_mean_and_range_in_its_colour(tmp_path):
     regret_path = write_tables(tmp_path)
-    with plots.plt.rc_context(plots.RC):
-        fig = plots.regret_cost_figure(figure_spec(), {"e": regret_path})
+    with plots.common.plt.rc_context(plots.common.RC):
+        fig = plots.regret.regret_cost_figure(figure_spec(), {"e": regret_path})
     regret_ax, cost_ax = fig.axes[:2]
     bars = cost_ax.patches
     assert [b.get_width() for b in bars] == pytest.approx([np.mean(COST[s]) for s in SETTINGS])
-    colours = [plots.style(a)[0] for a in SETTINGS.values()]
-    assert [plots.matplotlib.colors.to_hex(b.get_facecolor()) for b in bars] == colours
+    colours = [styles.style(a)[0] for a in SETTINGS.values()]
+    assert [plots.common.matplotlib.colors.to_hex(b.get_facecolor()) for b in bars] == colours
     ranges = [line.get_xdata().tolist() for line in cost_ax.lines]
     assert ranges == [COST[s] for s in SETTINGS]
     assert [t.get_text() for t in cost_ax.texts] == ["0.2 ms", "0.7 ms", "300 ms"]
     assert cost_ax.get_xscale() == "log"
     assert [line.get_label() for line in regret_ax.lines][:1] == ["VHCT-a"]
-    plots.plt.close(fig)
+    plots.common.plt.close(fig)
 
 
 def test_make_figure_saves_the_kind(tmp_path):
@@ -74,7 +74,7 @@ def test_make_figure_saves_the_kind(tmp_path):
 
 
 def test_seconds_text():
-    assert plots.seconds_text(0.0123) == "12.3 ms" and plots.seconds_text(2.5) == "2.5 s"
+    assert plots.regret.seconds_text(0.0123) == "12.3 ms" and plots.regret.seconds_text(2.5) == "2.5 s"
 
 
 def test_a_setting_has_one_legend_label_across_panels_naming_where_it_stops():
@@ -84,19 +84,20 @@ def test_a_setting_has_one_legend_label_across_panels_naming_where_it_stops():
         return experiment(name, title, horizons={"GP": gp_horizon}, seeds={"GP": [0]})
 
     exps = [exp("e", "E: one", 4), exp("f", "F: two", 10)]
-    labels = plots.legend_labels(exps, [list(SETTINGS), list(SETTINGS)])
+    labels = plots.regret.legend_labels(exps, [list(SETTINGS), list(SETTINGS)])
     assert labels == {"VHCT-a": "VHCT-a", "Random": "Random", "GP": "GP (stops at t=4 on E; 1 seed)"}
-    assert plots.legend_labels(exps[:1], [list(SETTINGS)])["GP"] == "GP (stops at t=4; 1 seed)"
+    assert plots.regret.legend_labels(exps[:1], [list(SETTINGS)])["GP"] == "GP (stops at t=4; 1 seed)"
     spec = FigureSpec(name="f", kind="regret", experiments={"e": exps[0], "f": exps[1]},
                       panels=[PanelSpec(experiment="e"),
                               PanelSpec(experiment="f", settings=["VHCT-a", "GP"])])  # fmt: skip
-    assert plots.figure_labels(spec)["GP"] == labels["GP"]
+    assert plots.regret.figure_labels(spec)["GP"] == labels["GP"]
 
 
 def test_every_figure_kind_has_a_registered_drawer_and_every_drawer_a_kind():
     """Contract of the figure kinds registry: each config kind has a drawer registered by its family
     module (the audit's own figures, ``AUDIT_FIGURES``, are drawn by the audit stage), and the
-    public drawing functions of plots (``<something>_figure``) are exactly the registered drawers."""
+    public drawing functions of the family modules (``<something>_figure``) are exactly the
+    registered drawers."""
     from vhct.pipeline.figure_kinds import AUDIT_FIGURES, FIGURE_KINDS
 
     kinds = [kind for kind in FIGURE_KINDS if kind not in AUDIT_FIGURES]
@@ -105,11 +106,12 @@ def test_every_figure_kind_has_a_registered_drawer_and_every_drawer_a_kind():
         assert callable(plots.drawer(kind)), kind
     public = {
         value
-        for name, value in vars(plots).items()
-        if name.endswith("_figure") and not name.startswith(("_", "make_")) and callable(value)
+        for family in (plots.functions, plots.osc, plots.regret)
+        for name, value in vars(family).items()
+        if name.endswith("_figure") and callable(value) and value.__module__ == family.__name__
     }
     assert public == {plots.DRAWERS[kind] for kind in plots.DRAWERS if kind not in AUDIT_FIGURES}
-    assert plots.drawer("average_regret") is plots.drawer("regret") is plots.regret_figure
+    assert plots.drawer("average_regret") is plots.drawer("regret") is plots.regret.regret_figure
 
 
 def test_the_figure_job_calls_the_drawer_registered_for_its_kind(tmp_path):
@@ -120,7 +122,7 @@ def test_the_figure_job_calls_the_drawer_registered_for_its_kind(tmp_path):
 
     def probe_drawing(figure):
         drawn.append(figure.name)
-        fig, ax = plots.plt.subplots()
+        fig, ax = plots.common.plt.subplots()
         ax.plot([0, 1], [1, 0])
         return fig
 
@@ -141,9 +143,9 @@ def test_the_figure_job_calls_the_drawer_registered_for_its_kind(tmp_path):
 
 def test_a_drawer_is_registered_only_for_a_figure_kind():
     with pytest.raises(ValueError, match="a drawer for 'heatmap', which is no figure kind; known: regret"):
-        plots.DRAWERS.register("heatmap", plots.regret_figure)
+        plots.DRAWERS.register("heatmap", plots.regret.regret_figure)
     with pytest.raises(ValueError, match="figure drawer 'regret' is already registered"):
-        plots.DRAWERS.register("regret", plots.regret_figure)
+        plots.DRAWERS.register("regret", plots.regret.regret_figure)
     assert "heatmap" not in plots.DRAWERS
 
 
@@ -168,7 +170,7 @@ def test_the_figure_spec_of_a_real_config_crosses_to_the_plots_as_the_rule_passe
     pdf, png = tmp_path / "regret.pdf", tmp_path / "regret.png"
     plots.figure_job(spec.model_dump(mode="json"), paths, pdf, png)
     assert pdf.stat().st_size > 0 and png.read_bytes().startswith(b"\x89PNG")
-    labels = plots.figure_labels(spec)  # the capped setting's legend names its own horizon
+    labels = plots.regret.figure_labels(spec)  # the capped setting's legend names its own horizon
     short = spec.experiments["garland"].settings["short"]
     assert labels["short"].startswith(f"{short.label} (stops at t={short.horizon}")
 

@@ -65,13 +65,13 @@ def dummy():
 def test_one_row_makes_an_algorithm_usable_everywhere(dummy):
     pytest.importorskip("matplotlib")
     from vhct.pipeline.config import validate_config
-    from vhct.reporting import plots
+    from vhct.reporting import styles
 
     assert dummy in algorithm_names()
     assert algorithm_params(dummy) == {"offset"}
     opt = make_optimizer(dummy, [[1.0, 2.0]], seed=0, offset=0.5)
     assert opt.ask().tolist() == [1.5]
-    assert plots.style(dummy) == ("#000000", "-")
+    assert styles.style(dummy) == ("#000000", "-")
     config = {
         "settings": {"d": {"algorithm": dummy, "params": {"offset": 0.1}}},
         "experiments": {

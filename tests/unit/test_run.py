@@ -306,7 +306,7 @@ def test_the_legend_says_when_a_setting_runs_fewer_seeds_or_rounds():
     import matplotlib.pyplot as plt
 
     from vhct.pipeline.specs import ExperimentInfo
-    from vhct.reporting.plots import draw_regret_panel
+    from vhct.reporting.plots.regret import draw_regret_panel
 
     exp = ExperimentInfo.model_validate({
         "name": "landmine", "title": "Landmine", "objective": "landmine", "objective_params": {},

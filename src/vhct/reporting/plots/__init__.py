@@ -5,8 +5,8 @@ plots), ``osc`` (the OSC illustration), ``common`` (sizes, captions, legends, sa
 registering its drawers in ``drawers`` (the registry of drawers by figure kind). This module is the
 figure job: it reads the declared figure (:class:`vhct.pipeline.specs.FigureSpec`, given as the
 record or its JSON data), calls its kind's registered drawer and saves the figure as PDF and PNG,
-atomically. One palette,
-``vhct.reporting.styles``: every algorithm keeps its colour and line style in every figure.
+atomically. One palette, ``vhct.reporting.styles``: every algorithm keeps its colour and line
+style in every figure.
 """
 
 from __future__ import annotations
@@ -20,39 +20,9 @@ from pydantic import ValidationError
 
 from vhct.pipeline.figure_kinds import figure_kind
 from vhct.pipeline.specs import FigureSpec
-from vhct.reporting.plots.common import (
-    RC,
-    experiment_caption,
-    matplotlib,
-    noise_text,
-    plt,
-    save,
-    shared_legend,
-    short_title,
-)
+from vhct.reporting.plots import functions, osc, regret  # noqa: F401 (each registers its drawers)
+from vhct.reporting.plots.common import RC, plt, save
 from vhct.reporting.plots.drawers import DRAWERS
-from vhct.reporting.plots.functions import function_figure, objective_values
-from vhct.reporting.plots.osc import draw_osc_errors, draw_osc_path, osc_figure, osc_report
-from vhct.reporting.plots.regret import (
-    draw_cost_panel,
-    draw_regret_panel,
-    figure_labels,
-    legend_labels,
-    regret_cost_figure,
-    regret_figure,
-    seconds_text,
-    timing_path,
-    variant_markers,
-)
-from vhct.reporting.styles import style  # re-exported: plots.style is the figures' palette
-
-__all__ = [
-    "DRAWERS", "RC", "draw_cost_panel", "draw_osc_errors", "draw_osc_path", "draw_regret_panel", "drawer",
-    "experiment_caption", "figure_job", "figure_labels", "figure_spec", "function_figure", "legend_labels",
-    "make_figure", "matplotlib", "noise_text", "objective_values", "osc_figure", "osc_report", "plt",
-    "regret_cost_figure", "regret_figure", "save", "seconds_text", "shared_legend", "short_title", "style",
-    "timing_path", "variant_markers",
-]  # fmt: skip
 
 log = logging.getLogger("vhct.reporting.plots")
 
