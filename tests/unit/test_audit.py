@@ -31,7 +31,6 @@ from vhct.reporting.audit.records import (
     Comparison,
     read_audit,
 )
-from vhct.reporting.audit.render import render_markdown, write_audit
 from vhct.reporting.audit.runs import Run, check_aggregates, statistic
 from vhct.reporting.audit.verdicts import (
     INCONCLUSIVE,
@@ -42,6 +41,7 @@ from vhct.reporting.audit.verdicts import (
     combine,
     decide,
 )
+from vhct.reporting.render import render_markdown, write_audit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import calibration  # noqa: E402  (benchmarks/calibration.py: the calibration moved out of the package)
@@ -693,7 +693,7 @@ def test_a_comparison_round_trips_through_its_json_which_carries_every_field():
         with pytest.raises(AuditRecordError, match=f"lacks field\\(s\\) {field}"):
             Comparison.from_json({k: v for k, v in record.items() if k != field})
     with_ci = Comparison.from_json({**record, "ci_low": 0.4, "ci_high": 0.6})
-    from vhct.reporting.audit.render import render_markdown
+    from vhct.reporting.render import render_markdown
 
     a = small_audit()
     claims = [a.claims[0].model_copy(update={"experiments": [a.claims[0].experiments[0].model_copy(

@@ -14,7 +14,7 @@ from vhct.reporting.audit.claims import load_claims
 from vhct.reporting.audit.evaluate import run_audit
 from vhct.reporting.audit.job import audit_context
 from vhct.reporting.audit.records import AUDIT_FORMAT, AuditRecordError, audit_json, parse_audit
-from vhct.reporting.audit.render import headline, render_markdown, scale_items, seeds_span
+from vhct.reporting.render import headline, render_markdown, scale_items, seeds_span
 
 CLAIMS = REPO / "config" / "claims.yaml"
 

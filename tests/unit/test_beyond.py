@@ -24,7 +24,7 @@ from vhct.reporting.audit.records import (
     audit_json,
     parse_audit,
 )
-from vhct.reporting.audit.render import format_number, render_findings, render_markdown, write_audit
+from vhct.reporting.render import format_number, render_findings, render_markdown, write_audit
 
 BEYOND_FIGURE = "beyond_baselines"
 PROV = {"commit": "0" * 40, "config_files": [], "command": "c", "started_utc": "s", "wall_seconds": 1.0,

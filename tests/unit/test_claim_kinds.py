@@ -35,10 +35,10 @@ from vhct.reporting.audit.claims_model import CLAIM_KINDS, Claim, ClaimsFile, Ru
 from vhct.reporting.audit.evaluate import conclude, run_audit
 from vhct.reporting.audit.kinds import ClaimKind
 from vhct.reporting.audit.records import AuditContext, audit_json, parse_audit, read_audit
-from vhct.reporting.audit.render import render_markdown
 from vhct.reporting.audit.runs import AUDITED_COLUMNS, Run
 from vhct.reporting.audit.verdicts import NO_EFFECT, NOT_REPRODUCED, OPPOSITE, REPRODUCED
 from vhct.reporting.plots.forest import audit_forest, forest_rows
+from vhct.reporting.render import render_markdown
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import calibration  # noqa: E402  (benchmarks/calibration.py)

@@ -14,7 +14,7 @@ from support import REPO
 
 from vhct.reporting import findings, ship
 from vhct.reporting.audit.records import AUDIT_FORMAT, parse_audit, read_audit
-from vhct.reporting.audit.render import headline
+from vhct.reporting.render import headline
 
 
 def test_a_shipped_run_renders_every_part(tmp_path):
@@ -157,7 +157,7 @@ def test_shipped_findings_are_at_paper_scale_from_committed_code():
 
 def _scale_section(experiments: dict) -> list[str]:
     """The findings' "Not at the paper's full scale" lines of an audit of these experiments."""
-    from vhct.reporting.audit.render import render_findings
+    from vhct.reporting.render import render_findings
 
     audit = parse_audit(_complete({"format": AUDIT_FORMAT, "claims": [], "sensitivity": [],
                                    "discrepancies": [], "reading_flips": [], "flipped_claims": [],

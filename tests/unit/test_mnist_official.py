@@ -23,7 +23,7 @@ from vhct.objectives.mnist import (
 from vhct.pipeline import config as vc
 from vhct.pipeline.data import mirror_dirs, verify_file
 from vhct.reporting import findings, ship
-from vhct.reporting.audit.render import mnist_subsets
+from vhct.reporting.render import mnist_subsets
 
 #: a point of the domain that trains well: batch 10, learning rate 0.1, weight decay 1e-4
 GOOD_SGD = [10.0, 0.1, 1e-4]

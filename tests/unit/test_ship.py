@@ -22,8 +22,8 @@ from vhct.pipeline import provenance
 from vhct.pipeline.versions import package_versions
 from vhct.reporting import findings, ship
 from vhct.reporting.audit.records import AUDIT_FORMAT, parse_audit, read_audit
-from vhct.reporting.audit.render import headline, seeds_span
 from vhct.reporting.findings import FindingsError
+from vhct.reporting.render import headline, seeds_span
 
 #: what a newcomer sees without scrolling
 README_FIRST_SCREEN_LINES = 25

@@ -17,7 +17,7 @@ import pandas as pd
 
 from vhct.reporting.audit import records
 from vhct.reporting.audit.records import Audit
-from vhct.reporting.audit.render import render_findings
+from vhct.reporting.render import render_findings
 
 #: the shipped inputs of the document, relative to the docs directory
 DATA_DIR = "findings"

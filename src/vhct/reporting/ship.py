@@ -67,7 +67,6 @@ from pathlib import Path
 from typing import Any
 
 from vhct.pipeline.files import fsync_dir
-from vhct.reporting.audit.render import render_readme
 from vhct.reporting.findings import (
     AGGREGATES,
     AUDIT_JSON,
@@ -82,6 +81,7 @@ from vhct.reporting.findings import (
     read_json,
     render,
 )
+from vhct.reporting.render import render_readme
 from vhct.reporting.ship_checks import check_hashes, check_one_run, check_scale, check_versions
 
 #: a figure link in the rendered document

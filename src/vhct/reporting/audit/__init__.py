@@ -10,8 +10,8 @@ and effect-size thresholds. One module per job:
   tests the kinds are made of; ``runs``: the runs a claim reads and their per-seed statistics;
 - ``verdicts``: the verdict ladder and how verdicts combine; ``evaluate``: claims per experiment
   and combined, under the defaults and each variant; ``beyond``: the questions beyond the paper;
-- ``records``: the typed records and their one JSON writer and reader; ``render``: the one
-  renderer (templates in ``vhct/reporting/templates``); ``job``: the pipeline's audit stage.
+- ``records``: the typed records and their one JSON writer and reader (rendered by
+  ``vhct.reporting.render``); ``job``: the pipeline's audit stage.
 
 Verdicts: reproduced, not reproduced, inconclusive (too few seeds, or neither the claimed nor the
 refuting test significant) and not evaluated (the config does not run what the claim needs).

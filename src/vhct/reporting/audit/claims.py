@@ -101,18 +101,12 @@ def _flatten(annotation: Any) -> list[Any]:
     return [annotation] if not args else [a for arg in args for a in _flatten(arg)]
 
 
-#: claim keys that name settings (substituted under a variant)
-SETTING_KEYS = ("target", "claimed", "others")
-
-
 def substitute_settings(claim: Claim, substitute: Mapping[str, str]) -> Claim | None:
     """The claim (a new record) with the variant's settings in place of the default's, or None if it
     names none of them."""
     if not set(claim.settings) & set(substitute):
         return None
-    update: dict[str, Any] = {}
-    if claim.target is not None:
-        update["target"] = substitute.get(claim.target, claim.target)
+    update: dict[str, Any] = {"target": substitute.get(claim.target, claim.target)}
     for key in ("claimed", "others"):
         if getattr(claim, key) is not None:
             update[key] = [substitute.get(s, s) for s in getattr(claim, key)]

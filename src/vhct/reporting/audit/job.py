@@ -17,8 +17,8 @@ from vhct.reporting.audit.claims import left_out, load_beyond, load_claims
 from vhct.reporting.audit.claims_model import ClaimsFile
 from vhct.reporting.audit.evaluate import config_summary, run_audit
 from vhct.reporting.audit.records import Audit, AuditContext
-from vhct.reporting.audit.render import write_audit
 from vhct.reporting.audit.runs import check_aggregates, read_runs
+from vhct.reporting.render import write_audit
 
 
 def audit_context(

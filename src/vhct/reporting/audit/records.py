@@ -42,24 +42,18 @@ class AuditRecordError(ValueError):
 class Comparison:
     """One test of a claim: setting ``a`` against ``b`` (or against a bound when ``b`` is ``-``).
 
-    ``claimed`` and ``refuted`` state the two regions tested (e.g. ``mean_a < 0.95 mean_b``);
-    ``p_claimed`` is the one-sided p-value of the claimed region, ``p_refuted`` of the refuting
-    one and ``p_refuted_holm`` the latter Holm-adjusted over the claim's refuting tests
-    (``p_claimed_holm``: the claimed one's, for two-sided questions beyond the paper). ``round``
-    is where the statistic was read and ``horizon`` the experiment's last round: a comparison
-    read earlier says so in its label (``VHCT vs BO at t = 50 of 500``). ``ci_low``/``ci_high``:
-    an interval of the effect, where the check computes one. ``total_a``/``total_b``: beside a
-    comparison of the optimizer's own seconds per round, each side's mean total seconds per round
-    (with the objective's evaluation) over the same rounds (``checks.TOTAL_BESIDE``).
-
-    Issue 29: ``no_effect`` states the complement of the claimed region where it differs from the
-    refuting one (``mean_a > 0.95 mean_b`` for "lower by 5 %"), ``p_no_effect`` its one-sided p and
-    ``p_no_effect_holm`` that Holm-adjusted with every refuting test of the claim (both kinds);
-    ``ci_low``/``ci_high`` the interval of ``effect`` that inverts the tests (level ``ci_level``,
-    1 - 2 alpha); ``resamples`` the bootstrap resamples behind the p-values (None: an analytic
-    test); ``category`` the verdict's sub-category (``verdicts.CATEGORIES``); ``seeds_needed`` the
-    seeds per arm that would decide an underpowered comparison at 80 % power given the observed
-    spread; ``values_a2``/``values_b2`` the second experiment's per-seed values of a contrast.
+    ``claimed``, ``refuted`` and ``no_effect`` state the regions tested (``mean_a < 0.95 mean_b``;
+    no effect: the claimed region's complement where it differs from the refuting one), ``p_*``
+    their one-sided p-values and ``p_*_holm`` those Holm-adjusted over the claim's refuting tests of
+    both kinds (``p_claimed_holm``: for two-sided questions beyond the paper). ``round`` is where the
+    statistic was read, ``horizon`` the experiment's last round (an earlier read says so in its
+    label: ``VHCT vs BO at t = 50 of 500``). ``ci_low``/``ci_high``: the interval of ``effect`` that
+    inverts the tests (level ``ci_level``, 1 - 2 alpha); ``resamples``: the bootstrap resamples
+    behind the p-values (None: an analytic test); ``category``: the verdict's sub-category
+    (``verdicts.CATEGORIES``); ``seeds_needed``: the seeds per arm that would decide an
+    underpowered comparison at 80 % power. ``total_a``/``total_b``: beside the optimizer's own
+    seconds per round, each side's total with the objective (``checks.TOTAL_BESIDE``);
+    ``values_a2``/``values_b2``: the second experiment's per-seed values of a contrast.
     """
 
     experiment: str
