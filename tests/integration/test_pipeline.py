@@ -766,67 +766,66 @@ def test_shipped_configs_run_the_real_data_panels():
 
 
 def test_the_run_writes_the_audit_and_the_report(workdir, config, tiny):
-    """The audit stage is part of `all`; `--report` then gathers figures, captions and audit."""
+    """The audit stage is part of `all` (its JSON read back by the audit's one reader); `--report`
+    then gathers figures, captions and audit."""
     from vhct.reporting.audit.claims import load_claims
+    from vhct.reporting.audit.records import read_audit
 
-    result = json.loads((workdir / "results" / "audit.json").read_text(encoding="utf-8"))
+    result = read_audit(workdir / "results" / "audit.json")
     claims = load_claims()
-    assert [c["id"] for c in result["claims"]] == [c.id for c in claims.claims]
-    assert sum(result["summary"].values()) == len(result["claims"])
+    assert [c.claim for c in result.claims] == claims.claims  # each verdict embeds its claim
+    assert sum(result.summary.values()) == len(result.claims)
     expected = {e for e in claims.experiments if e in config.experiments}
-    assert set(result["context"]["experiments"]) == expected
-    assert result["format"] == AUDIT_FORMAT
+    assert set(result.context.experiments) == expected
+    assert result.format == AUDIT_FORMAT
     assert (workdir / "figures" / "audit_forest.png").stat().st_size > 0  # drawn from the audit JSON
     # the claims added from Sec. 4.4 and the appendix read the tiny config's runs (2 seeds, below
     # their minimum: no verdict, and the reason says how many seeds ran and how many they need)
-    verdicts = {c["id"]: c for c in result["claims"]}
+    verdicts = {c.claim.id: c for c in result.claims}
     new_claims = [
         "vhct-faster-low-noise", "vhct-lead-low-vs-high-noise", "high-noise-vhct-hct-similar",
         "phi-conjecture-with-phi-oe", "phi-conjecture-with-default-oe", "himmelblau-easier",
     ]  # fmt: skip
     for new in new_claims:
-        assert verdicts[new]["verdict"] == "not evaluated", new
-        assert "this configuration runs 2 seeds" in verdicts[new]["reason"], new
-    counter = verdicts["phi-conjecture-with-phi-oe"]["experiments"][0]
-    assert counter["verdict"] == "not evaluated" and "the claim needs 20" in counter["reason"]
+        assert verdicts[new].verdict == "not evaluated", new
+        assert "this configuration runs 2 seeds" in verdicts[new].reason, new
+    counter = verdicts["phi-conjecture-with-phi-oe"].experiments[0]
+    assert counter.verdict == "not evaluated" and "the claim needs 20" in counter.reason
     # the questions beyond the paper: a separate part, answered on garland-beyond (capped settings
     # labelled with their round), the headline's counts untouched by it
-    beyond = result["beyond"]
-    rows = {(q["id"], e["experiment"]): e for q in beyond["questions"] for e in q["experiments"]}
+    rows = {(q.question.id, e.experiment): e for q in result.beyond.questions for e in q.experiments}
     for q in ("vhct-vs-random", "vhct-vs-tpe", "vhct-vs-cmaes", "vhct-vs-gp-optuna", "vhct-vs-bo",
               "hct-vs-random", "hct-vs-bo"):  # fmt: skip
         row = rows[(q, "garland-beyond")]
-        assert row["verdict"] == "inconclusive (too few seeds)", q
-        assert row["cost"]["a"] > 0 and row["cost"]["b"] > 0, q
-    gp = rows[("vhct-vs-gp-optuna", "garland-beyond")]["comparison"]
-    assert (gp["round"], gp["horizon"], gp["label"]) == (12, 30, "VHCT-rho0.75 vs GP-Optuna at t = 12 of 30")
-    assert rows[("vhct-vs-random", "garland-beyond")]["comparison"]["round"] == 30
-    assert rows[("vhct-vs-random", "garland")]["verdict"] == "not evaluated"
-    assert sum(result["summary"].values()) == len(claims.claims)
+        assert row.verdict == "inconclusive (too few seeds)", q
+        assert row.cost["a"] > 0 and row.cost["b"] > 0, q
+    gp = rows[("vhct-vs-gp-optuna", "garland-beyond")].comparison
+    assert (gp.round, gp.horizon, gp.label) == (12, 30, "VHCT-rho0.75 vs GP-Optuna at t = 12 of 30")
+    assert rows[("vhct-vs-random", "garland-beyond")].comparison.round == 30
+    assert rows[("vhct-vs-random", "garland")].verdict == "not evaluated"
+    assert sum(result.summary.values()) == len(claims.claims)
     md = (workdir / "results" / "audit.md").read_text(encoding="utf-8")
     assert "## Discrepancies in the paper" in md
     assert md.index("## Beyond the paper") > md.index("## Discrepancies in the paper")
     assert "| t = 12 of 30 |" in md[md.index("## Beyond the paper") :]
     # sensitivity: every choice is evaluated on garland with its variant settings, run by the tiny config
     assert "## Sensitivity to implementation choices" in md
-    assert [c["id"] for c in result["sensitivity"]] == [c.id for c in claims.sensitivity]
-    for choice in result["sensitivity"]:
-        assert choice["claims"], choice["id"]
+    assert [s.choice for s in result.sensitivity] == claims.sensitivity  # each embeds its choice
+    for s in result.sensitivity:
+        choice = s.choice.id
+        assert s.claims, choice
         # BO is compared at its own horizon (bo-regret-not-better), the others in Fig. 3's claim
-        read = "bo-regret-not-better" if choice["id"] == "bo-fit-restarts" else "fig3-vhct-lowest"
-        row = next(r for r in choice["claims"] if r["claim"] == read)
+        read = "bo-regret-not-better" if choice == "bo-fit-restarts" else "fig3-vhct-lowest"
+        row = next(r for r in s.claims if r.claim == read)
         compared = {
-            c["b"]
-            for e in row["variant_experiments"]
-            for c in e["comparisons"]
-            if c["verdict"] != "not evaluated"
+            c.b for e in row.variant_experiments for c in e.comparisons if c.verdict != "not evaluated"
         }
-        variants = set(choice["substitute"].values())
-        assert row["variant_verdict"] == "not evaluated", choice["id"]
+        variants = set(s.choice.substitute.values())
+        assert row.variant_verdict == "not evaluated", choice
         if not any(variants & set(exp.settings) for exp in config.experiments.values()):
             continue  # a variant the tiny config does not run (BO-restarts5) is reported, not evaluated
         # the tiny config's 2 seeds are below the claims' minimum: no verdict, and the reason says so
-        assert not compared and "this configuration runs 2 seeds" in row["variant_reason"], choice["id"]
+        assert not compared and "this configuration runs 2 seeds" in row.variant_reason, choice
     for figure in config.figures:
         assert (workdir / "results" / "report" / f"{figure}.rst").exists()
     report = workdir / "report.html"
