@@ -7,9 +7,9 @@ from __future__ import annotations
 import copy
 import json
 import math
-import sys
 from pathlib import Path
 
+import calibration  # benchmarks/calibration.py (pyproject: pytest pythonpath)
 import numpy as np
 import pandas as pd
 import pytest
@@ -42,9 +42,6 @@ from vhct.reporting.audit.verdicts import (
     decide,
 )
 from vhct.reporting.render import render_markdown, write_audit
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-import calibration  # noqa: E402  (benchmarks/calibration.py: the calibration moved out of the package)
 
 #: the context of an audit made outside the pipeline (runs in memory)
 NO_CONTEXT = AuditContext(experiments={})

@@ -5,8 +5,6 @@ findings' section rendered from the audit JSON."""
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -230,7 +228,6 @@ def test_the_question_rule_keeps_its_level_on_samples_of_known_truth():
     """Fast calibration (benchmarks/beyond_calibration.py has the full table): with every experiment at
     a side's margin, a false "better" stays within alpha's Monte Carlo bound; without Holm over the
     question's 4 experiments it would be about 1 - 0.95**4 = 0.19."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     from calibration import binomial_bound, question_rates  # benchmarks/calibration.py
 
     repetitions = 100

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import json
 import math
-import sys
-from pathlib import Path
 
+import calibration as cal  # benchmarks/calibration.py (pyproject: pytest pythonpath)
 import numpy as np
 import pandas as pd
 import pytest
@@ -22,9 +21,6 @@ from vhct.reporting.audit.job import audit_context
 from vhct.reporting.audit.records import AUDIT_FORMAT, AuditRecordError, audit_json, read_audit
 from vhct.reporting.audit.runs import Run
 from vhct.reporting.audit.verdicts import REPRODUCED
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-import calibration as cal  # noqa: E402  (benchmarks/calibration.py)
 
 
 def shape(claim: Claim) -> tuple:

@@ -19,12 +19,12 @@ from __future__ import annotations
 import copy
 import json
 import math
-import sys
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+import calibration  # benchmarks/calibration.py (pyproject: pytest pythonpath)
 import numpy as np
 import pandas as pd
 import pytest
@@ -39,9 +39,6 @@ from vhct.reporting.audit.runs import AUDITED_COLUMNS, Run
 from vhct.reporting.audit.verdicts import NO_EFFECT, NOT_REPRODUCED, OPPOSITE, REPRODUCED
 from vhct.reporting.plots.forest import audit_forest, forest_rows
 from vhct.reporting.render import render_markdown
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-import calibration  # noqa: E402  (benchmarks/calibration.py)
 
 #: every registered kind, read from the registry (a kind added there is tested here)
 KINDS = list(CLAIM_KINDS)
