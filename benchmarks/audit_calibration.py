@@ -1,5 +1,5 @@
 """The audit's false verdict rates and power curves on samples of known truth, per rule
-(vhct.reporting.audit.calibration).
+(benchmarks/calibration.py).
 
     PYTHONPATH=src nice python benchmarks/audit_calibration.py --repetitions 200 \
         --figure docs/calibration/audit_power.png
