@@ -150,6 +150,58 @@ def pair(
     return dataclasses.replace(comp, total_a=mean_total[0], total_b=mean_total[1])
 
 
+#: ``test(regions)``: the one-sided p of each region, the resamples behind them (None: analytic)
+#: and the effect's interval (None, None when skipped)
+Tests = Callable[[Sequence[Region]], tuple[list[float], int | None, tuple[float | None, float | None]]]
+
+
+def _tested(
+    claim: Claim,
+    comp: Comparison,
+    test: Tests,
+    delta_sd: Callable[[Region], tuple[float, float]],
+    seeds: tuple[int, int],
+    text: Callable[[Region], str] = Region.text,
+) -> Comparison:
+    """A comparison's claimed, refuting and no-effect tests on its kind's regions (one shape for
+    every effect: a ratio of means, a mean slope, a ratio of ratios).
+
+    All claimed tests must hold (the larger p); two refuting (or no-effect) regions, as in
+    "similar", are Bonferroni-combined within the comparison (the smaller p, doubled) before Holm
+    across the claim. Below the claim's seeds (``seeds``: both sides') nothing is tested.
+    """
+    claimed, refuting = claim.spec.regions(claim)
+    none_ = no_effect_regions(claimed, refuting)
+    comp = dataclasses.replace(
+        comp, claimed=" and ".join(map(text, claimed)), refuted=" or ".join(map(text, refuting)),
+        no_effect=" or ".join(map(text, none_)),
+    )  # fmt: skip
+    few = _too_few(claim, *seeds)
+    if few:
+        return dataclasses.replace(comp, verdict=INCONCLUSIVE, category=TOO_FEW, reason=few)
+    alpha, family = claim.alpha, claim.spec.family_size(claim)
+    ps, resamples, (low, high) = test([*claimed, *refuting, *none_])
+    k, m = len(claimed), len(refuting)
+    return dataclasses.replace(
+        comp, p_claimed=max(ps[:k]), p_refuted=min(1.0, m * min(ps[k : k + m])),
+        p_no_effect=min(1.0, len(none_) * min(ps[k + m :])) if none_ else None, ci_low=low, ci_high=high,
+        ci_level=1.0 - 2.0 * alpha, resamples=resamples,
+        seeds_needed=seeds_needed(claimed, none_ or refuting, delta_sd, alpha, family),
+    )  # fmt: skip
+
+
+def _bootstrap(claim: Claim, x, y, ratio: bool, with_interval: bool) -> Tests:
+    """The regions' tests by one adaptive studentized bootstrap (``stats.bootstrap_tests``) of
+    ``mean_x`` against ``factor * mean_y`` (``y`` a constant: a one-sample test), and its interval."""
+
+    def test(regions: Sequence[Region]) -> tuple[list[float], int | None, tuple[float | None, float | None]]:
+        queries = [(r.factor, r.alternative) for r in regions]
+        ps, boot = stats.bootstrap_tests(x, y, queries, claim.alpha, family=claim.spec.family_size(claim))
+        return ps, boot.resamples, boot.interval(claim.alpha, ratio) if with_interval else (None, None)
+
+    return test
+
+
 def compare_samples(
     claim: Claim,
     experiment: str,
@@ -165,82 +217,35 @@ def compare_samples(
     """The comparison of two per-seed samples on the claim's ratio regions (checks and calibration;
     ``with_interval=False`` skips the interval, which no verdict reads, to speed up the calibration)."""
     da, db = stats.describe(sa), stats.describe(sb)
-    base = Comparison(
+    comp = Comparison(
         experiment, a, b, round=at, horizon=full, n_a=da["n"], n_b=db["n"], mean_a=da["mean"],
         mean_b=db["mean"], std_a=da["std"], std_b=db["std"], effect=stats.ratio(da["mean"], db["mean"]),
         effect_name="ratio of means", reference=reference,
         values_a={str(k): v for k, v in sorted(sa.items())},
         values_b={str(k): v for k, v in sorted(sb.items())},
     )  # fmt: skip
-    return test_regions(claim, base, sa, sb, with_interval)
-
-
-def test_regions(
-    claim: Claim, base: Comparison, sa, sb, with_interval: bool = True
-) -> Comparison:
-    """The claimed, refuting and no-effect tests of a pairwise comparison, and the ratio's interval.
-
-    All claimed tests must hold (the larger p); two refuting (or no-effect) regions, as in
-    "similar", are Bonferroni-combined within the comparison (the smaller p, doubled) before Holm
-    across the claim. Every test and the interval come from one adaptive bootstrap
-    (``stats.bootstrap_tests``).
-    """
-    claimed, refuting = claim.spec.regions(claim)
-    half = len(claimed)
-    none_ = no_effect_regions(claimed, refuting)
-    few = _too_few(claim, base.n_a, base.n_b)
-    text_c = " and ".join(r.text() for r in claimed)
-    text_r = " or ".join(r.text() for r in refuting)
-    text_n = " or ".join(r.text() for r in none_)
-    comp = dataclasses.replace(base, claimed=text_c, refuted=text_r, no_effect=text_n)
-    if few:
-        return dataclasses.replace(comp, verdict=INCONCLUSIVE, category=TOO_FEW, reason=few)
-    alpha, family = claim.alpha, claim.spec.family_size(claim)
-    queries = [(r.factor, r.alternative) for r in (*claimed, *refuting, *none_)]
-    ps, boot = stats.bootstrap_tests(sa, stats.values(sb), queries, alpha, family=family)
-    low, high = boot.interval(alpha) if with_interval else (None, None)
-    p_c = max(ps[:half])
-    p_r = min(1.0, len(refuting) * min(ps[half : 2 * half]))
-    p_n = min(1.0, len(none_) * min(ps[2 * half :])) if none_ else None
 
     def delta_sd(r: Region) -> tuple[float, float]:
         return comp.mean_a - r.factor * comp.mean_b, math.hypot(comp.std_a, r.factor * comp.std_b)
 
-    need = seeds_needed(claimed, none_ or refuting, delta_sd, alpha, family)
-    return dataclasses.replace(
-        comp, p_claimed=p_c, p_refuted=p_r, p_no_effect=p_n, ci_low=low, ci_high=high,
-        ci_level=1.0 - 2.0 * alpha, resamples=boot.resamples, seeds_needed=need,
-    )  # fmt: skip
+    test = _bootstrap(claim, sa, stats.values(sb), True, with_interval)
+    return _tested(claim, comp, test, delta_sd, (comp.n_a, comp.n_b))
 
 
 def slope_comparison(
     claim: Claim, base: Comparison, sample: Mapping[int, float], with_interval: bool = True
 ) -> Comparison:
     """The per-seed slopes' mean against the claim's bounds (one-sample bootstrap-t), and its interval."""
-    claimed, refuting = claim.spec.regions(claim)
-    up, down = claimed[0].factor, refuting[0].factor
     d = stats.describe(sample)
-    none_ = no_effect_regions(claimed, refuting)
     comp = dataclasses.replace(
-        base, claimed=f"mean slope < {up:g}", refuted=f"mean slope > {down:g}",
-        no_effect=f"mean slope > {up:g}" if none_ else "", n_a=d["n"], mean_a=d["mean"],
-        std_a=d["std"], effect=d["mean"], effect_name="mean slope of log R_t on log t",
-        values_a={str(k): v for k, v in sample.items()},
+        base, n_a=d["n"], mean_a=d["mean"], std_a=d["std"], effect=d["mean"],
+        effect_name="mean slope of log R_t on log t", values_a={str(k): v for k, v in sample.items()},
     )  # fmt: skip
-    few = _too_few(claim, d["n"], d["n"])
-    if few:
-        return dataclasses.replace(comp, verdict=INCONCLUSIVE, category=TOO_FEW, reason=few)
-    alpha, family = claim.alpha, claim.spec.family_size(claim)
-    queries = [(r.factor, r.alternative) for r in (*claimed, *refuting, *none_)]
-    ps, boot = stats.bootstrap_tests(sample, 1.0, queries, alpha, family=family)
-    low, high = boot.interval(alpha, ratio=False) if with_interval else (None, None)
-    need = seeds_needed(
-        claimed, none_ or refuting, lambda r: (d["mean"] - r.factor, d["std"]), alpha, family
+    test = _bootstrap(claim, sample, 1.0, False, with_interval)
+    return _tested(
+        claim, comp, test, lambda r: (d["mean"] - r.factor, d["std"]), (d["n"], d["n"]),
+        text=lambda r: f"mean slope {'<' if r.alternative == 'less' else '>'} {r.factor:g}",
     )
-    return dataclasses.replace(
-        comp, p_claimed=ps[0], p_refuted=ps[1], p_no_effect=ps[2] if none_ else None, ci_low=low,
-        ci_high=high, ci_level=1.0 - 2.0 * alpha, resamples=boot.resamples, seeds_needed=need,
-    )  # fmt: skip
 
 
 def _seed_values(sample) -> dict[str, float]:
@@ -252,14 +257,8 @@ def _seed_values(sample) -> dict[str, float]:
 def contrast_comparison(claim: Claim, base: Comparison, a1, b1, a2, b2) -> Comparison:
     """Ratio a1/b1 against ratio a2/b2 on the claim's direction and margin (delta method), with the
     interval of the ratio of ratios; the per-seed values of all four samples are kept."""
-    (claimed,), (refuting,) = claim.spec.regions(claim)
-    none_ = no_effect_regions((claimed,), (refuting,))
     first, _, second = base.experiment.partition(" / ")
     on = f"ratio on {first}", f"x ratio on {second or 'the second'}"
-    base = dataclasses.replace(
-        base, claimed=claimed.text(*on), refuted=refuting.text(*on),
-        no_effect=" or ".join(r.text(*on) for r in none_),
-    )  # fmt: skip
     kept = dict(values_a=_seed_values(a1), values_b=_seed_values(b1), values_a2=_seed_values(a2),
                 values_b2=_seed_values(b2))  # fmt: skip
     a1, b1, a2, b2 = (stats.values(x) for x in (a1, b1, a2, b2))
@@ -268,23 +267,14 @@ def contrast_comparison(claim: Claim, base: Comparison, a1, b1, a2, b2) -> Compa
         base, n_a=int(min(a1.size, b1.size)), n_b=int(min(a2.size, b2.size)), mean_a=float(r1),
         mean_b=float(r2), effect=float(r1 / r2), **kept,
     )  # fmt: skip
-    few = _too_few(claim, comp.n_a, comp.n_b)
-    if few:
-        return dataclasses.replace(comp, verdict=INCONCLUSIVE, category=TOO_FEW, reason=few)
-    alpha = claim.alpha
-    d, v, _ = stats._contrast(a1, b1, a2, b2)
-    low, high = stats.contrast_interval(a1, b1, a2, b2, alpha)
-    sd = math.sqrt(v * min(comp.n_a, comp.n_b))
-    need = seeds_needed(
-        (claimed,), none_ or (refuting,), lambda r: (d - math.log(r.factor), sd), alpha,
-        claim.spec.family_size(claim),
+    def delta_sd(r: Region) -> tuple[float, float]:
+        d, v, _ = stats._contrast(a1, b1, a2, b2)
+        return d - math.log(r.factor), math.sqrt(v * min(comp.n_a, comp.n_b))
+
+    def test(regions: Sequence[Region]) -> tuple[list[float], int | None, tuple[float | None, float | None]]:
+        ps = [stats.contrast_test(a1, b1, a2, b2, r.alternative, r.factor) for r in regions]
+        return ps, None, stats.contrast_interval(a1, b1, a2, b2, claim.alpha)
+
+    return _tested(
+        claim, comp, test, delta_sd, (comp.n_a, comp.n_b), text=lambda r: r.text(*on)
     )
-    return dataclasses.replace(
-        comp,
-        p_claimed=stats.contrast_test(a1, b1, a2, b2, claimed.alternative, claimed.factor),
-        p_refuted=stats.contrast_test(a1, b1, a2, b2, refuting.alternative, refuting.factor),
-        p_no_effect=(
-            stats.contrast_test(a1, b1, a2, b2, none_[0].alternative, none_[0].factor) if none_ else None
-        ),
-        ci_low=low, ci_high=high, ci_level=1.0 - 2.0 * alpha, seeds_needed=need,
-    )  # fmt: skip
