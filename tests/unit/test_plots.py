@@ -67,9 +67,9 @@ def test_cost_panel_draws_each_settings_mean_and_range_in_its_colour(tmp_path):
     plots.common.plt.close(fig)
 
 
-def test_make_figure_saves_the_kind(tmp_path):
+def test_the_figure_job_saves_the_kind(tmp_path):
     regret_path = write_tables(tmp_path)
-    plots.make_figure(figure_spec(), {"e": regret_path}, tmp_path / "f.pdf", tmp_path / "f.png")
+    plots.figure_job(figure_spec(), {"e": regret_path}, tmp_path / "f.pdf", tmp_path / "f.png")
     assert (tmp_path / "f.pdf").stat().st_size > 0 and (tmp_path / "f.png").stat().st_size > 0
 
 
@@ -103,7 +103,7 @@ def test_every_figure_kind_has_a_registered_drawer_and_every_drawer_a_kind():
     kinds = [kind for kind in FIGURE_KINDS if kind not in AUDIT_FIGURES]
     assert kinds and [kind for kind in kinds if kind not in plots.DRAWERS] == []
     for kind in kinds:
-        assert callable(plots.drawer(kind)), kind
+        assert callable(plots.DRAWERS.lookup(kind)), kind
     public = {
         value
         for family in (plots.functions, plots.osc, plots.regret)
@@ -111,7 +111,8 @@ def test_every_figure_kind_has_a_registered_drawer_and_every_drawer_a_kind():
         if name.endswith("_figure") and callable(value) and value.__module__ == family.__name__
     }
     assert public == {plots.DRAWERS[kind] for kind in plots.DRAWERS if kind not in AUDIT_FIGURES}
-    assert plots.drawer("average_regret") is plots.drawer("regret") is plots.regret.regret_figure
+    lookup = plots.DRAWERS.lookup
+    assert lookup("average_regret") is lookup("regret") is plots.regret.regret_figure
 
 
 def test_the_figure_job_calls_the_drawer_registered_for_its_kind(tmp_path):
@@ -131,14 +132,14 @@ def test_the_figure_job_calls_the_drawer_registered_for_its_kind(tmp_path):
         plots.DRAWERS.register("probe")(probe_drawing)
         try:
             spec = FigureSpec(name="p", kind="probe", panels=[PanelSpec(objective="garland")], experiments={})
-            plots.make_figure(spec, {}, tmp_path / "p.pdf", tmp_path / "p.png")
+            plots.figure_job(spec, {}, tmp_path / "p.pdf", tmp_path / "p.png")
         finally:
             plots.DRAWERS.unregister("probe")
     finally:
         unregister("probe")
     assert drawn == ["p"] and (tmp_path / "p.png").read_bytes().startswith(b"\x89PNG")
     with pytest.raises(ValueError, match="unknown figure drawer 'probe'"):
-        plots.drawer("probe")
+        plots.DRAWERS.lookup("probe")
 
 
 def test_a_drawer_is_registered_only_for_a_figure_kind():

@@ -12,7 +12,7 @@ style in every figure.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -42,35 +42,19 @@ def figure_spec(figure: FigureSpec | Mapping[str, Any]) -> FigureSpec:
         raise ValueError(f"figure {name!r}: not a figure specification: {problems}") from exc
 
 
-def drawer(kind: str) -> Callable[..., Any]:
-    """The function that draws figures of ``kind``, as its family's module registered it (the
-    family modules are all imported above); an unknown kind is a ValueError listing the drawn ones."""
-    return DRAWERS.lookup(kind)
-
-
-def make_figure(
-    figure: FigureSpec | Mapping[str, Any],
-    regret_paths: Mapping[str, str],
-    pdf_path: Path | str,
-    png_path: Path | str,
-) -> None:
-    """Draw a declared figure (``vhct.pipeline.config.Config.figure_spec``) and save it as PDF and PNG:
-    its kind's registered drawer, given the regret aggregates when the kind reads them."""
-    spec = figure_spec(figure)
-    with plt.rc_context(RC):
-        draw = drawer(spec.kind)
-        fig = draw(spec, regret_paths) if figure_kind(spec.kind).aggregates else draw(spec)
-        save(fig, pdf_path, png_path)
-
-
 def figure_job(
     figure: FigureSpec | Mapping[str, Any],
     regret_paths: Mapping[str, str],
     pdf_path: Path | str,
     png_path: Path | str,
 ) -> None:
-    """Draw one declared figure as PDF and PNG (the ``figure`` rule's job)."""
+    """Draw one declared figure (``vhct.pipeline.config.Config.figure_spec``) as PDF and PNG (the
+    ``figure`` rule's job): its kind's registered drawer (``DRAWERS.lookup``: an unknown kind is a
+    ValueError listing the drawn ones), given the regret aggregates when the kind reads them."""
     spec = figure_spec(figure)
     log.info("figure %s (%s, %d panels)", spec.name, spec.kind, len(spec.panels))
-    make_figure(spec, regret_paths, pdf_path, png_path)
+    with plt.rc_context(RC):
+        draw = DRAWERS.lookup(spec.kind)
+        fig = draw(spec, regret_paths) if figure_kind(spec.kind).aggregates else draw(spec)
+        save(fig, pdf_path, png_path)
     log.info("wrote %s and %s", pdf_path, png_path)
