@@ -29,7 +29,7 @@ def complete(audit: dict) -> dict:
     claim = {"kind": "lowest", "statistic": "cumulative_regret", "alpha": 0.05, "min_seeds": 20,
              "round": "final", "require": "all", "target": "A", "others": ["B"], "experiments": ["e"],
              "thresholds": {"min_relative_effect": 0.05}}  # fmt: skip
-    audit = {"summary": {}, "rules": {"footing": "f", "lowest": "r"}, **audit}
+    audit = {"summary": {}, "rules": {"footing": "f", "lowest": "r"}, "conditions": {}, **audit}
     flat = audit["claims"]
     audit["claims"] = [
         {"claim": {**claim, **{k: v for k, v in c.items() if k not in VERDICT_KEYS and k != "sensitivity"}},

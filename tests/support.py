@@ -229,6 +229,13 @@ def run_spec(
 # ---------------------------------------------------------------- driving an optimizer
 
 
+def conditions_of(claims) -> dict:
+    """Made-up conditions of a claims file (Garland at the paper's low noise) for every experiment its
+    ``claims`` (records) read: the claims file requires one for each."""
+    names = sorted({e for claim in claims for e in claim.experiments_read})
+    return {e: {"objective": "garland", "noise": 0.05, "source": "made up"} for e in names}
+
+
 def drive(opt, reward: Callable[[np.ndarray], float], rounds: int) -> np.ndarray:
     """The ask/tell loop every optimizer test runs: ``rounds`` times ``x = opt.ask()`` then
     ``opt.tell(x, reward(x))``; returns the asked points, one row per round. ``reward`` may draw

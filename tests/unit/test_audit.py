@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from support import REPO
+from support import REPO, conditions_of
 
 from vhct.reporting import captions, stats
 from vhct.reporting.audit import records
@@ -104,10 +104,11 @@ def claim(kind: str, **extra) -> Claim:
 
 def claims_file(parts: dict) -> ClaimsFile:
     """A claims file of ``parts`` (rules, claims as records, ...) with the shipped file's defaults."""
-    return ClaimsFile.model_validate({"version": 1, "defaults": shipped()["defaults"], **parts})
+    defaults, conditions = shipped()["defaults"], conditions_of(parts["claims"])
+    return ClaimsFile.model_validate({"version": 1, "defaults": defaults, "conditions": conditions, **parts})
 
 
-def verdict(c: Claim, exp_runs: dict, left_out=()) -> ClaimVerdict:
+def verdict(c: Claim, exp_runs: dict, left_out=None) -> ClaimVerdict:
     return evaluate_claim(c, {"exp": exp_runs}, left_out=left_out)
 
 
@@ -188,8 +189,8 @@ def test_fewer_seeds_than_the_claims_minimum_give_no_verdict_not_inconclusive():
 
 def test_an_experiment_the_config_leaves_out_is_not_evaluated():
     runs = {"A": runs_of(LOW), "B": runs_of(HIGH)}
-    result = verdict(claim("lowest", **LOWEST), runs, left_out=["exp"])
-    assert result.verdict == NOT_EVALUATED and "leaves this claim out of exp" in result.reason
+    result = verdict(claim("lowest", **LOWEST), runs, left_out={"exp": "the config leaves this claim out"})
+    assert result.verdict == NOT_EVALUATED and "leaves this claim out" in result.reason
 
 
 def test_real_data_regret_is_against_the_best_value_observed():

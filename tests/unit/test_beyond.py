@@ -154,6 +154,7 @@ def made_up_audit() -> Audit:
     return Audit(
         format=AUDIT_FORMAT, context=AuditContext(experiments={}), summary={}, flipped_claims=[],
         reading_flips=[], rules={"footing": "made up"}, claims=[], sensitivity=[], discrepancies=[],
+        conditions={},
         beyond=part,
     )  # fmt: skip
 

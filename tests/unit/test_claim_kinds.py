@@ -28,6 +28,7 @@ import calibration  # benchmarks/calibration.py (pyproject: pytest pythonpath)
 import numpy as np
 import pandas as pd
 import pytest
+from support import conditions_of
 
 from vhct.reporting.audit.checks import Region, no_effect_regions
 from vhct.reporting.audit.claims import load_claims
@@ -198,7 +199,7 @@ def check_contract_on_runs(claim: Claim, tmp_path: Path) -> None:
     rules = {**shipped.rules.texts(), claim.kind: f"the made-up rule of {claim.kind}"}
     claims = ClaimsFile.model_validate({
         "version": 1, "defaults": shipped.defaults, "rules": rules, "claims": [holds, refuted],
-        "discrepancies": [],
+        "discrepancies": [], "conditions": conditions_of([holds, refuted]),
     })  # fmt: skip
     runs = {**holds_runs, **refuted_runs}
     audit = run_audit(claims, runs, AuditContext(experiments={}), scales=dict.fromkeys(runs, 1.0))

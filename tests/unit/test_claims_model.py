@@ -130,6 +130,7 @@ def test_the_real_claims_file_is_read_by_the_real_evaluator():
     assert skipping and any(skipped.values()) and all(
         (e in skipped[c]) == (c in cfg.experiments[e].skip_claims) for c in skipped for e in skipping
     )
+    assert all("skip_claims" in why for reasons in skipped.values() for why in reasons.values())
     result = run_audit(claims, fake_runs(dict.fromkeys(experiments), settings), None, {}, skipped)
     assert [c.claim.id for c in result.claims] == [c["id"] for c in doc["claims"]]
     for verdict, claim, raw in zip(result.claims, claims.claims, doc["claims"], strict=True):
@@ -178,3 +179,44 @@ def test_a_variant_is_a_new_typed_claim_and_a_question_a_typed_lowest_claim():
     with pytest.raises(ValueError, match="settings listed twice"):
         claims_model.Claim.model_validate({**copy.deepcopy(claim.model_dump(exclude_none=True)),
                                            "others": [claim.target]})  # fmt: skip
+
+
+def test_an_experiment_run_otherwise_than_the_paper_is_not_evaluated_saying_how():
+    """Issue 40 item 5: the tiny config with Garland's noise at 0.1 (the paper: 0.05) and Garland's
+    objective swapped: the real claims file's conditions keep the claims about Garland from being
+    judged there, each reason naming the departure; the other experiments are judged as before."""
+    from support import TINY
+
+    claims = load_claims(CLAIMS_FILE)
+    noisy, _ = vc.load([TINY], {"experiments": {"garland": {"noise": 0.1}}})
+    reasons = left_out(claims, noisy)
+    about_garland = [c for c in claims.claims if "garland" in c.experiments_read]
+    assert about_garland and all(
+        reasons[c.id]["garland"] == "this config runs garland with noise 0.1 (the paper's: 0.05, "
+        "App. \"Experiment Details\", every experiment of Sec. 5 and App.): not the claim's experiment"
+        for c in about_garland
+    )
+    assert all("skip_claims" in why for r in reasons.values() for e, why in r.items() if e != "garland")
+    settings = list(dict.fromkeys(s for c in claims.claims for s in c.settings))
+    runs = fake_runs(dict.fromkeys(e for c in claims.claims for e in c.experiments_read), settings)
+    audit = run_audit(claims, runs, None, {}, reasons)
+    judged = {c.claim.id: {e.experiment: e for e in c.experiments} for c in audit.claims}
+    for claim in about_garland:
+        if not claim.pairs:
+            garland = judged[claim.id]["garland"]
+            assert garland.verdict == "not evaluated" and "noise 0.1 (the paper's: 0.05" in garland.reason
+    assert "the paper's" not in judged["synthetic-vhct-among-fastest"]["himmelblau"].reason
+    swapped, _ = vc.load([TINY], {"experiments": {"garland": {"objective": "himmelblau"}}})
+    assert left_out(claims, swapped)[about_garland[0].id]["garland"].startswith(
+        "this config runs garland with objective himmelblau (the paper's: garland)"
+    )
+    assert audit.conditions == claims.conditions  # recorded in the audit, as the file states them
+
+
+def test_a_claims_file_without_the_conditions_of_an_experiment_it_reads_is_refused(tmp_path):
+    doc = written(CLAIMS_FILE)
+    del doc["conditions"]["himmelblau"]
+    path = tmp_path / "claims.yaml"
+    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    with pytest.raises(ClaimsError, match=r"key claims/\d+/experiments: no conditions for himmelblau"):
+        load_claims(path)

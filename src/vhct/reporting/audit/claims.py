@@ -113,24 +113,36 @@ def substitute_settings(claim: Claim, substitute: Mapping[str, str]) -> Claim | 
     return claim.model_copy(update=update)
 
 
-def left_out(claims: ClaimsFile, config: Config) -> dict[str, list[str]]:
-    """Per claim, the experiments whose ``skip_claims`` leave it out (the audit says so, no verdict)."""
-    return {
-        claim.id: [e for e, exp in config.experiments.items() if claim.id in exp.skip_claims]
-        for claim in claims.claims
-    }
+def left_out(claims: ClaimsFile, config: Config) -> dict[str, dict[str, str]]:
+    """Per claim, the experiments of ``config`` it gets no verdict on, and why: those whose
+    ``skip_claims`` name it, and those run otherwise than the paper ran them (``claims.conditions``)."""
+    out: dict[str, dict[str, str]] = {}
+    for claim in claims.claims:
+        reasons = out.setdefault(claim.id, {})
+        for name in claim.experiments_read:
+            exp = config.experiments.get(name)
+            if exp is None:
+                continue
+            departure = claims.conditions[name].departure(exp.objective, exp.objective_params, exp.noise)
+            if claim.id in exp.skip_claims:
+                reasons[name] = f"the config leaves this claim out of {name} (experiments/{name}/skip_claims)"
+            elif departure:
+                reasons[name] = f"this config runs {name} with {departure}: not the claim's experiment"
+    return out
 
 
 def capped_below_minimum(claims: ClaimsFile, config: Config) -> list[str]:
     """Each (claim, experiment, setting) where a cap of ``config`` (a setting's ``max_seeds`` or an
     experiment's ``caps``) runs a setting the claim reads on fewer seeds than the claim's
     ``min_seeds`` while the experiment itself runs enough, and the experiment does not leave the
-    claim out (``skip_claims``): such a cap would turn a verdict into "not evaluated" by our own
-    configuration, so the config is refused before any job (the message names claim, setting, cap).
+    claim out (``skip_claims``) or run it otherwise than the paper (``conditions``): such a cap would
+    turn a verdict into "not evaluated" by our own configuration, so the config is refused before any
+    job (the message names claim, setting, cap).
     Which settings are short is the claim's one rule (``Claim.short_of_seeds``: a setting that stops
     before the horizon does not count for a claim about the final round).
     """
     problems = []
+    skipped = left_out(claims, config)
     readings = [(claim, claim.settings, "") for claim in claims.claims]
     for choice in claims.sensitivity:  # a variant setting stands in for the default's
         for claim in claims.claims:
@@ -142,7 +154,7 @@ def capped_below_minimum(claims: ClaimsFile, config: Config) -> list[str]:
         needed = claim.min_seeds
         for experiment in claim.experiments_read:
             exp = config.experiments.get(experiment)
-            if exp is None or claim.id in exp.skip_claims or len(config.seeds(experiment)) < needed:
+            if exp is None or experiment in skipped[claim.id] or len(config.seeds(experiment)) < needed:
                 continue
             read = [s for s in settings if s in exp.settings]
             seeds = {s: len(config.setting_seeds(experiment, s)) for s in read}

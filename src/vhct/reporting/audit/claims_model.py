@@ -271,6 +271,43 @@ class Discrepancy(Record):
     resolution: Text
 
 
+class Condition(Record):
+    """How the paper ran an experiment its claims read: the objective (and the parameters that make it
+    the paper's, such as Rastrigin's dimension) and the noise half-width. An experiment the config runs
+    otherwise gets no verdict on those claims (:meth:`departure`). The paper states no horizon."""
+
+    objective: Name
+    objective_params: dict[str, Any] = Field(
+        default_factory=dict, description="the objective parameters that must match (others are free)"
+    )
+    noise: number(ge=0)  # type: ignore[valid-type]
+    source: Text = Field(description="where the paper states it")
+
+    def departure(self, objective: str, objective_params: Mapping[str, Any], noise: float) -> str | None:
+        """How an experiment run as given departs from this condition, ``noise 0.1 (the paper's: 0.05)``,
+        or None when it is run as the paper ran it."""
+        if objective != self.objective:
+            return f"objective {objective} (the paper's: {self.objective})"
+        found = []
+        for key, value in self.objective_params.items():
+            given = objective_params.get(key, _default(objective, key))
+            if given != value:
+                found.append(f"{key} = {given!r} (the paper's: {value!r})")
+        if noise != self.noise:
+            found.append(f"noise {noise:g} (the paper's: {self.noise:g}, {self.source})")
+        return ", ".join(found) or None
+
+
+def _default(objective: str, key: str) -> Any:
+    """The default of the registered ``objective``'s parameter ``key`` (None if it has none)."""
+    import inspect
+
+    from vhct.objectives import OBJECTIVES
+
+    parameter = inspect.signature(OBJECTIVES[objective]).parameters.get(key)
+    return None if parameter is None or parameter.default is inspect.Parameter.empty else parameter.default
+
+
 def _unique_ids(items: list[Any], section: str) -> None:
     seen: set[str] = set()
     for i, item in enumerate(items):
@@ -312,6 +349,10 @@ class ClaimsFile(Record):
         "default ones, and every claim naming a substituted setting is evaluated again under the variant",
     )
     discrepancies: list[Discrepancy]
+    conditions: dict[Name, Condition] = Field(
+        description="how the paper ran each experiment the claims read (objective, noise); an experiment "
+        "the config runs otherwise is not evaluated"
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -320,12 +361,15 @@ class ClaimsFile(Record):
 
     @model_validator(mode="after")
     def _across(self) -> ClaimsFile:
-        """Unique ids per section, a rule text for every kind used."""
+        """Unique ids per section, a rule text for every kind used, conditions for every experiment read."""
         for section in ("claims", "discrepancies", "sensitivity"):
             _unique_ids(getattr(self, section), section)
         for i, claim in enumerate(self.claims):
             if claim.kind not in self.rules.texts():
                 raise key_error(("claims", str(i), "kind"), f"no rule text for kind {claim.kind!r}")
+            missing = [e for e in claim.experiments_read if e not in self.conditions]
+            if missing:
+                raise key_error(("claims", str(i), "experiments"), f"no conditions for {', '.join(missing)}")
         return self
 
     @property

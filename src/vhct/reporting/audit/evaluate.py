@@ -48,13 +48,14 @@ def claim_comparisons(
     claim: Claim,
     runs: Runs,
     scales: Mapping[str, float | None],
-    left_out: Sequence[str] = (),
+    left_out: Mapping[str, str] | None = None,
     few_seeds_compared: bool = False,
 ) -> list[tuple[str, list[Comparison] | str]]:
     """Per experiment (or pair of experiments) of the claim: its comparisons (its kind's
     ``check``), or why there are none.
 
-    ``left_out``: the experiments whose ``skip_claims`` name the claim; ``few_seeds_compared``: compare
+    ``left_out``: experiment -> why the claim gets no verdict there (``claims.left_out``: the config
+    leaves it out, or runs the experiment otherwise than the paper); ``few_seeds_compared``: compare
     settings below the claim's ``min_seeds`` too ("too few seeds", a question beyond the paper) rather
     than give no verdict.
     """
@@ -63,10 +64,10 @@ def claim_comparisons(
     kind = claim.spec
 
     def why_not(experiment: str) -> str | None:
-        """Why the claim is not evaluated on ``experiment``: the config leaves it out, or runs a
-        setting the claim reads on fewer seeds than the claim's minimum (no verdict, not "inconclusive")."""
-        if experiment in set(left_out):
-            return f"the config leaves this claim out of {experiment} (experiments/{experiment}/skip_claims)"
+        """Why the claim is not evaluated on ``experiment``: ``left_out``'s reason, or a setting the
+        claim reads run on fewer seeds than the claim's minimum (no verdict, not "inconclusive")."""
+        if experiment in (left_out or {}):
+            return left_out[experiment]
         return None if few_seeds_compared else too_few_seeds(claim, experiment, runs[experiment])
 
     if kind.over_pairs:
@@ -125,7 +126,7 @@ def evaluate_claim(
     claim: Claim,
     runs: Runs,
     scales: Mapping[str, float | None] | None = None,
-    left_out: Sequence[str] = (),
+    left_out: Mapping[str, str] | None = None,
 ) -> ClaimVerdict:
     """Verdict of one claim on every experiment it names (but those ``left_out``), and the combined
     verdict. The refuting tests of all the claim's comparisons are Holm-adjusted together (``decide``).
@@ -201,7 +202,7 @@ def evaluate_sensitivity(
     runs: Runs,
     results: Sequence[ClaimVerdict],
     scales: Mapping[str, float | None] | None = None,
-    left_out: Mapping[str, Sequence[str]] | None = None,
+    left_out: Mapping[str, Mapping[str, str]] | None = None,
 ) -> list[SensitivityChoice]:
     """Every claim that names a substituted setting, evaluated again under each choice's variant.
 
@@ -217,7 +218,7 @@ def evaluate_sensitivity(
             variant_claim = substitute_settings(claim, choice.substitute)
             if variant_claim is None:
                 continue
-            skipped = left_out.get(claim.id, ())
+            skipped = left_out.get(claim.id)
             variant = evaluate_claim(variant_claim, runs, scales, skipped)
             if common_rounds:  # a variant run to fewer rounds: the default read where both reach
                 default = evaluate_claim(claim, common_runs, scales, skipped)
@@ -262,16 +263,16 @@ def run_audit(
     runs: Runs,
     context: AuditContext | None = None,
     scales: Mapping[str, float | None] | None = None,
-    left_out: Mapping[str, Sequence[str]] | None = None,
+    left_out: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Audit:
     """The whole audit: every claim's verdict, its sensitivity to the implementation choices, the
     readings that disagree, the verdict counts, the discrepancies and the context.
 
     ``scales``: experiment -> its objective's ``random_search_regret`` (for ``normalized_regret``);
-    ``left_out``: claim id -> the experiments the config leaves it out of (``claims.left_out``).
+    ``left_out``: claim id -> experiment -> why it gets no verdict there (``claims.left_out``).
     """
     left_out = left_out or {}
-    results = [evaluate_claim(claim, runs, scales, left_out.get(claim.id, ())) for claim in claims.claims]
+    results = [evaluate_claim(claim, runs, scales, left_out.get(claim.id)) for claim in claims.claims]
     sensitivity = evaluate_sensitivity(claims, runs, results, scales, left_out)
     counts = {v: sum(r.verdict == v for r in results) for v in VERDICTS}
     flipped = sorted({row.claim for choice in sensitivity for row in choice.claims if row.flips})
@@ -285,6 +286,7 @@ def run_audit(
         claims=results,
         sensitivity=sensitivity,
         discrepancies=claims.discrepancies,
+        conditions=claims.conditions,
     )
 
 

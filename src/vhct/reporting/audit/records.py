@@ -21,11 +21,12 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, Valida
 from pydantic.dataclasses import dataclass
 
 from vhct.pipeline.specs import ExperimentInfo
-from vhct.reporting.audit.claims_model import Choice, Claim, Discrepancy, Question
+from vhct.reporting.audit.claims_model import Choice, Claim, Condition, Discrepancy, Question
 
-#: version of the audit's JSON shape; the reader refuses any other (5: a verdict embeds its claim,
-#: an answer its question, a sensitivity choice its choice; every comparison carries every field)
-AUDIT_FORMAT = 5
+#: version of the audit's JSON shape; the reader refuses any other (6: a verdict embeds its claim,
+#: an answer its question, a sensitivity choice its choice; every comparison carries every field;
+#: the paper's conditions of each experiment are recorded)
+AUDIT_FORMAT = 6
 #: a comparison whose tests are computed but whose verdict the claim level has not decided yet
 PENDING = "pending"
 #: derived fields a comparison's JSON carries for the human reader (not read back)
@@ -248,7 +249,8 @@ class AuditContext(_Record):
 
 
 class Audit(_Record):
-    """The whole audit: verdicts, sensitivity, readings, discrepancies, context (one JSON file)."""
+    """The whole audit: verdicts, sensitivity, readings, discrepancies, the paper's conditions, context
+    (one JSON file)."""
 
     format: int
     context: AuditContext
@@ -259,6 +261,8 @@ class Audit(_Record):
     claims: list[ClaimVerdict]
     sensitivity: list[SensitivityChoice]
     discrepancies: list[Discrepancy]
+    #: how the paper ran each experiment the claims read (the claims file's ``conditions``)
+    conditions: dict[str, Condition]
     beyond: Beyond | None = None
 
     @property
