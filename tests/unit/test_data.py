@@ -337,6 +337,7 @@ def test_verify_file(tmp_path):
     [
         ({"path": "../a.bin", "sha256": "0" * 64}, "'path'"),
         ({"path": "/abs/a.bin", "sha256": "0" * 64}, "'path'"),
+        ({"path": "./a.bin", "sha256": "0" * 64}, "'path'"),
         ({"urls": [], "sha256": "0" * 64}, "'path'"),
         ({"path": "a.bin"}, "at least one of"),
         ({"path": "a.bin", "sha256": "xyz"}, "'sha256'"),

@@ -42,12 +42,15 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from http.client import HTTPException
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from vhct.pipeline.files import atomic_paths, remove_stale_temps
 
 logger = logging.getLogger(__name__)
 
+#: the folder, relative to the workflow's directory, that the rules write data files into
+#: (``data/<path>``) and that objectives' data parameters must name files in
+DATA_DIR = "data"
 #: environment variable naming a local mirror directory (files at ``<mirror>/<path>``)
 MIRROR_ENV = "VHCT_DATA_MIRROR"
 #: config key naming a local mirror directory (quoted in error messages)
@@ -67,6 +70,19 @@ GZIP_SUFFIX = ".gz"
 STAT_SUFFIX = ".stat"
 #: the stat fields that must all be unchanged for a file not to be hashed again (see the module)
 STAT_FIELDS = ("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino", "st_dev")
+
+
+def inside_data_dir(path: object) -> str:
+    """``path`` if it names a file inside the data directory (relative, ``/``-separated, no empty,
+    ``.`` or ``..`` part, no backslash), else a ValueError saying so. The pre-check of a config
+    (``vhct.pipeline.config.checks``) and every :class:`DataFile` apply this one rule."""
+    parts = path.split("/") if isinstance(path, str) else None
+    if not path or parts is None or "\\" in path or any(part in ("", ".", "..") for part in parts):
+        raise ValueError(
+            f"a data file's 'path' must stay inside the data directory (relative, without '.', '..' or "
+            f"empty parts), got {path!r}"
+        )
+    return path
 
 
 class VerificationError(Exception):
@@ -89,9 +105,7 @@ class DataFile:
     description: str = ""
 
     def __post_init__(self) -> None:
-        rel = PurePosixPath(self.path) if isinstance(self.path, str) else None
-        if rel is None or not self.path or rel.is_absolute() or ".." in rel.parts or "\\" in self.path:
-            raise ValueError(f"data file 'path' must be relative, inside the data dir, got {self.path!r}")
+        inside_data_dir(self.path)
         if isinstance(self.urls, str) or not all(isinstance(u, str) for u in self.urls):
             raise ValueError(f"data file {self.path!r}: 'urls' must be a list of strings, got {self.urls!r}")
         object.__setattr__(self, "urls", tuple(self.urls))
