@@ -3,9 +3,11 @@ workflow's own load, before any job, naming the file, the line and the key."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+import yaml
 from support import REPO, TINY, snakemake
 
 from vhct.pipeline import config as vc
@@ -225,3 +227,101 @@ def test_a_number_of_the_wrong_type_is_refused_with_file_line_and_key(
     err = precheck(path, capsys)
     assert err.startswith(f"{path}:{line}: config key {key}: "), err
     assert words in err, err
+
+
+# ---------------------------------------------------------------- data: only verified files, inside data/
+@pytest.mark.parametrize("path", ["../../../outside/x", "landmine/../../../outside/x", "./landmine/x", ".."])
+def test_a_data_file_path_leaving_the_data_directory_is_refused_naming_the_key(tmp_path, capsys, path):
+    """The probe: `data.files.landmine.path: ../../../outside/x` passed the pre-check and the job
+    failed with a traceback (its rule would write outside the project)."""
+    config = derived(tmp_path, f"data:\n  files:\n    landmine:\n      path: {path}\n")
+    err = precheck(config, capsys)
+    assert err == (
+        f"{config}:5: config key data/files/landmine/path: a data file's 'path' must stay inside the data "
+        f"directory (relative, without '.', '..' or empty parts), got {path!r}"
+    )
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "/tmp/flipped/LandmineData.mat",  # an unverified file outside the project
+        "data/landmine/Flipped.mat",  # inside data/, never verified
+        "data/landmine/../landmine/LandmineData.mat",
+        "data/mnist/t10k-images-idx3-ubyte.gz",  # verified, but for another experiment
+        "data",
+    ],
+)
+def test_a_data_path_outside_the_experiments_verified_files_is_refused(tmp_path, capsys, value):
+    """The probe: `objective_params.data_path` naming Landmine with flipped labels passed the pre-check,
+    and every run read it while the verified file's stamp was the job's input: its checksum bypassed."""
+    config = derived(tmp_path, f"experiments:\n  landmine:\n    objective_params: {{data_path: {value}}}\n")
+    err = precheck(config, capsys)
+    assert err == (
+        f"{config}:4: config key experiments/landmine/objective_params/data_path: {value!r} is not a "
+        "verified data file of the experiment (its `data` list: data/landmine/LandmineData.mat); declare "
+        "the file under data/files with its checksum and list it in the experiment's `data`"
+    )
+
+
+def test_a_data_dir_whose_files_the_experiment_does_not_verify_is_refused(tmp_path, capsys):
+    """MNIST reads its files from `data_dir`: each one its mode reads must be a verified file of the
+    experiment (mode `official` reads the training files too, which the tiny config does not list)."""
+    official = derived(tmp_path, "experiments:\n  mnist:\n    objective_params: {mode: official}\n")
+    err = precheck(official, capsys)
+    assert "config key experiments/mnist/objective_params/data_dir: objective 'mnist' reads " in err
+    assert (
+        "data/mnist/train-images-idx3-ubyte.gz, data/mnist/train-labels-idx1-ubyte.gz from 'data/mnist'"
+        in err
+    )
+    other = derived(tmp_path, "experiments:\n  mnist:\n    objective_params: {data_dir: /tmp/mnist}\n")
+    assert "'/tmp/mnist': objective 'mnist' is not a folder inside data/" in precheck(other, capsys)
+    elsewhere = derived(tmp_path, "experiments:\n  mnist:\n    objective_params: {data_dir: data/other}\n")
+    assert "reads data/other/t10k-images-idx3-ubyte.gz" in precheck(elsewhere, capsys)
+    # listing the training files (declared with their checksums) makes the official mode valid
+    train = yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))["data"]["files"]
+    files = {name: train[name] for name in ("mnist-train-images", "mnist-train-labels")}
+    listed = derived(
+        tmp_path,
+        f"data:\n  files: {json.dumps(files)}\n"
+        "experiments:\n  mnist:\n    objective_params: {mode: official}\n"
+        "    data: [mnist-test-images, mnist-test-labels, mnist-train-images, mnist-train-labels]\n",
+    )
+    assert vc.main([str(listed)]) == 0, capsys.readouterr().err
+
+
+def test_the_objectives_declared_reads_are_what_it_reads(tmp_path):
+    """The literals the pre-check reads from the MNIST module's source are the files the objective
+    opens: each mode built on a folder holding exactly those files."""
+    pytest.importorskip("torch")
+    from support import write_mnist_dir
+
+    from vhct.objectives.mnist import MnistMLP
+    from vhct.pipeline.config.checks import data_dir_reads
+
+    for mode in ("official", "test-split"):
+        folder = write_mnist_dir(tmp_path / mode)
+        reads = data_dir_reads("mnist", {"mode": mode})
+        for extra in sorted({p.name for p in folder.iterdir()} - set(reads)):
+            (folder / extra).unlink()
+        MnistMLP(folder, mode=mode, n_train=20, n_valid=10)
+        for name in reads:  # and each of them is needed
+            kept = (folder / name).read_bytes()
+            (folder / name).unlink()
+            with pytest.raises(ValueError, match=f"lacks {name}"):
+                MnistMLP(folder, mode=mode, n_train=20, n_valid=10)
+            (folder / name).write_bytes(kept)
+    assert data_dir_reads("mnist", {}) == data_dir_reads("mnist", {"mode": "official"})  # the default
+
+
+def test_the_workflow_refuses_an_unverified_data_path_before_any_job(tmp_path):
+    config = derived(
+        tmp_path, "experiments:\n  landmine:\n    objective_params: {data_path: /tmp/flipped.mat}\n"
+    )
+    done = snakemake(tmp_path / "w", "--dry-run", configfile=config)
+    assert done.returncode != 0
+    assert (
+        f"invalid config: {config}:4: config key experiments/landmine/objective_params/data_path: "
+        "'/tmp/flipped.mat' is not a verified data file" in done.stdout + done.stderr
+    )
+    assert not (tmp_path / "w" / "results").exists()

@@ -337,6 +337,7 @@ def test_verify_file(tmp_path):
     [
         ({"path": "../a.bin", "sha256": "0" * 64}, "'path'"),
         ({"path": "/abs/a.bin", "sha256": "0" * 64}, "'path'"),
+        ({"path": "./a.bin", "sha256": "0" * 64}, "'path'"),
         ({"urls": [], "sha256": "0" * 64}, "'path'"),
         ({"path": "a.bin"}, "at least one of"),
         ({"path": "a.bin", "sha256": "xyz"}, "'sha256'"),
@@ -424,6 +425,7 @@ def test_verify_job_writes_a_stamp_that_does_not_depend_on_the_fetch(landmine):
     assert record == {
         "file": str(landmine["path"]),
         "size": landmine["source"].stat().st_size,
+        "sha256": sha256(landmine["source"].read_bytes()),  # of the file's bytes, checked by content
         "spec": {"path": landmine["spec"]["path"], "sha256": landmine["spec"]["sha256"]},
     }
     before = landmine["stamp"].read_bytes()
@@ -443,7 +445,7 @@ def test_verify_job_fetches_a_corrupted_file_again_from_the_mirror(landmine, how
     assert landmine["path"].read_bytes() == landmine["source"].read_bytes()
     assert f"{landmine['path']}: the present copy is corrupted (checksum mismatch" in caplog.text
     assert "fetched and verified from mirror" in caplog.text
-    assert check_stamp(landmine["stamp"]) == landmine["path"]
+    assert check_stamp(landmine["stamp"]).file == str(landmine["path"])
     LandmineSVM(landmine["path"])
 
 
@@ -458,21 +460,82 @@ def test_verify_job_without_a_source_removes_the_corrupted_file_and_names_it(lan
     assert not landmine["path"].exists()
 
 
+def hash_calls(monkeypatch) -> list:
+    """The files ``vhct.pipeline.data`` hashes from now on (each call of ``compute_digests``)."""
+    calls: list = []
+    real = vd.compute_digests
+    monkeypatch.setattr(vd, "compute_digests", lambda path, spec: calls.append(path) or real(path, spec))
+    return calls
+
+
 def test_stamp_check_reads_nothing_while_the_file_is_unchanged(landmine, monkeypatch):
-    def fail(*args, **kwargs):
-        raise AssertionError("hashed an unchanged file")
+    calls = hash_calls(monkeypatch)
+    for _ in range(2):
+        assert check_stamp(landmine["stamp"]).file == str(landmine["path"])
+    assert calls == []  # the stat recorded when the verify job hashed it
 
-    monkeypatch.setattr(vd, "verify_file", fail)
-    assert check_stamp(landmine["stamp"]) == landmine["path"]
 
-
-def test_stamp_check_hashes_a_file_modified_after_its_stamp(landmine, monkeypatch):
-    calls = []
-    monkeypatch.setattr(vd, "verify_file", lambda *a: calls.append(a))
+def test_stamp_check_hashes_a_file_touched_after_its_stamp_once(landmine, monkeypatch):
+    calls = hash_calls(monkeypatch)
     later = landmine["stamp"].stat().st_mtime_ns + 10**9
     os.utime(landmine["path"], ns=(later, later))  # same bytes, touched: verified again, accepted
-    assert check_stamp(landmine["stamp"]) == landmine["path"]
-    assert len(calls) == 1
+    assert check_stamp(landmine["stamp"]).file == str(landmine["path"])
+    assert check_stamp(landmine["stamp"]).file == str(landmine["path"])  # its stat recorded: not again
+    assert calls == [landmine["path"]]
+
+
+def edit_in_place_keeping_size_and_times(path: Path) -> None:
+    """Flip one byte of ``path`` in place, then put its modification and access times back."""
+    before = path.stat()
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    with open(path, "r+b") as fh:
+        fh.write(data)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+
+
+def test_the_probe_a_file_edited_in_place_with_size_and_mtime_restored_is_hashed_and_refused(landmine):
+    """The probe: one byte flipped, size and modification time put back; the stamp check compared
+    size and mtime and served the edited file. Now the change time gives it away: hashed, refused."""
+    edit_in_place_keeping_size_and_times(landmine["path"])
+    with pytest.raises(
+        VerificationError, match=f"data file {landmine['path']} is corrupted .checksum mismatch"
+    ):
+        check_stamp(landmine["stamp"])
+
+
+def test_a_file_replaced_by_other_bytes_matching_the_spec_is_not_the_verified_one(landmine, tmp_path):
+    """The stamp holds the sha256 of the verified bytes: a file that matches another of the spec's
+    checksums (here: the spec's md5, the stamp edited to declare it) but not those bytes is refused."""
+    other = write_landmine_mat(tmp_path / "other.mat", seed=7)
+    record = json.loads(landmine["stamp"].read_text())
+    record["spec"] = {"path": record["spec"]["path"], "md5": md5(other.read_bytes())}
+    landmine["stamp"].write_text(json.dumps(record))
+    other.replace(landmine["path"])
+    with pytest.raises(VerificationError, match=f"data file {landmine['path']} is not the file verified"):
+        check_stamp(landmine["stamp"])
+
+
+def test_a_stat_record_of_another_hash_does_not_spare_the_hashing(landmine, monkeypatch):
+    """The size+time shortcut holds only with the stamp's own hash: a stat record left by an
+    earlier stamp (another file verified) is not trusted."""
+    stat_record = landmine["stamp"].with_name(landmine["stamp"].name + vd.STAT_SUFFIX)
+    record = json.loads(stat_record.read_text())
+    record["sha256"] = "0" * 64
+    stat_record.write_text(json.dumps(record))
+    calls = hash_calls(monkeypatch)
+    check_stamp(landmine["stamp"])
+    assert calls == [landmine["path"]]
+
+
+def test_an_older_stamp_without_the_files_hash_is_refused_saying_what_to_do(landmine):
+    record = json.loads(landmine["stamp"].read_text())
+    del record["sha256"]
+    landmine["stamp"].write_text(json.dumps(record))
+    with pytest.raises(VerificationError, match=r"cannot be read .*\(an older format\?\).*delete it"):
+        check_stamp(landmine["stamp"])
 
 
 @pytest.mark.parametrize("how", ["random", "truncated"])

@@ -400,7 +400,8 @@ def test_a_kill_at_every_step_leaves_the_old_or_the_new_findings(shipped, tmp_pa
             assert state(d, r) == new
             break
         assert code == 99, n
-        assert ship.main(["recover", "--docs", str(d)]) == 0  # what every command does first
+        recovered = ship.main(["recover", "--docs", str(d), "--readme", str(r)])
+        assert recovered == 0  # what every command does first
         after = state(d, r)
         assert after in (old, new), f"kill after step {n}: neither the old nor the new findings"
         seen["old" if after == old else "new"] += 1
@@ -503,3 +504,138 @@ def test_readme_first_screen_carries_the_shipped_headline_and_links_the_findings
     else:
         assert ship.readme_block(docs) in first_screen
     assert "](docs/findings.md)" in first_screen
+
+
+# ---------------------------------------------------------------- the journal names only its docs folder
+def planted_journal(docs: Path, **fields) -> Path:
+    """A journal planted in ``docs`` (with a staging folder holding a new README) as a file in a
+    clone could hold it; ``fields`` replace the ones a ship writes."""
+    stage = docs / f"{ship.STAGE_PREFIX}planted"
+    stage.mkdir()
+    (stage / ship.NEW_README).write_text("overwritten by the journal\n")
+    journal = {"stage": stage.name, "names": [findings.DOCUMENT], "readme": True, **fields}
+    (docs / ship.JOURNAL).write_text(json.dumps(journal))
+    return stage
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"readme": "{victim}"},  # the former format: an absolute README path
+        {"stage": "{outside}"},  # an absolute stage
+        {"stage": f"{ship.STAGE_PREFIX}planted/../../outside"},
+        {"names": ["../outside"]},
+        {"names": ["{victim}"]},
+        {"names": ["README.md"]},  # not an entry a swap replaces
+        {"readme": 1},
+    ],
+)
+def test_a_journal_naming_anything_outside_its_docs_folder_is_refused(shipped, tmp_path, fields):
+    """The probe: a journal planted in docs/ naming /tmp/victim (or a stage, an entry outside) was
+    rolled forward by every ship, render and recover, overwriting the file it named."""
+    results, figures, docs, readme = shipped
+    victim, outside = tmp_path / "victim", tmp_path / "outside"
+    victim.write_text("precious\n")
+    outside.mkdir()
+    (outside / "x").write_text("outside\n")
+    named = {"victim": victim, "outside": outside}
+    values = {k: v.format(**named) if isinstance(v, str) else v for k, v in fields.items()}
+    if "names" in values:
+        values["names"] = [n.format(victim=victim) for n in values["names"]]
+    planted_journal(docs, **values)
+    before = state(docs, readme), victim.read_bytes(), snapshot(outside)
+    for call in (
+        lambda: ship.ship(results, figures, docs, readme),
+        lambda: ship.rewrite(docs, readme),
+        lambda: ship.recover(docs, readme),
+    ):
+        with pytest.raises(FindingsError, match=r"journal\.json: .*nothing was changed, delete it"):
+            call()
+        assert (state(docs, readme), victim.read_bytes(), snapshot(outside)) == before
+
+
+def test_a_journal_or_stage_that_is_a_symbolic_link_is_refused(shipped, tmp_path):
+    results, figures, docs, readme = shipped
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / findings.DOCUMENT).write_text("outside\n")
+    stage = planted_journal(docs)
+    shutil.rmtree(stage)
+    stage.symlink_to(outside)  # the stage: a link out of docs/
+    before = state(docs, readme), snapshot(outside)
+    with pytest.raises(FindingsError, match="is not a folder in"):
+        ship.recover(docs, readme)
+    stage.unlink()
+    stage.mkdir()
+    (stage / findings.DOCUMENT).symlink_to(outside / findings.DOCUMENT)  # an entry: a link out
+    with pytest.raises(FindingsError, match=f"{findings.DOCUMENT} is a symbolic link"):
+        ship.recover(docs, readme)
+    (stage / findings.DOCUMENT).unlink()
+    journal = (docs / ship.JOURNAL).read_text()
+    (docs / ship.JOURNAL).unlink()
+    (tmp_path / "journal.json").write_text(journal)
+    (docs / ship.JOURNAL).symlink_to(tmp_path / "journal.json")  # the journal itself: a link
+    with pytest.raises(FindingsError, match="is a symbolic link"):
+        ship.ship(results, figures, docs, readme)
+    assert (state(docs, readme), snapshot(outside)) == before
+    assert (tmp_path / "journal.json").read_text() == journal
+
+
+def test_the_probe_a_journal_committed_after_a_kill_never_touches_the_first_clones_readme(shipped, tmp_path):
+    """Killed after its commit point, a ship's docs/ (journal and stage included) is copied into
+    another clone, as `git add -f` and a clone would: recovered there, it replaces the second clone's
+    README (the one its command names), and the first clone's README keeps its bytes."""
+    results, figures, docs, readme = shipped
+    edit_json(results / findings.AUDIT_JSON, lambda a: a["claims"][1].update(verdict="reproduced"))
+    rerecord(results, figures)
+    pid = os.fork()
+    if pid == 0:  # the child: killed right after its commit point (the journal written)
+        code = 1
+        try:
+            commit = ship._commit
+
+            def killed(*args):
+                os.environ[ship.EXIT_AFTER_ENV] = str(ship._steps + 1)
+                commit(*args)
+
+            ship._commit = killed
+            code = ship.main(cli_args(results, figures, docs, readme))
+        finally:
+            os._exit(code)
+    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    assert code == 99 and (docs / ship.JOURNAL).is_file()  # killed mid-swap, the README not yet replaced
+    journal = (docs / ship.JOURNAL).read_text()
+    assert "README" not in journal and str(tmp_path) not in journal  # no path outside docs/
+    first_readme = readme.read_bytes()
+    clone = tmp_path / "clone"
+    shutil.copytree(docs, clone / "docs", symlinks=True)
+    (clone / "README.md").write_text(README_TEXT)
+    assert ship.main(["recover", "--docs", str(clone / "docs"), "--readme", str(clone / "README.md")]) == 0
+    assert readme.read_bytes() == first_readme  # the first clone's README: untouched
+    assert ship.readme_block(clone / "docs") in (clone / "README.md").read_text()
+    assert not list((clone / "docs").glob(".findings-*"))
+    with pytest.raises(FindingsError, match="replaces a README too: give it"):
+        ship.recover(docs)  # the README is the command's to name: none given, nothing changed
+    assert (docs / ship.JOURNAL).is_file() and readme.read_bytes() == first_readme
+
+
+def test_the_journal_and_the_staging_folders_are_git_ignored():
+    paths = ["docs/.findings-journal.json", f"docs/{ship.STAGE_PREFIX}abc_1/findings.md"]
+    done = subprocess.run(["git", "check-ignore", *paths], cwd=REPO, capture_output=True, text=True)
+    assert done.stdout.split() == paths, done.stderr
+
+
+def test_docs_that_is_a_file_is_refused_with_one_line(shipped, tmp_path, capsys):
+    """The probe: `ship --docs FILE` raised FileExistsError (and `render`, `recover` a traceback)."""
+    results, figures, _, readme = shipped
+    file = tmp_path / "notes.txt"
+    file.write_text("a file\n")
+    before = readme.read_bytes()
+    for action in ("ship", "render", "recover"):
+        args = [action, *cli_args(results, figures, file, readme)]
+        assert ship.main(args) == 1, action
+        err = capsys.readouterr().err
+        assert (
+            err == f"the docs folder {file} is a file, not a folder (--docs names the folder to ship into)\n"
+        )
+    assert file.read_text() == "a file\n" and readme.read_bytes() == before

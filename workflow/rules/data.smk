@@ -2,10 +2,12 @@
 
 rule data_file fetches a missing file. rule verify_data verifies the present file against
 its checksums, fetches it again from the sources when it is corrupted, then writes its
-stamp data/.verified/<path>.json (path, size, checksums). Run jobs take the stamps as input
+stamp data/.verified/<path>.json (path, size, the sha256 of its bytes, checksums) and, beside
+it, the file's stat when hashed (<stamp>.stat). Run jobs take the stamps as input
 (run_data_inputs), so when a data file changes (e.g. is corrupted) Snakemake reruns
-verify_data before any run reads it; the run job itself hashes the file again only if it
-changed after its stamp was written.
+verify_data before any run reads it; the run job itself checks the file by content: it hashes
+it again unless its stat (size, modification and change times, inode) is the one recorded with
+the stamp's hash (vhct.pipeline.data).
 """
 
 rule data_file:

@@ -34,7 +34,11 @@ from vhct.objectives.base import Objective  # noqa: E402
 
 #: search space of the paper: batch size, learning rate, weight decay
 MNIST_DOMAIN = ((1.0, 100.0), (1e-6, 1.0), (1e-6, 0.5))
-MODES = ("official", "test-split")
+#: the splits each data mode reads from ``data_dir`` (file names: ``MNIST_FILES``). Both are literals:
+#: the pipeline's pre-check reads them from this source, without importing torch, to require each
+#: file a run reads among the experiment's verified data files (vhct.pipeline.config.checks)
+MODE_SPLITS = {"official": ("test", "train"), "test-split": ("test",)}
+MODES = tuple(MODE_SPLITS)
 #: images in the official training and test splits
 OFFICIAL_TRAIN_IMAGES = 60_000
 OFFICIAL_TEST_IMAGES = 10_000
@@ -202,9 +206,10 @@ class MnistMLP(Objective):
         self.subset_seed = _check_count("subset_seed", subset_seed, minimum=0)
         data_dir = Path(data_dir)
         rng = np.random.default_rng(self.subset_seed)
-        test_x, test_y = load_split(data_dir, "test")
+        splits = {split: load_split(data_dir, split) for split in MODE_SPLITS[mode]}
+        test_x, test_y = splits["test"]
         if mode == "official":
-            train_x, train_y = load_split(data_dir, "train")
+            train_x, train_y = splits["train"]
             if self.n_train > len(train_x):
                 raise ValueError(f"n_train={self.n_train} exceeds the {len(train_x)} training images")
             if self.n_valid > len(test_x):

@@ -13,12 +13,18 @@ only) is of the decompressed bytes, because mirrors recompress gzip files while 
 their content. A file passes when at least one declared checksum matches; a ``.gz`` file
 must also decompress completely (a truncated or corrupted gzip never passes).
 
-A file is verified before it is used, not only when it is fetched: :func:`stamp_record`
-describes a verified file (its size and checksums), the pipeline keeps that record as a
-stamp (rule ``verify_data``) and :func:`check_stamp` compares the file with it before a run
-reads it. Hashing happens only when the size differs or the file was modified after the
-stamp was written. Downloaded files are created like any normal file (their mode
-follows the umask), never with ``mkstemp``'s private mode 0600.
+A file is verified before it is used, not only when it is fetched: :func:`write_stamp`
+writes the verification stamp of a verified file (rule ``verify_data``: its path, size, the
+sha256 of its bytes and the checksums of its spec) and :func:`check_stamp` checks the file
+against it, by content, before a run reads it. Hashing is skipped only when the file's stat
+(size, modification and change times, inode, device) equals the one recorded beside the stamp
+(``<stamp>.stat``) together with a sha256 equal to the stamp's; any other file is hashed again
+and must have the stamp's sha256 and match its spec. Why the change time: an edit in place
+with its size kept and its modification time put back (``touch -r``, ``os.utime``) sets the
+inode's change time to the present, which no user can set back (only a change of the system
+clock or raw disk access can), and a file replaced by another gets another inode; a
+modification time alone is not evidence. Downloaded files are created like any normal file
+(their mode follows the umask), never with ``mkstemp``'s private mode 0600.
 """
 
 from __future__ import annotations
@@ -36,12 +42,15 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from http.client import HTTPException
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from vhct.pipeline.files import atomic_paths, remove_stale_temps
 
 logger = logging.getLogger(__name__)
 
+#: the folder, relative to the workflow's directory, that the rules write data files into
+#: (``data/<path>``) and that objectives' data parameters must name files in
+DATA_DIR = "data"
 #: environment variable naming a local mirror directory (files at ``<mirror>/<path>``)
 MIRROR_ENV = "VHCT_DATA_MIRROR"
 #: config key naming a local mirror directory (quoted in error messages)
@@ -57,8 +66,23 @@ SPEC_KEYS = frozenset({"path", "urls", "sha256", "content_sha256", "md5", "descr
 #: hex-digest length of each checksum kind
 DIGEST_LENGTHS = {"sha256": 64, "content_sha256": 64, "md5": 32}
 GZIP_SUFFIX = ".gz"
-#: keys of a verification stamp (see :func:`stamp_record`)
-STAMP_KEYS = ("file", "size", "spec")
+#: the record beside a stamp of the file's stat when its hash was last found equal to the stamp's
+STAT_SUFFIX = ".stat"
+#: the stat fields that must all be unchanged for a file not to be hashed again (see the module)
+STAT_FIELDS = ("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino", "st_dev")
+
+
+def inside_data_dir(path: object) -> str:
+    """``path`` if it names a file inside the data directory (relative, ``/``-separated, no empty,
+    ``.`` or ``..`` part, no backslash), else a ValueError saying so. The pre-check of a config
+    (``vhct.pipeline.config.checks``) and every :class:`DataFile` apply this one rule."""
+    parts = path.split("/") if isinstance(path, str) else None
+    if not path or parts is None or "\\" in path or any(part in ("", ".", "..") for part in parts):
+        raise ValueError(
+            f"a data file's 'path' must stay inside the data directory (relative, without '.', '..' or "
+            f"empty parts), got {path!r}"
+        )
+    return path
 
 
 class VerificationError(Exception):
@@ -81,9 +105,7 @@ class DataFile:
     description: str = ""
 
     def __post_init__(self) -> None:
-        rel = PurePosixPath(self.path) if isinstance(self.path, str) else None
-        if rel is None or not self.path or rel.is_absolute() or ".." in rel.parts or "\\" in self.path:
-            raise ValueError(f"data file 'path' must be relative, inside the data dir, got {self.path!r}")
+        inside_data_dir(self.path)
         if isinstance(self.urls, str) or not all(isinstance(u, str) for u in self.urls):
             raise ValueError(f"data file {self.path!r}: 'urls' must be a list of strings, got {self.urls!r}")
         object.__setattr__(self, "urls", tuple(self.urls))
@@ -135,7 +157,8 @@ def as_data_file(spec: DataFile | Mapping[str, object]) -> DataFile:
 
 
 def compute_digests(path: Path, spec: DataFile) -> dict[str, str]:
-    """Hex digests of ``path`` for the checksum kinds ``spec`` declares.
+    """Hex digests of ``path``: the sha256 of its bytes (always: the stamp records it) and the
+    other checksum kinds ``spec`` declares.
 
     A ``.gz`` file is always decompressed to the end, so truncation and CRC errors surface
     here as :class:`VerificationError` even when only byte checksums are declared.
@@ -145,7 +168,7 @@ def compute_digests(path: Path, spec: DataFile) -> dict[str, str]:
         while chunk := fh.read(CHUNK_SIZE):
             for h in raw.values():
                 h.update(chunk)
-    digests = {k: raw[k].hexdigest() for k in ("sha256", "md5") if k in spec.checksums}
+    digests = {k: raw[k].hexdigest() for k in ("sha256", "md5") if k == "sha256" or k in spec.checksums}
     if spec.is_gzip:
         content = hashlib.sha256()
         try:
@@ -155,17 +178,18 @@ def compute_digests(path: Path, spec: DataFile) -> dict[str, str]:
         except (EOFError, OSError, zlib.error) as exc:
             raise VerificationError(f"{path.name} is not a complete gzip file ({exc})") from exc
         digests["content_sha256"] = content.hexdigest()
-    return {k: v for k, v in digests.items() if k in spec.checksums}
+    return {k: v for k, v in digests.items() if k == "sha256" or k in spec.checksums}
 
 
-def verify_file(path: Path | str, spec: DataFile | Mapping[str, object]) -> None:
-    """Raise :class:`VerificationError` unless ``path`` matches at least one checksum of ``spec``."""
+def verify_file(path: Path | str, spec: DataFile | Mapping[str, object]) -> dict[str, str]:
+    """Raise :class:`VerificationError` unless ``path`` matches at least one checksum of ``spec``;
+    return its digests (:func:`compute_digests`)."""
     spec, path = as_data_file(spec), Path(path)
     if not path.is_file():
         raise VerificationError(f"{path} does not exist")
     actual = compute_digests(path, spec)
     if any(actual[k] == expected for k, expected in spec.checksums.items()):
-        return
+        return actual
     detail = "; ".join(f"{k} expected {v}, got {actual[k]}" for k, v in spec.checksums.items())
     raise VerificationError(f"checksum mismatch ({detail})")
 
@@ -321,50 +345,117 @@ def fetch_file(
     )
 
 
-def stamp_record(path: Path | str, spec: DataFile | Mapping[str, object]) -> dict[str, object]:
-    """The verification stamp of a data file that has just been verified against ``spec``.
+@dataclass(frozen=True)
+class Stamp:
+    """The verification stamp of a data file: its path, size, the sha256 of its bytes and the spec
+    (path and declared checksums) it was verified against. Content only, nothing that changes when
+    the same bytes are fetched again: a file restored from a mirror gives a byte-identical stamp,
+    which Snakemake (comparing checksums of small inputs) does not count as a change in a later
+    invocation. :func:`write_stamp` is its one writer, :meth:`read` its one reader."""
 
-    It records the file's path, size and the checksums it matched, and nothing that changes
-    when the same bytes are fetched again: a file restored from a mirror gives a byte-identical
-    stamp, which Snakemake (comparing checksums of small inputs) does not count as a change
-    in a later invocation. Write it after the file is in place: its own modification time
-    marks the verification.
-    """
-    spec, path = as_data_file(spec), Path(path)
-    return {"file": str(path), "size": path.stat().st_size, "spec": {"path": spec.path, **spec.checksums}}
+    file: str
+    size: int
+    sha256: str
+    spec: DataFile
+
+    def to_json(self) -> str:
+        spec = {"path": self.spec.path, **self.spec.checksums}
+        return json.dumps(
+            {"file": self.file, "size": self.size, "sha256": self.sha256, "spec": spec}, indent=2
+        )
+
+    @classmethod
+    def read(cls, stamp_path: Path) -> Stamp:
+        """The stamp at ``stamp_path``; unreadable or of another format: :class:`VerificationError`
+        saying how to recover."""
+        try:
+            record = json.loads(stamp_path.read_text(encoding="utf-8"))
+            if not isinstance(record, dict) or sorted(record) != ["file", "sha256", "size", "spec"]:
+                raise ValueError("its keys are not file, sha256, size, spec (an older format?)")
+            sha, size = record["sha256"], record["size"]
+            if not (isinstance(sha, str) and re.fullmatch("[0-9a-f]{64}", sha)) or not isinstance(size, int):
+                raise ValueError(f"bad sha256 {sha!r} or size {size!r}")
+            return cls(
+                file=str(record["file"]), size=size, sha256=sha, spec=DataFile.from_dict(record["spec"])
+            )
+        except (OSError, ValueError, TypeError) as exc:
+            raise VerificationError(
+                f"verification stamp {stamp_path} cannot be read ({exc}); delete it: the next snakemake "
+                "run verifies its data file again"
+            ) from exc
 
 
-def check_stamp(stamp_path: Path | str) -> Path:
-    """Check a data file against its verification stamp before it is used; return its path.
+def _stat_key(path: Path) -> dict[str, int]:
+    stat = path.stat()
+    return {field: getattr(stat, field) for field in STAT_FIELDS}
 
-    If the file has the recorded size and was not modified after the stamp was written,
-    nothing is read. Otherwise it is verified against the checksums in the stamp; a corrupted
-    or missing file raises :class:`VerificationError` naming the file and how to recover.
+
+def _stat_path(stamp_path: Path) -> Path:
+    return stamp_path.with_name(stamp_path.name + STAT_SUFFIX)
+
+
+def _record_stat(stamp_path: Path, key: dict[str, int], sha256: str) -> None:
+    """Record beside the stamp that the file with this stat had this sha256 (atomically)."""
+    with atomic_paths(_stat_path(stamp_path)) as (tmp,):
+        tmp.write_text(json.dumps({"sha256": sha256, "stat": key}) + "\n", encoding="utf-8")
+
+
+def _hashed(path: Path, spec: DataFile) -> tuple[dict[str, str], dict[str, int] | None]:
+    """The verified digests of ``path`` and its stat key, None when the file changed while hashed."""
+    before = _stat_key(path)
+    digests = verify_file(path, spec)
+    return digests, before if _stat_key(path) == before else None
+
+
+def write_stamp(stamp_path: Path | str, path: Path | str, spec: DataFile | Mapping[str, object]) -> Stamp:
+    """Verify the data file at ``path`` against ``spec`` and write its stamp (and the stat of the
+    file it hashed, beside it) atomically; return the stamp."""
+    spec, path, stamp_path = as_data_file(spec), Path(path), Path(stamp_path)
+    digests, key = _hashed(path, spec)
+    stamp = Stamp(file=str(path), size=path.stat().st_size, sha256=digests["sha256"], spec=spec)
+    stamp_path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_paths(stamp_path) as (tmp,):
+        tmp.write_text(stamp.to_json() + "\n", encoding="utf-8")
+    if key is not None:
+        _record_stat(stamp_path, key, stamp.sha256)
+    return stamp
+
+
+def check_stamp(stamp_path: Path | str) -> Stamp:
+    """Check a data file against its verification stamp before it is used; return the stamp.
+
+    Nothing is read when the file's stat equals the one recorded beside the stamp with the
+    stamp's sha256 (see the module). Otherwise the file is hashed: it must have the stamp's
+    sha256 and match its spec, else :class:`VerificationError` names the file and how to recover;
+    a file found equal has its stat recorded, so the next check reads nothing.
     """
     stamp_path = Path(stamp_path)
+    stamp = Stamp.read(stamp_path)
+    path = Path(stamp.file)
     try:
-        record = json.loads(stamp_path.read_text(encoding="utf-8"))
-        file, size, spec = (record[key] for key in STAMP_KEYS)
-        spec = DataFile.from_dict(spec)
-        stamped_ns = stamp_path.stat().st_mtime_ns
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise VerificationError(
-            f"verification stamp {stamp_path} cannot be read ({exc}); delete it: the next snakemake "
-            "run verifies its data file again"
-        ) from exc
-    path = Path(file)
-    try:
-        stat = path.stat()
+        key = _stat_key(path)
     except FileNotFoundError as exc:
         raise VerificationError(f"data file {path} is missing; rerun snakemake: it fetches it again") from exc
-    if stat.st_size == size and stat.st_mtime_ns <= stamped_ns:
-        return path
-    logger.info("%s: changed since its verification (%s); verifying it again", path, stamp_path)
     try:
-        verify_file(path, spec)
+        recorded = json.loads(_stat_path(stamp_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        recorded = None
+    if recorded == {"sha256": stamp.sha256, "stat": key}:
+        return stamp
+    logger.info("%s: not the file last found equal to its stamp %s; hashing it again", path, stamp_path)
+    recover = (
+        f"delete it and rerun snakemake (it fetches the file again), or rerun with "
+        f"`snakemake --forcerun verify_data` (stamp: {stamp_path})"
+    )
+    try:
+        digests, key = _hashed(path, stamp.spec)
     except VerificationError as exc:
+        raise VerificationError(f"data file {path} is corrupted ({exc}); {recover}") from exc
+    if digests["sha256"] != stamp.sha256:
         raise VerificationError(
-            f"data file {path} is corrupted ({exc}); delete it and rerun snakemake (it fetches the "
-            f"file again), or rerun with `snakemake --forcerun verify_data` (stamp: {stamp_path})"
-        ) from exc
-    return path
+            f"data file {path} is not the file verified (sha256 {digests['sha256']}, its stamp "
+            f"{stamp.sha256}); {recover}"
+        )
+    if key is not None:
+        _record_stat(stamp_path, key, stamp.sha256)
+    return stamp

@@ -10,7 +10,6 @@ no partial output behind.
 from __future__ import annotations
 
 import gzip
-import json
 import logging
 import platform
 import time
@@ -60,8 +59,9 @@ def run_job(
     the spec (``spec`` itself, embedded), rounds, wall time, Python and host, the package versions,
     the exact optimum ``f_star`` (None where unknown) and the regret reference, and the run's metadata.
 
-    The data files of ``data_stamps`` (verification stamps) are checked first: a file changed
-    since its verification is hashed again, and a corrupted one fails naming the file.
+    The data files of ``data_stamps`` (verification stamps) are checked first: a file that is
+    not the one last found equal to its stamp is hashed again, and one of other content fails
+    naming the file.
     """
     from vhct.pipeline.data import check_stamp
     from vhct.pipeline.records import FORMAT, RunRecord, regret_reference_of
@@ -192,15 +192,13 @@ def data_job(
     A present file is verified and, when corrupted, fetched again. With ``stamp_path``, the
     verification stamp is written after (the record that run jobs check the file against).
     """
-    from vhct.pipeline.data import fetch_file, stamp_record
+    from vhct.pipeline.data import fetch_file, write_stamp
 
     got = fetch_file(dict(spec), Path(data_dir), mirror=Path(mirror) if mirror else None)
     if Path(got).resolve() != Path(data_path).resolve():
         raise ValueError(f"data file spec path {spec['path']!r} does not match the rule's file {data_path}")
     if stamp_path is not None:
-        record = stamp_record(data_path, spec)
-        with atomic_paths(stamp_path) as (tmp,):
-            tmp.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+        write_stamp(stamp_path, data_path, spec)
     logger.info("data file ready and verified: %s", got)
 
 

@@ -37,18 +37,29 @@ What it refuses, changing nothing:
 
 Crash safety: a journal. Everything new is first staged in ``docs/.findings-staging-<id>/``
 (``findings/``, ``figures/``, ``findings.md`` and the whole new README text); then the journal
-``docs/.findings-journal.json``, naming the stage, the entries to swap and the README to replace,
-is written atomically (the commit point); then each entry of ``docs/`` is renamed into the stage
-as ``old-<name>`` and the staged one renamed into place, the README replaced by one rename, the
-journal removed and the stage deleted. Every step is idempotent. Every ``ship`` (and ``render``,
-``recover``) starts by rolling an existing journal forward to its end and deleting stages that no
-journal names, so after a SIGKILL at any point the next command leaves ``docs/`` and the README
-entirely the new findings (journal written) or entirely the old ones (killed before it). A
-symlink swap would not do: ``docs/findings.md``, two folders and the README are four names that
-no single rename replaces. Two ships at once are serialized by a lock on the docs folder.
+``docs/.findings-journal.json``, naming the stage, the entries to swap and whether the README is
+part of the swap, is written atomically (the commit point); then each entry of ``docs/`` is
+renamed into the stage as ``old-<name>`` and the staged one renamed into place, the README
+replaced by one rename, the journal removed and the stage deleted. Every step is idempotent.
+Every ``ship`` (and ``render``, ``recover``) starts by rolling an existing journal forward to
+its end and deleting stages that no journal names, so after a SIGKILL at any point the next
+command leaves ``docs/`` and the README entirely the new findings (journal written) or entirely
+the old ones (killed before it). A symlink swap would not do: ``docs/findings.md``, two folders
+and the README are four names that no single rename replaces. Two ships at once are serialized
+by a lock on the docs folder.
+
+The journal names nothing outside the docs folder it lies in (:class:`Journal`): its stage is a
+staging folder of that folder (a name, not a path), its entries are among ``findings/``,
+``figures/`` and ``findings.md``, and of the README it says only whether the swap replaces one:
+which README is the command's to say (``--readme``, or the default below), as when it shipped, so
+a journal committed by mistake and recovered in another clone replaces that clone's README, never
+the first one's. A journal naming anything else (an absolute path, ``..``, an unknown entry, a
+stage or entry that is a symbolic link or missing), or in an older format, is refused with one line
+before anything is touched; delete it. The journal and the staging folders are git-ignored.
 
 ``--docs DIR`` touches nothing outside DIR: the README edited is ``--readme PATH``, and by
-default the repository's ``README.md`` only when ``--docs`` is the default ``docs``.
+default the repository's ``README.md`` only when ``--docs`` is the default ``docs``. A ``--docs``
+that exists and is not a folder is refused with one line.
 """
 
 from __future__ import annotations
@@ -61,10 +72,10 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from vhct.pipeline.files import fsync_dir
 from vhct.reporting.findings import (
@@ -89,6 +100,10 @@ FIGURE_LINK = re.compile(rf"\]\(({FIGURES_DIR}/[^)#\s]+\.png)\)")
 #: the journal of a swap under way, and the prefix of the staging folders (both inside docs/)
 JOURNAL = ".findings-journal.json"
 STAGE_PREFIX = ".findings-staging-"
+#: a staging folder's name: the prefix and what ``tempfile.mkdtemp`` appends
+STAGE_NAME = re.compile(rf"{re.escape(STAGE_PREFIX)}[A-Za-z0-9_]+")
+#: the entries of the docs folder a swap replaces (a journal may name no others)
+SWAPPED = (DATA_DIR, FIGURES_DIR, DOCUMENT)
 #: the new README text inside a stage
 NEW_README = "README.new"
 #: test hook: exit (as a SIGKILL would leave things) right after this many steps that change files
@@ -138,10 +153,72 @@ def _locked(docs: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def _roll_forward(docs: Path, journal: Mapping[str, Any]) -> None:
-    """Finish the swap the journal names; every step can be repeated after a kill."""
-    stage = docs / journal["stage"]
-    for name in journal["names"]:
+@dataclass(frozen=True)
+class Journal:
+    """The commit point of a swap in a docs folder: its stage (a staging folder's name), the entries
+    of the folder it replaces (among :data:`SWAPPED`) and whether it replaces the README too (which
+    README is the command's to say). :func:`_commit` is its one writer, :meth:`read` its one reader."""
+
+    stage: str
+    names: tuple[str, ...]
+    readme: bool
+
+    def write(self, path: Path) -> None:
+        """Write the journal to ``path`` and flush it to disk (the caller renames it into place)."""
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps({**asdict(self), "names": list(self.names)}, indent=2) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    @classmethod
+    def read(cls, docs: Path) -> Journal:
+        """The journal of ``docs``, checked: anything naming what is not this folder's stage and
+        entries is refused (:class:`FindingsError`, one line) before anything is touched."""
+        path = docs / JOURNAL
+
+        def refuse(why: str) -> FindingsError:
+            return FindingsError(
+                f"{path}: {why}; not a journal a ship into {docs} wrote: nothing was changed, delete it"
+            )
+
+        if path.is_symlink():
+            raise refuse("it is a symbolic link")
+        data = read_json(path)
+        fields = {"stage", "names", "readme"}
+        if not isinstance(data, dict) or set(data) != fields:
+            raise refuse(f"its keys must be {sorted(fields)}")
+        stage, names, readme = data["stage"], data["names"], data["readme"]
+        if not (isinstance(stage, str) and STAGE_NAME.fullmatch(stage)):
+            raise refuse(f"its stage {stage!r} is not the name of a staging folder {STAGE_PREFIX}*")
+        folder = docs / stage
+        if folder.is_symlink() or not folder.is_dir():
+            raise refuse(f"its stage {stage} is not a folder in {docs}")
+        if not (
+            isinstance(names, list)
+            and names
+            and all(isinstance(n, str) and n in SWAPPED for n in names)
+            and len(set(names)) == len(names)
+        ):
+            raise refuse(f"it names {names!r}, not entries among {', '.join(SWAPPED)}")
+        if not isinstance(readme, bool):
+            raise refuse(f"its 'readme' is {readme!r}, not true or false")
+        for name in [*names, NEW_README]:
+            if (folder / name).is_symlink():
+                raise refuse(f"{stage}/{name} is a symbolic link")
+        return cls(stage=stage, names=tuple(names), readme=readme)
+
+
+def _roll_forward(docs: Path, journal: Journal, readme: Path | None) -> None:
+    """Finish the swap the journal names; every step can be repeated after a kill. The README it
+    replaces is ``readme``, the command's (a journal naming one with no README given is refused)."""
+    stage = docs / journal.stage
+    staged = stage / NEW_README
+    if journal.readme and readme is None and staged.exists():
+        raise FindingsError(
+            f"{docs / JOURNAL}: the interrupted ship replaces a README too: give it (--readme); nothing "
+            "was changed"
+        )
+    for name in journal.names:
         new, current = stage / name, docs / name
         if not new.exists():
             continue  # already in place
@@ -150,9 +227,7 @@ def _roll_forward(docs: Path, journal: Mapping[str, Any]) -> None:
             _step()
         new.rename(current)
         _step()
-    staged = stage / NEW_README
-    if journal.get("readme") and staged.exists():
-        readme = Path(journal["readme"])
+    if journal.readme and readme is not None and staged.exists():
         try:
             os.replace(staged, readme)
         except OSError:  # another file system: a copy next to the README, renamed into place
@@ -167,38 +242,48 @@ def _roll_forward(docs: Path, journal: Mapping[str, Any]) -> None:
     shutil.rmtree(stage, ignore_errors=True)
 
 
-def _recover(docs: Path) -> bool:
-    """Roll an interrupted swap forward and delete leftover stages; True if a swap was finished."""
+def _recover(docs: Path, readme: Path | None) -> bool:
+    """Roll an interrupted swap forward and delete leftover stages; True if a swap was finished.
+    A leftover that is a symbolic link is left alone (nothing is followed)."""
     finished = False
-    if (docs / JOURNAL).exists():
-        _roll_forward(docs, read_json(docs / JOURNAL))
+    if (docs / JOURNAL).exists() or (docs / JOURNAL).is_symlink():
+        _roll_forward(docs, Journal.read(docs), readme)
         finished = True
     for leftover in docs.glob(f"{STAGE_PREFIX}*"):
-        shutil.rmtree(leftover, ignore_errors=True)
+        if not leftover.is_symlink():
+            shutil.rmtree(leftover, ignore_errors=True)
     return finished
 
 
-def recover(docs: Path | str) -> bool:
-    """Finish a ship a kill interrupted (or drop its unfinished staging); True if one was finished."""
+def docs_folder(docs: Path | str) -> Path:
+    """``docs`` as a path, refused in one line when it exists and is not a folder."""
     docs = Path(docs)
+    if docs.exists() and not docs.is_dir():
+        raise FindingsError(
+            f"the docs folder {docs} is a file, not a folder (--docs names the folder to ship into)"
+        )
+    return docs
+
+
+def recover(docs: Path | str, readme: Path | str | None = None) -> bool:
+    """Finish a ship a kill interrupted (or drop its unfinished staging); True if one was finished.
+    ``readme``: the README the ship was given (the journal only says whether it replaces one)."""
+    docs = docs_folder(docs)
     if not docs.is_dir():
         return False
     with _locked(docs):
-        return _recover(docs)
+        return _recover(docs, Path(readme) if readme is not None else None)
 
 
 def _commit(docs: Path, stage: Path, names: Sequence[str], readme: Path | None) -> None:
     """Write the journal (the commit point), then swap the staged entries and README in."""
-    journal = {"stage": stage.name, "names": list(names), "readme": str(readme.resolve()) if readme else None}
+    journal = Journal(stage=stage.name, names=tuple(names), readme=readme is not None)
     draft = stage / "journal.json"
-    with open(draft, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps(journal, indent=2) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
+    journal.write(draft)
     os.replace(draft, docs / JOURNAL)
     fsync_dir(docs)
     _step()
-    _roll_forward(docs, journal)
+    _roll_forward(docs, journal, readme)
 
 
 def _stage_readme(stage: Path, readme: Path | None) -> None:
@@ -223,7 +308,7 @@ def ship(
     Nothing in ``docs`` or the README changes unless everything checks (see the module's
     docstring); the swap is journaled, so a kill leaves what the next ``ship`` completes.
     """
-    results, figures, docs = Path(results), Path(figures), Path(docs)
+    results, figures, docs = Path(results), Path(figures), docs_folder(docs)
     readme = Path(readme) if readme is not None else None
     audit_path = results / AUDIT_JSON
     prov_path = results / PROVENANCE_JSON
@@ -250,9 +335,12 @@ def ship(
     check_scale(audit, audit_path, reduced)
     if readme is not None:
         with_readme_block(readme.read_text(encoding="utf-8"), "")  # its markers, before anything is staged
-    docs.mkdir(parents=True, exist_ok=True)
+    try:
+        docs.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise FindingsError(f"cannot create the docs folder {docs} ({exc.strerror or exc})") from None
     with _locked(docs):
-        _recover(docs)
+        _recover(docs, readme)
         stage = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX, dir=docs))
         try:
             for source, target in {**data, **pngs}.items():
@@ -284,13 +372,13 @@ def ship(
 def rewrite(docs: Path | str, readme: Path | str | None = None) -> Path:
     """Render ``docs/findings.md`` again from the shipped files and, given ``readme``, its findings
     block; swapped in through the same journal as :func:`ship`."""
-    docs = Path(docs)
+    docs = docs_folder(docs)
     readme = Path(readme) if readme is not None else None
     text = render(docs)
     if readme is not None:
         with_readme_block(readme.read_text(encoding="utf-8"), "")
     with _locked(docs):
-        _recover(docs)
+        _recover(docs, readme)
         stage = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX, dir=docs))
         try:
             (stage / DOCUMENT).write_text(text, encoding="utf-8")
@@ -337,7 +425,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.action == "render":
             rewrite(args.docs, readme)
         else:
-            print("finished an interrupted ship" if recover(args.docs) else "nothing to recover")
+            print("finished an interrupted ship" if recover(args.docs, readme) else "nothing to recover")
             return 0
     except FindingsError as exc:
         print(exc, file=sys.stderr)

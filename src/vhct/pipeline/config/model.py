@@ -76,6 +76,10 @@ class Config(Planning, Section):
         deep = bool((info.context or {}).get("deep"))
         paths: dict[str, str] = {}
         for name, spec in self.data.files.items():
+            try:
+                checks.data_file_path(spec.path)
+            except ValueError as exc:
+                raise key_error(f"data/files/{name}/path", str(exc)) from None
             if spec.path in paths:
                 raise key_error(
                     f"data/files/{name}/path", f"{spec.path!r} already used by {paths[spec.path]}"
@@ -94,6 +98,12 @@ class Config(Planning, Section):
                 self._need(self.settings, setting, f"experiments/{name}/settings/{i}", "setting")
             for i, item in enumerate(exp.data):
                 self._need(self.data.files, item, f"experiments/{name}/data/{i}", "data file")
+            try:  # objectives read only the files the run jobs verify
+                checks.check_data_params(
+                    exp.objective, exp.objective_params, [self.data.files[item].path for item in exp.data]
+                )
+            except ConfigError as exc:
+                raise key_error(["experiments", name, *(exc.key or ())], exc.text) from None
         domains = {name: self._domain(name, deep) for name in self.experiments}
         for fig_name, fig in self.figures.items():
             for i, panel in enumerate(fig.panels):
