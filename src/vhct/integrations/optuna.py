@@ -49,19 +49,23 @@ reproducible; the optimizer's are).
 Failed and pruned trials. A trial that fails after suggesting the optimizer's point (the
 objective raised, or returned NaN, or a value the optimizer refuses: infinite, or beyond
 ``REWARD_LIMIT`` such as 1e200, which Optuna stores as COMPLETE) leaves its round open once: the
-next trial gets the same point again, in case the failure was passing. When the same round has
-failed ``FAILURES_BEFORE_PENALTY`` times, the optimizer is told the point's penalty, the lowest
-reward it has been told so far (in its maximizing sign): an objective that fails in a region is
-a bad value there, no better than the worst point seen, so the tree's bounds steer the search
-elsewhere rather than retrying the point for ever; the worst value and not some lower constant,
-so that the rewards keep their scale (the variance estimates of VHCT use them). One warning
-(per sampler) names the trials of the first penalized round; later ones are penalized the same
-way in silence (their trials are the FAIL ones carrying ``vhct:round``). Before the optimizer
-has been told any value there is nothing to compare with: the point is asked again. Optuna's
-own samplers simply skip failed trials; they draw at random, where a deterministic tree would
-stall. A pruned trial with an intermediate value is told that value; without one it is not a
-failure of the objective: its round stays open. A refused value gets one warning naming the
-trial and the value: the study goes on, resumed ones too.
+next trial gets the same point again, in case the failure was passing. When the same point has
+failed ``FAILURES_BEFORE_PENALTY`` times, the optimizer is told its penalty: the worst value of
+the study's finished trials at that moment (told to the optimizer or not, e.g. the independent
+sampler's first trial). An objective that fails in a region is taken as a bad value there, no
+better than the worst point seen, so the tree's bounds steer the search elsewhere instead of
+retrying the point for ever (which would take every later trial); the worst value
+and not some lower constant, so that the rewards keep their scale (VHCT's variance estimates use
+them). The penalty is recorded in the system attributes of the trial being proposed when it is
+told (``vhct:penalty``, ``[round, reward]`` pairs), so a resumed study replays it exactly. If
+the study has no value yet, there is nothing to penalize with: the next trials are drawn by the
+independent sampler (not the optimizer's rounds) until one has a value. One warning (per
+sampler) names the trials of the first penalized point; later ones are penalized the same way
+in silence (their trials are the FAIL ones carrying ``vhct:round``). Optuna's own samplers
+simply skip failed trials, which is enough for samplers that draw at random but would stall a
+deterministic tree. A pruned trial with an intermediate value is told that value; without one
+it is no failure of the objective: its round stays open. A refused value gets one warning naming
+the trial and the value: the study goes on, resumed ones too.
 
 One study per sampler. The optimizer's state is one study's rounds, so a sampler is bound to
 the study of its first trial, told apart by its identity, not its name: the study's id in its
@@ -339,7 +343,7 @@ class VHCTSampler(BaseSampler):
             f"refused:{number}",
             f"trial {number} returned {value!r}, which {self.algorithm} cannot be told ({reason}): "
             f"for {self.algorithm} it counts as a failed trial: the next trial gets its point again, and "
-            f"a point that fails {FAILURES_BEFORE_PENALTY} times is told the worst value told so far",
+            f"a point that fails {FAILURES_BEFORE_PENALTY} times is told the worst value of the study",
         )
 
     def _check_distributions(self, trial: FrozenTrial) -> None:
