@@ -145,11 +145,17 @@ def test_reloading_the_same_study_with_its_sampler_is_allowed(tmp_path):
     assert points(again.trials) == loop_points(10)
 
 
-@pytest.mark.parametrize("kind", ["sqlite", "memory"])
+def journal(path) -> optuna.storages.JournalStorage:
+    return optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(str(path)))
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "journal", "memory"])
 def test_a_same_named_study_in_another_storage_is_another_study(tmp_path, kind):
     """Studies are told apart by storage and id, not by name: 's' in b.db is not 's' in a.db."""
     if kind == "sqlite":
         first, second = (f"sqlite:///{tmp_path / name}" for name in ("a.db", "b.db"))
+    elif kind == "journal":
+        first, second = journal(tmp_path / "a.log"), journal(tmp_path / "b.log")
     else:
         first, second = optuna.storages.InMemoryStorage(), optuna.storages.InMemoryStorage()
     sampler = VHCTSampler(seed=3, search_space=SPACE)
@@ -164,13 +170,18 @@ def test_a_same_named_study_in_another_storage_is_another_study(tmp_path, kind):
     assert points(a.trials) == loop_points(10)
 
 
-def test_the_same_sqlite_file_by_a_relative_path_is_the_same_study(tmp_path, monkeypatch):
+@pytest.mark.parametrize("kind", ["sqlite", "journal"])
+def test_the_same_file_by_a_relative_path_is_the_same_study(tmp_path, monkeypatch, kind):
     monkeypatch.chdir(tmp_path)
     sampler = VHCTSampler(seed=3, search_space=SPACE)
-    optuna.create_study(
-        study_name="s", storage=f"sqlite:///{tmp_path / 'a.db'}", direction="maximize", sampler=sampler
-    ).optimize(bad_at(-1, 0.0), n_trials=5)
-    again = optuna.load_study(study_name="s", storage="sqlite:///a.db", sampler=sampler)
+    if kind == "sqlite":
+        first, then = f"sqlite:///{tmp_path / 'a.db'}", "sqlite:///a.db"
+    else:
+        first, then = journal(tmp_path / "a.log"), journal("a.log")  # another object, the same file
+    optuna.create_study(study_name="s", storage=first, direction="maximize", sampler=sampler).optimize(
+        bad_at(-1, 0.0), n_trials=5
+    )
+    again = optuna.load_study(study_name="s", storage=then, sampler=sampler)
     again.optimize(bad_at(-1, 0.0), n_trials=5)
     assert points(again.trials) == loop_points(10)
 

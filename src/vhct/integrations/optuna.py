@@ -580,17 +580,16 @@ def _study_identity(study: optuna.Study) -> tuple[Any, int]:
 def _storage_identity(storage: BaseStorage) -> Any:
     """A storage as the same data: a database by its URL (SQLite: by its absolute path), a journal
     file by its absolute path; any other (in memory, a server) by the object itself."""
-    storage = getattr(storage, "_backend", storage)  # RDB storages come wrapped in a cache
+    if isinstance(storage, JournalStorage):
+        path = getattr(storage._backend, "_file_path", None)
+        return storage if path is None else ("journal file", os.path.abspath(path))
+    storage = getattr(storage, "_backend", storage)  # a database storage comes wrapped in a cache
     if isinstance(storage, RDBStorage):
         prefix = "sqlite:///"
         url = storage.url
         if url.startswith(prefix) and url[len(prefix):] not in ("", ":memory:"):
             url = prefix + os.path.abspath(url[len(prefix):])
         return ("database", url)
-    if isinstance(storage, JournalStorage):
-        path = getattr(storage._backend, "_file_path", None)
-        if path is not None:
-            return ("journal file", os.path.abspath(path))
     return storage
 
 
