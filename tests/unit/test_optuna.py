@@ -19,7 +19,7 @@ from optuna.distributions import (  # noqa: E402
 )
 
 from vhct.extras import MissingExtraError  # noqa: E402
-from vhct.integrations.optuna import VHCTSampler, _from_unit  # noqa: E402
+from vhct.integrations.optuna import VHCTSampler, _describe, _from_unit  # noqa: E402
 from vhct.optimizers.registry import make_optimizer  # noqa: E402
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -87,17 +87,42 @@ def test_stop_and_resume_from_storage_continues_as_uninterrupted(tmp_path):
     assert study_points(resumed) == study_points(whole)
 
 
-def test_resume_with_another_seed_is_refused(tmp_path):
+@pytest.mark.parametrize(
+    ("first", "then", "named"),
+    [
+        ({"seed": 3}, {"seed": 4}, "seed=3, this VHCTSampler has seed=4"),
+        ({"seed": 3, "rho": 0.75}, {"seed": 3, "rho": 0.5}, "rho=0.75, this VHCTSampler has rho=0.5"),
+        ({"seed": 3, "rho": 0.75}, {"seed": 3}, "rho=0.75, this VHCTSampler has rho=None"),
+        ({"seed": 3}, {"algorithm": "HCT", "seed": 3}, "algorithm='VHCT', this VHCTSampler has algo.*='HCT'"),
+    ],
+)
+def test_resume_with_other_settings_is_refused(tmp_path, first, then, named):
+    """Three rounds replay alike under rho 0.75 and 0.5: the settings recorded in the study, not
+    the replay, tell them apart, at the first trial whatever ``catch``."""
     storage = f"sqlite:///{tmp_path / 'study.db'}"
-    study = optuna.create_study(
-        study_name="s", storage=storage, sampler=VHCTSampler(seed=3, search_space=SPACE)
-    )
-    study.optimize(objective, n_trials=10)
-    other = optuna.load_study(
-        study_name="s", storage=storage, sampler=VHCTSampler(seed=4, search_space=SPACE)
-    )
-    with pytest.raises(RuntimeError, match="resume with the same algorithm, seed and parameters"):
-        other.optimize(objective, n_trials=1, catch=())
+
+    def load(settings: dict) -> optuna.Study:
+        return optuna.load_study(
+            study_name="s", storage=storage, sampler=VHCTSampler(**settings, search_space=SPACE)
+        )
+
+    optuna.create_study(study_name="s", storage=storage)
+    study = load(first)
+    study.optimize(objective, n_trials=3)
+    assert study._storage.get_study_system_attrs(study._study_id)["vhct:sampler"]["seed"] == 3
+    other = load(then)
+    with pytest.raises(ValueError, match=rf"^study 's' was run with {named}: its rounds would not replay"):
+        other.optimize(objective, n_trials=1, catch=(Exception,))
+    assert len(other.trials) == 4 and other.trials[-1].state == optuna.trial.TrialState.FAIL
+    # the study is unharmed: the sampler that ran it resumes it
+    same = load(first)
+    same.optimize(objective, n_trials=2)
+    assert [t.state for t in same.trials[4:]] == [optuna.trial.TrialState.COMPLETE] * 2
+
+
+def test_a_parameter_that_is_not_json_is_recorded_by_its_qualified_name():
+    assert _describe(0.75) == 0.75 and _describe((1, 2)) == [1, 2]
+    assert _describe(math.sqrt) == "math.sqrt" and _describe(object()) == "builtins.object"
 
 
 def test_concurrent_trials_one_round_at_a_time():

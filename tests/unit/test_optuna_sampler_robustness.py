@@ -1,5 +1,6 @@
-"""VHCTSampler never poisons a study (issue 31): refused values, a second study, conditional and
-mismatched search spaces, runs past a horizon."""
+"""VHCTSampler never poisons a study (issues 31, 39): refused values, a second study (same name
+included), conditional, mismatched and unused search-space parameters, failing regions, runs past a
+horizon."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ optuna = pytest.importorskip("optuna")
 from optuna.distributions import FloatDistribution, IntDistribution  # noqa: E402
 from optuna.trial import TrialState  # noqa: E402
 
-from vhct.integrations.optuna import VHCTSampler, _from_unit  # noqa: E402
+from vhct.integrations.optuna import UNSUGGESTED_LIMIT, VHCTSampler, _from_unit  # noqa: E402
 from vhct.optimizers.base import HorizonWarning  # noqa: E402
 from vhct.optimizers.registry import make_optimizer  # noqa: E402
 
@@ -125,7 +126,7 @@ def test_a_sampler_refuses_a_second_study():
     alone = optuna.create_study(direction="minimize", sampler=VHCTSampler("VHCT", seed=0))
     for _ in range(15):
         a.optimize(lambda t: -bad_at(-1, 0.0)(t), n_trials=1)
-        refused = r"drives study 'A' and cannot drive study 'B'.*one sampler per study"
+        refused = r"drives study 'A' \(id 0 in InMemoryStorage .*\) and cannot drive study 'B'.*one sampler"
         with pytest.raises(ValueError, match=refused):
             b.optimize(bad_at(-1, 0.0), n_trials=1, catch=(Exception,))
     alone.optimize(lambda t: -bad_at(-1, 0.0)(t), n_trials=15)
@@ -140,6 +141,47 @@ def test_reloading_the_same_study_with_its_sampler_is_allowed(tmp_path):
         bad_at(-1, 0.0), n_trials=5
     )
     again = optuna.load_study(study_name="s", storage=storage, sampler=sampler)
+    again.optimize(bad_at(-1, 0.0), n_trials=5)
+    assert points(again.trials) == loop_points(10)
+
+
+def journal(path) -> optuna.storages.JournalStorage:
+    return optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(str(path)))
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "journal", "memory"])
+def test_a_same_named_study_in_another_storage_is_another_study(tmp_path, kind):
+    """Studies are told apart by storage and id, not by name: 's' in b.db is not 's' in a.db."""
+    if kind == "sqlite":
+        first, second = (f"sqlite:///{tmp_path / name}" for name in ("a.db", "b.db"))
+    elif kind == "journal":
+        first, second = journal(tmp_path / "a.log"), journal(tmp_path / "b.log")
+    else:
+        first, second = optuna.storages.InMemoryStorage(), optuna.storages.InMemoryStorage()
+    sampler = VHCTSampler(seed=3, search_space=SPACE)
+    a = optuna.create_study(study_name="s", storage=first, direction="maximize", sampler=sampler)
+    a.optimize(bad_at(-1, 0.0), n_trials=5)
+    b = optuna.create_study(study_name="s", storage=second, direction="maximize", sampler=sampler)
+    refused = r"drives study 's' \(id \d in .*\) and cannot drive study 's' \(id \d in "
+    with pytest.raises(ValueError, match=refused):
+        b.optimize(bad_at(-1, 0.0), n_trials=1, catch=(Exception,))
+    assert [t.state for t in b.trials] == [TrialState.FAIL]
+    a.optimize(bad_at(-1, 0.0), n_trials=5)  # the first study goes on undisturbed
+    assert points(a.trials) == loop_points(10)
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "journal"])
+def test_the_same_file_by_a_relative_path_is_the_same_study(tmp_path, monkeypatch, kind):
+    monkeypatch.chdir(tmp_path)
+    sampler = VHCTSampler(seed=3, search_space=SPACE)
+    if kind == "sqlite":
+        first, then = f"sqlite:///{tmp_path / 'a.db'}", "sqlite:///a.db"
+    else:
+        first, then = journal(tmp_path / "a.log"), journal("a.log")  # another object, the same file
+    optuna.create_study(study_name="s", storage=first, direction="maximize", sampler=sampler).optimize(
+        bad_at(-1, 0.0), n_trials=5
+    )
+    again = optuna.load_study(study_name="s", storage=then, sampler=sampler)
     again.optimize(bad_at(-1, 0.0), n_trials=5)
     assert points(again.trials) == loop_points(10)
 
@@ -228,11 +270,104 @@ def test_another_kind_or_scale_is_refused_by_optuna_at_the_suggest_call(suggest)
         study.optimize(lambda t: suggest(t) ** 2, n_trials=1)
 
 
+def test_a_search_space_parameter_the_objective_never_suggests_is_refused():
+    """Before: every trial stayed at the centre (a trial that skips ``c`` is never told)."""
+    space = {**SPACE, "c": FloatDistribution(0.0, 1.0)}
+    study = optuna.create_study(direction="maximize", sampler=VHCTSampler(seed=0, search_space=space))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "trial 0 did not suggest ['c']"
+        with pytest.raises(ValueError) as error:
+            study.optimize(bad_at(-1, 0.0), n_trials=50, catch=(Exception,))
+    assert str(error.value).startswith(
+        f"search_space names ['c'], but none of the study's {UNSUGGESTED_LIMIT} finished trials suggested it"
+    )
+    assert "Remove ['c'] from search_space, or suggest it in the objective" in str(error.value)
+    assert len(study.trials) == UNSUGGESTED_LIMIT
+
+
 def test_a_dynamic_distribution_is_refused():
     """Without search_space the box is the first completed trial's; a later other box is refused."""
     study = optuna.create_study(sampler=VHCTSampler(seed=0))
     with pytest.raises(ValueError, match=r"parameter 'u'.*trial 1.*inferred from the study's first"):
         study.optimize(lambda t: t.suggest_float("u", 0.0, 1.0 + t.number), n_trials=5)
+
+
+# ---------------------------------------------------------------------------- 4b. failing regions
+
+
+def failing_in_region(trial: optuna.Trial) -> float:
+    """Best at x = 0.25, but the objective raises for 0.2 < x < 0.3."""
+    x = trial.suggest_float("x", 0.0, 1.0)
+    if 0.2 < x < 0.3:
+        raise RuntimeError(f"no value at x={x}")
+    return -((x - 0.25) ** 2)
+
+
+@pytest.mark.parametrize("search_space", [None, {"x": FloatDistribution(0.0, 1.0)}])
+def test_a_region_where_the_objective_fails_is_penalized_and_the_search_moves_on(search_space):
+    """Before: 39 of 40 trials failed at x = 0.25, silently. Now a point that fails twice is told
+    the study's worst value, and the search goes around the region."""
+    study = optuna.create_study(direction="maximize", sampler=VHCTSampler(seed=0, search_space=search_space))
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        study.optimize(failing_in_region, n_trials=40, catch=(RuntimeError,))
+    failed = [t for t in study.trials if t.state == TrialState.FAIL]
+    assert 2 <= len(failed) <= 6  # each failing point twice, three points
+    assert all(0.2 < t.params["x"] < 0.3 for t in failed)
+    assert study.best_value > -0.005  # it found the region's edges, x = 0.1875 or 0.3125
+    penalty = [m for m in messages(record) if "failed at the same point" in m]
+    assert len(penalty) == 1
+    first = [t.number for t in failed[:2]]
+    assert penalty[0].startswith(f"trials {first} failed at the same point of VHCT, {{'x': 0.25}}: ")
+    if search_space is None:  # trial 0, the independent sampler's, gave a value
+        assert "the worst value of the study so far" in penalty[0]
+    else:  # VHCT's first point failed before the study had any value
+        assert "before any trial of the study had a value" in penalty[0]
+        assert "drawn by the independent sampler" in penalty[0]
+        assert "vhct:round" not in study.trials[2].system_attrs
+
+
+def test_the_penalty_is_the_studys_worst_value_and_the_rounds_replay_it():
+    study = optuna.create_study(direction="minimize", sampler=VHCTSampler(seed=0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        study.optimize(lambda t: -failing_in_region(t), n_trials=30, catch=(RuntimeError,))
+    # the loop: VHCT told each round's value, or the recorded penalty when its point failed twice
+    opt = make_optimizer("VHCT", [[0.0, 1.0]], seed=0)
+    rounds = {}
+    for t in study.trials:
+        if "vhct:round" in t.system_attrs:
+            rounds.setdefault(t.system_attrs["vhct:round"], []).append(t)
+    penalties = {k: r for t in study.trials for k, r in t.system_attrs.get("vhct:penalty", ())}
+    assert len(penalties) >= 1
+    for k in sorted(rounds):
+        x = opt.ask()
+        trials = rounds[k]
+        assert opt.t == k and all(t.system_attrs["vhct:point"] == x.tolist() for t in trials)
+        done = [t for t in trials if t.state == TrialState.COMPLETE]
+        if done:
+            opt.tell(x, -done[0].value)
+        elif k in penalties:
+            assert len(trials) == 2
+            before = [u.value for u in study.trials if u.number < trials[-1].number and u.value is not None]
+            assert penalties[k] == -max(before)  # the worst loss so far, as a reward
+            opt.tell(x, penalties[k])
+
+
+@pytest.mark.parametrize("stop_after", [2, 3, 12])
+def test_a_study_with_penalized_points_resumes_as_uninterrupted(tmp_path, stop_after):
+    """Stopped between a point's two failures (2), right after them (3) or later (12)."""
+    storage = f"sqlite:///{tmp_path / 'study.db'}"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        first = optuna.create_study(study_name="s", storage=storage, sampler=VHCTSampler(seed=0))
+        first.optimize(lambda t: -failing_in_region(t), n_trials=stop_after, catch=(RuntimeError,))
+        resumed = optuna.load_study(study_name="s", storage=storage, sampler=VHCTSampler(seed=0))
+        resumed.optimize(lambda t: -failing_in_region(t), n_trials=30 - stop_after, catch=(RuntimeError,))
+        whole = optuna.create_study(sampler=VHCTSampler(seed=0))
+        whole.optimize(lambda t: -failing_in_region(t), n_trials=30, catch=(RuntimeError,))
+    assert [t.params for t in resumed.trials[1:]] == [t.params for t in whole.trials[1:]]
+    assert sum(t.state == TrialState.FAIL for t in resumed.trials) <= 6
 
 
 # ---------------------------------------------------------------------------- 5. past the horizon
