@@ -470,24 +470,22 @@ def test_runs_per_job_setting_wins_over_experiment(tiny):
         check(tiny)
 
 
-def test_run_batches_cover_each_batched_run_once_in_config_order(tiny):
+def test_run_batches_cover_each_batched_run_once_by_setting(tiny):
     tiny["experiments"]["garland"]["seeds"] = 3
-    tiny["experiments"]["garland"]["runs_per_job"] = 4
+    tiny["experiments"]["garland"]["runs_per_job"] = 2
     tiny["settings"]["POO"]["runs_per_job"] = 1
     tiny["experiments"]["counterexample"]["runs_per_job"] = 3  # explicit seeds [3, 7]
     cfg = check(tiny)
     batches = cfg.run_batches()
     assert len({b.rule for b in batches}) == len(batches)
-    first = batches[0]
-    assert first.rule == "run_garland_batch0"
-    assert first.runs == (("VHCT-rho0.25", 0), ("VHCT-rho0.25", 1), ("VHCT-rho0.25", 2), ("VHCT-rho0.75", 0))
-    assert all(len(b.runs) <= 4 for b in batches if b.experiment == "garland")
-    counter = [b for b in batches if b.experiment == "counterexample"]
-    assert [b.runs for b in counter] == [
-        (("VHCT-rho0.75", 3), ("VHCT-rho0.75", 7), ("VHCT-phi2overh", 3)),
-        (("VHCT-phi2overh", 7), ("HCT-rho0.75", 3), ("HCT-rho0.75", 7)),
-        (("T-HOO-rho0.25", 3), ("T-HOO-rho0.25", 7)),
-    ]
+    first, second = batches[:2]
+    assert (first.rule, second.rule) == ("run_garland_VHCT_rho0_25_batch0", "run_garland_VHCT_rho0_25_batch1")
+    assert (first.runs, second.runs) == ((("VHCT-rho0.25", 0), ("VHCT-rho0.25", 1)), (("VHCT-rho0.25", 2),))
+    assert all(len({s for s, _ in b.runs}) == 1 and b.runs[0][0] == b.setting for b in batches)
+    counter = [b.runs for b in batches if b.experiment == "counterexample"]
+    assert counter[:2] == [
+        (("VHCT-rho0.75", 3), ("VHCT-rho0.75", 7)), (("VHCT-phi2overh", 3), ("VHCT-phi2overh", 7))
+    ]  # fmt: skip
     batched = [(b.experiment, s, k) for b in batches for s, k in b.runs]
     assert len(batched) == len(set(batched))
     single = {(e, s, k) for e, s, k in cfg.run_jobs() if cfg.runs_per_job(e, s) == 1}
@@ -496,17 +494,33 @@ def test_run_batches_cover_each_batched_run_once_in_config_order(tiny):
     assert set(batched) | single == set(cfg.run_jobs())
 
 
-def test_a_setting_with_its_own_runs_per_job_is_chunked_apart(tiny):
+def test_adding_a_setting_or_seeds_leaves_every_other_batch_as_it_was(tiny):
+    """Issue 40, item 4: batches are keyed by setting, so a setting added (anywhere in the list) or
+    removed changes no other setting's batch, and more seeds add chunks after the filled ones."""
+    tiny["experiments"]["garland"]["seeds"] = 3
+    tiny["experiments"]["garland"]["runs_per_job"] = 2
+    before = set(check(tiny).run_batches())
+    settings = tiny["experiments"]["garland"]["settings"]
+    tiny["settings"]["VHCT-rho0.9"] = {**tiny["settings"]["VHCT-rho0.75"], "params": {"rho": 0.9}}
+    settings.insert(1, "VHCT-rho0.9")
+    added = set(check(tiny).run_batches())
+    assert before < added and {b.setting for b in added - before} == {"VHCT-rho0.9"}
+    settings.remove("short")
+    for panel in tiny["figures"]["regret"]["panels"]:
+        panel["settings"] = [s for s in panel.get("settings", []) if s != "short"] or panel.get("settings")
+    assert {b for b in before if b.setting != "short"} <= set(check(tiny).run_batches())
+    tiny["experiments"]["garland"]["seeds"] = 5
+    grown = set(check(tiny).run_batches())
+    garland = [b for b in before if b.experiment == "garland" and b.setting != "short"]
+    kept = [b for b in garland if len(b.runs) == 2]  # the full chunks are kept; the last one grows
+    assert kept and set(kept) <= grown
+
+
+def test_a_setting_with_its_own_runs_per_job_is_chunked_by_it(tiny):
     tiny["experiments"]["garland"]["seeds"] = 3
     tiny["experiments"]["garland"]["runs_per_job"] = 4
-    before = check(tiny).run_batches()
-    tiny["settings"]["short"]["runs_per_job"] = 2  # short is 7th of garland's 14 settings
-    after = [b for b in check(tiny).run_batches() if b.experiment == "garland"]
-    own = [b.runs for b in after if b.runs[0][0] == "short"]
-    assert own == [(("short", 0), ("short", 1)), (("short", 2),)]
-    assert all(s != "short" for b in after if b.runs not in own for s, _ in b.runs)
-    shared = [b for b in after if b.runs not in own]
-    assert all(len(b.runs) <= 4 for b in shared) and [b.index for b in after] == list(range(len(after)))
-    # the other settings' runs are chunked as before, without short's
-    runs = [r for b in before if b.experiment == "garland" for r in b.runs if r[0] != "short"]
-    assert [r for b in shared for r in b.runs] == runs
+    tiny["settings"]["short"]["runs_per_job"] = 2
+    batches = [b for b in check(tiny).run_batches() if b.experiment == "garland"]
+    short = [b.runs for b in batches if b.setting == "short"]
+    assert short == [(("short", 0), ("short", 1)), (("short", 2),)]
+    assert all(len(b.runs) == 3 for b in batches if b.setting != "short")

@@ -1,9 +1,9 @@
 """Run jobs: one table and JSON sidecar per experiment x algorithm setting x seed.
 
 A run is one job (rule `run`) unless its setting or experiment declares `runs_per_job` > 1:
-then one job runs that many runs of the experiment (settings x seeds, in config order) one
-after the other, still writing one table and sidecar per run (one rule per such batch, its
-files spelled out: vhct.pipeline.config.Config.run_batches). Batching pays where starting a job costs
+then one job runs that many of the setting's seeds one after the other, still writing one table
+and sidecar per run (one rule per such batch, named by its setting, its files spelled out:
+vhct.pipeline.config.Config.run_batches). Batching pays where starting a job costs
 about as much as its run: short synthetic runs (a fraction of a second against about 1.3 s of
 process start) and real-data runs (an MNIST job spends about 5 s importing torch).
 """
@@ -56,7 +56,7 @@ for _batch in CFG.run_batches():
         params:
             specs=[CFG.run_spec(**run).model_dump(mode="json") for run in _runs],
         log:
-            f"logs/run/{_batch.experiment}/batch{_batch.index}.log",
+            f"logs/run/{_batch.experiment}/{_batch.setting}/batch{_batch.index}.log",
         threads: max(resource("run", "threads", r["experiment"], r["setting"]) for r in _runs)
         resources:
             mem_mb=max(resource("run", "mem_mb", r["experiment"], r["setting"]) for r in _runs),

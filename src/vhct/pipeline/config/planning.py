@@ -35,16 +35,18 @@ def rule_safe(name: str) -> str:
 
 
 class RunBatch(NamedTuple):
-    """Runs of one experiment that one job runs one after the other: ``(setting, seed)`` pairs."""
+    """Runs of one setting of one experiment that one job runs one after the other: its
+    ``index``-th chunk of ``(setting, seed)`` pairs."""
 
     experiment: str
+    setting: str
     index: int
     runs: tuple[tuple[str, int], ...]
 
     @property
     def rule(self) -> str:
         """Snakemake rule name of this batch (one rule per batch, its outputs spelled out)."""
-        return rule_safe(f"run_{self.experiment}_batch{self.index}")
+        return rule_safe(f"run_{self.experiment}_{self.setting}_batch{self.index}")
 
 
 class Planning:
@@ -77,35 +79,28 @@ class Planning:
         return 1
 
     def run_batches(self) -> list[RunBatch]:
-        """The jobs of more than one run: per experiment, its runs in config order (setting by
-        setting, seeds in order), cut into chunks of ``runs_per_job`` (computed once).
+        """The jobs of more than one run: each setting's seeds of an experiment, in order, cut into
+        chunks of its ``runs_per_job`` (computed once).
 
-        Runs of settings with ``runs_per_job`` 1 (e.g. BO) are left to the one-run rule. Settings of
-        the same ``runs_per_job`` share chunks; a setting whose own value differs from the
-        experiment's (e.g. a costly baseline, two runs per job) is chunked apart, after them. Batches
-        are numbered per experiment, so adding a setting at the end of an experiment's list keeps the
-        existing batches.
+        Runs of settings with ``runs_per_job`` 1 (e.g. BO) are left to the one-run rule. A batch
+        holds one setting's runs and is named by it, so adding, removing or reordering a setting
+        leaves every other setting's batches (and runs) as they are, and adding seeds adds chunks
+        after the filled ones.
         """
         if "_batches" in self.__dict__:
             return list(self.__dict__["_batches"])
         batches = []
         for experiment, exp in self.experiments.items():
-            pools: dict[int, list[tuple[str, int]]] = {}  # runs by their runs_per_job, in config order
             for setting in exp.settings:
-                per_job = self.runs_per_job(experiment, setting)
-                if per_job > 1:
-                    pools.setdefault(per_job, [])
-                    pools[per_job] += [(setting, k) for k in self.setting_seeds(experiment, setting)]  # type: ignore[attr-defined]
-            chunks = [
-                tuple(runs[start : start + size])
-                for size, runs in pools.items()
-                for start in range(0, len(runs), size)
-            ]
-            batches += [RunBatch(experiment, index, runs) for index, runs in enumerate(chunks)]
+                size = self.runs_per_job(experiment, setting)
+                if size > 1:
+                    runs = [(setting, k) for k in self.setting_seeds(experiment, setting)]  # type: ignore[attr-defined]
+                    chunks = [tuple(runs[start : start + size]) for start in range(0, len(runs), size)]
+                    batches += [RunBatch(experiment, setting, i, chunk) for i, chunk in enumerate(chunks)]
         names = [b.rule for b in batches]
         for name in names:
-            if names.count(name) > 1:
-                raise ConfigError(f"two run batches share the rule name {name!r}; rename an experiment")
+            if names.count(name) > 1:  # e.g. settings "a-b" and "a_b"
+                raise ConfigError(f"two run batches share the rule name {name!r}; rename a setting")
         self.__dict__["_batches"] = batches
         return list(batches)
 
