@@ -151,3 +151,48 @@ def test_paper_yaml_states_only_what_differs_from_the_default():
                 yield "/".join((*path, key))
 
     assert list(repeats({k: v for k, v in paper.items() if k != "base"}, default)) == []
+
+
+def test_a_config_adds_to_its_bases_lists_without_re_listing_them(tmp_path):
+    """Issue 40, item 4: rho = 0.9 for VHCT on Garland, added to the experiment's settings and to
+    the regret figure's first panel by appending (``key+``) and by item number, nothing re-listed;
+    the result is the tiny config with both lists extended, and every other run is planned as before."""
+    leaf = write(tmp_path / "mine.yaml", f"""base: {TINY}
+settings:
+  VHCT-rho0.9: {{algorithm: VHCT, label: "VHCT (rho 0.9)", params: {{rho: 0.9, nu: 1.0, b: 1.0}}}}
+experiments:
+  garland:
+    settings+: [VHCT-rho0.9]
+figures:
+  regret:
+    panels:
+      0: {{settings+: [VHCT-rho0.9]}}
+""")
+    base, _ = vc.load([TINY])
+    mine, files = vc.load([leaf])
+    assert files == [TINY.resolve(), leaf.resolve()]
+    garland = list(base.experiments["garland"].settings)
+    assert list(mine.experiments["garland"].settings) == [*garland, "VHCT-rho0.9"]
+    panel = base.source["figures"]["regret"]["panels"][0]
+    assert mine.source["figures"]["regret"]["panels"][0]["settings"] == [*panel["settings"], "VHCT-rho0.9"]
+    new = set(mine.run_jobs()) - set(base.run_jobs())
+    assert new and {s for _, s, _ in new} == {"VHCT-rho0.9"} and set(base.run_jobs()) < set(mine.run_jobs())
+    assert set(base.run_batches()) <= set(mine.run_batches())  # no other batch changes
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("experiments:\n  garland:\n    settingz+: [VHCT-rho0.75]\n",
+         r"mine.yaml:4: config key experiments/garland/settingz\+: appends a list to a base config's list "
+         r"'settingz': none here"),
+        ("experiments:\n  garland:\n    settings+: VHCT-rho0.75\n",
+         r"experiments/garland/settings\+: appends a list"),
+        ("figures:\n  regret:\n    panels:\n      7: {settings+: [POO]}\n",
+         r"figures/regret/panels/7: updates the base's list by item numbers 0 to 1"),
+    ],
+)  # fmt: skip
+def test_adding_to_a_list_the_base_lacks_is_refused_naming_the_key(tmp_path, text, message):
+    leaf = write(tmp_path / "mine.yaml", f"base: {TINY}\n{text}")
+    with pytest.raises(vc.ConfigError, match=message):
+        vc.load([leaf])

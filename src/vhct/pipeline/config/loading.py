@@ -117,15 +117,43 @@ def located(error: ConfigError, files: Sequence[Path | str]) -> ConfigError:
     return ConfigError(f"{where}: {error}", error.key, error.text)
 
 
-def merge(base: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
+#: suffix of a key whose list is appended to the base's list of that key (``settings+: [X]``)
+APPEND = "+"
+
+
+def merge(base: Mapping[str, Any], update: Mapping[str, Any], at: tuple[str, ...] = ()) -> dict[str, Any]:
     """``base`` updated by ``update``, neither changed: a mapping in both is merged key by key
-    (recursively); any other value of ``update`` (list, number, string, null) replaces the base's."""
+    (recursively); any other value of ``update`` (list, number, string, null) replaces the base's.
+
+    Two forms add to a base's list instead of re-listing it: ``key+: [...]`` appends to the list
+    ``key``, and a mapping of item numbers updates those items (``panels: {0: {settings+: [X]}}``).
+    Either form where the base has no such list is a ConfigError naming the key (``at``: its path).
+    """
     out = copy.deepcopy(dict(base))
     for key, value in update.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
-            out[key] = merge(out[key], value)
+        where = (*at, str(key))
+        if isinstance(key, str) and key.endswith(APPEND):
+            name = key[: -len(APPEND)]
+            if not isinstance(value, list) or not isinstance(out.get(name), list):
+                raise key_error(where, f"appends a list to a base config's list {name!r}: none here")
+            out[name] = [*out[name], *copy.deepcopy(value)]
+        elif isinstance(value, Mapping) and isinstance(out.get(key), list):
+            out[key] = _update_items(out[key], value, where)
+        elif isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merge(out[key], value, where)
         else:
             out[key] = copy.deepcopy(value)
+    return out
+
+
+def _update_items(items: list[Any], update: Mapping[Any, Any], at: tuple[str, ...]) -> list[Any]:
+    """The base's list ``items`` with the items ``update`` numbers (0-based) merged or replaced."""
+    out = list(items)
+    for index, value in update.items():
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(out):
+            raise key_error((*at, str(index)), f"updates the base's list by item numbers 0 to {len(out) - 1}")
+        both = isinstance(value, Mapping) and isinstance(out[index], Mapping)
+        out[index] = merge(out[index], value, (*at, str(index))) if both else copy.deepcopy(value)
     return out
 
 
@@ -160,8 +188,11 @@ def merged_files(
     and the files read, bases first."""
     chain = base_chain(files)
     config: dict[str, Any] = {}
-    for _, content in chain:
-        config = merge(config, content)
+    for path, content in chain:
+        try:
+            config = merge(config, content)
+        except ConfigError as exc:
+            raise located(exc, [path]) from None
     config.pop(BASE_KEY, None)
     if overrides:
         config = merge(config, overrides)
