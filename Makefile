@@ -34,8 +34,14 @@ RUNNER ?=
 # --scheduler greedy: Snakemake's default ILP scheduler solved a knapsack after every finished job
 # and took a third of a core through paper-local (32 of its first 71 minutes); the greedy one picks
 # by the rules' priorities (data first, then the long runs) at a fraction of that.
-SNAKEMAKE := $(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG_ARG) --keep-going --rerun-incomplete \
-	--scheduler greedy
+# --logger vhct: the project's console (src/snakemake_logger_plugin_vhct): a line per job started and
+# per job done with the jobs done and the time left, every line cut to the terminal's width; the full
+# detail (each job's input, output and reason) stays in .snakemake/log/<date>.snakemake.log.
+# CONSOLE= (empty) gives Snakemake's own console back. (--logger, like --configfile, takes every word
+# up to the next option: neither may come last, where the targets follow.)
+CONSOLE ?= --logger vhct
+SNAKEMAKE := $(BIN)/snakemake --cores $(CORES) $(CONSOLE) --configfile $(CONFIG_ARG) --keep-going \
+	--rerun-incomplete --scheduler greedy
 # Before Snakemake starts: the config file is checked (errors name file, line and key; Snakemake
 # itself reports a YAML syntax error or an empty file without its name), and a lock left by a
 # killed Snakemake is cleared, only if no Snakemake process of this machine works in this
