@@ -53,7 +53,9 @@ def import_target(target: str, package: str | None = None, origin: str | None = 
         return getattr(importlib.import_module(module, package), attribute)
     except Exception as exc:
         first = (str(exc).strip().splitlines() or [""])[0]
-        raise PluginError(f"cannot import {target!r}, named by {origin}: {type(exc).__name__}: {first}") from exc
+        raise PluginError(
+            f"cannot import {target!r}, named by {origin}: {type(exc).__name__}: {first}"
+        ) from exc
 
 
 class UnknownName(KeyError, ValueError):
@@ -113,7 +115,8 @@ class Registry(Mapping[str, T], Generic[T]):
                 raise PluginError(f"{origin}: the target must be {TARGET_FORM}")
             if point.name in self._registered:
                 raise PluginError(
-                    f"{origin} names {self.what} {point.name!r}, which is already registered: rename the entry point"
+                    f"{origin} names {self.what} {point.name!r}, which is already registered: "
+                    "rename the entry point"
                 )
             if point.name in found:
                 raise PluginError(
