@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from matplotlib import colors, image
+from plugin_support import write_plugin
 from support import CORES, REPO, SNAKEMAKE, clean_env, ok, set_umask
 
 from vhct.optimizers.registry import algorithm_names
@@ -58,12 +59,15 @@ def site(tmp_path_factory) -> Path:
     return root / "site"
 
 
-def snakemake_with(site: Path, workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    """Snakemake on the docs' config in ``workdir``, with the plugin's folder on the path."""
+def snakemake_with(
+    site: Path, workdir: Path, *args: str, more: Path | None = None
+) -> subprocess.CompletedProcess:
+    """Snakemake on the docs' config in ``workdir``, with the plugin's folder (and ``more``) on the path."""
     config = workdir / "my-config.yaml"
     config.write_text(docs_block("yaml"), encoding="utf-8")
     env = clean_env()
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), env.get("PYTHONPATH")]))
+    folders = [str(site), str(more) if more else None, env.get("PYTHONPATH")]
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, folders))
     cmd = [SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir)]
     cmd += ["--configfile", str(config), "--cores", CORES, *args]
     return subprocess.run(cmd, capture_output=True, text=True, check=False, env=env, preexec_fn=set_umask)
@@ -108,3 +112,15 @@ def test_the_figure_draws_the_plugins_curve_in_a_colour_of_its_own(workdir):
     assert colour.lower() not in {style(name)[0].lower() for name in algorithm_names()}
     assert colour_pixels(png, colour) > CURVE_PIXELS
     assert colour_pixels(png, style("VHCT")[0]) > CURVE_PIXELS  # the other curve, for comparison
+
+
+def test_a_plugins_moved_style_redraws_the_figure_and_reruns_no_run(workdir, site, tmp_path):
+    """Another plugin installed, named before LocalSearch, takes its automatic colour: the figure
+    that draws LocalSearch is redrawn (its styles changed); no run is redone. Nothing changed,
+    nothing is redone."""
+    assert "Nothing to be done" in ok(snakemake_with(site, workdir, f"figures/{FIGURE}.png", "-n")).stdout
+    earlier = write_plugin(tmp_path, {"Aardvark": "vhct_local:LocalSearch"}, dist="aardvark")
+    plan = ok(snakemake_with(site, workdir, f"figures/{FIGURE}.png", "-n", more=earlier)).stdout
+    assert (
+        "wildcards: figure=local_regret" in plan and "rule run" not in plan and "rule aggregate" not in plan
+    )

@@ -18,8 +18,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from plugin_support import write_plugin
 
-from vhct.optimizers.registry import PLUGIN_GROUP, algorithm_names, algorithm_sources
+from vhct.optimizers.registry import algorithm_names, algorithm_sources
 from vhct.registry import PluginError, Registry
 
 #: a plugin algorithm: the box's centre, then points a step towards the best one
@@ -51,26 +52,6 @@ class Mine(Optimizer):
     def recommend(self):
         return self.best.copy()
 """
-
-
-def write_plugin(
-    root: Path,
-    points: dict[str, str],
-    dist: str = "vhct-mine",
-    version: str = "1.0",
-    group: str = PLUGIN_GROUP,
-    modules: dict[str, str] | None = None,
-) -> Path:
-    """Write an installed distribution into ``root``: its dist-info (entry points ``points`` of
-    ``group``) and the ``modules`` (name -> code) beside it; returns ``root``."""
-    info = root / f"{dist.replace('-', '_')}-{version}.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
-    lines = [f"[{group}]", *(f"{name} = {target}" for name, target in points.items())]
-    (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
-    for module, code in (modules or {}).items():
-        (root / f"{module}.py").write_text(code)
-    return root
 
 
 def in_new_process(root: Path, code: str) -> dict:

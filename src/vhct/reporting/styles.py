@@ -103,6 +103,14 @@ def style(algorithm: str) -> tuple[str, Any]:
     return row.colour, row.line
 
 
+def every_style() -> dict[str, tuple[str, Any]]:
+    """Every registered algorithm's colour and line style, by name: a figure job's parameter, so a
+    changed style (a row's, or an automatic one moved by a newly installed plugin) redraws it."""
+    from vhct.optimizers.registry import algorithm_names
+
+    return {name: style(name) for name in algorithm_names()}
+
+
 for _name, _colour, _line in (
     ("VHCT", "#d62728", "-"),
     ("HCT", "#1f77b4", "--"),
