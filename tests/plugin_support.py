@@ -1,4 +1,5 @@
-"""An installed distribution written by hand, for the tests of plugins (entry points).
+"""For the tests of plugins (entry points): an installed distribution written by hand, and the
+docs' example plugin package.
 
 What ``pip install`` leaves on ``sys.path``, reduced to what ``importlib.metadata`` reads: a
 ``<name>-<version>.dist-info`` folder with ``METADATA`` and ``entry_points.txt``, and the modules
@@ -9,7 +10,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from support import REPO
+
 from vhct.optimizers.registry import PLUGIN_GROUP
+
+#: the section of docs/library.md whose code blocks are the example plugin package and its config
+DOCS_SECTION = "## Adding an algorithm"
+
+
+def docs_block(language: str) -> str:
+    """The one ``language`` code block of the docs' plugin section (toml: the package's
+    pyproject.toml, python: its module, yaml: the config that runs it)."""
+    text = (REPO / "docs" / "library.md").read_text(encoding="utf-8")
+    section = text[text.index(DOCS_SECTION) :].split("\n## ", 1)[0]
+    blocks = [b.split("```", 1)[0] for b in section.split(f"```{language}\n")[1:]]
+    assert len(blocks) == 1, f"{DOCS_SECTION!r} has {len(blocks)} {language} blocks"
+    return blocks[0]
 
 
 def write_plugin(

@@ -17,30 +17,19 @@ import numpy as np
 import pandas as pd
 import pytest
 from matplotlib import colors, image
-from plugin_support import write_plugin
+from plugin_support import docs_block, write_plugin
 from support import CORES, REPO, SNAKEMAKE, clean_env, ok, set_umask
 
 from vhct.optimizers.registry import algorithm_names
 from vhct.pipeline.tables import read_run
 from vhct.reporting.styles import STYLES, automatic_styles, style
 
-#: the docs' section whose blocks are the plugin package and its config
-SECTION = "## Adding an algorithm"
 #: the plugin's algorithm, the docs' setting that runs it, and the experiment and figure of that config
 ALGORITHM, SETTING, EXPERIMENT, FIGURE = "LocalSearch", "Local", "garland-local", "local_regret"
 #: the rounds of the docs' experiment
 HORIZON = 60
 #: a curve is drawn when at least this many of the figure's pixels have its exact colour
 CURVE_PIXELS = 100
-
-
-def docs_block(language: str) -> str:
-    """The one ``language`` code block of the docs' plugin section."""
-    text = (REPO / "docs" / "library.md").read_text(encoding="utf-8")
-    section = text[text.index(SECTION) :].split("\n## ", 1)[0]
-    blocks = [b.split("```", 1)[0] for b in section.split(f"```{language}\n")[1:]]
-    assert len(blocks) == 1, f"{SECTION!r} has {len(blocks)} {language} blocks"
-    return blocks[0]
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,8 @@ folder with ``METADATA`` and ``entry_points.txt`` (found by ``importlib.metadata
 and its module, in a temporary folder. The algorithm table is read once per process, so each check
 of the real table runs a new Python process with that folder on ``PYTHONPATH``, as the pipeline's
 jobs are; the registry idiom's plugin reading is checked in-process on a registry of its own.
-The docs' example package runs through the pipeline in tests/integration/test_plugin_pipeline.py.
+The docs' example package runs here through ``vhct.maximize`` and through the pipeline in
+tests/integration/test_plugin_pipeline.py.
 """
 
 from __future__ import annotations
@@ -15,14 +16,17 @@ import os
 import subprocess
 import sys
 import textwrap
+import tomllib
 from pathlib import Path
 
 import pytest
-from plugin_support import write_plugin
+from plugin_support import docs_block, write_plugin
 
-from vhct.optimizers.registry import algorithm_names, algorithm_sources
+from vhct.optimizers.registry import PLUGIN_GROUP, algorithm_names, algorithm_sources
 from vhct.registry import PluginError, Registry
 
+#: how far from the maximizer (0.3, 0.3) the docs' local search may end after 200 evaluations
+MAXIMUM_TOLERANCE = 0.05
 #: a plugin algorithm: the box's centre, then points a step towards the best one
 MINE = """
 import numpy as np
@@ -98,6 +102,32 @@ def test_an_installed_plugins_algorithm_is_in_the_table_of_every_new_process(tmp
     assert str(root / "vhct_mine.py") in seen["sources"]  # the plugin's code, for the run's source hash
     colours = list(seen["styles"].values())
     assert len(set(colours)) == len(colours)  # drawn in a colour of its own
+
+
+def test_the_docs_example_package_is_an_algorithm_maximize_runs(tmp_path):
+    """The docs' pyproject.toml and module, installed as pip would (its entry points in a dist-info),
+    and the docs' call: LocalSearch is listed after the built-ins and finds the maximum."""
+    project = tomllib.loads(docs_block("toml"))["project"]
+    points = project["entry-points"][PLUGIN_GROUP]
+    root = write_plugin(
+        tmp_path, points, project["name"], project["version"], modules={"vhct_local": docs_block("python")}
+    )
+    seen = in_new_process(
+        root,
+        """
+        import numpy as np, pickle, vhct
+        f = lambda x: -float(np.sum((x - 0.3) ** 2))
+        result = vhct.maximize(f, [[0, 1], [0, 1]], 200, algorithm="LocalSearch", seed=0, step=0.05)
+        opt = vhct.make_optimizer("LocalSearch", [[0, 1]], seed=0)
+        opt.tell(opt.ask(), 0.5)
+        copy = pickle.loads(pickle.dumps(opt))
+        print(json.dumps({"names": vhct.algorithm_names(), "x": result.x.tolist(), "nfev": int(result.nfev),
+                          "same": copy.ask().tolist() == opt.ask().tolist()}))
+        """,
+    )
+    assert points == {"LocalSearch": "vhct_local:LocalSearch"}
+    assert seen["names"] == [*algorithm_names(), "LocalSearch"] and seen["nfev"] == 200 and seen["same"]
+    assert max(abs(x - 0.3) for x in seen["x"]) < MAXIMUM_TOLERANCE
 
 
 def test_plugins_come_after_the_built_ins_in_the_entry_points_name_order(tmp_path):
