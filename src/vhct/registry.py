@@ -47,11 +47,11 @@ def import_target(target: str, package: str | None = None, origin: str | None = 
     :class:`PluginError` naming the target and the origin: the code behind it is not this package's.
     """
     module, _, attribute = target.partition(":")
-    if origin is None:
-        return getattr(importlib.import_module(module, package), attribute)
     try:
         return getattr(importlib.import_module(module, package), attribute)
     except Exception as exc:
+        if origin is None:
+            raise
         first = (str(exc).strip().splitlines() or [""])[0]
         raise PluginError(
             f"cannot import {target!r}, named by {origin}: {type(exc).__name__}: {first}"
@@ -125,12 +125,7 @@ class Registry(Mapping[str, T], Generic[T]):
                 )
             found[point.name] = (point.value, origin)
         for name, (target, origin) in found.items():
-            entry = self._plugin(name, target, origin) if self._plugin is not None else target
-            if isinstance(entry, str):
-                self._targets[name] = entry
-            elif self._check is not None:
-                self._check(name, entry)
-            self._registered[name] = entry
+            self._add(name, self._plugin(name, target, origin) if self._plugin is not None else target)
             self._origins[name] = origin
         self._plugins_read = True
 
@@ -149,6 +144,10 @@ class Registry(Mapping[str, T], Generic[T]):
             entry, name = name, name.name
         if name in self._registered:
             raise ValueError(f"{self.what} {name!r} is already registered")
+        return self._add(name, entry)
+
+    def _add(self, name: str, entry: T | str) -> T | str:
+        """Hold ``entry`` under ``name`` (checked now unless lazy)."""
         if isinstance(entry, str):
             self._targets[name] = entry
         elif self._check is not None:
