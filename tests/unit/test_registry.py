@@ -1,7 +1,8 @@
 """The registry is the one place an algorithm is declared (names, parameters, config checks); its
-figure style is one row of the reporting layer's style table. Contract tests run over every
-registered algorithm (it builds, asks, is told, recommends; it has a style of its own), and the
-registry idiom itself (vhct.registry) is tested at the end."""
+figure style is a row of the reporting layer's style table or, without one, an automatic style.
+Contract tests run over every registered algorithm (it builds, asks, is told, recommends; it has a
+style of its own), and the registry idiom itself (vhct.registry) is tested at the end; its entry
+points (plugins) in tests/unit/test_plugins.py."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from support import QUICK_PARAMS, SLOW_ALGORITHMS, algorithms_of, drive, quick_o
 from vhct.optimizers.base import Optimizer
 from vhct.optimizers.optuna_baselines import OptunaBaseline
 from vhct.optimizers.registry import (
+    ALGORITHM_TABLE,
     Algorithm,
     algorithm,
     algorithm_names,
@@ -28,10 +30,23 @@ from vhct.optimizers.registry import (
 )
 from vhct.optimizers.tree import OSC
 from vhct.registry import Registry, UnknownName
-from vhct.reporting.styles import STYLES, register_style, style, unregister_style
+from vhct.reporting.styles import AUTO_COLOURS, AUTO_LINES, STYLES, register_style, style, unregister_style
 
 #: every registered baseline run through Optuna
 OPTUNA_BASELINES = algorithms_of(OptunaBaseline)
+#: the built-in algorithms' colours and line styles in the paper's figures (and today's baselines')
+PAPER_STYLES = {
+    "VHCT": ("#d62728", "-"),
+    "HCT": ("#1f77b4", "--"),
+    "T-HOO": ("#2ca02c", "-."),
+    "POO": ("#7f7f7f", ":"),
+    "PCT": ("#ff7f0e", (0, (5, 1, 1, 1))),
+    "BO": ("#9467bd", (0, (3, 1, 1, 1, 1, 1))),
+    "Random": ("#8c564b", (0, (1, 1))),
+    "TPE": ("#e377c2", (0, (4, 2))),
+    "CMA-ES": ("#17becf", (0, (6, 2, 1, 2))),
+    "GP-Optuna": ("#bcbd22", (0, (2, 2, 6, 2))),
+}
 
 
 class Dummy(Optimizer):
@@ -55,11 +70,31 @@ class Dummy(Optimizer):
 
 @pytest.fixture
 def dummy():
+    """The Dummy algorithm, registered without a style row (drawn in an automatic style)."""
     register(Algorithm("Dummy", f"{__name__}:Dummy"))
-    register_style("Dummy", "#000000")
     yield "Dummy"
     unregister("Dummy")
-    unregister_style("Dummy")
+
+
+@pytest.fixture
+def temporary():
+    """Registers algorithms (and style rows) for one test and removes them after it."""
+    names: list[str] = []
+    rows: list[str] = []
+
+    def add(name: str, colour: str | None = None) -> str:
+        register(Algorithm(name, f"{__name__}:Dummy"))
+        names.append(name)
+        if colour is not None:
+            register_style(name, colour)
+            rows.append(name)
+        return name
+
+    yield add
+    for name in names:
+        unregister(name)
+    for name in rows:
+        unregister_style(name)
 
 
 def test_one_row_makes_an_algorithm_usable_everywhere(dummy):
@@ -71,7 +106,7 @@ def test_one_row_makes_an_algorithm_usable_everywhere(dummy):
     assert algorithm_params(dummy) == {"offset"}
     opt = make_optimizer(dummy, [[1.0, 2.0]], seed=0, offset=0.5)
     assert opt.ask().tolist() == [1.5]
-    assert styles.style(dummy) == ("#000000", "-")
+    assert styles.style(dummy) == (AUTO_COLOURS[0], AUTO_LINES[0])  # the first free automatic style
     config = {
         "settings": {"d": {"algorithm": dummy, "params": {"offset": 0.1}}},
         "experiments": {
@@ -97,9 +132,12 @@ def test_after_unregistering_the_name_is_unknown(dummy):
     register(Algorithm("Dummy", f"{__name__}:Dummy"))  # for the fixture's teardown
 
 
-def test_every_registered_algorithm_has_a_style_and_every_style_an_algorithm():
-    """Adding an algorithm is one registry row plus one style row: a row missing on either side fails here."""
-    assert list(STYLES) == algorithm_names()
+def test_every_style_row_is_a_built_in_algorithms_in_the_papers_colours():
+    """The built-ins (the rows registered in code, no plugin's) have a style row each, the rows are
+    theirs, in the registry's order, and their colours are those of the paper's figures."""
+    built_in = [name for name in algorithm_names() if ALGORITHM_TABLE.origin(name) is None]
+    assert list(STYLES) == built_in == list(PAPER_STYLES)
+    assert {name: style(name) for name in built_in} == PAPER_STYLES
 
 
 @pytest.mark.parametrize("name", algorithm_names())
@@ -139,15 +177,32 @@ def test_every_registered_algorithm_builds_asks_is_told_and_recommends(name):
     assert np.all(recommendation >= domain[:, 0]) and np.all(recommendation <= domain[:, 1])
 
 
-def test_an_algorithm_without_a_style_is_named_when_drawn():
-    register(Algorithm("Unstyled", f"{__name__}:Dummy"))
-    try:
-        with pytest.raises(ValueError, match="algorithm 'Unstyled' has no figure style"):
-            style("Unstyled")
-    finally:
-        unregister("Unstyled")
-    with pytest.raises(ValueError, match="unknown algorithm 'Unstyled'"):
-        style("Unstyled")
+def test_an_algorithm_without_a_style_row_gets_a_free_colour_whatever_rows_are_added(temporary):
+    """Before: the dummy's row took #000000, so a new algorithm's row in that colour failed this
+    file. Now an algorithm without a row takes a colour no row takes, in the registry's order: a
+    row added in its colour moves it to the next free one, the built-ins' stay."""
+    first, second = temporary("Unstyled1"), temporary("Unstyled2")
+    assert [style(first), style(second)] == [(AUTO_COLOURS[0], "-"), (AUTO_COLOURS[1], "-")]
+    temporary("Takes-first", colour=AUTO_COLOURS[0].upper())  # a row in the colour `first` had
+    assert [style(first), style(second)] == [(AUTO_COLOURS[1], "-"), (AUTO_COLOURS[2], "-")]
+    colours = [style(name)[0].lower() for name in algorithm_names()]
+    assert len(set(colours)) == len(colours)
+    assert {name: style(name) for name in PAPER_STYLES} == PAPER_STYLES
+    unregister(first)
+    with pytest.raises(ValueError, match="unknown algorithm 'Unstyled1'"):
+        style(first)
+    register(Algorithm(first, f"{__name__}:Dummy"))  # for the fixture's teardown
+
+
+def test_automatic_styles_are_distinct_colours_then_distinct_pairs(temporary):
+    """More algorithms without a row than free colours: the colours repeat with another line style,
+    so every (colour, line) pair is still an algorithm's own."""
+    free = [c for c in AUTO_COLOURS if c.lower() not in {row.colour.lower() for row in STYLES.values()}]
+    many = [temporary(f"Auto{k}") for k in range(len(free) + 3)]
+    drawn = [style(name) for name in algorithm_names()]
+    assert len(set(drawn)) == len(drawn)
+    assert [style(name) for name in many[: len(free)]] == [(colour, AUTO_LINES[0]) for colour in free]
+    assert [style(name) for name in many[len(free) :]] == [(colour, AUTO_LINES[1]) for colour in free[:3]]
 
 
 def test_colours_never_collide():

@@ -1,5 +1,7 @@
 """One job per declared figure, written as figures/<name>.pdf and .png."""
 
+from vhct.reporting.styles import every_style
+
 
 rule figure:
     input:
@@ -12,6 +14,8 @@ rule figure:
         regret_paths=lambda wc: {
             e: REGRET.format(experiment=e) for e in CFG.figure_experiments(wc.figure)
         },
+        # not read by the job (it draws with the same styles): a changed style redraws the figure
+        styles=every_style(),
     log:
         "logs/figure/{figure}.log",
     threads: resource("figure", "threads")

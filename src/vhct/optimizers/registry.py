@@ -4,19 +4,24 @@ in configs), from which everything follows.
 A row says where the class is (imported lazily: BO pulls in GPy, the Optuna baselines Optuna)
 and whether it exposes the OSC traversal report (fig. 2). Names, config parameters (the class's
 keyword arguments) and the config checks are all read from here, so adding an algorithm means
-adding one row (:func:`register`); its colour and line style in the figures belong to the
-reporting layer (one row of ``vhct.reporting.styles``), not to this numpy-only one.
+adding one row (:func:`register`). Installed packages add rows without editing this one: each
+entry point of the group ``vhct.algorithms`` (:data:`PLUGIN_GROUP`, ``Name = "module:Class"``) is a
+row, read in every process when the table is first used, after the built-ins (docs/library.md,
+"Adding an algorithm"). Its colour and line style in the figures belong to the reporting layer
+(``vhct.reporting.styles``, which draws an algorithm without a style of its own in a free one),
+not to this numpy-only one.
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from vhct.registry import Registry
+from vhct.registry import Registry, import_target
 
 from .base import Optimizer, SeedLike
 
@@ -31,20 +36,34 @@ class Algorithm:
             (``".tree:VHCT"``); the class takes ``domain``, ``seed`` and, if it declares one,
             ``horizon``.
         osc: it exposes the OSC traversal report (the fig. 2 panel).
+        origin: the entry point a plugin's row comes from (for messages); None for a row registered
+            in code.
     """
 
     name: str
     target: str
     osc: bool = False
+    origin: str | None = None
 
     def load(self) -> Callable[..., Optimizer]:
-        """The class behind this row (imported now)."""
-        module, _, attr = self.target.partition(":")
-        return getattr(importlib.import_module(module, __package__), attr)
+        """The class behind this row (imported now); a plugin's that does not import is a one-line
+        :class:`vhct.registry.PluginError` naming its entry point and distribution."""
+        return import_target(self.target, __package__, self.origin)
 
 
-#: every algorithm, in the order of figures' legends; the paper's first, then today's baselines
-ALGORITHM_TABLE: Registry[Algorithm] = Registry("algorithm")
+#: the entry-point group of algorithms from other packages: ``Name = "module:Class"``
+PLUGIN_GROUP = "vhct.algorithms"
+
+
+def _plugin_row(name: str, target: str, origin: str) -> Algorithm:
+    """The row of an entry point of :data:`PLUGIN_GROUP` (no OSC report: the osc figure draws the
+    tree methods' internals)."""
+    return Algorithm(name, target, origin=origin)
+
+
+#: every algorithm, in the order of figures' legends; the paper's first, then today's baselines,
+#: then the plugins (entry points of PLUGIN_GROUP, by name)
+ALGORITHM_TABLE: Registry[Algorithm] = Registry("algorithm", plugins=PLUGIN_GROUP, plugin=_plugin_row)
 
 #: arguments every constructor takes from the runner, not from the config
 _RUNNER_ARGS = {"self", "domain", "horizon", "seed"}
@@ -88,6 +107,24 @@ def algorithm(name: str) -> Algorithm:
 def osc_algorithms() -> frozenset[str]:
     """Algorithms that expose the OSC traversal report."""
     return frozenset(a.name for a in ALGORITHM_TABLE.values() if a.osc)
+
+
+def algorithm_sources(name: str) -> list[Path]:
+    """The source files of the code behind ``name``, built-in or plugin, so a record of a run can
+    hash them: the file of its target (a class or a factory) and, for a class, the files of the
+    classes it inherits from (``vhct.optimizers.base`` among them), the standard library's left
+    out. Sorted, absolute; importing the target is the caller's cost."""
+    target = algorithm(name).load()
+    owners = inspect.getmro(target) if isinstance(target, type) else (target,)
+    files = set()
+    for owner in owners:
+        module = sys.modules.get(owner.__module__)
+        if owner.__module__.partition(".")[0] in sys.stdlib_module_names or module is None:
+            continue
+        source = inspect.getsourcefile(module) if getattr(module, "__file__", None) else None
+        if source is not None:
+            files.add(Path(source).resolve())
+    return sorted(files)
 
 
 def needs_horizon(name: str) -> bool:

@@ -1,11 +1,14 @@
 """Colour and line style of every algorithm in every figure: the reporting layer's one table of them.
 
 The numpy-only optimizer registry (``vhct.optimizers.registry``) declares what an algorithm is;
-this table (a :class:`vhct.registry.Registry`) declares how the figures draw it. Every algorithm
-keeps its colour and line style in every figure and no two algorithms share a colour (the
-registry's check refuses a taken one when :func:`register_style` adds a row), so
-adding an algorithm is one row there and one row here (``tests/unit/test_registry.py`` checks that
-every registered algorithm has a style). Plain data: importing it needs no plotting library.
+this table (a :class:`vhct.registry.Registry`) declares how the figures draw it. The built-in
+algorithms have a row each (the paper's figures' colours); an algorithm without one (a plugin, or
+one registered at run time) is drawn in an automatic style (:func:`automatic_styles`): the free
+colours of :data:`AUTO_COLOURS` (those no row takes), given in the algorithm registry's order, then,
+once they are all given, again with the next of :data:`AUTO_LINES`. So no two algorithms share a
+colour while free colours last, nor a colour and line style after, whatever is registered; and
+every process with the same algorithms installed draws each in the same style. Plain data:
+importing it needs no plotting library.
 """
 
 from __future__ import annotations
@@ -41,7 +44,8 @@ STYLES: Registry[Style] = Registry("algorithm style", check=_distinct_colour)
 
 
 def register_style(name: str, colour: str, line: Any = "-") -> Style:
-    """Give ``name`` its colour and line style; the name must be new and the colour not taken."""
+    """Give ``name`` its own colour and line style (else it is drawn in an automatic one); the name
+    must be new and the colour not another row's."""
     return STYLES.register(name, Style(colour, line))
 
 
@@ -50,18 +54,61 @@ def unregister_style(name: str) -> None:
     STYLES.unregister(name)
 
 
+#: colours of algorithms without a style row, in the order they are given (tab20b's dark shades, then
+#: its middle ones, then black: none is a built-in's); one a row takes is skipped
+AUTO_COLOURS = (
+    "#393b79",
+    "#637939",
+    "#8c6d31",
+    "#843c39",
+    "#7b4173",
+    "#5254a3",
+    "#8ca252",
+    "#bd9e39",
+    "#ad494a",
+    "#a55194",
+    "#000000",
+)
+#: line styles of algorithms without a style row: the first while free colours last, then the next
+AUTO_LINES = ("-", "--", "-.", ":")
+
+
+def automatic_styles(unstyled: list[str], taken: set[str]) -> dict[str, Style]:
+    """The styles of ``unstyled`` algorithms (in the registry's order), given the colours rows take.
+
+    The k-th gets the (k mod n)-th free colour and the (k div n)-th line style (n free colours):
+    distinct colours for the first n, distinct pairs for the first n x len(AUTO_LINES). (Should rows
+    take every automatic colour, the automatic styles reuse them.)
+    """
+    rows = {colour.lower() for colour in taken}
+    free = [c for c in AUTO_COLOURS if c.lower() not in rows] or list(AUTO_COLOURS)
+    return {
+        name: Style(free[k % len(free)], AUTO_LINES[k // len(free) % len(AUTO_LINES)])
+        for k, name in enumerate(unstyled)
+    }
+
+
 def style(algorithm: str) -> tuple[str, Any]:
-    """Colour and line style of a registered algorithm; an unknown name or a missing style is named."""
+    """Colour and line style of a registered algorithm: its row's, else its automatic style; an
+    unknown name is the algorithm registry's error."""
     from vhct.optimizers.registry import algorithm as registered
+    from vhct.optimizers.registry import algorithm_names
 
     registered(algorithm)  # an unknown algorithm: the registry's error, listing the known ones
-    if algorithm not in STYLES:
-        raise ValueError(
-            f"algorithm {algorithm!r} has no figure style; give it one with "
-            f"vhct.reporting.styles.register_style({algorithm!r}, '#rrggbb')"
-        )
-    row = STYLES.lookup(algorithm)
+    if algorithm in STYLES:
+        row = STYLES.lookup(algorithm)
+    else:
+        unstyled = [name for name in algorithm_names() if name not in STYLES]
+        row = automatic_styles(unstyled, {s.colour for s in STYLES.values()})[algorithm]
     return row.colour, row.line
+
+
+def every_style() -> dict[str, tuple[str, Any]]:
+    """Every registered algorithm's colour and line style, by name: a figure job's parameter, so a
+    changed style (a row's, or an automatic one moved by a newly installed plugin) redraws it."""
+    from vhct.optimizers.registry import algorithm_names
+
+    return {name: style(name) for name in algorithm_names()}
 
 
 for _name, _colour, _line in (
