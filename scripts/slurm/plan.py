@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,9 +50,17 @@ def local_rules() -> set[str]:
     return found
 
 
-def family(rule: str) -> str:
-    """Numbered batch rules (run_mnist_batch0, run_mnist_batch1, ...) count together."""
-    return re.sub(r"_batch\d+$", "_batch*", rule)
+def batch_families(config: Path) -> dict[str, str]:
+    """Each run batch rule of ``config`` -> its experiment's family (``run_mnist_*_batch*``): an
+    experiment's batches (one setting's seeds each, ``Config.run_batches``) count together."""
+    from vhct.pipeline.config import load, rule_safe
+
+    return {b.rule: f"run_{rule_safe(b.experiment)}_*_batch*" for b in load([config])[0].run_batches()}
+
+
+def family(rule: str, batches: Mapping[str, str]) -> str:
+    """The rule's family: its experiment's for a run batch (``batches``), else the rule itself."""
+    return batches.get(rule, rule)
 
 
 @dataclass
@@ -81,7 +90,7 @@ class Plan:
         return sum(sum(f.minutes) for f in self.families.values()) / MINUTES_PER_HOUR
 
 
-def parse(text: str, local: set[str]) -> Plan:
+def parse(text: str, local: set[str], batches: Mapping[str, str] | None = None) -> Plan:
     """The plan of a dry run's output; an output without jobs is an error naming what was expected."""
     families: dict[str, Family] = defaultdict(Family)
     local_jobs: dict[str, int] = defaultdict(int)
@@ -96,7 +105,7 @@ def parse(text: str, local: set[str]) -> Plan:
                 local_jobs[rule] += 1
                 current = None
                 continue
-            current = families[family(rule)]
+            current = families[family(rule, batches or {})]
             current.jobs += 1
             if group is None:
                 current.alone += 1
@@ -170,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     config = args.config.resolve()
     shown = str(config.relative_to(REPO)) if config.is_relative_to(REPO) else str(config)
-    text = table(parse(dry_run(config, args.profile), local_rules()), shown)
+    text = table(parse(dry_run(config, args.profile), local_rules(), batch_families(config)), shown)
     if args.write is None:
         print(text)
         return 0
