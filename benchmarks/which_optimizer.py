@@ -2,6 +2,7 @@
 Optuna's TPE, scipy's differential evolution and dual annealing, and random search, at equal budgets.
 
     python benchmarks/which_optimizer.py [--seeds 5] [--jobs 2] [--noise 1.0] [--problems camel svc hartmann6]
+        [--methods ROW ...]   # rows by their labels in the table, e.g. "VHCT rho 0.9" "TPE (Optuna)"
 
 Three problems of the kind a user brings (docs/library.md, "Which optimizer for which problem",
 quotes the printed table):
@@ -238,9 +239,10 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument("--noise", type=float, default=NOISE, help="half-width of the camel's uniform noise")
     parser.add_argument("--problems", nargs="+", choices=list(PROBLEMS), default=list(PROBLEMS))
+    parser.add_argument("--methods", nargs="+", choices=list(METHODS), default=list(METHODS), metavar="ROW")
     args = parser.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")  # one thread per worker: --jobs sets the cores used
-    jobs = [(p, m, s, args.noise) for p in args.problems for m in METHODS for s in range(args.seeds)]
+    jobs = [(p, m, s, args.noise) for p in args.problems for m in args.methods for s in range(args.seeds)]
     start = time.perf_counter()
     with Pool(args.jobs) as pool:
         rows = list(pool.imap_unordered(run, jobs))
@@ -258,7 +260,7 @@ def main() -> None:
     header = [PROBLEMS[p].label for p in args.problems]
     print("| method | " + " | ".join(header) + " | s per run (shared machine) |")
     print("|---|" + "---|" * len(header) + "---|")
-    for method in METHODS:
+    for method in args.methods:
         cells = []
         for p in args.problems:
             values, used = np.array(scores[p, method]), np.mean(calls[p, method])
