@@ -79,6 +79,15 @@ def test_a_run_that_stops_proposing_new_points_ends_at_the_round_limit_and_says_
     assert f"only {result.nfev} calls of f" in result.message and "raise rho" in result.message
 
 
+def test_a_budget_given_replaces_the_default_round_limit():
+    rounds = ROUNDS_PER_EVALUATION * 30 + 500  # more than the default limit of max_nfev=30
+    result = vhct.minimize(branin, BRANIN, rounds, seed=0, deterministic=True, max_nfev=30, rho=0.5)
+    assert result.nit == rounds and result.nfev < 30
+    assert (
+        result.message == f"used the budget of {rounds} rounds after {result.nfev} of max_nfev=30 calls of f"
+    )
+
+
 def test_the_callback_sees_the_calls_so_far():
     seen = []
     vhct.minimize(

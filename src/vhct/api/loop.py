@@ -43,8 +43,9 @@ def _limits(
         budget = check_horizon("budget", budget)
     if max_nfev is None:
         return budget, None
-    cap = ROUNDS_PER_EVALUATION * max_nfev if deterministic else max_nfev
-    return (cap if budget is None else min(budget, cap)), max_nfev
+    if not deterministic:
+        return (max_nfev if budget is None else min(budget, max_nfev)), max_nfev
+    return (ROUNDS_PER_EVALUATION * max_nfev if budget is None else budget), max_nfev
 
 
 def _where(nfev: int, t: int) -> str:
