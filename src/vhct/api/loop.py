@@ -18,6 +18,35 @@ from vhct.optimizers.base import REWARD_LIMIT, SeedLike, check_horizon, is_numbe
 from vhct.optimizers.memo import PointMemo
 from vhct.optimizers.registry import make_optimizer
 
+#: rounds allowed per evaluation of ``max_nfev`` when ``deterministic=True`` and no ``budget`` is given:
+#: the tree methods pull evaluated points again and again (rho = 0.9 spent about 2 rounds per distinct
+#: evaluation on Hartmann-6; rho = 0.75 made 82 distinct evaluations in 10^5 rounds), so the rounds
+#: need a bound of their own or a run that stops proposing new points would never end
+ROUNDS_PER_EVALUATION = 100
+
+
+def _limits(
+    budget: int | None, max_nfev: int | None, deterministic: bool, caller: str
+) -> tuple[int, int | None]:
+    """The round limit of a run from ``budget`` (rounds) and ``max_nfev`` (calls of ``f``), and
+    ``max_nfev`` checked.
+
+    Like scipy's ``maxiter`` and ``maxfev``, each given limit binds and the first reached ends the run.
+    Without ``deterministic`` every round is a call, so ``max_nfev`` also bounds the rounds; with it, a
+    missing ``budget`` becomes ``ROUNDS_PER_EVALUATION * max_nfev`` rounds.
+    """
+    if budget is None and max_nfev is None:
+        raise ValueError(f"{caller}: give budget (rounds) or max_nfev (calls of f), or both; got neither")
+    if max_nfev is not None:
+        max_nfev = check_horizon("max_nfev", max_nfev)
+    if budget is not None:
+        budget = check_horizon("budget", budget)
+    if max_nfev is None:
+        return budget, None
+    if not deterministic:
+        return (max_nfev if budget is None else min(budget, max_nfev)), max_nfev
+    return (ROUNDS_PER_EVALUATION * max_nfev if budget is None else budget), max_nfev
+
 
 def _where(nfev: int, t: int) -> str:
     return f"evaluation {nfev}" + (f", round {t}" if nfev != t else "")
@@ -41,16 +70,28 @@ def _check_value(value: object, x: np.ndarray, nfev: int, t: int, caller: str) -
     return number
 
 
+def _short_of_nfev(rounds: int, budget: int | None, nfev: int, max_nfev: int) -> str:
+    """The message of a run whose rounds ran out before ``max_nfev`` calls of ``f``."""
+    if budget is not None and rounds == budget:
+        return f"used the budget of {budget} rounds after {nfev} of max_nfev={max_nfev} calls of f"
+    return (
+        f"stopped after {rounds} rounds ({ROUNDS_PER_EVALUATION} per call of max_nfev={max_nfev}) with "
+        f"only {nfev} calls of f: the optimizer keeps returning to points it has evaluated; raise rho "
+        "(e.g. 0.9), give a larger budget of rounds, or see docs/library.md#which-optimizer-for-which-problem"
+    )
+
+
 def _run(
     f: Callable[[np.ndarray], float],
     domain: object,
-    budget: int,
+    budget: int | None,
     algorithm: str,
     seed: SeedLike,
     sign: float,
     callback: Callable[[Result], bool | None] | None,
     progress: bool | int,
     deterministic: bool,
+    max_nfev: int | None,
     params: dict[str, Any],
 ) -> Result:
     caller = "vhct.maximize" if sign > 0 else "vhct.minimize"
@@ -63,11 +104,11 @@ def _run(
     if not (isinstance(progress, bool) or is_number(progress)):
         raise ValueError(f"progress must be True, False or a number of evaluations, got {progress!r}")
     box = as_bounds(domain)
-    budget = check_horizon("budget", budget)
+    rounds, max_nfev = _limits(budget, max_nfev, deterministic, caller)
     start = time.perf_counter()
-    opt = make_optimizer(algorithm, box, budget, seed=seed, **params)
-    history = History(budget, box.shape[0])
-    ticker = Progress(progress, budget, caller)
+    opt = make_optimizer(algorithm, box, rounds, seed=seed, **params)
+    history = History(rounds, box.shape[0])
+    ticker = Progress(progress, rounds, caller)
     nfev, best, best_value = 0, -1, -math.inf
 
     def result(status: int, message: str, final: bool = True) -> Result:
@@ -105,10 +146,10 @@ def _run(
 
     memo = PointMemo(evaluate) if deterministic else None
     call = evaluate if memo is None else memo
-    status, message = STATUS_DONE, f"used the budget of {budget} evaluations"
+    status, message = STATUS_DONE, f"used the budget of {rounds} evaluations"
     t = 0
     try:
-        for t in range(1, budget + 1):
+        for t in range(1, rounds + 1):
             x = opt.ask()
             value = call(x)
             reward = sign * value
@@ -133,6 +174,12 @@ def _run(
                 if stop:  # skopt's rule: a truthy return stops
                     status, message = STATUS_STOPPED, f"stopped by the callback after {t} evaluations"
                     break
+            if max_nfev is not None and nfev >= max_nfev:
+                message = f"used max_nfev={max_nfev} calls of f in {t} rounds"
+                break
+        else:
+            if max_nfev is not None and nfev < max_nfev:
+                message = _short_of_nfev(rounds, budget, nfev, max_nfev)
     except BaseException as exc:  # any failure, Ctrl-C included: attach what was evaluated so far
         kind = STATUS_INTERRUPTED if isinstance(exc, KeyboardInterrupt) else STATUS_FAILED
         done = history.n
@@ -141,7 +188,7 @@ def _run(
         try:
             exc.result = partial  # type: ignore[attr-defined]
             exc.add_note(
-                f"{caller}: {done} of {budget} evaluations completed before this; the partial result "
+                f"{caller}: {done} of {rounds} evaluations completed before this; the partial result "
                 "(points, values, best so far) is attached as exc.result"
             )
         except (AttributeError, TypeError):  # an exception type that takes no attributes
@@ -155,16 +202,17 @@ def _run(
 def maximize(
     f: Callable[[np.ndarray], float],
     domain: object,
-    budget: int,
+    budget: int | None = None,
     algorithm: str = "VHCT",
     seed: SeedLike = None,
     *,
     callback: Callable[[Result], bool | None] | None = None,
     progress: bool | int = False,
     deterministic: bool = False,
+    max_nfev: int | None = None,
     **params: Any,
 ) -> Result:
-    """Maximize ``f`` over the box ``domain`` with ``budget`` evaluations; returns a :class:`Result`.
+    """Maximize ``f`` over the box ``domain`` with ``budget`` rounds; returns a :class:`Result`.
 
     ``domain``: a list of ``(lo, hi)`` pairs, a (d, 2) array, or ``scipy.optimize.Bounds(lb, ub)``
     (the two-arrays form ``(lo_array, hi_array)`` is refused as ambiguous). ``algorithm`` is any
@@ -181,23 +229,31 @@ def maximize(
     evaluations. ``deterministic=True`` caches ``f`` per exact point (the float array's bytes), so
     ``f`` is never called twice at the same point; ``nfev`` counts the calls, ``nit`` the rounds.
 
+    ``max_nfev`` (scipy's name) is a budget of calls of ``f``: the run ends once ``f`` has been called
+    that many times. With ``deterministic=True`` repeated points are answered by the cache and do not
+    count, so it is a budget of distinct points; without it every round is a call. Give ``budget``,
+    ``max_nfev`` or both (each binds, as scipy's ``maxiter`` and ``maxfev``). With ``deterministic=True``
+    and no ``budget`` the rounds stop at ``ROUNDS_PER_EVALUATION * max_nfev``, and a run that ends
+    short of ``max_nfev`` says so in ``message``.
+
     Any exception during the run (from ``f``, an unusable value such as NaN, Ctrl-C) propagates with
     the partial result as ``exc.result`` (``success=False``, ``status`` 2, or 3 for Ctrl-C).
     """
-    return _run(f, domain, budget, algorithm, seed, 1.0, callback, progress, deterministic, params)
+    return _run(f, domain, budget, algorithm, seed, 1.0, callback, progress, deterministic, max_nfev, params)
 
 
 def minimize(
     f: Callable[[np.ndarray], float],
     domain: object,
-    budget: int,
+    budget: int | None = None,
     algorithm: str = "VHCT",
     seed: SeedLike = None,
     *,
     callback: Callable[[Result], bool | None] | None = None,
     progress: bool | int = False,
     deterministic: bool = False,
+    max_nfev: int | None = None,
     **params: Any,
 ) -> Result:
     """Minimize ``f``: :func:`maximize` of ``-f``, with ``fun``, ``values`` and errors those of ``f``."""
-    return _run(f, domain, budget, algorithm, seed, -1.0, callback, progress, deterministic, params)
+    return _run(f, domain, budget, algorithm, seed, -1.0, callback, progress, deterministic, max_nfev, params)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-#: ``Result.status``: the budget was used up
+#: ``Result.status``: the budget of rounds or of calls (``max_nfev``) was used up; ``message`` says which
 STATUS_DONE = 0
 #: ``Result.status``: the callback asked to stop (returned True or raised StopIteration)
 STATUS_STOPPED = 1
@@ -30,12 +30,13 @@ class Result(dict):
       value of ``f``, in order; ``x_iters`` and ``func_vals`` (skopt's names) are the same arrays.
       ``r.values`` is that array (not ``dict.values()``, which it shadows).
     - ``nit``: optimizer rounds (rows of ``points``); ``evaluations``: the same number, its old name.
-    - ``nfev``: calls to ``f``; fewer than ``nit`` with ``deterministic=True``, which answers a
-      repeated point from its cache.
+    - ``nfev``: calls to ``f``, at most ``max_nfev``; fewer than ``nit`` with ``deterministic=True``,
+      which answers a repeated point from its cache.
     - ``distinct_points``: the number of distinct points among ``points`` (with ``deterministic=True``,
       equal to ``nfev``); ``nit - distinct_points`` calls a deterministic ``f`` could save.
-    - ``success``, ``status``, ``message``: whether the run ended normally (budget used, status 0, or
-      stopped by the callback, status 1) or not (status 2: ``f`` failed; 3: interrupted).
+    - ``success``, ``status``, ``message``: whether the run ended normally (status 0: the rounds or
+      ``max_nfev`` used, the message saying which, and whether the rounds ran out short of
+      ``max_nfev``; status 1: stopped by the callback) or not (status 2: ``f`` failed; 3: interrupted).
     - ``wall_seconds`` (the whole run, evaluations included) and ``algorithm``.
     """
 
