@@ -246,8 +246,13 @@ def test_a_cap_too_long_for_memory_names_the_key_that_sets_it(tiny):
 
 def test_figure_spec_carries_experiment_info(tiny):
     cfg = check(tiny)
-    assert cfg.figure_experiments("regret") == ["garland", "counterexample"]
-    assert cfg.figure_experiments("function_2d") == []
+    drawn = cfg.figure_settings("regret")
+    assert list(drawn) == ["garland", "counterexample"]
+    panels = tiny["figures"]["regret"]["panels"]
+    assert drawn["garland"] == panels[0]["settings"]  # the panel's own list, not every setting
+    assert set(drawn["garland"]) < set(cfg.experiments["garland"].settings)
+    assert drawn["counterexample"] == list(cfg.experiments["counterexample"].settings)  # no list: all
+    assert cfg.figure_settings("function_2d") == {}
     spec = cfg.figure_spec("regret")
     assert set(spec.experiments) == {"garland", "counterexample"}
     assert spec.experiments["garland"].settings["short"].horizon == 20
