@@ -229,7 +229,8 @@ def test_caps_of_a_setting_the_experiment_does_not_run_are_rejected(tiny):
 def test_a_cap_too_long_for_memory_names_the_key_that_sets_it(tiny):
     exp = tiny["experiments"]["garland-beyond"]
     exp["horizon"] = vc.MAX_HORIZON
-    exp["caps"] = {s: {"max_horizon": 10} for s in exp["settings"]} | {"Random": {"max_horizon": vc.MAX_HORIZON}}
+    exp["caps"] = {s: {"max_horizon": 10} for s in exp["settings"]}
+    exp["caps"]["Random"] = {"max_horizon": vc.MAX_HORIZON}
     with pytest.raises(
         vc.ConfigError, match="config key experiments/garland-beyond/caps/Random/max_horizon: a run of"
     ):

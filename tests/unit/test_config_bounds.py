@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 import yaml
+from support import TINY
 from test_config_checks import derived, precheck
 
-from support import TINY
 from vhct.pipeline import config as vc
 from vhct.pipeline.config.loading import check_expansion, parse_yaml
 from vhct.pipeline.files import atomic_paths
@@ -59,7 +59,7 @@ def test_alias_expansion_is_counted_per_use_without_expanding():
 
 
 def test_an_alias_inside_its_own_anchor_is_refused(tmp_path, capsys):
-    """`x-a: &a [*a]` built a list containing itself, and the finiteness check recursed until Python stopped."""
+    """`x-a: &a [*a]` built a list containing itself; the finiteness check recursed until Python stopped."""
     path = derived(tmp_path, "x-a: &a [1, *a]\n")
     err = precheck(path, capsys)
     assert err.startswith(f"{path}:2:"), err
@@ -105,8 +105,9 @@ def test_a_name_too_long_for_file_names_is_refused_naming_the_key(tmp_path, caps
     path = derived(tmp_path, f"settings:\n  {long}: {{algorithm: Random}}\n")
     err = precheck(path, capsys)
     assert err.startswith(f"{path}:3: config key settings/{long}: a name may have at most {vc.NAME_MAX}")
-    path = derived(tmp_path, f"figures:\n  {'F' * (vc.NAME_MAX + 1)}: {{kind: regret, panels: [{{experiment: garland}}]}}\n")
-    assert f"config key figures/{'F' * (vc.NAME_MAX + 1)}: a name may" in precheck(path, capsys)
+    figure = "F" * (vc.NAME_MAX + 1)
+    path = derived(tmp_path, f"figures:\n  {figure}: {{kind: regret, panels: [{{experiment: garland}}]}}\n")
+    assert f"config key figures/{figure}: a name may" in precheck(path, capsys)
 
 
 def test_the_longest_name_allowed_fits_the_longest_file_derived_from_it(tmp_path):

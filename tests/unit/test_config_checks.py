@@ -89,7 +89,7 @@ def test_the_workflow_rejects_a_duplicate_key_before_any_job(tmp_path):
          "settings/VHCT-rho0.75/params/variance_floor", "variance_floor"),
         ("settings:\n  PCT:\n    params: {first_epoch: 1.5}\n", 4, "settings/PCT/params/first_epoch", "1.5"),
         ("experiments:\n  garland: {horizon: 1000000}\n", 3, "experiments/garland/horizon", "mem_mb"),
-        ("experiments:\n  garland: {horizon: 1000001}\n", 3, "experiments/garland/horizon", "at most 1,000,000"),
+        ("experiments:\n  garland: {horizon: 1000001}\n", 3, "experiments/garland/horizon", "MAX_HORIZON"),
         ("experiments:\n  rastrigin-high-noise:\n    objective_params: {dim: 0}\n", 4,
          "experiments/rastrigin-high-noise/objective_params/dim", "dim"),
         ("experiments:\n  mnist:\n    objective_params: {modus: official}\n", 4,

@@ -209,7 +209,9 @@ class Experiment(Section):
     horizon: Annotated[int, Field(ge=1, json_schema_extra={"maximum": MAX_HORIZON})]
     seeds: (
         Annotated[int, Field(ge=1, json_schema_extra={"maximum": MAX_SEEDS})]
-        | Annotated[list[Annotated[int, Field(ge=0)]], Field(min_length=1, json_schema_extra={"maxItems": MAX_SEEDS})]
+        | Annotated[
+            list[Annotated[int, Field(ge=0)]], Field(min_length=1, json_schema_extra={"maxItems": MAX_SEEDS})
+        ]
     ) = Field(description="a number of seeds (0..n-1) or an explicit list", union_mode="left_to_right")
     settings: Annotated[list[Name], Field(min_length=1)]
     data: list[str] = Field(
