@@ -129,3 +129,25 @@ def test_a_file_that_is_not_utf8_is_refused_naming_it(tmp_path, capsys):
     child.write_text(f"base: {path.name}\n", encoding="utf-8")  # as a base of the file given, too
     with pytest.raises(vc.ConfigError, match=f"^{path}:2: the config file is not UTF-8"):
         vc.load([child])
+
+
+def test_the_finiteness_check_walks_a_shared_value_once(monkeypatch):
+    """Shared lists (YAML aliases) nested 20 levels deep stand in 2**20 places: the check visits each
+    list once, and a NaN in them is still named by its first place."""
+    from vhct.pipeline.config import sections
+
+    depth, check, visits = 20, sections.check_finite, []
+
+    def counted(*args):
+        visits.append(args[0])
+        return check(*args)
+
+    monkeypatch.setattr(sections, "check_finite", counted)
+    level: list = [1.0, 2.0]
+    for _ in range(depth):
+        level = [level, level]
+    sections.check_finite({"x": level, "y": 3.0})
+    assert len(visits) <= 3 * depth + 5  # each list once, its items counted; not 2**depth
+    level[1][1] = [float("nan")]  # level[0] is level[1]: its first place is x/0/1
+    with pytest.raises(vc.ConfigError, match=r"config key x/0/1/0: must be a finite number, got nan"):
+        sections.check_finite({"x": level})

@@ -374,14 +374,21 @@ class RuleResources(Section):
     figure: Resources | None = None
 
 
-def check_finite(value: Any, key: tuple[str, ...] = ()) -> None:
+def check_finite(value: Any, key: tuple[str, ...] = (), seen: set[int] | None = None) -> None:
     """Reject NaN and infinity anywhere in a config (YAML ``.nan``, ``.inf``), free mappings
-    (objective parameters) included: they would fail, or run silently wrong, inside a job."""
+    (objective parameters) included: they would fail, or run silently wrong, inside a job.
+
+    A mapping or list the config holds in several places (a YAML alias) is checked once, at its
+    first place: nested aliases are never expanded (the loader bounds them too, ``MAX_EXPANDED_NODES``).
+    """
     if isinstance(value, float) and not math.isfinite(value):
         raise key_error(key, f"must be a finite number, got {value!r}")
-    if isinstance(value, Mapping):
-        for k, v in value.items():
-            check_finite(v, (*key, str(k)))
-    elif isinstance(value, list | tuple):
-        for i, v in enumerate(value):
-            check_finite(v, (*key, str(i)))
+    if not isinstance(value, Mapping | list | tuple):
+        return
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return
+    seen.add(id(value))
+    items = value.items() if isinstance(value, Mapping) else enumerate(value)
+    for k, v in items:
+        check_finite(v, (*key, str(k)), seen)
