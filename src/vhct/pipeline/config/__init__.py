@@ -21,6 +21,7 @@ from vhct.pipeline.config.cli import main
 from vhct.pipeline.config.errors import ConfigError
 from vhct.pipeline.config.loading import (
     BASE_KEY,
+    MAX_EXPANDED_NODES,
     UniqueKeyLoader,
     base_chain,
     key_line,
@@ -31,15 +32,17 @@ from vhct.pipeline.config.loading import (
     read_config_file,
     validated,
 )
-from vhct.pipeline.config.model import Config
+from vhct.pipeline.config.model import MAX_RUNS, Config
 from vhct.pipeline.config.planning import DEFAULT_RESOURCES, RunBatch, rule_safe
 from vhct.pipeline.config.schema import SCHEMA_PATH, json_schema
+from vhct.pipeline.config.sections import MAX_HORIZON, MAX_SEEDS, NAME_MAX
 
 #: the config read when no config file is given (relative to the checkout)
 DEFAULT_CONFIG = Path("config") / "config.yaml"
 
 __all__ = [
-    "BASE_KEY", "DEFAULT_CONFIG", "DEFAULT_RESOURCES", "RUN_BASE_MB", "SCHEMA_PATH", "TABLE_BYTES_PER_VALUE",
+    "BASE_KEY", "DEFAULT_CONFIG", "DEFAULT_RESOURCES", "MAX_EXPANDED_NODES", "MAX_HORIZON", "MAX_RUNS",
+    "MAX_SEEDS", "NAME_MAX", "RUN_BASE_MB", "SCHEMA_PATH", "TABLE_BYTES_PER_VALUE",
     "Config", "ConfigError", "RunBatch", "UniqueKeyLoader", "base_chain", "json_schema", "key_line",
     "lazy_objective", "load", "main", "located", "merge", "merged_files", "model", "read_config_file",
     "rule_safe", "validate_config", "validated",

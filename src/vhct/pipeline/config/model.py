@@ -23,9 +23,9 @@ from vhct.pipeline.config.errors import ConfigError, key_error, validation_error
 from vhct.pipeline.config.planning import Planning, rule_safe
 from vhct.pipeline.config.sections import (
     Data,
+    DeclaredName,
     Experiment,
     Figure,
-    Name,
     RuleResources,
     Section,
     Setting,
@@ -35,6 +35,9 @@ from vhct.pipeline.figure_kinds import figure_kind
 
 #: validation context of a full check (objectives and optimizers built, tables sized): the loader's
 DEEP = {"deep": True}
+#: runs (experiment x setting x seed) of one config at most: Snakemake plans every run's job and
+#: files before it runs any (paper-local's 8,260 runs: 30 s of planning on 2 cores)
+MAX_RUNS = 20_000
 
 
 class Config(Planning, Section):
@@ -54,9 +57,9 @@ class Config(Planning, Section):
         default_factory=RuleResources, description="default threads/mem_mb/runtime per rule family"
     )
     data: Data = Field(default_factory=Data, description="data files of the real-data objectives")
-    settings: dict[Name, Setting] = Field(min_length=1, description="named algorithm settings")
-    experiments: dict[Name, Experiment] = Field(min_length=1)
-    figures: dict[Name, Figure] = Field(min_length=1)
+    settings: dict[DeclaredName, Setting] = Field(min_length=1, description="named algorithm settings")
+    experiments: dict[DeclaredName, Experiment] = Field(min_length=1)
+    figures: dict[DeclaredName, Figure] = Field(min_length=1)
 
     _FILLED: ClassVar[dict[str, Any]] = {"progress_every": 500, "resources": {}, "data": {}}
 
@@ -104,6 +107,7 @@ class Config(Planning, Section):
                 )
             except ConfigError as exc:
                 raise key_error(["experiments", name, *(exc.key or ())], exc.text) from None
+        self._check_run_count()
         domains = {name: self._domain(name, deep) for name in self.experiments}
         for fig_name, fig in self.figures.items():
             for i, panel in enumerate(fig.panels):
@@ -111,6 +115,23 @@ class Config(Planning, Section):
         if deep:
             self._check_optimizers(domains)
         return self
+
+    def _check_run_count(self) -> None:
+        """The runs of all experiments together within :data:`MAX_RUNS` (each is bounded alone by
+        its seeds, ``MAX_SEEDS``, but settings multiply them)."""
+        runs = {
+            name: sum(len(self.setting_seeds(name, setting)) for setting in exp.settings)
+            for name, exp in self.experiments.items()
+        }
+        if sum(runs.values()) > MAX_RUNS:
+            most = ", ".join(f"{name} {n:,}" for name, n in sorted(runs.items(), key=lambda kv: -kv[1])[:3])
+            raise key_error(
+                "experiments",
+                f"the config plans {sum(runs.values()):,} runs (most: {most}), more than MAX_RUNS "
+                f"{MAX_RUNS:,} (vhct/pipeline/config/model.py), which Snakemake plans before it runs any: "
+                "fewer seeds or settings, max_seeds caps, or the experiments split over several config "
+                "files run one after the other",
+            )
 
     @staticmethod
     def _need(section: Mapping[str, Any], name: str, key: str, what: str) -> None:
