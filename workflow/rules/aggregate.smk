@@ -1,4 +1,5 @@
-"""One job per experiment: regret mean/std at every round, final-round summary, timings."""
+"""One job per experiment: regret mean/std at every round, final-round summary, timings; its spec
+file (AGGREGATE_SPEC, common.smk: settings, runs, code) reruns it when the runs it reads change."""
 
 
 rule aggregate:

@@ -9,6 +9,7 @@ import vhct.pipeline.config as vc
 import vhct.pipeline.stale as vstale
 import vhct.pipeline.tables as vt
 from vhct.pipeline.tables import sidecar_path
+from vhct.pipeline.versions import package_versions, source_hash
 
 REPO = Path(workflow.basedir)
 
@@ -39,17 +40,24 @@ DATA_DIR = "data"
 #: verification stamp of data/<path> (rule verify_data); run jobs read the file only through it
 DATA_STAMP = "data/.verified/{path}.json"
 
+#: spec files: what each job is asked now (vhct.pipeline.stale), an input of the job
+RUN_REQUEST = f"{vstale.SPEC_DIR}/runs/{{experiment}}/{{setting}}/seed{{seed}}.json"
+AGGREGATE_SPEC = f"{vstale.SPEC_DIR}/aggregates/{{experiment}}.json"
+FIGURE_SPEC = f"{vstale.SPEC_DIR}/figures/{{figure}}.json"
+
 #: targets added to `all` by other rule files (e.g. an audit report)
 EXTRA_TARGETS = []
 
-# Every existing run must be the one this config asks for, made with the installed package
-# versions (its sidecar records both): with .snakemake/ moved or deleted, Snakemake would not see a
-# changed parameter and would serve the old runs, and it never reruns a run for another install.
-# Fails here, before any job, naming each stale run, its first differing field or package and the
-# command that deletes them. Checked by the main process only (not again in each cluster job).
+# A result is current or it is rerun, whatever .snakemake/ holds and whichever --rerun-triggers:
+# every job's spec file (what it is asked: config, source hash of its code, versions, data
+# checksums, the runs it reads) is written here, rewritten only when it changes, and is an input
+# of the job, so Snakemake's modification-time check reruns what changed and everything
+# downstream. An existing run whose record differs from its request while its spec file is not
+# newer (nothing would rerun it) fails here, before any job, one line per run with the command that
+# fixes it. Written and checked by the main process only (not again in each cluster job).
 if workflow.is_main_process:
     try:
-        vstale.check_current_runs(CFG, RUN_TABLE)
+        vstale.check_current_runs(CFG, RUN_TABLE, RUN_REQUEST)
     except vt.StaleRunError as _error:
         raise WorkflowError(str(_error)) from None
 
@@ -104,14 +112,46 @@ def run_paths(experiment):
 
 
 def aggregate_inputs(wildcards):
-    """Every run table and sidecar of the experiment."""
+    """Every run table and sidecar of the experiment, and the aggregate's spec file."""
     tables = [p for paths in run_paths(wildcards.experiment).values() for p in paths]
-    return {"tables": tables, "metas": [str(sidecar_path(p)) for p in tables]}
+    return {
+        "tables": tables,
+        "metas": [str(sidecar_path(p)) for p in tables],
+        "spec": AGGREGATE_SPEC.format(experiment=wildcards.experiment),
+    }
 
 
 def figure_inputs(wildcards):
     """Regret aggregates of the experiments the figure draws."""
     return [REGRET.format(experiment=e) for e in CFG.figure_experiments(wildcards.figure)]
+
+
+def figure_spec(figure):
+    """What a figure job is asked (its params) and the source hash of the code that draws it (and,
+    for a kind that replays a run, of the run code)."""
+    spec = CFG.figure_spec(figure)
+    sources = ["figure", *(["run"] if any(p.run is not None for p in spec.panels) else [])]
+    return {
+        "figure": spec.model_dump(mode="json"),
+        "regret_paths": {e: REGRET.format(experiment=e) for e in CFG.figure_experiments(figure)},
+        "source": {layer: source_hash(layer) for layer in sources},
+        "versions": package_versions(),
+    }
+
+
+if workflow.is_main_process:
+    for _experiment in CFG.experiments:
+        vstale.write_spec(
+            AGGREGATE_SPEC.format(experiment=_experiment),
+            {
+                "info": {s: i.model_dump(mode="json") for s, i in CFG.setting_info(_experiment).items()},
+                "run_paths": run_paths(_experiment),
+                "source": {"aggregate": source_hash("aggregate")},
+                "versions": package_versions(),
+            },
+        )
+    for _figure in CFG.figures:
+        vstale.write_spec(FIGURE_SPEC.format(figure=_figure), figure_spec(_figure))
 
 
 def audit_inputs(wildcards):

@@ -1,9 +1,11 @@
-"""One job per declared figure, written as figures/<name>.pdf and .png."""
+"""One job per declared figure, written as figures/<name>.pdf and .png; its spec file (FIGURE_SPEC,
+common.smk) reruns it when its declaration, its experiments or the drawing code change."""
 
 
 rule figure:
     input:
         figure_inputs,
+        spec=FIGURE_SPEC,
     output:
         pdf=FIGURE.replace("{ext}", "pdf"),
         png=FIGURE.replace("{ext}", "png"),

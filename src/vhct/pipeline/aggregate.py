@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from vhct.pipeline.records import RunRecord, RunSpec
+from vhct.pipeline.records import RunRecord, RunRequest
 from vhct.pipeline.specs import SettingInfo
 from vhct.pipeline.tables import read_runs
 
@@ -192,13 +192,13 @@ def aggregate_experiment(
     regret_path: Path | str,
     final_path: Path | str,
     timing_path: Path | str,
-    specs: Mapping[str, RunSpec] | None = None,
+    specs: Mapping[str, RunRequest] | None = None,
 ) -> None:
     """Read every run of an experiment (tables and JSON sidecars) and write the three tables.
 
     Every run is checked first (:func:`vhct.pipeline.tables.read_run`: complete, ``t = 1..n`` with ``n``
     the setting's horizon in ``info``, consistent with its sidecar, finite values, and, with
-    ``specs`` (table path -> the config's run spec), made for the current config) and all
+    ``specs`` (table path -> what is asked of the run now), made for the current config and code) and all
     three tables are computed before any is written: bad runs fail naming every bad file.
     """
     horizons = {setting: info[setting].horizon for setting in run_paths}

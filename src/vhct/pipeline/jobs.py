@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from vhct.pipeline.files import atomic_paths
-from vhct.pipeline.records import RunSpec
+from vhct.pipeline.files import atomic_paths, sha256_bytes
+from vhct.pipeline.records import RunRequest, RunSpec
 from vhct.pipeline.specs import SettingInfo
 
 logger = logging.getLogger("vhct.pipeline.jobs")
@@ -53,12 +53,15 @@ def run_job(
     table_path: Path | str,
     meta_path: Path | str,
     data_stamps: Sequence[Path | str] = (),
+    data: Mapping[str, Mapping[str, str]] | None = None,
 ) -> None:
     """Run one (experiment, setting, seed) and write its per-round table and JSON sidecar.
 
     The sidecar is the run record (``vhct.pipeline.records.RunRecord``, this is its one writer):
-    the spec (``spec`` itself, embedded), rounds, wall time, Python and host, the package versions,
-    the exact optimum ``f_star`` (None where unknown) and the regret reference, and the run's metadata.
+    the spec (``spec`` itself, embedded), rounds, wall time, Python and host, what made the run (the
+    package versions, the hash of the run code this process runs, ``data``: the checksums of the
+    data files it read, as its request gives them), the sha256 of the table written, the exact
+    optimum ``f_star`` (None where unknown) and the regret reference, and the run's metadata.
 
     The data files of ``data_stamps`` (verification stamps) are checked first: a file changed
     since its verification is hashed again, and a corrupted one fails naming the file.
@@ -66,6 +69,7 @@ def run_job(
     from vhct.pipeline.data import check_stamp
     from vhct.pipeline.records import FORMAT, RunRecord, regret_reference_of
     from vhct.pipeline.run import experiment_columns
+    from vhct.pipeline.versions import source_hash
 
     for stamp in data_stamps:
         check_stamp(stamp)
@@ -82,6 +86,7 @@ def run_job(
     start = time.perf_counter()
     table, meta = experiment_columns(spec)
     wall = time.perf_counter() - start
+    text = table_bytes(table)
     record = RunRecord(
         format=FORMAT,
         run=spec,
@@ -91,12 +96,15 @@ def run_job(
         python=platform.python_version(),
         host=platform.node(),
         versions=meta["versions"],
+        source=source_hash("run"),
+        data={path: dict(sums) for path, sums in (data or {}).items()},
+        table_sha256=sha256_bytes(text),
         f_star=meta["f_star"],
         regret_reference=regret_reference_of(meta["f_star"]),
         metadata=meta,
     )
     with atomic_paths(table_path, meta_path) as (tmp_table, tmp_meta):
-        write_table(table, tmp_table)
+        tmp_table.write_bytes(text)
         tmp_meta.write_text(record.to_json(), encoding="utf-8")
     final = meta["final_cumulative_regret"]
     logger.info("done %s/%s/seed%d: R_n = %.6g after %d rounds in %.2f s", *tag, final, len(table["t"]), wall)
@@ -130,32 +138,38 @@ def table_csv(table: Any) -> bytes:
     return b"\n".join(lines) + b"\n"
 
 
+def table_bytes(table: Any) -> bytes:
+    """A run table's file content: gzip-compressed CSV at level 1 (pandas' gzip stream, at level 9,
+    took longer than a short run itself), its header time fixed (equal tables, equal bytes)."""
+    return gzip.compress(table_csv(table), compresslevel=GZIP_LEVEL, mtime=GZIP_MTIME)
+
+
 def write_table(table: Any, path: Path | str) -> None:
-    """Write a run table as gzip-compressed CSV at level 1 (pandas' gzip stream, at level 9, took
-    longer than a short run itself)."""
-    data = gzip.compress(table_csv(table), compresslevel=GZIP_LEVEL, mtime=GZIP_MTIME)
-    Path(path).write_bytes(data)
+    """Write a run table's file (:func:`table_bytes`)."""
+    Path(path).write_bytes(table_bytes(table))
 
 
 def run_batch_job(
-    specs: Sequence[RunSpec],
+    requests: Sequence[RunRequest],
     table_paths: Sequence[Path | str],
     meta_paths: Sequence[Path | str],
     data_stamps: Sequence[Path | str] = (),
 ) -> None:
     """Run several seeds one after the other in this process, each into its own table and sidecar.
 
-    Each seed's files are written (atomically) as soon as it finishes, and each run draws only
-    from its own seeded generators, so a seed gives the same table in a batch as alone.
+    ``requests``: what the rules ask of each run (their spec files, ``vhct.pipeline.stale``). Each
+    seed's files are written (atomically) as soon as it finishes, and each run draws only from its
+    own seeded generators, so a seed gives the same table in a batch as alone.
     """
-    if not len(specs) == len(table_paths) == len(meta_paths):
+    if not len(requests) == len(table_paths) == len(meta_paths):
         raise ValueError(
-            f"{len(specs)} run specs for {len(table_paths)} tables and {len(meta_paths)} sidecars"
+            f"{len(requests)} run requests for {len(table_paths)} tables and {len(meta_paths)} sidecars"
         )
-    for i, (spec, table_path, meta_path) in enumerate(zip(specs, table_paths, meta_paths, strict=True), 1):
-        run_job(spec, table_path, meta_path, data_stamps if i == 1 else ())
-        if len(specs) > 1:
-            logger.info("batch progress: %d of %d seeds done", i, len(specs))
+    runs = zip(requests, table_paths, meta_paths, strict=True)
+    for i, (request, table_path, meta_path) in enumerate(runs, 1):
+        run_job(request.run, table_path, meta_path, data_stamps if i == 1 else (), request.data)
+        if len(requests) > 1:
+            logger.info("batch progress: %d of %d seeds done", i, len(requests))
 
 
 def aggregate_job(
@@ -164,12 +178,12 @@ def aggregate_job(
     regret_path: Path | str,
     final_path: Path | str,
     timing_path: Path | str,
-    specs: Mapping[str, RunSpec] | None = None,
+    specs: Mapping[str, RunRequest] | None = None,
 ) -> None:
     """Aggregate one experiment's runs into its regret, final and timing tables.
 
-    ``specs``: table path -> the config's spec of that run (``vhct.pipeline.stale.expected_specs``),
-    which every run's record must equal.
+    ``specs``: table path -> what is asked of that run now (``vhct.pipeline.stale.expected_specs``),
+    which every run's record must match.
     """
     from vhct.pipeline.aggregate import aggregate_experiment
 
@@ -228,9 +242,9 @@ def from_snakemake(task: str, smk: Any) -> None:
             data_dir = data_path[: -len(smk.params.spec["path"])] or "."
             stamp = smk.output[0] if task == "verify" else None
             data_job(smk.params.spec, data_dir, smk.params.mirror, data_path, stamp)
-        elif task == "run":  # each spec crossed as its JSON form (the rule's params)
-            specs = [RunSpec.model_validate(spec) for spec in smk.params.specs]
-            run_batch_job(specs, smk.output.tables, smk.output.metas, smk.input.verified)
+        elif task == "run":  # each run's request: its spec file, written when the rules were read
+            requests = [RunRequest.model_validate_json(Path(p).read_bytes()) for p in smk.input.requests]
+            run_batch_job(requests, smk.output.tables, smk.output.metas, smk.input.verified)
         else:
             from vhct.pipeline.config import model
             from vhct.pipeline.stale import expected_specs
