@@ -150,26 +150,26 @@ def write_table(table: Any, path: Path | str) -> None:
 
 
 def run_batch_job(
-    requests: Sequence[RunRequest],
+    specs: Sequence[RunSpec],
     table_paths: Sequence[Path | str],
     meta_paths: Sequence[Path | str],
     data_stamps: Sequence[Path | str] = (),
+    data: Mapping[str, Mapping[str, str]] | None = None,
 ) -> None:
     """Run several seeds one after the other in this process, each into its own table and sidecar.
 
-    ``requests``: what the rules ask of each run (their spec files, ``vhct.pipeline.stale``). Each
-    seed's files are written (atomically) as soon as it finishes, and each run draws only from its
-    own seeded generators, so a seed gives the same table in a batch as alone.
+    Each seed's files are written (atomically) as soon as it finishes, and each run draws only
+    from its own seeded generators, so a seed gives the same table in a batch as alone. ``data``:
+    the checksums of the data files the batch's experiment reads (every record names them).
     """
-    if not len(requests) == len(table_paths) == len(meta_paths):
+    if not len(specs) == len(table_paths) == len(meta_paths):
         raise ValueError(
-            f"{len(requests)} run requests for {len(table_paths)} tables and {len(meta_paths)} sidecars"
+            f"{len(specs)} run specs for {len(table_paths)} tables and {len(meta_paths)} sidecars"
         )
-    runs = zip(requests, table_paths, meta_paths, strict=True)
-    for i, (request, table_path, meta_path) in enumerate(runs, 1):
-        run_job(request.run, table_path, meta_path, data_stamps if i == 1 else (), request.data)
-        if len(requests) > 1:
-            logger.info("batch progress: %d of %d seeds done", i, len(requests))
+    for i, (spec, table_path, meta_path) in enumerate(zip(specs, table_paths, meta_paths, strict=True), 1):
+        run_job(spec, table_path, meta_path, data_stamps if i == 1 else (), data)
+        if len(specs) > 1:
+            logger.info("batch progress: %d of %d seeds done", i, len(specs))
 
 
 def aggregate_job(
@@ -244,7 +244,11 @@ def from_snakemake(task: str, smk: Any) -> None:
             data_job(smk.params.spec, data_dir, smk.params.mirror, data_path, stamp)
         elif task == "run":  # each run's request: its spec file, written when the rules were read
             requests = [RunRequest.model_validate_json(Path(p).read_bytes()) for p in smk.input.requests]
-            run_batch_job(requests, smk.output.tables, smk.output.metas, smk.input.verified)
+            if len({json.dumps(r.data, sort_keys=True) for r in requests}) > 1:
+                raise ValueError(f"the runs of one batch read different data files: {smk.input.requests}")
+            specs = [request.run for request in requests]
+            data = requests[0].data if requests else {}
+            run_batch_job(specs, smk.output.tables, smk.output.metas, smk.input.verified, data)
         else:
             from vhct.pipeline.config import model
             from vhct.pipeline.stale import expected_specs
