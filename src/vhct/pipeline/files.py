@@ -144,17 +144,26 @@ def write_if_changed(path: Path | str, text: str) -> bool:
 
     For the spec files of the rules (``vhct.pipeline.stale``): a file rewritten only when its content
     changes keeps its modification time otherwise, so Snakemake reruns exactly the jobs whose spec
-    changed.
+    changed. Written through a temporary file named by this process and renamed, without
+    :func:`atomic_paths`' scan of the folder for a killed writer's files (thousands of spec files
+    are written when the rules are read; a leftover is a few bytes under ``results/.specs``).
     """
-    path = Path(path)
     data = text.encode("utf-8")
     try:
-        if path.read_bytes() == data:
-            return False
+        with open(path, "rb") as handle:
+            if handle.read() == data:
+                return False
     except OSError:
         pass
-    with atomic_paths(path) as (tmp,):
-        tmp.write_bytes(data)
+    tmp = f"{path}.{os.getpid()}{TEMP_SUFFIX}"
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+    except FileNotFoundError:  # its folder is new
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+    os.replace(tmp, path)
     return True
 
 

@@ -91,8 +91,9 @@ class RunRequest(BaseModel):
     data: DataChecksums
 
     def to_json(self) -> str:
-        """The spec file's text (indented JSON, keys in model order: equal requests, equal bytes)."""
-        return json.dumps(self.model_dump(mode="json"), indent=2) + "\n"
+        """The spec file's text: compact JSON (pydantic's encoder; thousands are written when the
+        rules are read), keys in model order, so equal requests give equal bytes."""
+        return self.model_dump_json() + "\n"
 
 
 def known_optimum(objective: str) -> bool:

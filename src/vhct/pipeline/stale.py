@@ -25,6 +25,7 @@ because it reads the config, which itself reads the tables' layout.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -60,8 +61,10 @@ def data_checksums(config: Config, experiment: str) -> DataChecksums:
 
 def run_request(config: Config, experiment: str, setting: str, seed: int) -> RunRequest:
     """What is asked of one run now: the config's spec, the installed run code and package
-    versions, and the checksums of its data files."""
-    return RunRequest(
+    versions, and the checksums of its data files. Built without validating again what is already
+    valid (the config's spec, the installed versions, a hex digest): thousands are built when the
+    rules are read."""
+    return RunRequest.model_construct(
         run=config.run_spec(experiment, setting, seed),
         source=source_hash("run"),
         versions=package_versions(),
@@ -84,13 +87,14 @@ def expected_specs(
 
 
 def write_spec(path: Path | str, content: Mapping[str, Any]) -> bool:
-    """Write the spec file of a job (JSON of plain data), only when its content changed; whether it wrote."""
-    return write_if_changed(path, json.dumps(content, indent=2) + "\n")
+    """Write the spec file of a job (compact JSON of plain data), only when its content changed;
+    whether it wrote."""
+    return write_if_changed(path, json.dumps(content) + "\n")
 
 
-def _outputs_mtime(table: Path) -> int:
+def _outputs_mtime(table: str) -> int:
     """The oldest modification time of a run's outputs (table and sidecar), as Snakemake compares."""
-    return min(table.stat().st_mtime_ns, sidecar_path(table).stat().st_mtime_ns)
+    return min(os.stat(table).st_mtime_ns, os.stat(sidecar_path(table)).st_mtime_ns)
 
 
 def check_current_runs(config: Config, table_pattern: str, request_pattern: str) -> int:
@@ -110,18 +114,18 @@ def check_current_runs(config: Config, table_pattern: str, request_pattern: str)
     for experiment, setting, seed in config.run_jobs():
         names = {"experiment": experiment, "setting": setting, "seed": seed}
         request = run_request(config, experiment, setting, seed)
-        spec = Path(request_pattern.format(**names))
+        spec = request_pattern.format(**names)
         written += write_if_changed(spec, request.to_json())
-        table = Path(table_pattern.format(**names))
-        if not (table.exists() and sidecar_path(table).exists()):
+        table = table_pattern.format(**names)
+        if not (os.path.exists(table) and os.path.exists(sidecar_path(table))):
             continue
         try:
             record = read_sidecar(table)
         except RunTableError:
             continue
         found = request_difference(record, request)
-        if found and spec.stat().st_mtime_ns <= _outputs_mtime(table):
-            stale[str(table)] = found
+        if found and os.stat(spec).st_mtime_ns <= _outputs_mtime(table):
+            stale[table] = found
     if stale:
         raise StaleRunError(stale, before_jobs=True)
     return written

@@ -1,7 +1,8 @@
 """The checks a run must pass before ``ship`` publishes it: its scale (the claims' minimum seeds),
 that its audit, aggregates and figures are the content the provenance record fixed when the run
-ended, and one set of package versions across provenance, audit and sidecars (the sidecars read
-through the pipeline's one reader, ``vhct.pipeline.tables.read_sidecar``)."""
+ended (and were made by that run: the record covers only what its command wrote), and one set
+of package versions across provenance, audit and sidecars (the sidecars read through the
+pipeline's one reader, ``vhct.pipeline.tables.read_sidecar``)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,10 @@ RUN_KEYS = (
     "versions",
     "output_sha256",
 )
+
+#: Snakemake options that make every shipped output again (aggregates, figures, the audit and its
+#: figure) without redoing the runs, for a record that does not cover them
+REMAKE_OUTPUTS = "--forcerun aggregate figure audit audit_forest"
 
 
 # ---------------------------------------------------------------- the scale of a run
@@ -106,7 +111,9 @@ def check_hashes(prov: Mapping[str, Any], files: Mapping[Path, tuple[str, str]])
         if want is None:
             raise FindingsError(
                 f"{path}: the provenance record has no checksum of {part}/{name}: the recorded run did "
-                "not make it (run `make paper-local` again)"
+                "not make it (the record covers only the outputs its command wrote; a rerun with nothing "
+                "to do makes none). Make them again under the recorder: `make paper-local "
+                f"TARGETS='{REMAKE_OUTPUTS}'`, then ship"
             )
         got = sha256(path)
         if got != want:
