@@ -53,9 +53,9 @@ class RunSpec(BaseModel):
 
     The config makes it, the run job runs it (``vhct.pipeline.run.experiment_columns``) and embeds
     it in its record (:attr:`RunRecord.run`), and every consumer compares that record with the
-    config's (:func:`spec_difference`). It crosses into a Snakemake job as its JSON form
-    (``model_dump(mode="json")``, the rule's params, which Snakemake compares to rerun a job whose
-    spec changed) and is validated back with ``model_validate``; a sidecar holds the same form.
+    config's (:func:`spec_difference`). It crosses into a Snakemake job inside the run's request
+    (:class:`RunRequest`, the run's spec file, an input of the job, which reruns it when it
+    changes) and is validated back by the job; a sidecar holds the same JSON form.
     """
 
     model_config = ConfigDict(frozen=True, extra="allow", allow_inf_nan=False)
