@@ -44,6 +44,9 @@ RUN_ID_ENV = "VHCT_RUN_ID"
 FIGURES_DIR = Path("figures")
 #: the outputs under the results folder whose content the record fixes
 RESULT_OUTPUTS = ("audit.json", "aggregates/*/*.csv")
+#: what makes every recorded output again (aggregates, figures, the audit and its figure) without
+#: redoing the runs, under the recorder, for a record that does not cover them (``ship`` says it)
+REMAKE_OUTPUTS = "make paper-local TARGETS='--forcerun aggregate figure audit audit_forest'"
 
 
 def _git(*args: str) -> str | None:
@@ -196,8 +199,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"provenance: {wall:.0f} s; record in {args.out}, of the {made} output(s) the command made")
     if not made:
         print(
-            "provenance: the command made no audit, aggregate or figure (nothing to do?): "
-            "`ship` refuses this record; see docs/pipeline.md (provenance) to make them again",
+            "provenance: the command made no audit, aggregate or figure (nothing to do?): `ship` "
+            f"refuses this record; to make them again under the recorder: `{REMAKE_OUTPUTS}`",
             file=sys.stderr,
         )
     return 0

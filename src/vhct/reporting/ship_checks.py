@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from vhct.pipeline.files import sha256
+from vhct.pipeline.provenance import REMAKE_OUTPUTS
 from vhct.pipeline.tables import SIDECAR_SUFFIX, TABLE_SUFFIX, RunTableError, read_sidecar
 from vhct.reporting.audit.records import Audit
 from vhct.reporting.findings import FindingsError
@@ -28,10 +29,6 @@ RUN_KEYS = (
     "versions",
     "output_sha256",
 )
-
-#: Snakemake options that make every shipped output again (aggregates, figures, the audit and its
-#: figure) without redoing the runs, for a record that does not cover them
-REMAKE_OUTPUTS = "--forcerun aggregate figure audit audit_forest"
 
 
 # ---------------------------------------------------------------- the scale of a run
@@ -112,8 +109,7 @@ def check_hashes(prov: Mapping[str, Any], files: Mapping[Path, tuple[str, str]])
             raise FindingsError(
                 f"{path}: the provenance record has no checksum of {part}/{name}: the recorded run did "
                 "not make it (the record covers only the outputs its command wrote; a rerun with nothing "
-                "to do makes none). Make them again under the recorder: `make paper-local "
-                f"TARGETS='{REMAKE_OUTPUTS}'`, then ship"
+                f"to do makes none). Make them again under the recorder: `{REMAKE_OUTPUTS}`, then ship"
             )
         got = sha256(path)
         if got != want:
