@@ -40,25 +40,21 @@ AUDIT_EXPERIMENTS = [
     if e in CFG.experiments
 ]
 
-if workflow.is_main_process:
-    # the audit reads the whole config (its context) and the config files' checksums
-    vstale.write_spec(
-        AUDIT_SPEC,
-        {
-            "config": CFG.source,
-            "configfiles": {str(p): file_sha256(p) for p in CONFIG_FILES},
-            "run_paths": {e: run_paths(e) for e in AUDIT_EXPERIMENTS},
-            "final_paths": {e: FINAL.format(experiment=e) for e in AUDIT_EXPERIMENTS},
-            "source": {"audit": source_hash("audit"), "run": source_hash("run")},
-            "versions": package_versions(),
-        },
-    )
-    vstale.write_spec(FOREST_SPEC, {"source": {"figure": source_hash("figure")}})
-    for _figure in CFG.figures:
-        vstale.write_spec(
-            CAPTION_SPEC.format(figure=_figure),
-            {"caption": vcap.figure_caption(CFG, _figure, CAPTIONS_DIR), "source": source_hash("figure")},
-        )
+# the audit reads the whole config (its context) and the config files' checksums
+SPEC_FILES[AUDIT_SPEC] = {
+    "config": CFG.source,
+    "configfiles": {str(p): file_sha256(p) for p in CONFIG_FILES},
+    "run_paths": {e: run_paths(e) for e in AUDIT_EXPERIMENTS},
+    "final_paths": {e: FINAL.format(experiment=e) for e in AUDIT_EXPERIMENTS},
+    "source": {"audit": source_hash("audit"), "run": source_hash("run")},
+    "versions": package_versions(),
+}
+SPEC_FILES[FOREST_SPEC] = {"source": {"figure": source_hash("figure")}}
+for _figure in CFG.figures:
+    SPEC_FILES[CAPTION_SPEC.format(figure=_figure)] = {
+        "caption": vcap.figure_caption(CFG, _figure, CAPTIONS_DIR),
+        "source": source_hash("figure"),
+    }
 
 
 rule audit:

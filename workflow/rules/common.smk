@@ -50,16 +50,24 @@ EXTRA_TARGETS = []
 
 # A result is current or it is rerun, whatever .snakemake/ holds and whichever --rerun-triggers:
 # every job's spec file (what it is asked: config, source hash of its code, versions, data
-# checksums, the runs it reads) is written here, rewritten only when it changes, and is an input
-# of the job, so Snakemake's modification-time check reruns what changed and everything
+# checksums, the runs it reads) is written by write_spec_files, rewritten only when it changes, and is
+# an input of the job, so Snakemake's modification-time check reruns what changed and everything
 # downstream. An existing run whose record differs from its request while its spec file is not
-# newer (nothing would rerun it) fails here, before any job, one line per run with the command that
-# fixes it. Written and checked by the main process only (not again in each cluster job).
-if workflow.is_main_process:
+# newer (nothing would rerun it) fails the parse, before any job, one line per run with the command
+# that fixes it. The Snakefile calls it after every rule file is read (so a config any
+# rule file refuses writes none), in the main process only (not again in each cluster job).
+#: spec file path -> its content (plain data), added by the rule files; the runs' are the requests
+SPEC_FILES = {}
+
+
+def write_spec_files():
+    """Write every spec file that changed (the runs' requests first, checking the existing runs)."""
     try:
         vstale.check_current_runs(CFG, RUN_TABLE, RUN_REQUEST)
     except vt.StaleRunError as _error:
         raise WorkflowError(str(_error)) from None
+    for path, content in SPEC_FILES.items():
+        vstale.write_spec(path, content)
 
 
 def _names(section):
@@ -139,19 +147,15 @@ def figure_spec(figure):
     }
 
 
-if workflow.is_main_process:
-    for _experiment in CFG.experiments:
-        vstale.write_spec(
-            AGGREGATE_SPEC.format(experiment=_experiment),
-            {
-                "info": {s: i.model_dump(mode="json") for s, i in CFG.setting_info(_experiment).items()},
-                "run_paths": run_paths(_experiment),
-                "source": {"aggregate": source_hash("aggregate")},
-                "versions": package_versions(),
-            },
-        )
-    for _figure in CFG.figures:
-        vstale.write_spec(FIGURE_SPEC.format(figure=_figure), figure_spec(_figure))
+for _experiment in CFG.experiments:
+    SPEC_FILES[AGGREGATE_SPEC.format(experiment=_experiment)] = {
+        "info": {s: i.model_dump(mode="json") for s, i in CFG.setting_info(_experiment).items()},
+        "run_paths": run_paths(_experiment),
+        "source": {"aggregate": source_hash("aggregate")},
+        "versions": package_versions(),
+    }
+for _figure in CFG.figures:
+    SPEC_FILES[FIGURE_SPEC.format(figure=_figure)] = figure_spec(_figure)
 
 
 def audit_inputs(wildcards):
