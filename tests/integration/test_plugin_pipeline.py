@@ -21,7 +21,8 @@ from plugin_support import docs_block, write_plugin
 from support import CORES, REPO, SNAKEMAKE, clean_env, ok, set_umask
 
 from vhct.optimizers.registry import algorithm_names
-from vhct.pipeline.tables import read_run
+from vhct.pipeline.files import sha256
+from vhct.pipeline.tables import StaleRunError, read_run, read_sidecar
 from vhct.reporting.styles import STYLES, automatic_styles, style
 
 #: the plugin's algorithm, the docs' setting that runs it, and the experiment and figure of that config
@@ -79,8 +80,12 @@ def test_the_plugins_runs_are_planned_and_written_by_the_jobs(workdir):
             assert f"wildcards: experiment={EXPERIMENT}, setting={setting}, seed={seed}\n" in plan
     for seed in (0, 1):
         path = workdir / "results" / "runs" / EXPERIMENT / SETTING / f"seed{seed}.csv.gz"
-        table, record = read_run(path, ["x0", "regret"], horizon=HORIZON)  # checks rows 1..60, finite
+        # read apart: read_run refuses a run whose code this process cannot check (no plugin here)
+        with pytest.raises(StaleRunError, match=f"algorithm '{ALGORITHM}' is not registered in this process"):
+            read_run(path, ["x0", "regret"], horizon=HORIZON)
+        record, table = read_sidecar(path), pd.read_csv(path)
         assert record.run.algorithm == ALGORITHM and record.run.params == {"step": 0.05}
+        assert list(table["t"]) == list(range(1, HORIZON + 1)) and record.table_sha256 == sha256(path)
         assert table["x0"].nunique() > 1  # it searched (garland is one-dimensional)
     final = pd.read_csv(workdir / "results" / "aggregates" / EXPERIMENT / "final.csv")
     assert final["setting"].tolist() == ["VHCT", SETTING]

@@ -47,6 +47,11 @@ FIRST_LAYOUT_LACKS = ("format", "f_star", "regret_reference", "versions")
 SECOND_LAYOUT_LACKS = ("source", "data", "table_sha256")
 
 
+def experiment_tables(targets):  # noqa: N802
+    """The three tables at ``targets`` (regret, final, timing), named as the aggregate job names them."""
+    return dict(zip(("regret", "final", "timing"), targets, strict=True))
+
+
 @pytest.fixture(scope="module")
 def config() -> Config:
     return load([CONFIG])[0]
@@ -276,7 +281,7 @@ def test_runs_of_other_run_code_are_refused_by_every_reader(copy_of, config, mon
         audit_read_runs({EXPERIMENT: paths}, config)
     targets = [copy_of / "regret.csv", copy_of / "final.csv", copy_of / "timing.csv"]
     with pytest.raises(StaleRunError, match=named):
-        ag.aggregate_experiment(paths, config.setting_info(EXPERIMENT), *targets)
+        ag.aggregate_runs(paths, config.setting_info(EXPERIMENT), experiment_tables(targets))
     assert not any(t.exists() for t in targets)
 
 
@@ -320,7 +325,7 @@ def test_a_table_copied_from_another_seed_or_edited_by_hand_is_refused_by_every_
     targets = [copy_of / "regret.csv", copy_of / "final.csv", copy_of / "timing.csv"]
     copied = rf"^run table {re.escape(str(first))}: its bytes \(sha256 {sha256(second)[:12]}\.\.\.\) are not "
     with pytest.raises(RunTableError, match=copied) as err:
-        ag.aggregate_experiment(paths, config.setting_info(EXPERIMENT), *targets)
+        ag.aggregate_runs(paths, config.setting_info(EXPERIMENT), experiment_tables(targets))
     assert len(str(err.value).splitlines()) == 1 and "copied from another run or edited" in str(err.value)
     assert not any(t.exists() for t in targets)
     with pytest.raises(RunTableError, match=copied):
@@ -333,7 +338,7 @@ def test_a_table_copied_from_another_seed_or_edited_by_hand_is_refused_by_every_
     with pytest.raises(RunTableError, match=rf"^run table {re.escape(str(first))}: its bytes"):
         read_runs(paths, ag.AGGREGATED_COLUMNS)
     first.write_bytes(original)
-    ag.aggregate_experiment(paths, config.setting_info(EXPERIMENT), *targets)
+    ag.aggregate_runs(paths, config.setting_info(EXPERIMENT), experiment_tables(targets))
     assert set(pd.read_csv(targets[1])["n_seeds"]) == {2}
 
 

@@ -139,8 +139,16 @@ def made_problem(record: RunRecord) -> str | None:
     """What of the software that made the run of ``record`` differs from the installed one: the run
     code's source hash or a package version (``vhct.pipeline.versions``), or None."""
     from vhct.pipeline.versions import package_versions, run_source
+    from vhct.registry import UnknownName
 
-    return made_difference(record, run_source(record.run.algorithm), package_versions())
+    try:
+        source = run_source(record.run.algorithm)
+    except UnknownName:
+        return (
+            f"its algorithm {record.run.algorithm!r} is not registered in this process (a plugin not "
+            "installed here?), so the code that made it cannot be checked"
+        )
+    return made_difference(record, source, package_versions())
 
 
 def check_current(table_path: Path | str, record: RunRecord, expected: RunRequest | None = None) -> None:
