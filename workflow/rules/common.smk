@@ -28,12 +28,17 @@ config.clear()
 config.update(CFG.source)
 
 # ---------------------------------------------------------------- layout
-RUN_TABLE = "results/runs/{experiment}/{setting}/seed{seed}.csv.gz"
+# Each config's results, figures and job logs in a folder of its own, named by its key `output`
+# (by default its file's name: config/paper-local.yaml -> results/paper-local/, figures/paper-local/,
+# logs/paper-local/); the default config (config/config.yaml) writes to results/, figures/, logs/.
+# data/ is shared: a data file is the same, verified, for every config.
+RESULTS, FIGURES, LOGS = (CFG.folder(root) for root in vc.OUTPUT_ROOTS)
+RUN_TABLE = RESULTS + "/runs/{experiment}/{setting}/seed{seed}.csv.gz"
 RUN_META = str(sidecar_path(RUN_TABLE))
-REGRET = "results/aggregates/{experiment}/regret.csv"
-FINAL = "results/aggregates/{experiment}/final.csv"
-TIMING = "results/aggregates/{experiment}/timing.csv"
-FIGURE = "figures/{figure}.{ext}"
+REGRET = RESULTS + "/aggregates/{experiment}/regret.csv"
+FINAL = RESULTS + "/aggregates/{experiment}/final.csv"
+TIMING = RESULTS + "/aggregates/{experiment}/timing.csv"
+FIGURE = FIGURES + "/{figure}.{ext}"
 FIGURE_EXTS = ["pdf", "png"]
 DATA_DIR = "data"
 #: verification stamp of data/<path> (rule verify_data); run jobs read the file only through it

@@ -1,4 +1,4 @@
-"""One job per declared figure, written as figures/<name>.pdf and .png."""
+"""One job per declared figure, written as <the config's figures folder>/<name>.pdf and .png (FIGURE)."""
 
 from vhct.reporting.styles import every_style
 
@@ -17,7 +17,7 @@ rule figure:
         # not read by the job (it draws with the same styles): a changed style redraws the figure
         styles=every_style(),
     log:
-        "logs/figure/{figure}.log",
+        LOGS + "/figure/{figure}.log",
     threads: resource("figure", "threads")
     resources:
         mem_mb=resource("figure", "mem_mb"),

@@ -29,7 +29,7 @@ rule run:
     params:
         specs=lambda wc: [CFG.run_spec(wc.experiment, wc.setting, int(wc.seed)).model_dump(mode="json")],
     log:
-        "logs/run/{experiment}/{setting}/seed{seed}.log",
+        LOGS + "/run/{experiment}/{setting}/seed{seed}.log",
     threads: lambda wc: resource("run", "threads", wc.experiment, wc.setting)
     resources:
         mem_mb=lambda wc: resource("run", "mem_mb", wc.experiment, wc.setting),
@@ -56,7 +56,7 @@ for _batch in CFG.run_batches():
         params:
             specs=[CFG.run_spec(**run).model_dump(mode="json") for run in _runs],
         log:
-            f"logs/run/{_batch.experiment}/{_batch.setting}/batch{_batch.index}.log",
+            f"{LOGS}/run/{_batch.experiment}/{_batch.setting}/batch{_batch.index}.log",
         threads: max(resource("run", "threads", r["experiment"], r["setting"]) for r in _runs)
         resources:
             mem_mb=max(resource("run", "mem_mb", r["experiment"], r["setting"]) for r in _runs),

@@ -7,6 +7,7 @@ lines, and a model error (a key path) by the line of the last file that spells t
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -14,10 +15,16 @@ from typing import Any
 import yaml
 
 from vhct.pipeline.config.errors import NOT_MERGED, REQUIRED_SECTIONS, ConfigError, key_error
-from vhct.pipeline.config.model import Config
+from vhct.pipeline.config.model import RESERVED_OUTPUTS, Config
+from vhct.pipeline.config.sections import NAME_PATTERN
 
 #: key of a config file naming the config file it extends (its keys are read first)
 BASE_KEY = "base"
+#: key naming the folder of a config's outputs (results/<output>/, figures/<output>/, logs/<output>/)
+OUTPUT_KEY = "output"
+#: the config read when no config file is given (relative to the checkout); a config file of its
+#: name writes to results/, figures/ and logs/ themselves (an empty ``output``)
+DEFAULT_CONFIG = Path("config") / "config.yaml"
 
 
 class DuplicateKeyError(yaml.MarkedYAMLError):
@@ -197,6 +204,26 @@ def merged_files(
     if overrides:
         config = merge(config, overrides)
     return config, [path for path, _ in chain]
+
+
+def output_folder(path: Path | str) -> Any:
+    """The folder of the outputs of a config given by the file ``path`` (the last one given): its
+    own key ``output``, never a base's (a config extending another keeps its outputs apart from the
+    base's), else the file's name without its suffix, empty for the default config's name
+    (results/ itself). A name that is no folder name is an error naming the file."""
+    path = Path(path)
+    content = read_config_file(path)
+    if OUTPUT_KEY in content:
+        return content[OUTPUT_KEY]
+    name = "" if path.name == DEFAULT_CONFIG.name else path.stem
+    if (name and not re.fullmatch(NAME_PATTERN, name)) or name in RESERVED_OUTPUTS:
+        raise ConfigError(
+            f"{path}: the folder of its outputs would be named after the file, {name!r}, which the "
+            f"pipeline does not take (a name of letters, digits, _ . + -, not "
+            f"{', '.join(sorted(RESERVED_OUTPUTS))}): rename the file or give the key {OUTPUT_KEY}",
+            (OUTPUT_KEY,),
+        )
+    return name
 
 
 def load(

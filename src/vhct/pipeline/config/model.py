@@ -14,14 +14,22 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from types import UnionType
-from typing import Any, ClassVar, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origin
 
-from pydantic import Field, ValidationError, ValidationInfo, model_validator
+from pydantic import (
+    Field,
+    StringConstraints,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from vhct.pipeline.config import checks
 from vhct.pipeline.config.errors import ConfigError, key_error, validation_error
 from vhct.pipeline.config.planning import Planning, rule_safe
 from vhct.pipeline.config.sections import (
+    NAME_PATTERN,
     Data,
     Experiment,
     Figure,
@@ -35,6 +43,13 @@ from vhct.pipeline.figure_kinds import figure_kind
 
 #: validation context of a full check (objectives and optimizers built, tables sized): the loader's
 DEEP = {"deep": True}
+#: the folders of the pipeline's outputs (relative to its working directory): a config's results,
+#: figures and job logs go to its folder ``output`` in each (``results/paper-local/``), or into them
+#: directly when ``output`` is empty (the default config)
+OUTPUT_ROOTS = ("results", "figures", "logs")
+#: folders the flat layout (``output: ""``) makes directly under ``results/``: a config's own
+#: folder of that name would mix its outputs with the default config's
+RESERVED_OUTPUTS = frozenset({"runs", "aggregates", "report"})
 
 
 class Config(Planning, Section):
@@ -49,6 +64,12 @@ class Config(Planning, Section):
         description="a config file this one extends, relative to this file: its keys are read first and "
         "this file's update them (mappings merged key by key, other values replaced)",
     )
+    output: Annotated[str, StringConstraints(pattern=f"^({NAME_PATTERN})?$")] = Field(
+        "",
+        description="folder of this config's outputs in results/, figures/ and logs/ (results/<output>/...); "
+        "by default the config file's name without .yaml, empty (results/ itself) for config.yaml; "
+        "not inherited from a base",
+    )
     progress_every: int = Field(500, ge=1, description="run jobs log a progress line every this many rounds")
     resources: RuleResources = Field(
         default_factory=RuleResources, description="default threads/mem_mb/runtime per rule family"
@@ -58,7 +79,7 @@ class Config(Planning, Section):
     experiments: dict[Name, Experiment] = Field(min_length=1)
     figures: dict[Name, Figure] = Field(min_length=1)
 
-    _FILLED: ClassVar[dict[str, Any]] = {"progress_every": 500, "resources": {}, "data": {}}
+    _FILLED: ClassVar[dict[str, Any]] = {"output": "", "progress_every": 500, "resources": {}, "data": {}}
 
     @model_validator(mode="before")
     @classmethod
@@ -68,6 +89,21 @@ class Config(Planning, Section):
             cls._fill(data)  # in the source dict, before the YAML anchors' free keys are left out
             return {k: v for k, v in data.items() if not (isinstance(k, str) and k.startswith("x-"))}
         return data
+
+    @field_validator("output")
+    @classmethod
+    def _own_folder(cls, output: str) -> str:
+        if output in RESERVED_OUTPUTS:
+            raise ValueError(
+                f"{output!r} is a folder of the default config's results/ (reserved: "
+                f"{', '.join(sorted(RESERVED_OUTPUTS))}); name the outputs' folder otherwise"
+            )
+        return output
+
+    def folder(self, root: str) -> str:
+        """This config's folder in one of :data:`OUTPUT_ROOTS` (``results/paper-local``, or
+        ``results`` itself for an empty ``output``), relative to the working directory."""
+        return f"{root}/{self.output}" if self.output else root
 
     @model_validator(mode="after")
     def _cross_references(self, info: ValidationInfo) -> Config:

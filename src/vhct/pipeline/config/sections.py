@@ -26,8 +26,9 @@ from pydantic import (
 from vhct.pipeline.config.errors import ConfigError, first_error, key_error
 from vhct.pipeline.figure_kinds import FIGURE_KINDS, PANEL_KEYS, figure_kind
 
-#: a name usable in file names (settings, experiments, figures, data files)
-Name = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")]
+#: a name usable in file names (settings, experiments, figures, data files, a config's output folder)
+NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.+-]*"
+Name = Annotated[str, StringConstraints(pattern=f"^{NAME_PATTERN}$")]
 PositiveInt = Annotated[int, Field(ge=1)]
 
 
