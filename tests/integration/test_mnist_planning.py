@@ -37,7 +37,7 @@ def test_the_paper_configs_plan_mnist_with_the_official_training_files(tmp_path,
     assert config.experiments["mnist"].objective_params["mode"] == "official"
     assert sorted(config.data_files("mnist")) == sorted(FILES)
 
-    target = "results/runs/mnist/VHCT-rho0.75/seed0.csv.gz"
+    target = f"results/{name}/runs/mnist/VHCT-rho0.75/seed0.csv.gz"  # the config's own folder
     result = ok(snakemake(tmp_path, "--dry-run", target, configfile=configfile))
     jobs = job_blocks(result.stdout + result.stderr)
     run = [j for j in jobs if target in j.get("output", "")]

@@ -313,8 +313,8 @@ def test_deleting_one_real_data_seed_plans_only_its_batch_and_dependents(batched
 
 
 def test_one_figure_alone_runs_only_what_it_needs(tmp_path):
-    result = ok(snakemake(tmp_path, "figures/function_1d.pdf"))
-    assert (tmp_path / "figures" / "function_1d.png").exists()
+    result = ok(snakemake(tmp_path, "figures/tiny/function_1d.pdf"))  # config/tiny.yaml's folder
+    assert (tmp_path / "figures" / "tiny" / "function_1d.png").exists()
     assert not (tmp_path / "results").exists()
     assert "rule run:" not in result.stdout + result.stderr
 
@@ -500,10 +500,10 @@ def test_run_jobs_wait_for_their_data_files(tmp_path):
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     work = tmp_path / "work"
     work.mkdir()
-    ok(snakemake(work, "results/runs/counterexample/VHCT-rho0.75/seed3.csv.gz", configfile=path))
+    ok(snakemake(work, "results/with-data/runs/counterexample/VHCT-rho0.75/seed3.csv.gz", configfile=path))
     assert (work / "data" / "fixtures" / "table.txt").read_bytes() == source.read_bytes()
-    assert (work / "logs" / "data" / "fixtures" / "table.txt.log").exists()
-    assert not (work / "results" / "runs" / "garland").exists()
+    assert (work / "logs" / "with-data" / "data" / "fixtures" / "table.txt.log").exists()
+    assert not (work / "results" / "with-data" / "runs" / "garland").exists()
 
 
 def test_atomic_paths_leave_nothing_on_failure(tmp_path):
@@ -601,13 +601,13 @@ def test_the_make_command_resumes_an_interrupted_run(tmp_path, sig):
     """After Ctrl-C or a killed Snakemake, the same command finishes the job: finished runs are
     kept, the runs under way are redone, a stale lock is cleared and no temporary file is left."""
     config, _ = vc.load([TINY])
-    target = f"results/aggregates/{RESUME_EXPERIMENT}/regret.csv"
+    target = f"results/tiny/aggregates/{RESUME_EXPERIMENT}/regret.csv"  # config/tiny.yaml's folder
     jobs = config.run_jobs([RESUME_EXPERIMENT])
-    tables = {f"results/runs/{e}/{s}/seed{k}.csv.gz": (s, k) for e, s, k in jobs}
+    tables = {f"results/tiny/runs/{e}/{s}/seed{k}.csv.gz": (s, k) for e, s, k in jobs}
     work = tmp_path / "work"
     work.mkdir()
     prepare, run = make_commands("figures", TINY, work, targets=target)
-    runs = work / "results" / "runs" / RESUME_EXPERIMENT
+    runs = work / "results" / "tiny" / "runs" / RESUME_EXPERIMENT
     interrupt(work, run, runs, sig)
     present = {p for p in tables if (work / p).exists()}
     assert RESUME_AFTER <= len(present) < len(tables)
@@ -634,7 +634,7 @@ def test_the_make_command_resumes_an_interrupted_run(tmp_path, sig):
 
     after = mtimes(work)
     redone = {p for p in before if after.get(p) != before[p]}
-    finished = {p for p in before if p.startswith("results/runs/") and p not in under_way}
+    finished = {p for p in before if p.startswith("results/tiny/runs/") and p not in under_way}
     assert finished and not (redone & finished)  # no finished run was redone
     assert redone <= under_way and len(under_way) <= 2 * int(CORES)  # at most the runs under way
     for path, (setting, _) in tables.items():
@@ -727,7 +727,8 @@ def test_missing_data_file_fails_naming_the_file_sources_and_the_mirror(tmp_path
     work.mkdir()
     result = snakemake(work, "data/landmine/LandmineData.mat", configfile=path)
     assert result.returncode != 0
-    log = (work / "logs" / "data" / "landmine" / "LandmineData.mat.log").read_text(encoding="utf-8")
+    log = work / "logs" / "no-data" / "data" / "landmine" / "LandmineData.mat.log"  # no-data.yaml's folder
+    log = log.read_text(encoding="utf-8")
     assert "could not fetch data file 'landmine/LandmineData.mat'" in log
     assert spec["urls"][0] in log and f"mirror {empty} (config): missing in mirror" in log
     assert "VHCT_DATA_MIRROR" in log

@@ -36,6 +36,7 @@ def small_config(folder: Path, horizon: int, rho: float) -> Path:
                          "settings": ["VHCT", "HCT"]},
         },
         "figures": {"regret": {"kind": "regret", "panels": [{"experiment": EXPERIMENT}]}},
+        "output": "",  # one folder for both files: a config changed in place
     }  # fmt: skip
     path = folder / f"h{horizon}-rho{rho}.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")

@@ -1,6 +1,7 @@
 """Provenance of a whole pipeline run: what ran, on which commit and machine, and how long it took.
 
-    python -m vhct.pipeline.provenance results/provenance.json -- snakemake --cores 2 --configfile ...
+    python -m vhct.pipeline.provenance results/paper-local/provenance.json -- snakemake --cores 2 \
+        --configfile config/paper-local.yaml
 
 runs the command and, when it succeeds, writes a JSON record of it (``make paper-local`` does
 this). The findings document (``vhct.reporting.findings``) prints the record; the wall time in
@@ -12,7 +13,9 @@ files it read (bases first, as ``vhct.pipeline.config.load`` reads them) with th
 sha256 of each at the start, and the figures the config declares; the versions of the packages
 that shape the numbers (``vhct.pipeline.versions``); and, when the command has ended, the sha256
 of every output it leaves (``output_sha256``: the audit JSON and the aggregates under the results
-folder, the declared figures' PNGs), so ``ship`` ships exactly the content this run left.
+folder, the declared figures' PNGs in the config's figures folder), so ``ship`` ships exactly the
+content this run left. The results folder is the record's; the figures folder the config's
+(``figures/paper-local`` for ``config/paper-local.yaml``, see ``Config.folder``).
 """
 
 from __future__ import annotations
@@ -37,8 +40,8 @@ from vhct.pipeline.versions import package_versions
 
 #: environment variable carrying the run id to the command's jobs
 RUN_ID_ENV = "VHCT_RUN_ID"
-#: where the workflow writes the figures (relative to its working directory)
-FIGURES_DIR = Path("figures")
+#: the top folder of the figures (relative to the working directory); a config's are in its folder there
+FIGURES_ROOT = "figures"
 #: the outputs under the results folder whose content the record fixes
 RESULT_OUTPUTS = ("audit.json", "aggregates/*/*.csv")
 
@@ -155,6 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("no command given after --")
     try:  # the config as the run starts (an edit during the run does not change the record)
         config = config_record(config_files(command))
+        figures = Path(load(config_files(command) or [DEFAULT_CONFIG])[0].folder(FIGURES_ROOT))
     except ConfigError as exc:
         print(f"provenance: {exc}", file=sys.stderr)
         return 1
@@ -167,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"provenance: the command failed (exit {code}); {args.out} not written", file=sys.stderr)
         return code
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    outputs = output_hashes(args.out.parent, FIGURES_DIR, config["figures"])
+    outputs = output_hashes(args.out.parent, figures, config["figures"])
     prov = record(command, started, wall, config, run, outputs)
     with atomic_paths(args.out) as (tmp,):
         tmp.write_text(json.dumps(prov, indent=2) + "\n", encoding="utf-8")

@@ -235,9 +235,12 @@ def load(
     in order (:func:`merge`), then ``overrides`` (Snakemake's ``--config KEY=VALUE``); the result is
     validated in full (:meth:`Config.from_dict`, defaults filled in). This is the one loader: the
     pre-check (``python -m vhct.pipeline.config``), the workflow (``workflow/rules/common.smk``) and
-    the provenance recorder call it. Errors name the file, the line and the key.
+    the provenance recorder call it. Errors name the file, the line and the key. The key ``output``
+    is the last file's own (:func:`output_folder`) unless ``overrides`` give it.
     """
     source, paths = merged_files(files, overrides)
+    if files and OUTPUT_KEY not in (overrides or {}):
+        source[OUTPUT_KEY] = output_folder(files[-1])
     return validated(source, paths), paths
 
 
