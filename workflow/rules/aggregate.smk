@@ -12,7 +12,7 @@ rule aggregate:
         info=lambda wc: {s: i.model_dump(mode="json") for s, i in CFG.setting_info(wc.experiment).items()},
         run_paths=lambda wc: run_paths(wc.experiment),
     log:
-        LOGS + "/aggregate/{experiment}.log",
+        f"{LOGS}/aggregate/{{experiment}}.log",
     threads: resource("aggregate", "threads")
     resources:
         mem_mb=resource("aggregate", "mem_mb"),

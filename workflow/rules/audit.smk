@@ -13,11 +13,11 @@ import vhct.reporting.captions as vcap
 CLAIMS = str(REPO / "config" / "claims.yaml")
 #: questions beyond the paper (baselines), answered in the audit's separate "beyond" part
 BEYOND = str(REPO / "config" / "beyond.yaml")
-AUDIT_MD = RESULTS + "/audit.md"
-AUDIT_JSON = RESULTS + "/audit.json"
-AUDIT_HTML = RESULTS + "/audit.html"
+AUDIT_MD = f"{RESULTS}/audit.md"
+AUDIT_JSON = f"{RESULTS}/audit.json"
+AUDIT_HTML = f"{RESULTS}/audit.html"
 CAPTIONS_DIR = REPO / "workflow" / "report" / "figures"
-FIGURE_CAPTION = RESULTS + "/report/{figure}.rst"
+FIGURE_CAPTION = f"{RESULTS}/report/{{figure}}.rst"
 #: the audit's forest figure (vhct.reporting.plots.forest), drawn from the audit JSON
 (FOREST,) = AUDIT_FIGURES
 
@@ -54,7 +54,7 @@ rule audit:
         final_paths=lambda wc: {e: FINAL.format(experiment=e) for e in AUDIT_EXPERIMENTS},
         configfiles=[str(p) for p in CONFIG_FILES],
     log:
-        LOGS + "/audit.log",
+        f"{LOGS}/audit.log",
     threads: 1
     resources:
         mem_mb=resource("aggregate", "mem_mb"),
@@ -73,7 +73,7 @@ rule audit_forest:
         pdf=FIGURE.format(figure=FOREST, ext="pdf"),
         png=FIGURE.format(figure=FOREST, ext="png"),
     log:
-        LOGS + "/audit_forest.log",
+        f"{LOGS}/audit_forest.log",
     threads: 1
     resources:
         mem_mb=resource("figure", "mem_mb"),
@@ -98,7 +98,7 @@ rule figure_caption:
     params:
         caption=lambda wc: vcap.figure_caption(CFG, wc.figure, CAPTIONS_DIR),
     log:
-        LOGS + "/figure_caption/{figure}.log",
+        f"{LOGS}/figure_caption/{{figure}}.log",
     localrule: True
     conda:
         "../../environment.yml"

@@ -33,12 +33,12 @@ config.update(CFG.source)
 # logs/paper-local/); the default config (config/config.yaml) writes to results/, figures/, logs/.
 # data/ is shared: a data file is the same, verified, for every config.
 RESULTS, FIGURES, LOGS = (CFG.folder(root) for root in vc.OUTPUT_ROOTS)
-RUN_TABLE = RESULTS + "/runs/{experiment}/{setting}/seed{seed}.csv.gz"
+RUN_TABLE = f"{RESULTS}/runs/{{experiment}}/{{setting}}/seed{{seed}}.csv.gz"
 RUN_META = str(sidecar_path(RUN_TABLE))
-REGRET = RESULTS + "/aggregates/{experiment}/regret.csv"
-FINAL = RESULTS + "/aggregates/{experiment}/final.csv"
-TIMING = RESULTS + "/aggregates/{experiment}/timing.csv"
-FIGURE = FIGURES + "/{figure}.{ext}"
+REGRET = f"{RESULTS}/aggregates/{{experiment}}/regret.csv"
+FINAL = f"{RESULTS}/aggregates/{{experiment}}/final.csv"
+TIMING = f"{RESULTS}/aggregates/{{experiment}}/timing.csv"
+FIGURE = f"{FIGURES}/{{figure}}.{{ext}}"
 FIGURE_EXTS = ["pdf", "png"]
 DATA_DIR = "data"
 #: verification stamp of data/<path> (rule verify_data); run jobs read the file only through it

@@ -17,7 +17,7 @@ rule figure:
         # not read by the job (it draws with the same styles): a changed style redraws the figure
         styles=every_style(),
     log:
-        LOGS + "/figure/{figure}.log",
+        f"{LOGS}/figure/{{figure}}.log",
     threads: resource("figure", "threads")
     resources:
         mem_mb=resource("figure", "mem_mb"),

@@ -29,7 +29,7 @@ rule run:
     params:
         specs=lambda wc: [CFG.run_spec(wc.experiment, wc.setting, int(wc.seed)).model_dump(mode="json")],
     log:
-        LOGS + "/run/{experiment}/{setting}/seed{seed}.log",
+        f"{LOGS}/run/{{experiment}}/{{setting}}/seed{{seed}}.log",
     threads: lambda wc: resource("run", "threads", wc.experiment, wc.setting)
     resources:
         mem_mb=lambda wc: resource("run", "mem_mb", wc.experiment, wc.setting),
