@@ -20,27 +20,39 @@ UPGRADE ?=
 CORE_VENV ?= /tmp/vhct-core-venv
 CORES ?= all
 CONFIG ?= config/config.yaml
-# a make value as one shell word in single quotes (a path with spaces or quotes stays one argument)
-shell_quote = '$(subst ','\'',$(1))'
-CONFIG_ARG = $(call shell_quote,$(CONFIG))
 TARGETS ?=
 # options of `make findings` (python -m vhct.reporting.ship), e.g. --reduced
 SHIP_ARGS ?=
 # a command the Snakemake call of `make figures` runs under (make paper-local: the provenance recorder)
 RUNNER ?=
-# --keep-going: a failed job (e.g. a data file no source could provide) does not stop the
-# independent ones; make still fails at the end. --rerun-incomplete: after an interrupted run
-# (Ctrl-C, a killed Snakemake) the jobs it had under way run again; finished ones are kept.
-# --scheduler greedy: Snakemake's default ILP scheduler solved a knapsack after every finished job
-# and took a third of a core through paper-local (32 of its first 71 minutes); the greedy one picks
-# by the rules' priorities (data first, then the long runs) at a fraction of that.
 # --logger vhct: the project's console (src/snakemake_logger_plugin_vhct): a line per job started and
 # per job done with the jobs done and the time left, every line cut to the terminal's width; the full
 # detail (each job's input, output and reason) stays in .snakemake/log/<date>.snakemake.log.
 # CONSOLE= (empty) gives Snakemake's own console back. (--logger, like --configfile, takes every word
 # up to the next option: neither may come last, where the targets follow.)
 CONSOLE ?= --logger vhct
-SNAKEMAKE := $(BIN)/snakemake --cores $(CORES) $(CONSOLE) --configfile $(CONFIG_ARG) --keep-going \
+# Offline data mirror for the real-data experiments (files at <mirror>/<path>, see data/README.md):
+# an already set VHCT_DATA_MIRROR wins; else ../shared/data is used when that directory exists.
+SHARED_DATA ?= ../shared/data
+# The values above, as given on the command line or in the environment, are text: make expands no
+# `$` in them (`make dry-run CONFIG='x$(shell cmd).yaml'` names a file and runs nothing, in this make
+# or a sub-make; a value make expanded would run it, also when exported to a recipe's environment).
+USER_VARIABLES := PYTHON PIP_TOOLS LOCK_VENV UPGRADE CORE_VENV CORES CONFIG TARGETS SHIP_ARGS RUNNER SHARED_DATA \
+	CONSOLE
+$(foreach v,$(USER_VARIABLES),$(eval override $(v) := $$(value $(v))))
+# They reach the shell quoted, so the shell expands nothing in them either:
+# $(call arg,NAME): the value as one shell word in single quotes (a path with spaces or quotes stays one)
+arg = '$(subst ','\'',$($(1)))'
+# $(call args,NAME): each word of the value (split at spaces) as one quoted shell word
+args = $(foreach w,$($(1)),'$(subst ','\'',$(w))')
+CONFIG_ARG := $(call arg,CONFIG)
+# --keep-going: a failed job (e.g. a data file no source could provide) does not stop the
+# independent ones; make still fails at the end. --rerun-incomplete: after an interrupted run
+# (Ctrl-C, a killed Snakemake) the jobs it had under way run again; finished ones are kept.
+# --scheduler greedy: Snakemake's default ILP scheduler solved a knapsack after every finished job
+# and took a third of a core through paper-local (32 of its first 71 minutes); the greedy one picks
+# by the rules' priorities (data first, then the long runs) at a fraction of that.
+SNAKEMAKE := $(BIN)/snakemake --cores $(call arg,CORES) $(call args,CONSOLE) --configfile $(CONFIG_ARG) --keep-going \
 	--rerun-incomplete --scheduler greedy
 # Before Snakemake starts: the config file is checked (errors name file, line and key; Snakemake
 # itself reports a YAML syntax error or an empty file without its name), and a lock left by a
@@ -48,9 +60,6 @@ SNAKEMAKE := $(BIN)/snakemake --cores $(CORES) $(CONSOLE) --configfile $(CONFIG_
 # directory any more (vhct.pipeline.workdir_lock; exit 0 = stale).
 PREPARE := $(BIN)/python -m vhct.pipeline.config $(CONFIG_ARG) && \
 	if $(BIN)/python -m vhct.pipeline.workdir_lock; then $(SNAKEMAKE) --unlock; fi
-# Offline data mirror for the real-data experiments (files at <mirror>/<path>, see data/README.md):
-# an already set VHCT_DATA_MIRROR wins; else ../shared/data is used when that directory exists.
-SHARED_DATA ?= ../shared/data
 ifeq ($(origin VHCT_DATA_MIRROR),undefined)
 ifneq ($(wildcard $(SHARED_DATA)),)
 export VHCT_DATA_MIRROR := $(abspath $(SHARED_DATA))
@@ -69,7 +78,7 @@ folder = $$($(BIN)/python -m vhct.pipeline.config --folder $(1) $(2))
 all: figures
 
 $(STAMP): pyproject.toml $(LOCK)
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	test -x $(BIN)/python || $(call arg,PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -r $(LOCK) -e ".[all,test]"
 	touch $(STAMP)
 
@@ -79,22 +88,22 @@ venv: $(STAMP)
 ## lock: regenerate requirements.lock from pyproject.toml (pip-compile in a throwaway venv; UPGRADE=1 to
 ## move every package to its newest allowed version); then `make venv` installs it
 lock:
-	rm -rf $(LOCK_VENV) && $(PYTHON) -m venv $(LOCK_VENV)
-	$(LOCK_VENV)/bin/pip install --quiet "$(PIP_TOOLS)"
-	CUSTOM_COMPILE_COMMAND="make lock" $(LOCK_VENV)/bin/pip-compile --quiet $(if $(UPGRADE),--upgrade) --extra all --extra test \
+	rm -rf $(call arg,LOCK_VENV) && $(call arg,PYTHON) -m venv $(call arg,LOCK_VENV)
+	$(call arg,LOCK_VENV)/bin/pip install --quiet $(call arg,PIP_TOOLS)
+	CUSTOM_COMPILE_COMMAND="make lock" $(call arg,LOCK_VENV)/bin/pip-compile --quiet $(if $(UPGRADE),--upgrade) --extra all --extra test \
 		--allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links \
 		--output-file $(LOCK) pyproject.toml
 	# the project itself (pulled in by its own `all` extra) is installed from the checkout, not pinned
 	awk '/^vhct @ /{skip=1; next} skip && /^ +#/{next} {skip=0; print}' $(LOCK) > $(LOCK).tmp
 	mv $(LOCK).tmp $(LOCK)
-	rm -rf $(LOCK_VENV)
+	rm -rf $(call arg,LOCK_VENV)
 
 ## figures: the whole pipeline with the default (reduced-scale) config on all cores
 ## (or only TARGETS and what they need: make figures TARGETS=figures/fig3a_garland.pdf; another
 ## config's outputs are in its own folders: make figures CONFIG=config/mine.yaml TARGETS=figures/mine/fig3a_garland.pdf)
 figures: $(STAMP)
 	$(PREPARE)
-	$(RUNNER) $(SNAKEMAKE) $(TARGETS)
+	$(call args,RUNNER) $(SNAKEMAKE) $(call args,TARGETS)
 
 ## real-data: only the real-data figures (Landmine, MNIST) and the jobs they need, data included
 real-data: $(STAMP)
@@ -124,7 +133,7 @@ paper-local: $(STAMP)
 ## SHIP_ARGS=--reduced; a killed `make findings` is completed by the next one)
 findings: $(STAMP)
 	results=$(call folder,results,$(PAPER_LOCAL)) && figures=$(call folder,figures,$(PAPER_LOCAL)) && \
-		$(BIN)/python -m vhct.reporting.ship --results "$$results" --figures "$$figures" $(SHIP_ARGS)
+		$(BIN)/python -m vhct.reporting.ship --results "$$results" --figures "$$figures" $(call args,SHIP_ARGS)
 
 ## test: the test suite (unit and integration)
 test: $(STAMP)
@@ -137,11 +146,11 @@ test-quick: $(STAMP)
 ## core-example: the library examples in a throwaway venv with the core install alone (numpy, SciPy);
 ## the Optuna example needs its extra and runs in `make test` (tests/unit/test_examples.py)
 core-example:
-	rm -rf $(CORE_VENV) build && $(PYTHON) -m venv $(CORE_VENV)
-	$(CORE_VENV)/bin/pip install --quiet .
-	cd $(CORE_VENV) && bin/python $(CURDIR)/examples/quickstart.py
-	cd $(CORE_VENV) && bin/python $(CURDIR)/examples/one_call.py
-	rm -rf $(CORE_VENV)
+	rm -rf $(call arg,CORE_VENV) build && $(call arg,PYTHON) -m venv $(call arg,CORE_VENV)
+	$(call arg,CORE_VENV)/bin/pip install --quiet .
+	cd $(call arg,CORE_VENV) && bin/python '$(CURDIR)'/examples/quickstart.py
+	cd $(call arg,CORE_VENV) && bin/python '$(CURDIR)'/examples/one_call.py
+	rm -rf $(call arg,CORE_VENV)
 
 ## lint: ruff and snakemake --lint
 lint: $(STAMP)

@@ -14,6 +14,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import shlex
 import signal
 import stat
@@ -161,13 +162,14 @@ def test_deleting_one_run_reruns_only_it_and_its_dependents(workdir, config, tin
     dependents = {
         f"figures/{f}.{e}"
         for f in config.figures
-        if "counterexample" in config.figure_experiments(f)
+        if "VHCT-phi2overh" in config.figure_settings(f).get("counterexample", [])
         for e in ("pdf", "png")
     }
     required = {
         "results/runs/counterexample/VHCT-phi2overh/seed7.csv.gz",
         "results/runs/counterexample/VHCT-phi2overh/seed7.json",
         *(f"results/aggregates/counterexample/{t}.csv" for t in ("regret", "final", "timing")),
+        *(f"results/aggregates/counterexample/settings/VHCT-phi2overh/{t}.csv" for t in ("regret", "timing")),
         *dependents,
     }
     assert dependents == {"figures/regret.pdf", "figures/regret.png"}
@@ -739,7 +741,7 @@ def test_shipped_configs_run_the_real_data_panels():
     for name in ("config", "paper"):
         config, _ = vc.load([REPO / "config" / f"{name}.yaml"])
         for figure, experiment in (("fig3b_landmine", "landmine"), ("fig3c_mnist", "mnist")):
-            assert config.figure_experiments(figure) == [experiment], (name, figure)
+            assert list(config.figure_settings(figure)) == [experiment], (name, figure)
             algorithms = {config.settings[s].algorithm for s in config.experiments[experiment].settings}
             paper = {"VHCT", "HCT", "T-HOO", "POO", "PCT", "BO"}
             # the paper's algorithms, and today's baselines for the audit's "beyond the paper"
@@ -861,3 +863,17 @@ def test_pipeline_recovers_a_corrupted_data_file(tmp_path):
     assert f"data/{rel}: the present copy is corrupted" in log
     assert not [p for p in data_file.parent.iterdir() if p.name.endswith(TEMP_SUFFIX)]
     assert clean_env().get(MIRROR_ENV) is None  # the mirror came from the config
+
+
+def test_a_figure_plans_only_the_runs_of_the_settings_it_draws(tmp_path):
+    """Issue 40, item 1: the dry run of one regret figure in an empty workdir plans the runs of its
+    panels' settings and nothing else (Garland runs 14 settings, the figure draws 6 of them), and
+    no experiment-wide aggregate."""
+    config, _ = vc.load([TINY])
+    drawn = config.figure_settings("regret")
+    result = ok(snakemake(tmp_path, "-n", "figures/tiny/regret.pdf"))  # config/tiny.yaml's folder
+    planned = set(re.findall(r"results/tiny/runs/([^/\s,]+)/([^/\s,]+)/seed\d+\.csv\.gz", result.stdout))
+    assert planned == {(e, s) for e, settings in drawn.items() for s in settings}
+    assert set(config.experiments["garland"].settings) - set(drawn["garland"])  # some are left out
+    assert "results/tiny/aggregates/garland/regret.csv" not in result.stdout
+    assert "results/tiny/aggregates/garland/settings/POO/regret.csv" in result.stdout

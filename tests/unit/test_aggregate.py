@@ -124,8 +124,29 @@ def write_runs(runs: dict[str, list[pd.DataFrame]], folder: Path) -> dict[str, l
 
 def aggregate_into(paths: dict[str, list[str]], out: Path, info=INFO) -> list[Path]:
     targets = [out / "regret.csv", out / "final.csv", out / "timing.csv"]
-    ag.aggregate_experiment(paths, info, *targets)
+    ag.aggregate_runs(paths, info, dict(zip(("regret", "final", "timing"), targets, strict=True)))
     return targets
+
+
+def test_a_settings_curve_is_its_rows_of_the_experiments_regret_read_alone(runs, tmp_path):
+    """The figures' input (issue 40, item 1): each setting aggregated from its own runs gives the
+    same mean and std as its rows of the experiment's table, and timings, without the column that
+    needs the other settings (``mean_vs_best``)."""
+    paths = write_runs(runs, tmp_path)
+    aggregate_into(paths, tmp_path / "all")
+    regret, timing = (pd.read_csv(tmp_path / "all" / name) for name in ("regret.csv", "timing.csv"))
+    for setting in paths:
+        out = {"curve": tmp_path / setting / "regret.csv", "timing": tmp_path / setting / "timing.csv"}
+        ag.aggregate_runs({setting: paths[setting]}, INFO, out)
+        curve = pd.read_csv(out["curve"])
+        assert list(curve.columns) == ag.CURVE_COLUMNS
+        mine = regret[regret["setting"] == setting].reset_index(drop=True)
+        pd.testing.assert_frame_equal(curve, mine[ag.CURVE_COLUMNS])
+        pd.testing.assert_frame_equal(
+            pd.read_csv(out["timing"]), timing[timing["setting"] == setting].reset_index(drop=True)
+        )
+    with pytest.raises(ValueError, match=r"unknown aggregate table\(s\) \['curves'\] \(known: regret, final"):
+        ag.aggregate_runs(paths, INFO, {"curves": tmp_path / "x.csv"})
 
 
 def test_aggregate_experiment_reads_tables_and_sidecars(runs, tmp_path):

@@ -396,3 +396,11 @@ def test_import_vhct_and_the_one_call_api_stay_numpy_only():
     loaded = set(out.stdout.strip().split(","))
     assert "numpy" in loaded
     assert not loaded & {"optuna", "pandas", "torch", "scipy", "matplotlib", "cmaes", "GPy", "tqdm"}, loaded
+
+
+def test_a_size_beyond_the_machine_is_refused_before_anything_is_allocated():
+    """`minimize(..., algorithm="BO", n_init=10**9)` raised a raw MemoryError (7.45 GiB drawn up front)."""
+    calls = []
+    with pytest.raises(ValueError, match=r"n_init must be at most [\d,]+ on this machine, got 1,000,000,000"):
+        vhct.minimize(lambda x: calls.append(x) or 0.0, [[0.0, 1.0]], 10, algorithm="BO", n_init=10**9)
+    assert calls == []

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from support import drive
 
+from vhct.optimizers import bo
 from vhct.optimizers.bo import BayesianOptimization
 
 BOX_1D = np.array([[-2.0, 3.0]])
@@ -189,3 +190,17 @@ def test_optimize_restarts_defaults_to_gpyopts_and_reaches_the_warm_started_mode
         run(opt, f, rounds=1, noise_seed=3)
         assert opt._bo.model.model is fitted  # the same GPy model, refitted from its last parameters
         assert not np.array_equal(fitted.param_array, fitted_params)  # ... and refitted
+
+
+def test_n_init_beyond_the_machines_memory_is_refused_before_the_design_is_drawn(monkeypatch):
+    """The design (n_init x d) and the GP fitted on it (n_init x n_init matrices) must fit the memory
+    available: 10**9 drew 7.45 GiB up front and raised a raw MemoryError; now a ValueError, first."""
+    with pytest.raises(ValueError, match=r"n_init must be at most [\d,]+ on this machine, got 1,000,000,000"):
+        BayesianOptimization(BOX_1D, n_init=10**9)
+    memory = 10**7
+    monkeypatch.setattr(bo, "available_memory", lambda: memory)
+    fits = bo.max_n_init(2, memory)
+    assert bo.n_init_bytes(fits, 2) <= memory < bo.n_init_bytes(fits + 1, 2)
+    assert BayesianOptimization(BOX_2D, n_init=fits).n_init == fits
+    with pytest.raises(ValueError, match=f"at most {fits:,} on this machine, got {fits + 1:,}"):
+        BayesianOptimization(BOX_2D, n_init=fits + 1)

@@ -72,6 +72,7 @@ def test_the_shipped_schema_is_the_models():
     schema = vc.json_schema()
     assert set(schema["required"]) == {"settings", "experiments", "figures"}
     assert schema["$defs"]["Experiment"]["properties"]["horizon"] == {
+        "maximum": vc.MAX_HORIZON,
         "minimum": 1,
         "title": "Horizon",
         "type": "integer",
@@ -236,8 +237,9 @@ def test_caps_of_a_setting_the_experiment_does_not_run_are_rejected(tiny):
 
 def test_a_cap_too_long_for_memory_names_the_key_that_sets_it(tiny):
     exp = tiny["experiments"]["garland-beyond"]
-    exp["horizon"] = 10**9
-    exp["caps"] = {s: {"max_horizon": 10} for s in exp["settings"]} | {"Random": {"max_horizon": 10**9}}
+    exp["horizon"] = vc.MAX_HORIZON
+    exp["caps"] = {s: {"max_horizon": 10} for s in exp["settings"]}
+    exp["caps"]["Random"] = {"max_horizon": vc.MAX_HORIZON}
     with pytest.raises(
         vc.ConfigError, match="config key experiments/garland-beyond/caps/Random/max_horizon: a run of"
     ):
@@ -246,8 +248,13 @@ def test_a_cap_too_long_for_memory_names_the_key_that_sets_it(tiny):
 
 def test_figure_spec_carries_experiment_info(tiny):
     cfg = check(tiny)
-    assert cfg.figure_experiments("regret") == ["garland", "counterexample"]
-    assert cfg.figure_experiments("function_2d") == []
+    drawn = cfg.figure_settings("regret")
+    assert list(drawn) == ["garland", "counterexample"]
+    panels = tiny["figures"]["regret"]["panels"]
+    assert drawn["garland"] == panels[0]["settings"]  # the panel's own list, not every setting
+    assert set(drawn["garland"]) < set(cfg.experiments["garland"].settings)
+    assert drawn["counterexample"] == list(cfg.experiments["counterexample"].settings)  # no list: all
+    assert cfg.figure_settings("function_2d") == {}
     spec = cfg.figure_spec("regret")
     assert set(spec.experiments) == {"garland", "counterexample"}
     assert spec.experiments["garland"].settings["short"].horizon == 20

@@ -90,7 +90,8 @@ def test_the_workflow_rejects_a_duplicate_key_before_any_job(tmp_path):
         ("settings:\n  VHCT-rho0.75:\n    params: {variance_floor: -1}\n", 4,
          "settings/VHCT-rho0.75/params/variance_floor", "variance_floor"),
         ("settings:\n  PCT:\n    params: {first_epoch: 1.5}\n", 4, "settings/PCT/params/first_epoch", "1.5"),
-        ("experiments:\n  garland: {horizon: 1000000000}\n", 3, "experiments/garland/horizon", "mem_mb"),
+        ("experiments:\n  garland: {horizon: 1000000}\n", 3, "experiments/garland/horizon", "mem_mb"),
+        ("experiments:\n  garland: {horizon: 1000001}\n", 3, "experiments/garland/horizon", "MAX_HORIZON"),
         ("experiments:\n  rastrigin-high-noise:\n    objective_params: {dim: 0}\n", 4,
          "experiments/rastrigin-high-noise/objective_params/dim", "dim"),
         ("experiments:\n  mnist:\n    objective_params: {modus: official}\n", 4,
@@ -136,10 +137,10 @@ def test_a_horizon_whose_table_fits_mem_mb_passes_and_the_message_says_what_fits
     assert err.startswith(f"{bad}:5: config key experiments/garland/horizon: a run of {fits + 2} rounds")
     assert f"at most {fits} rounds fit" in err
     # a setting's own mem_mb counts; its capped horizon is the one that must fit
-    config["settings"]["short"]["max_horizon"] = 10**8
-    config["experiments"]["garland"]["horizon"] = 10**8
+    config["settings"]["short"]["max_horizon"] = vc.MAX_HORIZON
+    config["experiments"]["garland"]["horizon"] = vc.MAX_HORIZON
     with pytest.raises(
-        vc.ConfigError, match="config key experiments/garland/horizon: a run of 100000000 rounds"
+        vc.ConfigError, match=f"config key experiments/garland/horizon: a run of {vc.MAX_HORIZON} rounds"
     ):
         vc.validate_config(config)
 

@@ -33,7 +33,7 @@ def heatmap():
 def test_registering_a_kind_makes_the_config_accept_it(tiny, heatmap):
     tiny["figures"]["heat"] = {"kind": "heatmap", "panels": [{"experiment": "garland", "settings": ["POO"]}]}
     cfg = vc.validate_config(copy.deepcopy(tiny))
-    assert cfg.figure_experiments("heat") == ["garland"]  # aggregates: True in the declaration
+    assert cfg.figure_settings("heat") == {"garland": ["POO"]}  # aggregates: True in the declaration
     assert cfg.figure_spec("heat").experiments["garland"].settings["POO"].algorithm == "POO"
     # its panels must give what it requires, and nothing it does not allow
     tiny["figures"]["heat"]["panels"] = [{"settings": ["POO"]}]

@@ -16,20 +16,22 @@ SETTINGS = {"VHCT-a": "VHCT", "Random": "Random", "GP": "GP-Optuna"}
 COST = {"VHCT-a": [1e-4, 3e-4], "Random": [6e-4, 8e-4], "GP": [0.2, 0.4]}
 
 
-def write_tables(tmp_path):
-    rows, timing = [], []
+def write_tables(tmp_path) -> dict[str, str]:
+    """Each setting's curve and timing aggregates, as rule aggregate_setting writes them: setting ->
+    its ``regret.csv`` (the timing beside it)."""
+    curves = {}
     for setting, algorithm in SETTINGS.items():
         horizon = 4 if setting == "GP" else 10
-        for t in range(1, horizon + 1):
-            rows.append({"setting": setting, "algorithm": algorithm, "t": t, "mean": 0.5 * t, "std": 0.1})
-        for seed, seconds in enumerate(COST[setting]):
-            timing.append(
-                {"setting": setting, "algorithm": algorithm, "seed": seed, "step_seconds_mean": seconds}
-            )
-    regret = tmp_path / "regret.csv"
-    pd.DataFrame(rows).to_csv(regret, index=False)
-    pd.DataFrame(timing).to_csv(plots.regret.timing_path(regret), index=False)
-    return str(regret)
+        rows = [{"setting": setting, "algorithm": algorithm, "t": t, "mean": 0.5 * t, "std": 0.1}
+                for t in range(1, horizon + 1)]  # fmt: skip
+        timing = [{"setting": setting, "algorithm": algorithm, "seed": seed, "step_seconds_mean": seconds}
+                  for seed, seconds in enumerate(COST[setting])]  # fmt: skip
+        folder = tmp_path / setting
+        folder.mkdir()
+        pd.DataFrame(rows).to_csv(folder / "regret.csv", index=False)
+        pd.DataFrame(timing).to_csv(folder / "timing.csv", index=False)
+        curves[setting] = str(folder / "regret.csv")
+    return curves
 
 
 def experiment(name="e", title="E", horizons=None, seeds=None, settings=SETTINGS):
@@ -51,9 +53,9 @@ def figure_spec():
 
 
 def test_cost_panel_draws_each_settings_mean_and_range_in_its_colour(tmp_path):
-    regret_path = write_tables(tmp_path)
+    curves = write_tables(tmp_path)
     with plots.common.plt.rc_context(plots.common.RC):
-        fig = plots.regret.regret_cost_figure(figure_spec(), {"e": regret_path})
+        fig = plots.regret.regret_cost_figure(figure_spec(), {"e": curves})
     regret_ax, cost_ax = fig.axes[:2]
     bars = cost_ax.patches
     assert [b.get_width() for b in bars] == pytest.approx([np.mean(COST[s]) for s in SETTINGS])
@@ -68,8 +70,8 @@ def test_cost_panel_draws_each_settings_mean_and_range_in_its_colour(tmp_path):
 
 
 def test_the_figure_job_saves_the_kind(tmp_path):
-    regret_path = write_tables(tmp_path)
-    plots.figure_job(figure_spec(), {"e": regret_path}, tmp_path / "f.pdf", tmp_path / "f.png")
+    curves = write_tables(tmp_path)
+    plots.figure_job(figure_spec(), {"e": curves}, tmp_path / "f.pdf", tmp_path / "f.png")
     assert (tmp_path / "f.pdf").stat().st_size > 0 and (tmp_path / "f.png").stat().st_size > 0
 
 
@@ -162,14 +164,18 @@ def test_the_figure_spec_of_a_real_config_crosses_to_the_plots_as_the_rule_passe
         spec = config.figure_spec(name)
         assert plots.figure_spec(spec.model_dump(mode="json")) == spec, name
     spec = config.figure_spec("regret")
-    paths = {}
-    for exp_name, exp in spec.experiments.items():  # an aggregate per experiment, as aggregation writes
-        rows = [{"setting": s, "algorithm": info.algorithm, "t": t, "mean": 0.5 * t, "std": 0.1}
-                for s, info in exp.settings.items() for t in range(1, info.horizon + 1)]  # fmt: skip
-        paths[exp_name] = str(tmp_path / f"{exp_name}.csv")
-        pd.DataFrame(rows).to_csv(paths[exp_name], index=False)
+    curves: dict[str, dict[str, str]] = {}
+    for exp_name, settings in config.figure_settings("regret").items():  # the curves the rule passes
+        for s in settings:
+            info = spec.experiments[exp_name].settings[s]
+            rows = [{"setting": s, "algorithm": info.algorithm, "t": t, "mean": 0.5 * t, "std": 0.1}
+                    for t in range(1, info.horizon + 1)]  # fmt: skip
+            path = tmp_path / exp_name / s / "regret.csv"
+            path.parent.mkdir(parents=True)
+            pd.DataFrame(rows).to_csv(path, index=False)
+            curves.setdefault(exp_name, {})[s] = str(path)
     pdf, png = tmp_path / "regret.pdf", tmp_path / "regret.png"
-    plots.figure_job(spec.model_dump(mode="json"), paths, pdf, png)
+    plots.figure_job(spec.model_dump(mode="json"), curves, pdf, png)
     assert pdf.stat().st_size > 0 and png.read_bytes().startswith(b"\x89PNG")
     labels = plots.regret.figure_labels(spec)  # the capped setting's legend names its own horizon
     short = spec.experiments["garland"].settings["short"]

@@ -148,9 +148,10 @@ def test_a_run_of_another_config_is_refused_by_aggregation_and_the_audit(workdir
     other = changed(config, rho=0.5)
     targets = [tmp_path / "regret.csv", tmp_path / "final.csv", tmp_path / "timing.csv"]
     info = config.setting_info(EXPERIMENT)
-    ag.aggregate_experiment(paths, info, *targets, expected_specs(config, EXPERIMENT, paths))
+    outputs = dict(zip(("regret", "final", "timing"), targets, strict=True))
+    ag.aggregate_runs(paths, info, outputs, expected_specs(config, EXPERIMENT, paths))
     with pytest.raises(StaleRunError) as err:
-        ag.aggregate_experiment(paths, info, *targets, expected_specs(other, EXPERIMENT, paths))
+        ag.aggregate_runs(paths, info, outputs, expected_specs(other, EXPERIMENT, paths))
     msg = str(err.value)
     assert msg.startswith("2 run(s) were made for another config")
     for path in paths["VHCT-rho0.75"]:

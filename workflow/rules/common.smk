@@ -38,6 +38,9 @@ RUN_META = str(sidecar_path(RUN_TABLE))
 REGRET = f"{RESULTS}/aggregates/{{experiment}}/regret.csv"
 FINAL = f"{RESULTS}/aggregates/{{experiment}}/final.csv"
 TIMING = f"{RESULTS}/aggregates/{{experiment}}/timing.csv"
+#: one setting's aggregates (made by aggregate_setting): what the figures read
+CURVE = f"{RESULTS}/aggregates/{{experiment}}/settings/{{setting}}/regret.csv"
+SETTING_TIMING = f"{RESULTS}/aggregates/{{experiment}}/settings/{{setting}}/timing.csv"
 FIGURE = f"{FIGURES}/{{figure}}.{{ext}}"
 FIGURE_EXTS = ["pdf", "png"]
 DATA_DIR = "data"
@@ -114,9 +117,24 @@ def aggregate_inputs(wildcards):
     return {"tables": tables, "metas": [str(sidecar_path(p)) for p in tables]}
 
 
+def figure_curves(figure):
+    """Experiment -> setting -> the curve aggregate a figure draws (``Config.figure_settings``)."""
+    return {
+        e: {s: CURVE.format(experiment=e, setting=s) for s in settings}
+        for e, settings in CFG.figure_settings(figure).items()
+    }
+
+
 def figure_inputs(wildcards):
-    """Regret aggregates of the experiments the figure draws."""
-    return [REGRET.format(experiment=e) for e in CFG.figure_experiments(wildcards.figure)]
+    """The curve and timing aggregates of the settings the figure draws, and nothing else."""
+    curves = [path for by_setting in figure_curves(wildcards.figure).values() for path in by_setting.values()]
+    return curves + [path.replace("regret.csv", "timing.csv") for path in curves]
+
+
+def setting_aggregate_inputs(wildcards):
+    """Every run table and sidecar of one setting of an experiment."""
+    tables = run_paths(wildcards.experiment)[wildcards.setting]
+    return {"tables": tables, "metas": [str(sidecar_path(p)) for p in tables]}
 
 
 def audit_inputs(wildcards):

@@ -11,9 +11,7 @@ rule figure:
         png=FIGURE.replace("{ext}", "png"),
     params:
         spec=lambda wc: CFG.figure_spec(wc.figure).model_dump(mode="json"),
-        regret_paths=lambda wc: {
-            e: REGRET.format(experiment=e) for e in CFG.figure_experiments(wc.figure)
-        },
+        curves=lambda wc: figure_curves(wc.figure),
         # not read by the job (it draws with the same styles): a changed style redraws the figure
         styles=every_style(),
     log:

@@ -6,4 +6,4 @@ from vhct.reporting.plots import figure_job
 smk = snakemake  # noqa: F821 (injected by Snakemake)
 with job_logging("figure", smk.log[0] if len(smk.log) else None):
     # the declared figure as JSON data (vhct.pipeline.specs.FigureSpec), validated by figure_job
-    figure_job(smk.params.spec, smk.params.regret_paths, smk.output.pdf, smk.output.png)
+    figure_job(smk.params.spec, smk.params.curves, smk.output.pdf, smk.output.png)

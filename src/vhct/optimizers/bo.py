@@ -43,6 +43,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import math
+import os
 import warnings
 from collections.abc import Iterator, Sequence
 from types import ModuleType
@@ -60,6 +62,11 @@ DEFAULT_ACQUISITION = "EI"
 ACQUISITIONS = ("EI", "MPI", "LCB")
 #: GPyOpt needs at least this many observations to fit its GP
 MIN_N_INIT = 1
+#: n x n float64 matrices GPy's exact GP holds for n observations at the least: the kernel matrix,
+#: its Cholesky factor and the Woodbury inverse (the fit's gradient adds more); the bound of n_init
+GP_MATRICES = 3
+#: bytes of one float64 (the initial design and the GP's matrices)
+FLOAT_BYTES = 8
 #: GPyOpt's default number of restarts of the GP hyperparameter fit per round
 DEFAULT_OPTIMIZE_RESTARTS = 5
 #: the fit needs at least one start (the previous round's hyperparameters)
@@ -80,6 +87,54 @@ def _blas_threads(limit: int):
     from threadpoolctl import threadpool_limits
 
     return threadpool_limits(limits=limit, user_api="blas")
+
+
+def available_memory() -> int | None:
+    """Bytes of memory this machine can still give (Linux ``MemAvailable``, else the free physical
+    pages); None when the system does not say."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def n_init_bytes(n_init: int, dim: int) -> int:
+    """Bytes BO needs for ``n_init`` initial points in ``dim`` dimensions: the design, drawn up front,
+    and the GP fitted on them after it (:data:`GP_MATRICES` n_init x n_init matrices)."""
+    return FLOAT_BYTES * (n_init * dim + GP_MATRICES * n_init * n_init)
+
+
+def max_n_init(dim: int, memory: int) -> int:
+    """The largest ``n_init`` whose :func:`n_init_bytes` fit in ``memory`` bytes."""
+    a, b, c = GP_MATRICES, dim, -memory / FLOAT_BYTES  # a n^2 + b n + c <= 0
+    n = int((-b + math.sqrt(b * b - 4 * a * c)) / (2 * a))
+    while n > 0 and n_init_bytes(n, dim) > memory:
+        n -= 1
+    return n
+
+
+def check_n_init(n_init: int, dim: int, memory: int | None = None) -> int:
+    """Require an ``n_init`` whose design and GP fit this machine's available memory (``memory``
+    bytes; by default :func:`available_memory`), before anything is allocated: a ValueError naming
+    the bytes needed and the largest ``n_init`` that fits. Beyond it, BO could never fit its GP."""
+    n_init = check_horizon("n_init", n_init, MIN_N_INIT)
+    memory = available_memory() if memory is None else memory
+    need = n_init_bytes(n_init, dim)
+    if memory is not None and need > memory:
+        raise ValueError(
+            f"n_init must be at most {max_n_init(dim, memory):,} on this machine, got {n_init:,}: "
+            f"{n_init:,} initial points in {dim} dimensions and the GP fitted on them "
+            f"({GP_MATRICES} n_init x n_init matrices) need {need / 2**30:,.3g} GiB, more than the "
+            f"{memory / 2**30:,.3g} GiB of memory available"
+        )
+    return n_init
 
 
 @functools.cache
@@ -121,7 +176,10 @@ class BayesianOptimization(Optimizer):
         domain: box ``[[lo, hi], ...]``.
         seed: seed or generator; it draws the initial design and seeds every GPyOpt call.
         n_init: number of initial points drawn uniformly in the box from the optimizer's own
-            generator (GPyOpt's own random design would use the global RNG) before the GP is used.
+            generator (GPyOpt's own random design would use the global RNG) before the GP is used;
+            the design and the GP fitted on it must fit the machine's available memory
+            (:func:`check_n_init`: about 8 (n_init d + 3 n_init^2) bytes, n_init up to some 30,000
+            per 20 GiB), checked before anything is allocated.
         acquisition: GPyOpt acquisition, one of :data:`ACQUISITIONS` (default ``"EI"``, GPyOpt's).
         exact_feval: tell the GP that rewards are noise-free (GPyOpt's default, False, fits a noise
             variance; the paper's objectives are noisy).
@@ -146,13 +204,14 @@ class BayesianOptimization(Optimizer):
         exact_feval: bool = False,
         optimize_restarts: int = DEFAULT_OPTIMIZE_RESTARTS,
     ):
-        require(BO_MODULES, "bo", "the BO baseline (vhct.optimizers.bo)")
         super().__init__(domain, seed)
-        n_init = check_horizon("n_init", n_init, MIN_N_INIT)
+        n_init = check_n_init(n_init, self.dim)  # before the design is allocated
         optimize_restarts = check_horizon("optimize_restarts", optimize_restarts, MIN_OPTIMIZE_RESTARTS)
         check_choice("acquisition", acquisition, ACQUISITIONS)
         if not isinstance(exact_feval, bool | np.bool_):
             raise ValueError(f"exact_feval must be a bool, got {exact_feval!r}")
+        require(BO_MODULES, "bo", "the BO baseline (vhct.optimizers.bo)")  # after the checks: the
+        # config's pre-check checks the parameters where the extra is not installed
         self.n_init = int(n_init)
         self.acquisition = acquisition
         self.exact_feval = bool(exact_feval)

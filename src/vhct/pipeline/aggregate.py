@@ -1,8 +1,10 @@
-"""Aggregate the per-round tables of one experiment across seeds.
+"""Aggregate the per-round tables of one experiment, or of one setting, across seeds.
 
-Three tables: ``regret`` (mean and standard deviation of the cumulative regret at every round,
+Four tables: ``regret`` (mean and standard deviation of the cumulative regret at every round,
 per setting), ``final`` (the last round of each setting) and ``timing`` (wall times: the whole
-round's and the optimizer's own). The first
+round's and the optimizer's own) of an experiment; and ``curve``, one setting's ``regret``
+without the columns that need the experiment's other settings (what a figure reads, so that a
+figure waits only for the settings it draws). The first
 two depend only on the run results, never on wall time, and are written with a fixed float
 format so that two complete runs of the pipeline give byte-identical files.
 
@@ -28,7 +30,8 @@ from vhct.pipeline.tables import read_runs
 FLOAT_FORMAT = "%.12g"
 #: columns of a run table (``vhct.pipeline.tables.run_table_columns``) the aggregates read
 AGGREGATED_COLUMNS = ["t", "value", "regret", "cumulative_regret", "step_seconds", "optimizer_seconds"]
-REGRET_COLUMNS = ["setting", "algorithm", "t", "n_seeds", "mean", "std", "mean_vs_best"]
+CURVE_COLUMNS = ["setting", "algorithm", "t", "n_seeds", "mean", "std"]
+REGRET_COLUMNS = [*CURVE_COLUMNS, "mean_vs_best"]
 FINAL_COLUMNS = [
     "setting",
     "algorithm",
@@ -89,18 +92,12 @@ def cumulative_regret_vs(tables: Sequence[pd.DataFrame], reference: float, setti
     return np.cumsum(reference - _stack(tables, "value", setting), axis=1)
 
 
-def regret_table(runs: Mapping[str, Sequence[pd.DataFrame]], info: Mapping[str, SettingInfo]) -> pd.DataFrame:
-    """Mean and std of the cumulative regret at every round, one block of rows per setting.
-
-    ``mean_vs_best`` is the mean cumulative regret against the experiment's best observed value
-    (its std across seeds equals ``std``: the two regrets differ by ``t`` times a constant).
-    """
+def curve_table(runs: Mapping[str, Sequence[pd.DataFrame]], info: Mapping[str, SettingInfo]) -> pd.DataFrame:
+    """Mean and std of the cumulative regret at every round, one block of rows per setting."""
+    blocks = []
     for setting, tables in runs.items():
         if not tables:
             raise ValueError(f"setting {setting!r} has no runs")
-    best = best_observed(runs)
-    blocks = []
-    for setting, tables in runs.items():
         values = _stack(tables, "cumulative_regret", setting)
         blocks.append(
             pd.DataFrame(
@@ -111,11 +108,20 @@ def regret_table(runs: Mapping[str, Sequence[pd.DataFrame]], info: Mapping[str, 
                     "n_seeds": len(tables),
                     "mean": values.mean(axis=0),
                     "std": std_across(values),
-                    "mean_vs_best": cumulative_regret_vs(tables, best, setting).mean(axis=0),
                 }
             )
         )
-    return pd.concat(blocks, ignore_index=True)[REGRET_COLUMNS]
+    return pd.concat(blocks, ignore_index=True)[CURVE_COLUMNS]
+
+
+def regret_table(runs: Mapping[str, Sequence[pd.DataFrame]], info: Mapping[str, SettingInfo]) -> pd.DataFrame:
+    """:func:`curve_table` of every setting, and ``mean_vs_best``: the mean cumulative regret against
+    the experiment's best observed value (its std across seeds equals ``std``: the two regrets
+    differ by ``t`` times a constant)."""
+    table = curve_table(runs, info)
+    best = best_observed(runs)
+    vs_best = [cumulative_regret_vs(tables, best, setting).mean(axis=0) for setting, tables in runs.items()]
+    return table.assign(mean_vs_best=np.concatenate(vs_best))[REGRET_COLUMNS]
 
 
 def final_table(runs: Mapping[str, Sequence[pd.DataFrame]], info: Mapping[str, SettingInfo]) -> pd.DataFrame:
@@ -186,23 +192,34 @@ def write_table(table: pd.DataFrame, path: Path | str) -> None:
         table.to_csv(handle, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
 
 
-def aggregate_experiment(
+#: the tables an aggregate job can write, by name
+TABLES = {
+    "regret": lambda runs, records, info: regret_table(runs, info),
+    "final": lambda runs, records, info: final_table(runs, info),
+    "timing": timing_table,
+    "curve": lambda runs, records, info: curve_table(runs, info),
+}
+
+
+def aggregate_runs(
     run_paths: Mapping[str, Sequence[Path | str]],
     info: Mapping[str, SettingInfo],
-    regret_path: Path | str,
-    final_path: Path | str,
-    timing_path: Path | str,
+    outputs: Mapping[str, Path | str],
     specs: Mapping[str, RunSpec] | None = None,
 ) -> None:
-    """Read every run of an experiment (tables and JSON sidecars) and write the three tables.
+    """Read runs (tables and JSON sidecars: an experiment's, or one setting's) and write the named
+    tables (``outputs``: a name of :data:`TABLES` -> its path).
 
     Every run is checked first (:func:`vhct.pipeline.tables.read_run`: complete, ``t = 1..n`` with ``n``
     the setting's horizon in ``info``, consistent with its sidecar, finite values, and, with
-    ``specs`` (table path -> the config's run spec), made for the current config) and all
-    three tables are computed before any is written: bad runs fail naming every bad file.
+    ``specs`` (table path -> the config's run spec), made for the current config) and every
+    table is computed before any is written: bad runs fail naming every bad file.
     """
+    unknown = sorted(set(outputs) - set(TABLES))
+    if unknown:
+        raise ValueError(f"unknown aggregate table(s) {unknown} (known: {', '.join(TABLES)})")
     horizons = {setting: info[setting].horizon for setting in run_paths}
     runs, records = read_runs(run_paths, AGGREGATED_COLUMNS, horizons, specs)
-    tables = regret_table(runs, info), final_table(runs, info), timing_table(runs, records, info)
-    for table, path in zip(tables, (regret_path, final_path, timing_path), strict=True):
-        write_table(table, path)
+    tables = {name: TABLES[name](runs, records, info) for name in outputs}
+    for name, path in outputs.items():
+        write_table(tables[name], path)

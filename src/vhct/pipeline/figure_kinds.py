@@ -22,11 +22,12 @@ PANEL_KEYS = ("title", "experiment", "settings", "setting", "seed", "round", "ob
 class FigureKind:
     """One kind of figure.
 
-    ``aggregates``: the figure reads ``results/aggregates/<experiment>/regret.csv`` of each panel's
-    experiment (its input files). ``required`` and ``allowed``: the panel keys it must and may give
+    ``aggregates``: the figure reads the curve and timing aggregates of each setting its panels draw
+    (``results/aggregates/<experiment>/settings/<setting>/``, its input files; no other setting's).
+    ``required`` and ``allowed``: the panel keys it must and may give
     (``title`` is always allowed). ``osc``: its panel's setting must be an algorithm exposing the OSC
     traversal report (the optimizer registry's ``osc`` column). Its drawer (registered in
-    ``vhct.reporting.plots.drawers``) is called as ``drawer(figure_spec, regret_paths)`` when it reads
+    ``vhct.reporting.plots.drawers``) is called as ``drawer(figure_spec, curves)`` when it reads
     aggregates, else ``drawer(figure_spec)``, and returns the matplotlib figure.
     """
 

@@ -161,23 +161,22 @@ def run_batch_job(
 def aggregate_job(
     info: Mapping[str, SettingInfo | Mapping[str, Any]],
     run_paths: Mapping[str, Sequence[str]],
-    regret_path: Path | str,
-    final_path: Path | str,
-    timing_path: Path | str,
+    outputs: Mapping[str, Path | str],
     specs: Mapping[str, RunSpec] | None = None,
 ) -> None:
-    """Aggregate one experiment's runs into its regret, final and timing tables.
+    """Aggregate an experiment's runs, or one setting's, into the named tables (``outputs``: name ->
+    path; ``vhct.pipeline.aggregate.TABLES``).
 
     ``specs``: table path -> the config's spec of that run (``vhct.pipeline.stale.expected_specs``),
     which every run's record must equal.
     """
-    from vhct.pipeline.aggregate import aggregate_experiment
+    from vhct.pipeline.aggregate import aggregate_runs
 
     # the rule passes each setting's record as JSON data (Snakemake's params); read it back here
     info = {setting: SettingInfo.model_validate(record) for setting, record in info.items()}
     logger.info("aggregating %d settings, %d runs", len(run_paths), sum(map(len, run_paths.values())))
-    aggregate_experiment(run_paths, info, regret_path, final_path, timing_path, specs)
-    logger.info("wrote %s, %s, %s", regret_path, final_path, timing_path)
+    aggregate_runs(run_paths, info, outputs, specs)
+    logger.info("wrote %s", ", ".join(map(str, outputs.values())))
 
 
 def data_job(
@@ -235,11 +234,4 @@ def from_snakemake(task: str, smk: Any) -> None:
 
             config = model(smk.config)  # the plain dict Snakemake hands the job, as the model again
             specs = expected_specs(config, smk.wildcards.experiment, smk.params.run_paths)
-            aggregate_job(
-                smk.params.info,
-                smk.params.run_paths,
-                smk.output.regret,
-                smk.output.final,
-                smk.output.timing,
-                specs,
-            )
+            aggregate_job(smk.params.info, smk.params.run_paths, dict(smk.output.items()), specs)

@@ -1,7 +1,9 @@
 """Reading config files: YAML with keys given twice refused, ``base:`` chains merged, keys located.
 
 Every error names the file and line: YAML's own errors by their mark, a key given twice by both
-lines, and a model error (a key path) by the line of the last file that spells the key out.
+lines, and a model error (a key path) by the line of the last file that spells the key out. A file
+that is not UTF-8, or whose aliases would expand beyond :data:`MAX_EXPANDED_NODES` values (a "billion
+laughs" of anchors nested in each other) or into themselves, is refused before it is built.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ OUTPUT_KEY = "output"
 #: the config read when no config file is given (relative to the checkout); a config file of its
 #: name writes to results/, figures/ and logs/ themselves (an empty ``output``)
 DEFAULT_CONFIG = Path("config") / "config.yaml"
+#: values (scalars, lists, mappings, keys) a config file may hold once its YAML aliases are expanded,
+#: each alias counted at every use: the shipped configs hold under 1,500; every later check walks the
+#: expanded values, so nested aliases multiplying them (a "billion laughs") are refused here
+MAX_EXPANDED_NODES = 100_000
 
 
 class DuplicateKeyError(yaml.MarkedYAMLError):
@@ -55,17 +61,86 @@ class UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+class ExpansionError(yaml.MarkedYAMLError):
+    """The file's aliases expand beyond :data:`MAX_EXPANDED_NODES` values, or into themselves."""
+
+
+def check_expansion(root: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> int:
+    """The number of values ``root`` expands to (aliases counted at each use), computed once per
+    distinct node, so nothing is expanded; an :class:`ExpansionError` beyond ``limit``, or when an
+    alias lies inside the node it refers to (a structure containing itself)."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+
+    def size(node: yaml.Node) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in open_nodes:
+            raise ExpansionError(
+                problem="an alias refers to the anchor it lies inside (a structure containing itself)",
+                problem_mark=node.start_mark,
+            )
+        open_nodes.add(key)
+        children = node.value if isinstance(node, yaml.SequenceNode) else []
+        if isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        total = 1
+        for child in children:
+            total += size(child)
+            if total > limit:
+                raise ExpansionError(
+                    problem=f"its YAML aliases expand to more than {limit:,} values (anchors nested in "
+                    "anchors multiply; MAX_EXPANDED_NODES in vhct/pipeline/config/loading.py)",
+                    problem_mark=node.start_mark,
+                )
+        open_nodes.discard(key)
+        sizes[key] = total
+        return total
+
+    return size(root)
+
+
+def parse_yaml(text: str) -> Any:
+    """The YAML document ``text`` as Python values (:class:`UniqueKeyLoader`), its aliases checked by
+    :func:`check_expansion` before anything is built."""
+    loader = UniqueKeyLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        check_expansion(node)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def decode(path: Path, raw: bytes) -> str:
+    """``raw`` as UTF-8 text; otherwise a ConfigError naming the file, the line and the byte."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(
+            f"{path}:{line}: the config file is not UTF-8 text (byte 0x{raw[exc.start]:02x} at byte "
+            f"position {exc.start}: {exc.reason}); save it as UTF-8"
+        ) from None
+
+
 def read_config_file(path: Path | str) -> dict[str, Any]:
-    """Parse one YAML config file; an empty file, a syntax error, a key given twice or a
-    non-mapping names the file and line."""
+    """Parse one YAML config file; an empty file, a syntax error, a key given twice, text that is not
+    UTF-8, aliases expanding too far or a non-mapping names the file (and the line)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the config file: {exc.strerror or exc}") from exc
+    text = decode(path, raw)
     try:
-        config = yaml.load(text, Loader=UniqueKeyLoader)  # noqa: S506 (a SafeLoader)
-    except DuplicateKeyError as exc:
+        config = parse_yaml(text)
+    except RecursionError:
+        raise ConfigError(f"{path}: the YAML is nested too deeply to read") from None
+    except (DuplicateKeyError, ExpansionError) as exc:
         mark = exc.problem_mark
         raise ConfigError(f"{path}:{mark.line + 1}:{mark.column + 1}: {exc.problem}") from exc
     except yaml.MarkedYAMLError as exc:
@@ -92,7 +167,7 @@ def key_line(path: Path | str, key: Sequence[str]) -> tuple[int | None, int]:
     """Line (1-based) of the deepest part of ``key`` that the YAML file spells out, and that depth."""
     try:
         node = yaml.compose(Path(path).read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
-    except (OSError, yaml.YAMLError):
+    except (OSError, ValueError, RecursionError, yaml.YAMLError):  # (read_config_file reports these)
         return None, 0
     line, depth = None, 0
     for part in key:

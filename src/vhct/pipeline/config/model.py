@@ -31,9 +31,9 @@ from vhct.pipeline.config.planning import Planning, rule_safe
 from vhct.pipeline.config.sections import (
     NAME_PATTERN,
     Data,
+    DeclaredName,
     Experiment,
     Figure,
-    Name,
     RuleResources,
     Section,
     Setting,
@@ -50,6 +50,9 @@ OUTPUT_ROOTS = ("results", "figures", "logs")
 #: folders the flat layout (``output: ""``) makes directly under ``results/``: a config's own
 #: folder of that name would mix its outputs with the default config's
 RESERVED_OUTPUTS = frozenset({"runs", "aggregates", "report"})
+#: runs (experiment x setting x seed) of one config at most: Snakemake plans every run's job and
+#: files before it runs any (paper-local's 8,260 runs: 30 s of planning on 2 cores)
+MAX_RUNS = 20_000
 
 
 class Config(Planning, Section):
@@ -64,7 +67,7 @@ class Config(Planning, Section):
         description="a config file this one extends, relative to this file: its keys are read first and "
         "this file's update them (mappings merged key by key, other values replaced)",
     )
-    output: Annotated[str, StringConstraints(pattern=f"^({NAME_PATTERN})?$")] = Field(
+    output: Annotated[str, StringConstraints(pattern=f"^$|{NAME_PATTERN}")] = Field(
         "",
         description="folder of this config's outputs in results/, figures/ and logs/ (results/<output>/...); "
         "by default the config file's name without .yaml, empty (results/ itself) for config.yaml; "
@@ -75,9 +78,9 @@ class Config(Planning, Section):
         default_factory=RuleResources, description="default threads/mem_mb/runtime per rule family"
     )
     data: Data = Field(default_factory=Data, description="data files of the real-data objectives")
-    settings: dict[Name, Setting] = Field(min_length=1, description="named algorithm settings")
-    experiments: dict[Name, Experiment] = Field(min_length=1)
-    figures: dict[Name, Figure] = Field(min_length=1)
+    settings: dict[DeclaredName, Setting] = Field(min_length=1, description="named algorithm settings")
+    experiments: dict[DeclaredName, Experiment] = Field(min_length=1)
+    figures: dict[DeclaredName, Figure] = Field(min_length=1)
 
     _FILLED: ClassVar[dict[str, Any]] = {"output": "", "progress_every": 500, "resources": {}, "data": {}}
 
@@ -140,6 +143,7 @@ class Config(Planning, Section):
                 )
             except ConfigError as exc:
                 raise key_error(["experiments", name, *(exc.key or ())], exc.text) from None
+        self._check_run_count()
         domains = {name: self._domain(name, deep) for name in self.experiments}
         for fig_name, fig in self.figures.items():
             for i, panel in enumerate(fig.panels):
@@ -147,6 +151,23 @@ class Config(Planning, Section):
         if deep:
             self._check_optimizers(domains)
         return self
+
+    def _check_run_count(self) -> None:
+        """The runs of all experiments together within :data:`MAX_RUNS` (each is bounded alone by
+        its seeds, ``MAX_SEEDS``, but settings multiply them)."""
+        runs = {
+            name: sum(len(self.setting_seeds(name, setting)) for setting in exp.settings)
+            for name, exp in self.experiments.items()
+        }
+        if sum(runs.values()) > MAX_RUNS:
+            most = ", ".join(f"{name} {n:,}" for name, n in sorted(runs.items(), key=lambda kv: -kv[1])[:3])
+            raise key_error(
+                "experiments",
+                f"the config plans {sum(runs.values()):,} runs (most: {most}), more than MAX_RUNS "
+                f"{MAX_RUNS:,} (vhct/pipeline/config/model.py), which Snakemake plans before it runs any: "
+                "fewer seeds or settings, max_seeds caps, or the experiments split over several config "
+                "files run one after the other",
+            )
 
     @staticmethod
     def _need(section: Mapping[str, Any], name: str, key: str, what: str) -> None:

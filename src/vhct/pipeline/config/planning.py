@@ -169,12 +169,18 @@ class Planning:
             settings=self.setting_info(experiment),
         )
 
-    def figure_experiments(self, figure: str) -> list[str]:
-        """Experiments whose aggregates a figure reads (none for kinds that read no aggregates)."""
+    def figure_settings(self, figure: str) -> dict[str, list[str]]:
+        """The settings whose aggregates a figure reads, by experiment: those its panels draw (a
+        panel without a list draws its experiment's every setting); none for kinds that read no
+        aggregates. A figure waits for these runs only, not for its experiments' other settings."""
         fig = self.figures[figure]
         if not figure_kind(fig.kind).aggregates:
-            return []
-        return list(dict.fromkeys(panel.experiment for panel in fig.panels))
+            return {}
+        out: dict[str, list[str]] = {}
+        for panel in fig.panels:
+            drawn = panel.settings or list(self.experiments[panel.experiment].settings)
+            out[panel.experiment] = list(dict.fromkeys([*out.get(panel.experiment, []), *drawn]))
+        return out
 
     def figure_spec(self, figure: str) -> FigureSpec:
         """A figure's declaration (as the config gives it, defaults filled) plus the info of every

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -25,11 +26,49 @@ from pydantic import (
 
 from vhct.pipeline.config.errors import ConfigError, first_error, key_error
 from vhct.pipeline.figure_kinds import FIGURE_KINDS, PANEL_KEYS, figure_kind
+from vhct.pipeline.files import TEMP_SUFFIX, TEMP_TOKEN_BYTES
 
-#: a name usable in file names (settings, experiments, figures, data files, a config's output folder)
-NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.+-]*"
-Name = Annotated[str, StringConstraints(pattern=f"^{NAME_PATTERN}$")]
+#: bytes of one file name (a path component) on the file systems the pipeline runs on (NAME_MAX of
+#: ext4, XFS, Btrfs, tmpfs): a longer one fails with "File name too long"
+FILE_NAME_MAX = 255
+#: the longest extension the pipeline gives a file named after a name (``figures/<figure>.png``,
+#: ``results/report/<figure>.rst``, ``logs/aggregate/<experiment>.log``)
+NAME_EXTENSION_MAX = len(".png")
+#: the longest name (ASCII, so bytes): the longest file the pipeline derives from one is the atomic
+#: writer's temporary ``.<name>.png.<token>.tmp`` next to a figure (vhct.pipeline.files)
+NAME_MAX = FILE_NAME_MAX - len(f".{NAME_EXTENSION_MAX * 'x'}.{2 * TEMP_TOKEN_BYTES * '0'}{TEMP_SUFFIX}")
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$"
+
+
+def _fits_file_names(name: str) -> str:
+    """A declared name, refused when a file named after it would be longer than the file system allows."""
+    if len(name.encode()) > NAME_MAX:
+        raise key_error(
+            (),
+            f"a name may have at most {NAME_MAX} characters, got {len(name.encode())}: the pipeline "
+            f"names files after it (the longest '.<name>.png.<token>.tmp') and a file name may have "
+            f"at most {FILE_NAME_MAX} bytes"
+        )
+    return name
+
+
+#: a name usable in file names (a reference to a declared setting, experiment, figure, data file)
+Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
+#: a declared name (a key of settings, experiments, figures, data files), short enough for file names
+DeclaredName = Annotated[
+    str,
+    StringConstraints(pattern=NAME_PATTERN),
+    AfterValidator(_fits_file_names),
+    WithJsonSchema({"type": "string", "pattern": NAME_PATTERN, "maxLength": NAME_MAX}),
+]
 PositiveInt = Annotated[int, Field(ge=1)]
+
+#: seeds of one experiment at most: Snakemake plans a job and two files per run, and builds its
+#: plan before running anything (1,000,000 seeds kept it planning for minutes); paper-local runs 200
+MAX_SEEDS = 1_000
+#: rounds of one experiment at most (the paper's longest is 5,000): a run's table and tree grow with
+#: them (a job's table is also sized against its mem_mb, vhct.pipeline.config.checks)
+MAX_HORIZON = 1_000_000
 
 
 def number(**bounds: float) -> Any:
@@ -167,10 +206,13 @@ class Experiment(Section):
     noise: number(ge=0) = Field(  # type: ignore[valid-type]
         description="half-width of the additive Uniform(-noise, noise) reward noise"
     )
-    horizon: PositiveInt
-    seeds: PositiveInt | Annotated[list[Annotated[int, Field(ge=0)]], Field(min_length=1)] = Field(
-        description="a number of seeds (0..n-1) or an explicit list", union_mode="left_to_right"
-    )
+    horizon: Annotated[int, Field(ge=1, json_schema_extra={"maximum": MAX_HORIZON})]
+    seeds: (
+        Annotated[int, Field(ge=1, json_schema_extra={"maximum": MAX_SEEDS})]
+        | Annotated[
+            list[Annotated[int, Field(ge=0)]], Field(min_length=1, json_schema_extra={"maxItems": MAX_SEEDS})
+        ]
+    ) = Field(description="a number of seeds (0..n-1) or an explicit list", union_mode="left_to_right")
     settings: Annotated[list[Name], Field(min_length=1)]
     data: list[str] = Field(
         default_factory=list, description="names of data files (keys of data/files) the objective reads"
@@ -204,6 +246,20 @@ class Experiment(Section):
             for i, value in enumerate(values):
                 if value in values[:i]:
                     raise key_error(f"{key}/{i}", f"{value!r} is given twice")
+        count = self.seeds if isinstance(self.seeds, int) else len(self.seeds)
+        if count > MAX_SEEDS:
+            raise key_error(
+                "seeds",
+                f"at most {MAX_SEEDS:,} seeds per experiment, got {count:,}: the pipeline plans a job "
+                "per run before it runs any (MAX_SEEDS in vhct/pipeline/config/sections.py)",
+            )
+        if self.horizon > MAX_HORIZON:
+            raise key_error(
+                "horizon",
+                f"at most {MAX_HORIZON:,} rounds, got {self.horizon:,} (MAX_HORIZON in "
+                "vhct/pipeline/config/sections.py); for longer runs call the library (vhct.maximize), "
+                "whose memory grows with the rounds run",
+            )
         if isinstance(self.seeds, list) and len(set(self.seeds)) < len(self.seeds):
             raise key_error("seeds", f"a seed is given twice: {self.seeds}")
         for setting in self.caps:
@@ -306,7 +362,7 @@ class Data(Section):
         None,
         description="directory with already-downloaded files at <mirror>/<path> (else env VHCT_DATA_MIRROR)",
     )
-    files: dict[Name, DataFile] = Field(default_factory=dict)
+    files: dict[DeclaredName, DataFile] = Field(default_factory=dict)
 
 
 class RuleResources(Section):
@@ -318,14 +374,21 @@ class RuleResources(Section):
     figure: Resources | None = None
 
 
-def check_finite(value: Any, key: tuple[str, ...] = ()) -> None:
+def check_finite(value: Any, key: tuple[str, ...] = (), seen: set[int] | None = None) -> None:
     """Reject NaN and infinity anywhere in a config (YAML ``.nan``, ``.inf``), free mappings
-    (objective parameters) included: they would fail, or run silently wrong, inside a job."""
+    (objective parameters) included: they would fail, or run silently wrong, inside a job.
+
+    A mapping or list the config holds in several places (a YAML alias) is checked once, at its
+    first place: nested aliases are never expanded (the loader bounds them too, ``MAX_EXPANDED_NODES``).
+    """
     if isinstance(value, float) and not math.isfinite(value):
         raise key_error(key, f"must be a finite number, got {value!r}")
-    if isinstance(value, Mapping):
-        for k, v in value.items():
-            check_finite(v, (*key, str(k)))
-    elif isinstance(value, list | tuple):
-        for i, v in enumerate(value):
-            check_finite(v, (*key, str(i)))
+    if not isinstance(value, Mapping | list | tuple):
+        return
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return
+    seen.add(id(value))
+    items = value.items() if isinstance(value, Mapping) else enumerate(value)
+    for k, v in items:
+        check_finite(v, (*key, str(k)), seen)

@@ -23,6 +23,7 @@ from vhct.pipeline.specs import FigureSpec
 from vhct.reporting.plots import functions, osc, regret  # noqa: F401 (each registers its drawers)
 from vhct.reporting.plots.common import RC, plt, save
 from vhct.reporting.plots.drawers import DRAWERS
+from vhct.reporting.plots.regret import Curves
 
 log = logging.getLogger("vhct.reporting.plots")
 
@@ -44,17 +45,18 @@ def figure_spec(figure: FigureSpec | Mapping[str, Any]) -> FigureSpec:
 
 def figure_job(
     figure: FigureSpec | Mapping[str, Any],
-    regret_paths: Mapping[str, str],
+    curves: Curves,
     pdf_path: Path | str,
     png_path: Path | str,
 ) -> None:
     """Draw one declared figure (``vhct.pipeline.config.Config.figure_spec``) as PDF and PNG (the
     ``figure`` rule's job): its kind's registered drawer (``DRAWERS.lookup``: an unknown kind is a
-    ValueError listing the drawn ones), given the regret aggregates when the kind reads them."""
+    ValueError listing the drawn ones), given the curve aggregates of the settings it draws
+    (``curves``: experiment -> setting -> path) when the kind reads them."""
     spec = figure_spec(figure)
     log.info("figure %s (%s, %d panels)", spec.name, spec.kind, len(spec.panels))
     with plt.rc_context(RC):
         draw = DRAWERS.lookup(spec.kind)
-        fig = draw(spec, regret_paths) if figure_kind(spec.kind).aggregates else draw(spec)
+        fig = draw(spec, curves) if figure_kind(spec.kind).aggregates else draw(spec)
         save(fig, pdf_path, png_path)
     log.info("wrote %s and %s", pdf_path, png_path)

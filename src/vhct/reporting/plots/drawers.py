@@ -27,6 +27,6 @@ def _check(kind: str, draw: Drawer) -> None:
         raise ValueError(f"the drawer of figure kind {kind!r} is not callable: {draw!r}")
 
 
-#: figure kind -> its drawer, called as ``draw(figure_spec, regret_paths)`` when the kind reads
-#: aggregates, else ``draw(figure_spec)``; it returns the matplotlib figure
+#: figure kind -> its drawer, called as ``draw(figure_spec, curves)`` when the kind reads
+#: aggregates (``regret.Curves``), else ``draw(figure_spec)``; it returns the matplotlib figure
 DRAWERS: Registry[Drawer] = Registry("figure drawer", check=_check)

@@ -31,6 +31,20 @@ from vhct.reporting.plots.common import (
 from vhct.reporting.plots.drawers import DRAWERS
 from vhct.reporting.styles import style
 
+#: the curve aggregates a figure reads: experiment -> setting -> ``regret.csv`` of that setting
+#: (``vhct.pipeline.aggregate.curve_table``), its ``timing.csv`` beside it
+Curves = Mapping[str, Mapping[str, Path | str]]
+
+
+def read_curves(curves: Curves, name: str = "regret.csv") -> dict[str, pd.DataFrame]:
+    """Each experiment's table of the settings drawn: their ``name`` aggregates (the curve, or the
+    ``timing.csv`` beside it) one after the other."""
+    return {
+        experiment: pd.concat([pd.read_csv(Path(path).with_name(name)) for path in by_setting.values()],
+                              ignore_index=True)
+        for experiment, by_setting in curves.items()
+    }  # fmt: skip
+
 
 def variant_markers(algorithm_of: Mapping[str, str]) -> dict[str, str | None]:
     """Marker per setting: none when its algorithm has one setting in the figure, else one per variant."""
@@ -143,10 +157,10 @@ def figure_labels(figure: FigureSpec) -> dict[str, str]:
 
 @DRAWERS.register("regret")
 @DRAWERS.register("average_regret")
-def regret_figure(figure: FigureSpec, regret_paths: Mapping[str, str]):
+def regret_figure(figure: FigureSpec, curves: Curves):
     """Figure of cumulative (kind regret) or average (kind average_regret) regret curves."""
     fig, axes = panel_figure(len(figure.panels), figure.columns)
-    tables = {name: pd.read_csv(path) for name, path in regret_paths.items()}
+    tables = read_curves(curves)
     markers = figure_markers(figure)  # the same marker for a setting in every panel
     labels = figure_labels(figure)  # and the same legend label
     for ax, panel in zip(axes, figure.panels, strict=True):
@@ -164,11 +178,6 @@ def regret_figure(figure: FigureSpec, regret_paths: Mapping[str, str]):
     if figure.title:
         fig.suptitle(figure.title)
     return fig
-
-
-def timing_path(regret_path: Path | str) -> Path:
-    """The timing table beside a regret aggregate (both are outputs of one aggregate job)."""
-    return Path(regret_path).with_name("timing.csv")
 
 
 def seconds_text(seconds: float) -> str:
@@ -202,7 +211,7 @@ def draw_cost_panel(ax, exp: ExperimentInfo, timing: pd.DataFrame, settings: Seq
 
 
 @DRAWERS.register("regret_cost")
-def regret_cost_figure(figure: FigureSpec, regret_paths: Mapping[str, str]):
+def regret_cost_figure(figure: FigureSpec, curves: Curves):
     """Figure of kind ``regret_cost`` ("beyond the paper"): per panel (an experiment), the cumulative
     regret curves on the left and each setting's seconds per round on the right."""
     n = len(figure.panels)
@@ -210,12 +219,13 @@ def regret_cost_figure(figure: FigureSpec, regret_paths: Mapping[str, str]):
     axes = fig.subplots(n, 2, squeeze=False)
     markers = figure_markers(figure)
     labels = figure_labels(figure)
+    regrets, timings = read_curves(curves), read_curves(curves, "timing.csv")
     for (regret_ax, cost_ax), panel in zip(axes, figure.panels, strict=True):
         exp, settings = figure.experiment(panel), figure.panel_settings(panel)
-        regret_path = regret_paths[panel.experiment]
-        regret = pd.read_csv(regret_path)
-        draw_regret_panel(regret_ax, exp, regret, settings, False, panel.title, markers, labels)
-        draw_cost_panel(cost_ax, exp, pd.read_csv(timing_path(regret_path)), settings)
+        draw_regret_panel(
+            regret_ax, exp, regrets[panel.experiment], settings, False, panel.title, markers, labels
+        )
+        draw_cost_panel(cost_ax, exp, timings[panel.experiment], settings)
     shared_legend(fig, [row[0] for row in axes], LEGEND_COLUMNS)
     if figure.title:
         fig.suptitle(figure.title)
