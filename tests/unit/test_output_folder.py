@@ -64,9 +64,9 @@ def test_the_key_output_names_the_folder_and_is_not_inherited_from_a_base(tmp_pa
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [
-        ("my config.yaml", "", "the folder of its outputs would be named after the file, 'my config'"),
-        ("runs.yaml", "", "would be named after the file, 'runs'"),
-        ("x.yaml", "output: ../elsewhere\n", "config key output: "),
+        ("my config.yaml", "", "would be named after the file, but 'my config' is no folder name here"),
+        ("runs.yaml", "", "would be named after the file, but 'runs' is a folder of the default config's"),
+        ("x.yaml", "output: ../elsewhere\n", "config key output: '../elsewhere' is no folder name here"),
         ("x.yaml", "output: aggregates\n", "config key output: 'aggregates' is a folder of the default"),
     ],
 )

@@ -9,7 +9,6 @@ laughs" of anchors nested in each other) or into themselves, is refused before i
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,8 +16,7 @@ from typing import Any
 import yaml
 
 from vhct.pipeline.config.errors import NOT_MERGED, REQUIRED_SECTIONS, ConfigError, key_error
-from vhct.pipeline.config.model import RESERVED_OUTPUTS, Config
-from vhct.pipeline.config.sections import NAME_PATTERN
+from vhct.pipeline.config.model import Config, output_problem
 
 #: key of a config file naming the config file it extends (its keys are read first)
 BASE_KEY = "base"
@@ -291,11 +289,11 @@ def output_folder(path: Path | str) -> Any:
     if OUTPUT_KEY in content:
         return content[OUTPUT_KEY]
     name = "" if path.name == DEFAULT_CONFIG.name else path.stem
-    if (name and not re.fullmatch(NAME_PATTERN, name)) or name in RESERVED_OUTPUTS:
+    problem = output_problem(name)
+    if problem:
         raise ConfigError(
-            f"{path}: the folder of its outputs would be named after the file, {name!r}, which the "
-            f"pipeline does not take (a name of letters, digits, _ . + -, not "
-            f"{', '.join(sorted(RESERVED_OUTPUTS))}): rename the file or give the key {OUTPUT_KEY}",
+            f"{path}: the folder of its outputs would be named after the file, but {problem}: "
+            f"rename the file or give the key {OUTPUT_KEY}",
             (OUTPUT_KEY,),
         )
     return name

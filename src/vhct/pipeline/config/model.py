@@ -12,18 +12,12 @@ jobs, batches and run specifications are planned from them (:class:`~.planning.P
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping
 from types import UnionType
 from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origin
 
-from pydantic import (
-    Field,
-    StringConstraints,
-    ValidationError,
-    ValidationInfo,
-    field_validator,
-    model_validator,
-)
+from pydantic import Field, ValidationError, ValidationInfo, WithJsonSchema, field_validator, model_validator
 
 from vhct.pipeline.config import checks
 from vhct.pipeline.config.errors import ConfigError, key_error, validation_error
@@ -50,6 +44,23 @@ OUTPUT_ROOTS = ("results", "figures", "logs")
 #: folders the flat layout (``output: ""``) makes directly under ``results/``: a config's own
 #: folder of that name would mix its outputs with the default config's
 RESERVED_OUTPUTS = frozenset({"runs", "aggregates", "report"})
+#: a config's folder name: a declared name, or empty (the folders themselves)
+OUTPUT_PATTERN = f"^$|{NAME_PATTERN}"
+
+
+def output_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a config's folder (``output``), or None when it can."""
+    if not re.fullmatch(OUTPUT_PATTERN, name):
+        return (
+            f"{name!r} is no folder name here (letters, digits and _ . + -, starting with a letter "
+            "or digit)"
+        )
+    if name in RESERVED_OUTPUTS:
+        return (
+            f"{name!r} is a folder of the default config's results/ (reserved: "
+            f"{', '.join(sorted(RESERVED_OUTPUTS))})"
+        )
+    return None
 #: runs (experiment x setting x seed) of one config at most: Snakemake plans every run's job and
 #: files before it runs any (paper-local's 8,260 runs: 30 s of planning on 2 cores)
 MAX_RUNS = 20_000
@@ -67,7 +78,7 @@ class Config(Planning, Section):
         description="a config file this one extends, relative to this file: its keys are read first and "
         "this file's update them (mappings merged key by key, other values replaced)",
     )
-    output: Annotated[str, StringConstraints(pattern=f"^$|{NAME_PATTERN}")] = Field(
+    output: Annotated[str, WithJsonSchema({"type": "string", "pattern": OUTPUT_PATTERN})] = Field(
         "",
         description="folder of this config's outputs in results/, figures/ and logs/ (results/<output>/...); "
         "by default the config file's name without .yaml, empty (results/ itself) for config.yaml; "
@@ -96,11 +107,9 @@ class Config(Planning, Section):
     @field_validator("output")
     @classmethod
     def _own_folder(cls, output: str) -> str:
-        if output in RESERVED_OUTPUTS:
-            raise ValueError(
-                f"{output!r} is a folder of the default config's results/ (reserved: "
-                f"{', '.join(sorted(RESERVED_OUTPUTS))}); name the outputs' folder otherwise"
-            )
+        problem = output_problem(output)
+        if problem:
+            raise ValueError(problem)
         return output
 
     def folder(self, root: str) -> str:
