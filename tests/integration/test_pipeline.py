@@ -258,26 +258,26 @@ def test_a_batch_job_writes_each_run_as_a_one_run_job_would(workdir, batched):
                 )
                 assert json.loads((runs / setting / f"seed{seed}.json").read_text())["seed"] == seed
         logs = root / "logs" / "run" / experiment
-        assert (logs / "batch0.log").is_file()
+        assert (logs / "VHCT-rho0.75" / "batch0.log").is_file()  # a batch holds one setting's seeds
         assert not (logs / "VHCT-rho0.75" / "seed0.log").exists()
         assert (logs / single_run / "seed0.log").is_file()  # POO and BO declare one run per job
 
 
 def test_deleting_one_seed_of_a_batch_reruns_only_its_job_and_dependents(batched):
-    """Garland's batch0 holds VHCT-rho0.25 and VHCT-rho0.75, seeds 0 and 1 (config order)."""
+    """Garland's batch of VHCT-rho0.75 holds its seeds 0 and 1 (a batch holds one setting's runs):
+    deleting one reruns that batch and the aggregates, no other setting's runs."""
     root, path = batched
     before = mtimes(root)
     deleted = "results/runs/garland/VHCT-rho0.75/seed1.csv.gz"
     (root / deleted).unlink()
     # named with the aggregates: a narrower target than the default does not look behind them
     result = ok(snakemake(root, deleted, *BATCH_TARGETS, configfile=path))
-    assert "run_garland_batch0" in result.stdout + result.stderr
+    assert "run_garland_VHCT_rho0_75_batch0" in result.stdout + result.stderr
     after = mtimes(root)
     changed = {p for p in after if after[p] != before.get(p)}
     assert changed == {
         *(
-            f"results/runs/garland/{s}/seed{k}.{x}"
-            for s in ("VHCT-rho0.25", "VHCT-rho0.75")
+            f"results/runs/garland/VHCT-rho0.75/seed{k}.{x}"
             for k in (0, 1)
             for x in ("csv.gz", "json")
         ),
@@ -299,8 +299,8 @@ def planned_jobs(result: subprocess.CompletedProcess) -> dict[str, int]:
 
 
 def test_deleting_one_real_data_seed_plans_only_its_batch_and_dependents(batched):
-    """Landmine's batch1 holds T-HOO-rho0.25 and PCT, seeds 0 and 1 (POO and BO run alone): a dry
-    run after deleting one of its tables plans that batch and the aggregate, nothing else."""
+    """Landmine's batch of T-HOO-rho0.25 holds its seeds 0 and 1 (POO and BO run alone): a dry run
+    after deleting one of its tables plans that batch and the aggregate, nothing else."""
     root, path = batched
     name = "results/runs/landmine/T-HOO-rho0.25/seed1.csv.gz"
     deleted = root / name
@@ -311,7 +311,7 @@ def test_deleting_one_real_data_seed_plans_only_its_batch_and_dependents(batched
     finally:  # put it back as it was, so the other tests of the fixture see an up-to-date run
         deleted.write_bytes(kept)
         os.utime(deleted, ns=(stat_before.st_atime_ns, stat_before.st_mtime_ns))
-    assert planned_jobs(result) == {"aggregate": 1, "run_landmine_batch1": 1}
+    assert planned_jobs(result) == {"aggregate": 1, "run_landmine_T_HOO_rho0_25_batch0": 1}
 
 
 def test_one_figure_alone_runs_only_what_it_needs(tmp_path):
