@@ -191,8 +191,8 @@ def test_a_targeted_aggregate_does_not_see_a_deleted_run_unless_the_run_is_named
     aggregate it does not look for a deleted run (snakemake/snakemake#1978). Naming the run as
     well reruns it and then the aggregate (its input is newer).
     """
-    aggregate = "results/aggregates/counterexample/regret.csv"
-    run = "results/runs/counterexample/VHCT-phi2overh/seed7.csv.gz"
+    aggregate = "results/tiny/aggregates/counterexample/regret.csv"  # config/tiny.yaml's folder
+    run = "results/tiny/runs/counterexample/VHCT-phi2overh/seed7.csv.gz"
     ok(snakemake(tmp_path, aggregate))
     before = mtimes(tmp_path)
     (tmp_path / run).unlink()
@@ -205,7 +205,7 @@ def test_a_targeted_aggregate_does_not_see_a_deleted_run_unless_the_run_is_named
     assert changed == {
         run,
         str(sidecar_path(run)),
-        *(f"results/aggregates/counterexample/{t}.csv" for t in ("regret", "final", "timing")),
+        *(f"results/tiny/aggregates/counterexample/{t}.csv" for t in ("regret", "final", "timing")),
     }
 
 
