@@ -34,3 +34,9 @@ for _rule_file in sorted(Path(workflow.basedir, "workflow", "rules").glob("*.smk
     if _rule_file.name != "common.smk":
 
         include: str(_rule_file)
+
+
+# every rule file read and every check passed: each job's spec file (vhct.pipeline.stale), by the
+# main process only (not again in each cluster job)
+if workflow.is_main_process:
+    write_spec_files()

@@ -317,7 +317,7 @@ def question_rates(
     significant difference" for one distribution, ``power`` the share of "A better" at the planted ratio.
     """
     from vhct.reporting.audit.beyond import question_claim
-    from vhct.reporting.audit.claims_model import Question
+    from vhct.reporting.audit.questions_model import Question
     from vhct.reporting.audit.verdicts import decide_question
 
     defaults = load_beyond().defaults  # the shipped questions' alpha, statistic and margin

@@ -1,116 +1,192 @@
-"""A changed config is never served old runs, even without ``.snakemake/`` (issue 31, the probe
-"stale results are taken for new ones"): each run's sidecar records its spec, and the rules
-compare it with the config when they are read, before any job."""
+"""A result is current or it is rerun (issues 31 and 39): whatever `.snakemake/` holds and whichever
+rerun triggers are given, a changed config, an edit of the code that shapes the numbers or of the
+drawing code reruns what it changes, and a run nothing would rerun is refused before any job.
+
+Every job's spec file (``results/.specs/``, ``vhct.pipeline.stale``) is written when the rules are
+read, rewritten only when what it asks changes, and is an input of its job."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
-from support import ok, snakemake
+from support import CORES, REPO, SNAKEMAKE, clean_env, ok, set_umask, snakemake
 
 from vhct.pipeline.config import load
 from vhct.pipeline.tables import read_sidecar, sidecar_path
 from vhct.pipeline.versions import package_versions
+from vhct.reporting.audit.records import read_audit
 
 pytestmark = pytest.mark.integration
 
 EXPERIMENT = "garland"
 FINAL = f"results/aggregates/{EXPERIMENT}/final.csv"
+FIGURE = "figures/regret.png"
+AUDIT = "results/audit.json"
+#: Garland's value in the package's source, the line an edit of the run code changes (halves)
+GARLAND_LINE = "return t * (1.0 - t) * (GARLAND_ENVELOPE - math.sqrt(abs(math.sin(GARLAND_FREQUENCY * t))))"
 
 
-def small_config(folder: Path, horizon: int, rho: float) -> Path:
-    """Two settings, two seeds, one synthetic experiment (its figure is not asked for)."""
+def small_config(folder: Path, horizon: int = 30, rho: float = 0.75, seeds: int = 2,
+                 settings: tuple[str, ...] = ("VHCT", "HCT"), label: str = "VHCT",
+                 panel_title: str | None = None, name: str = "config") -> Path:
+    """Up to two settings of one synthetic experiment and one regret figure."""
+    panel = {"experiment": EXPERIMENT, **({"title": panel_title} if panel_title else {})}
     config = {
         "settings": {
-            "VHCT": {"algorithm": "VHCT", "params": {"rho": rho}},
+            "VHCT": {"algorithm": "VHCT", "label": label, "params": {"rho": rho}},
             "HCT": {"algorithm": "HCT", "params": {"rho": 0.75}},
         },
         "experiments": {
-            EXPERIMENT: {"objective": "garland", "noise": 0.05, "horizon": horizon, "seeds": 2,
-                         "settings": ["VHCT", "HCT"]},
+            EXPERIMENT: {"objective": "garland", "noise": 0.05, "horizon": horizon, "seeds": seeds,
+                         "settings": list(settings)},
         },
-        "figures": {"regret": {"kind": "regret", "panels": [{"experiment": EXPERIMENT}]}},
+        "figures": {"regret": {"kind": "regret", "panels": [panel]}},
         "output": "",  # one folder for both files: a config changed in place
     }  # fmt: skip
-    path = folder / f"h{horizon}-rho{rho}.yaml"
+    path = folder / f"{name}.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     return path
 
 
 def files(root: Path) -> dict[str, int]:
-    """Every file under results/ and its modification time."""
+    """Every output under results/ (not the spec files a dry run writes) and its modification time."""
     return {
-        str(p.relative_to(root)): p.stat().st_mtime_ns for p in (root / "results").rglob("*") if p.is_file()
+        str(p.relative_to(root)): p.stat().st_mtime_ns
+        for p in (root / "results").rglob("*")
+        if p.is_file() and ".specs" not in p.parts
     }
 
 
-def test_a_changed_config_without_snakemake_s_records_fails_before_any_job(tmp_path):
+def run_mtime(work: Path, setting: str, seed: int) -> int:
+    return (work / f"results/runs/{EXPERIMENT}/{setting}/seed{seed}.csv.gz").stat().st_mtime_ns
+
+
+def test_a_changed_config_without_snakemake_s_records_reruns_and_drops_what_it_dropped(tmp_path):
+    """Issue 39's first probe: seeds 2 -> 1, a setting dropped, a label and a panel changed, and
+    `.snakemake/` deleted: "Nothing to be done" served the old aggregates (2 seeds, the dropped
+    setting), the old figure and an audit of seeds [0, 1]. Now every layer reflects the new config."""
     work = tmp_path / "work"
     work.mkdir()
-    first, second = small_config(tmp_path, 30, 0.75), small_config(tmp_path, 40, 0.5)
-    ok(snakemake(work, FINAL, configfile=first))
-    assert set(pd.read_csv(work / FINAL)["horizon"]) == {30}
-    shutil.move(work / ".snakemake", tmp_path / "moved")  # a copied workdir, a fresh checkout of results
-
-    before = files(work)
-    dry = snakemake(work, FINAL, "--dry-run", configfile=second)
-    assert dry.returncode != 0  # before any job: today "Nothing to be done" and the old aggregates
-    assert files(work) == before  # nothing written or deleted
-    log = dry.stdout + dry.stderr
-    assert "4 run(s) were made for another config than this one" in log
-    vhct = f"results/runs/{EXPERIMENT}/VHCT/seed0.csv.gz"
-    assert f"{vhct}: params.rho: the run has 0.75, the config asks for 0.5" in log
-    hct = f"results/runs/{EXPERIMENT}/HCT/seed1.csv.gz"
-    assert f"{hct}: horizon: the run has 30, the config asks for 40" in log
-    remedy = log[log.index("`rm ") + 1 :].split("`")[0].split()[1:]
-    for path in remedy:  # the remedy it prints, followed
-        (work / path).unlink()
-    # the runs are targets of the default target (here asked for directly, without the figures)
-    ok(snakemake(work, FINAL, *(p for p in remedy if p.endswith(".csv.gz")), configfile=second))
-    assert set(pd.read_csv(work / FINAL)["horizon"]) == {40}
-    record = read_sidecar(work / vhct)
-    assert record.run.params == {"rho": 0.5} and record.rounds == 40
-    # the spec the config made, passed to the job as JSON (the rule's params), recorded whole
-    assert record.run == load([second])[0].run_spec(EXPERIMENT, "VHCT", 0)
-
-
-def test_a_changed_parameter_with_snakemake_s_records_reruns_its_runs(tmp_path):
-    """With `.snakemake/` in place, Snakemake's own parameter trigger reruns the changed runs (the
-    pipeline reference's promise), and the check leaves them to it."""
-    work = tmp_path / "work"
-    work.mkdir()
-    first, second = small_config(tmp_path, 30, 0.75), small_config(tmp_path, 30, 0.5)
-    ok(snakemake(work, FINAL, configfile=first))
-    hct_before = (work / f"results/runs/{EXPERIMENT}/HCT/seed0.csv.gz").stat().st_mtime_ns
-    ok(snakemake(work, FINAL, configfile=second))
+    ok(snakemake(work, configfile=small_config(tmp_path)))
+    final = pd.read_csv(work / FINAL)
+    assert final["setting"].tolist() == ["VHCT", "HCT"] and set(final["n_seeds"]) == {2}
+    figure = (work / FIGURE).read_bytes()
+    assert read_audit(work / AUDIT).context.experiments[EXPERIMENT].seeds == [0, 1]
+    shutil.rmtree(work / ".snakemake")
+    second = small_config(tmp_path, seeds=1, settings=("VHCT",), label="VHCT, relabelled",
+                          panel_title="Garland again", name="second")  # fmt: skip
+    ok(snakemake(work, configfile=second))
+    final = pd.read_csv(work / FINAL)
+    assert final["setting"].tolist() == ["VHCT"] and final["n_seeds"].tolist() == [1]
+    assert final["label"].tolist() == ["VHCT, relabelled"]
+    assert (work / FIGURE).read_bytes() != figure
+    context = read_audit(work / AUDIT).context.experiments[EXPERIMENT]
+    assert context.seeds == [0] and list(context.settings) == ["VHCT"]
     vhct = read_sidecar(work / f"results/runs/{EXPERIMENT}/VHCT/seed0.csv.gz")
-    assert vhct.run.params == {"rho": 0.5}  # the changed setting ran again
-    assert (work / f"results/runs/{EXPERIMENT}/HCT/seed0.csv.gz").stat().st_mtime_ns == hct_before
+    assert vhct.run == load([second])[0].run_spec(EXPERIMENT, "VHCT", 0)  # the request, run whole
+    rerun = snakemake(work, "--dry-run", configfile=second)
+    assert "Nothing to be done" in rerun.stdout + rerun.stderr
 
 
-def test_a_run_of_other_package_versions_fails_before_any_job_naming_the_package(tmp_path):
-    """The version policy is refusing: Snakemake, its records in place, would never rerun a run for
-    another install, so the check when the rules are read refuses it, naming the package."""
+def test_a_changed_parameter_reruns_its_runs_whatever_the_rerun_triggers(tmp_path):
+    """Issue 39's second probe: with `.snakemake/` kept, the horizon and rho changed and
+    `--rerun-triggers mtime` given: "Nothing to be done" (the check deferred to Snakemake's record of
+    the parameters, which that trigger does not read). Now the changed runs rerun, and only they."""
     work = tmp_path / "work"
     work.mkdir()
-    config = small_config(tmp_path, 30, 0.75)
+    ok(snakemake(work, FINAL, configfile=small_config(tmp_path)))
+    hct = run_mtime(work, "HCT", 0)
+    ok(snakemake(work, FINAL, configfile=small_config(tmp_path, rho=0.5, name="rho")))
+    assert read_sidecar(work / f"results/runs/{EXPERIMENT}/VHCT/seed0.csv.gz").run.params == {"rho": 0.5}
+    assert run_mtime(work, "HCT", 0) == hct  # the unchanged setting did not run again
+    second = small_config(tmp_path, horizon=25, rho=0.25, name="second")
+    ok(snakemake(work, FINAL, "--rerun-triggers", "mtime", configfile=second))
+    assert set(pd.read_csv(work / FINAL)["horizon"]) == {25}
+    record = read_sidecar(work / f"results/runs/{EXPERIMENT}/VHCT/seed1.csv.gz")
+    assert record.run.params == {"rho": 0.25} and record.rounds == 25
+    assert run_mtime(work, "HCT", 0) != hct  # the horizon is every setting's
+
+
+def package_copy(folder: Path) -> Path:
+    """A copy of the package's source to edit, and the folder to put first on PYTHONPATH."""
+    source = folder / "src"
+    shutil.copytree(REPO / "src" / "vhct", source / "vhct", ignore=shutil.ignore_patterns("__pycache__"))
+    return source
+
+
+def snakemake_with(source: Path, work: Path, *args: str, configfile: Path) -> subprocess.CompletedProcess:
+    """Snakemake with the package imported from ``source`` (its jobs too: they inherit the environment)."""
+    env = {**clean_env(), "PYTHONPATH": str(source)}
+    cmd = [SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--directory", str(work),
+           "--configfile", str(configfile), "--cores", CORES, *args]  # fmt: skip
+    return subprocess.run(cmd, capture_output=True, text=True, check=False, env=env, preexec_fn=set_umask)
+
+
+def test_an_edit_of_the_code_reruns_what_it_shapes_and_only_that(tmp_path):
+    """Issue 39's third probe: Garland's value halved in the package's source reran only the audit and
+    its forest; every table came from the old code, whose sidecars said only `vhct 0.1.0`. Now each
+    record carries the run code's source hash, and an edit reruns the runs (and what reads them); an
+    edit of the drawing code reruns the figures alone."""
+    source, work = package_copy(tmp_path), tmp_path / "work"
+    work.mkdir()
+    config = small_config(tmp_path, seeds=1)
+    ok(snakemake_with(source, work, configfile=config))
+    table = work / f"results/runs/{EXPERIMENT}/VHCT/seed0.csv.gz"
+    before, record = pd.read_csv(table), read_sidecar(table)
+    aggregate = (work / FINAL).stat().st_mtime_ns
+    synthetic = source / "vhct" / "objectives" / "synthetic.py"
+    text = synthetic.read_text()
+    assert GARLAND_LINE in text
+    synthetic.write_text(text.replace(GARLAND_LINE, GARLAND_LINE.replace("return ", "return 0.5 * "), 1))
+    ok(snakemake_with(source, work, configfile=config))
+    after = read_sidecar(table)
+    assert after.source != record.source and after.versions == record.versions  # vhct 0.1.0 both times
+    assert pd.read_csv(table)["value"].max() < 0.5 * before["value"].max() + 1e-9  # the new code's
+    assert (work / FINAL).stat().st_mtime_ns != aggregate
+    runs, aggregate = files(work), (work / FINAL).stat().st_mtime_ns
+    figure = (work / FIGURE).stat().st_mtime_ns
+    plots = source / "vhct" / "reporting" / "plots" / "regret.py"
+    plots.write_text(plots.read_text() + "\n# an edit of the drawing code\n")
+    ok(snakemake_with(source, work, configfile=config))
+    assert (work / FIGURE).stat().st_mtime_ns != figure  # drawn again
+    assert (work / FINAL).stat().st_mtime_ns == aggregate
+    assert {k: v for k, v in files(work).items() if "/runs/" in k} == {
+        k: v for k, v in runs.items() if "/runs/" in k
+    }  # no run again
+
+
+def test_a_run_nothing_would_rerun_fails_before_any_job_naming_it_and_the_fix(tmp_path):
+    """A run whose record differs from what is asked while its spec file is not newer (here its
+    recorded versions edited after the run: an install since updated): Snakemake would not rerun it,
+    so the check when the rules are read refuses it, one line naming the run, the package and the
+    command that fixes it."""
+    work = tmp_path / "work"
+    work.mkdir()
+    config = small_config(tmp_path)
     ok(snakemake(work, FINAL, configfile=config))
     hct = f"results/runs/{EXPERIMENT}/HCT/seed1.csv.gz"
     sidecar = work / sidecar_path(hct)
     record = json.loads(sidecar.read_text())  # as the run job wrote it
     assert record["versions"] == package_versions()
-    record["versions"]["numpy"] = "1.0"  # an install since updated
+    record["versions"]["numpy"] = "1.0"
     sidecar.write_text(json.dumps(record))
     before = files(work)
     dry = snakemake(work, FINAL, "--dry-run", configfile=config)
-    assert dry.returncode != 0 and files(work) == before
+    assert dry.returncode != 0 and files(work) == before  # nothing written or deleted
     log = dry.stdout + dry.stderr
     installed = re.escape(package_versions()["numpy"])
-    assert re.search(rf"{re.escape(hct)}: versions: numpy 1\.0 \(installed: {installed}\)", log)
-    assert f"`rm {hct} {sidecar_path(hct)}`" in log
+    fix = re.escape(f"`rm {hct} {sidecar_path(hct)}`")
+    named = rf"  - {re.escape(hct)}: versions: numpy 1\.0 \(installed: {installed}\); fix: {fix}\n"
+    assert re.search(named, log)
+    os.remove(work / hct)  # the fix it names, followed
+    sidecar.unlink()
+    ok(snakemake(work, FINAL, hct, configfile=config))  # a run is a target of the default target too
+    assert read_sidecar(work / hct).versions == package_versions()

@@ -12,9 +12,11 @@ import pandas as pd
 import pytest
 
 from vhct.pipeline import aggregate as ag
+from vhct.pipeline.files import sha256
 from vhct.pipeline.records import FORMAT, RunRecord
 from vhct.pipeline.specs import SettingInfo
 from vhct.pipeline.tables import RunTableError, read_run, read_runs, sidecar_path
+from vhct.pipeline.versions import source_hash
 from vhct.reporting.audit.runs import AUDITED_COLUMNS
 
 INFO = {  # what the aggregate job reads: each setting's record as the config computes it
@@ -96,15 +98,17 @@ def test_write_table_is_byte_stable_and_atomic(runs, tmp_path):
     np.testing.assert_allclose(back["mean"], table["mean"], rtol=1e-11)
 
 
-def record_text(seed: int, rounds: int, wall_seconds: float = 0.5) -> str:
-    """A valid run record of a real-data run (f* unknown, table regret against 1), as JSON."""
+def record_text(seed: int, rounds: int, wall_seconds: float = 0.5, table_sha256: str = "0" * 64) -> str:
+    """A valid run record of a real-data run (f* unknown, table regret against 1), made by the
+    installed run code, of a table with ``table_sha256``, as JSON."""
     run = {
         "experiment": "e", "setting": "s", "algorithm": "HCT", "params": {}, "objective": "landmine",
         "objective_params": {}, "noise": 0.0, "horizon": rounds, "seed": seed, "progress_every": 0,
     }  # fmt: skip
     return RunRecord(
         format=FORMAT, run=run, seed=seed, rounds=rounds, wall_seconds=wall_seconds, python="3.11",
-        host="test", versions={}, f_star=None, regret_reference="best_observed",
+        host="test", versions={}, source=source_hash("run"), data={}, table_sha256=table_sha256,
+        f_star=None, regret_reference="best_observed",
         metadata={"seed": seed, "f_star": None},
     ).to_json()  # fmt: skip
 
@@ -117,7 +121,8 @@ def write_runs(runs: dict[str, list[pd.DataFrame]], folder: Path) -> dict[str, l
             path = folder / "runs" / setting / f"seed{seed}.csv.gz"
             path.parent.mkdir(parents=True, exist_ok=True)
             table.to_csv(path, index=False, compression={"method": "gzip", "mtime": 0})
-            path.with_name(f"seed{seed}.json").write_text(record_text(seed, len(table), 0.5 + seed))
+            record = record_text(seed, len(table), 0.5 + seed, sha256(path))
+            path.with_name(f"seed{seed}.json").write_text(record)
             paths.setdefault(setting, []).append(str(path))
     return paths
 
@@ -200,7 +205,7 @@ def test_a_run_table_made_before_the_optimizers_seconds_fails_naming_it(runs, tm
 def test_read_run_requires_the_columns(tmp_path):
     path = tmp_path / "r.csv.gz"
     pd.DataFrame({"t": [1], "value": [0.0]}).to_csv(path, index=False)
-    path.with_name("r.json").write_text(record_text(0, 1))
+    path.with_name("r.json").write_text(record_text(0, 1, table_sha256=sha256(path)))
     with pytest.raises(RunTableError, match=r"lacks the columns \['cumulative_regret'"):
         read_run(path, ag.AGGREGATED_COLUMNS, 1)
 
@@ -220,6 +225,13 @@ def set_cell(path: Path, column: str, value) -> None:
     table = pd.read_csv(path)
     table.loc[1, column] = value
     table.to_csv(path, index=False, compression="gzip")
+
+
+def rehash(path: Path) -> None:
+    """Record a table's present bytes in its sidecar, as a run job that wrote this table would have:
+    what is left to check is the table itself."""
+    if path.exists() and sidecar_path(path).exists():
+        edit_sidecar(path, table_sha256=sha256(path))
 
 
 def edit_sidecar(path: Path, **changes) -> None:
@@ -243,14 +255,19 @@ def edit_sidecar(path: Path, **changes) -> None:
         (lambda p: set_cell(p, "value", np.nan), "non-finite values in the columns ['value']"),
         (lambda p: edit_sidecar(p, rounds=3), "its sidecar records 3 rounds, the config 5"),
         (lambda p: p.with_name("seed1.json").unlink(), "its sidecar"),
+        (lambda p: set_cell(p, "cumulative_regret", 0.5), "its bytes (sha256"),  # not rehashed
     ],
 )
 def test_a_bad_run_table_fails_naming_it_before_anything_is_written(runs, tmp_path, damage, problem):
+    """Damage the table's hash does not catch (its sidecar records the damaged bytes, as from a
+    faulty writer) is caught by the table's own checks; any other change of its bytes by the hash."""
     paths = write_runs(runs, tmp_path)
     old = aggregate_into(paths, tmp_path / "agg")
     before = [p.read_bytes() for p in old]
     bad = Path(paths["A"][1])
     damage(bad)
+    if "sha256" not in problem:
+        rehash(bad)
     with pytest.raises(RunTableError) as err:
         aggregate_into(paths, tmp_path / "agg")
     msg = str(err.value)
@@ -265,7 +282,7 @@ def test_every_seed_cut_short_is_rejected_against_the_config(runs, tmp_path):
     paths = write_runs(runs, tmp_path)
     for path in paths["B"]:
         cut_rows(Path(path), 2)
-        edit_sidecar(Path(path), rounds=2)
+        edit_sidecar(Path(path), rounds=2, table_sha256=sha256(path))
     with pytest.raises(RunTableError, match=r"seed0\.csv\.gz: its sidecar records 2 rounds, the config 4"):
         aggregate_into(paths, tmp_path / "agg")
     for path in paths["B"]:
@@ -283,7 +300,7 @@ def test_every_seed_cut_short_is_rejected_against_the_config(runs, tmp_path):
 def test_depth_may_be_nan(tmp_path):
     path = tmp_path / "seed0.csv.gz"
     pd.DataFrame({"t": [1, 2], "depth": [np.nan, np.nan], "value": [0.1, 0.2]}).to_csv(path, index=False)
-    path.with_name("seed0.json").write_text(record_text(0, 2))
+    path.with_name("seed0.json").write_text(record_text(0, 2, table_sha256=sha256(path)))
     table, record = read_run(path, ["t", "depth", "value"], 2)
     assert table["depth"].isna().all() and record.seed == 0
 

@@ -13,7 +13,7 @@ from support import REPO
 
 from vhct.pipeline import config as vc
 from vhct.reporting import audit
-from vhct.reporting.audit import claims_model, schema
+from vhct.reporting.audit import claims_model, questions_model, schema
 from vhct.reporting.audit.beyond import run_beyond
 from vhct.reporting.audit.claims import ClaimsError, left_out, load_beyond, load_claims, substitute_settings
 from vhct.reporting.audit.evaluate import run_audit
@@ -175,7 +175,7 @@ def test_a_variant_is_a_new_typed_claim_and_a_question_a_typed_lowest_claim():
     as_claim = audit.beyond.question_claim(question)
     assert (as_claim.kind, as_claim.target, as_claim.others) == ("lowest", question.a, [question.b])
     with pytest.raises(ValueError, match="key b: the same setting as a"):
-        claims_model.Question.model_validate({**question.model_dump(), "b": question.a})
+        questions_model.Question.model_validate({**question.model_dump(), "b": question.a})
     with pytest.raises(ValueError, match="settings listed twice"):
         claims_model.Claim.model_validate({**copy.deepcopy(claim.model_dump(exclude_none=True)),
                                            "others": [claim.target]})  # fmt: skip

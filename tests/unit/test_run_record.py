@@ -3,8 +3,12 @@ validated on reading, and checked against the config a consumer runs with."""
 
 from __future__ import annotations
 
+import gzip
 import json
+import os
 import re
+import shutil
+import time
 from pathlib import Path
 
 import numpy as np
@@ -14,12 +18,20 @@ import pytest
 from vhct.objectives import make_objective
 from vhct.pipeline import aggregate as ag
 from vhct.pipeline.config import Config, load, validate_config
+from vhct.pipeline.files import sha256
 from vhct.pipeline.jobs import run_job
 from vhct.pipeline.records import SPEC_FIELDS
 from vhct.pipeline.specs import SettingInfo
 from vhct.pipeline.stale import check_current_runs, expected_specs
-from vhct.pipeline.tables import RunTableError, StaleRunError, read_runs, read_sidecar, sidecar_path
-from vhct.pipeline.versions import SHAPING_PACKAGES
+from vhct.pipeline.tables import (
+    RunTableError,
+    StaleRunError,
+    read_runs,
+    read_sidecar,
+    seed_of,
+    sidecar_path,
+)
+from vhct.pipeline.versions import SHAPING_PACKAGES, package_versions, source_hash
 from vhct.reporting.audit.runs import Run, rebase, samples
 from vhct.reporting.audit.runs import read_runs as audit_read_runs
 
@@ -27,8 +39,12 @@ CONFIG = Path(__file__).resolve().parents[2] / "config" / "tiny.yaml"
 #: a cheap synthetic experiment of the tiny config: 4 settings x seeds [3, 7], 40 rounds
 EXPERIMENT = "counterexample"
 PATTERN = "results/runs/{experiment}/{setting}/seed{seed}.csv.gz"
+#: the rules' layout of a run's spec file (its request)
+REQUEST = "results/.specs/runs/{experiment}/{setting}/seed{seed}.json"
 #: top-level keys the first sidecar layout lacked (it kept f_star and versions in its metadata)
 FIRST_LAYOUT_LACKS = ("format", "f_star", "regret_reference", "versions")
+#: top-level keys the second layout lacked (what made the run beyond versions, its table's hash)
+SECOND_LAYOUT_LACKS = ("source", "data", "table_sha256")
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +138,8 @@ def edit(table: str | Path, change) -> Path:
         (lambda d: d["metadata"].update(f_star=0.5), "but metadata.f_star = 0.5"),
         (lambda d: d["run"].pop("horizon"), "run.horizon: Field required"),
         (lambda d: [d.pop(k) for k in FIRST_LAYOUT_LACKS], "format: Field required"),  # no longer read
-        (lambda d: d.update(format=1), "format 1, but runs are read in format 2 only"),
+        (lambda d: [d.pop(k) for k in SECOND_LAYOUT_LACKS], "source: Field required; data: Field required"),
+        (lambda d: d.update(format=2), "format 2, but runs are read in format 3 only"),
     ],
 )
 def test_an_invalid_record_is_refused_naming_its_file(copy_of, config, change, problem):
@@ -153,10 +170,12 @@ def test_a_run_of_another_config_is_refused_by_aggregation_and_the_audit(workdir
     with pytest.raises(StaleRunError) as err:
         ag.aggregate_runs(paths, info, outputs, expected_specs(other, EXPERIMENT, paths))
     msg = str(err.value)
-    assert msg.startswith("2 run(s) were made for another config")
-    for path in paths["VHCT-rho0.75"]:
-        assert f"  - {path}: params.rho: the run has 0.75, the config asks for 0.5" in msg
-    assert f"snakemake --forcerun {' '.join(paths['VHCT-rho0.75'])}" in msg
+    assert msg.startswith("2 run(s) are not what is asked now")
+    for path in paths["VHCT-rho0.75"]:  # one line per run, with the commands that fix it
+        assert (
+            f"\n  - {path}: params.rho: the run has 0.75, the config asks for 0.5; fix: "
+            f"`rm {path} {sidecar_path(path)}` or `snakemake --forcerun {path}`\n"
+        ) in msg + "\n"
     with pytest.raises(StaleRunError, match=r"seed3\.csv\.gz: params\.rho: the run has 0\.75"):
         audit_read_runs({EXPERIMENT: paths}, other)
     noisier = config.as_dict()
@@ -171,20 +190,53 @@ def test_a_run_of_another_config_is_refused_by_aggregation_and_the_audit(workdir
         audit_read_runs({EXPERIMENT: paths}, added)
 
 
-def test_the_check_before_any_job_names_stale_runs_and_how_to_redo_them(copy_of, config, monkeypatch):
+def test_the_check_before_any_job_writes_each_run_s_request_and_refuses_what_nothing_reruns(
+    copy_of, config, monkeypatch
+):
+    """Issue 39: each run's spec file is rewritten only when what is asked of it changes (then it is
+    newer than the run, and Snakemake reruns the run whatever `.snakemake/` holds); a run whose record
+    differs from its request while its spec file is not newer fails before any job, one line each."""
     monkeypatch.chdir(copy_of)
-    check_current_runs(config, PATTERN)  # current runs, installed versions: nothing refused
-    other = changed(config, rho=0.5)
-    with pytest.raises(StaleRunError) as err:
-        check_current_runs(other, PATTERN)
-    msg = str(err.value)
+    runs = len(config.run_jobs())
+    assert check_current_runs(config, PATTERN, REQUEST) == runs  # every run's request, written
+    requests = {p: p.stat().st_mtime_ns for p in Path("results/.specs").rglob("*.json")}
+    assert len(requests) == runs
+    assert check_current_runs(config, PATTERN, REQUEST) == 0  # unchanged: not rewritten
+    assert {p: p.stat().st_mtime_ns for p in requests} == requests
     stale = [PATTERN.format(experiment=EXPERIMENT, setting="VHCT-rho0.75", seed=k) for k in (3, 7)]
-    assert all(f"  - {p}: params.rho: the run has 0.75, the config asks for 0.5" in msg for p in stale)
-    assert "--forcerun" not in msg  # it could not help: this check runs before Snakemake's
-    assert f"`rm {stale[0]} {sidecar_path(stale[0])} {stale[1]} {sidecar_path(stale[1])}`" in msg
+    spec = Path(REQUEST.format(experiment=EXPERIMENT, setting="VHCT-rho0.75", seed=3))
+    request = json.loads(spec.read_text())
+    assert request["run"] == config.run_spec(EXPERIMENT, "VHCT-rho0.75", 3).model_dump(mode="json")
+    assert request["source"] == source_hash("run") and request["versions"] == package_versions()
+    other = changed(config, rho=0.5)
+    changed_runs = [run for run in config.run_jobs() if run[1] == "VHCT-rho0.75"]
+    assert check_current_runs(other, PATTERN, REQUEST) == len(changed_runs)  # only the changed runs
+    for path in stale:  # newer than the run: Snakemake reruns it, nothing refused
+        written = Path(REQUEST.format(experiment=EXPERIMENT, setting="VHCT-rho0.75", seed=seed_of(path)))
+        assert written.stat().st_mtime_ns > Path(path).stat().st_mtime_ns
+        # the run's outputs touched after (copied, restored): nothing would rerun them
+        for file in (Path(path), sidecar_path(path)):
+            os.utime(file, ns=(time.time_ns(), written.stat().st_mtime_ns + 1))
+    with pytest.raises(StaleRunError) as err:
+        check_current_runs(other, PATTERN, REQUEST)
+    lines = str(err.value).splitlines()
+    assert lines[0].startswith("2 run(s) are not what is asked now")
+    assert lines[1:] == [
+        f"  - {p}: params.rho: the run has 0.75, the config asks for 0.5; fix: `rm {p} {sidecar_path(p)}`"
+        for p in stale
+    ]  # --forcerun could not help: this check runs before Snakemake's
     Path(stale[0]).unlink()  # a missing table reruns anyway; an unreadable sidecar fails its consumers
     sidecar_path(stale[1]).write_text("{")
-    check_current_runs(other, PATTERN)
+    check_current_runs(other, PATTERN, REQUEST)
+
+
+def ran_after_their_requests(config: Config) -> None:
+    """Date every run's outputs after its spec file, as when the run job ran after the rules were read."""
+    for experiment, setting, seed in config.run_jobs([EXPERIMENT]):
+        names = {"experiment": experiment, "setting": setting, "seed": seed}
+        later = Path(REQUEST.format(**names)).stat().st_mtime_ns + 1
+        for file in (Path(PATTERN.format(**names)), sidecar_path(PATTERN.format(**names))):
+            os.utime(file, ns=(later, later))
 
 
 def test_runs_of_other_package_versions_are_refused_by_every_reader(copy_of, config, monkeypatch):
@@ -197,15 +249,35 @@ def test_runs_of_other_package_versions_are_refused_by_every_reader(copy_of, con
     named = rf"{re.escape(other)}: versions: numpy 1\.0 \(installed: {re.escape(np.__version__)}\)"
     with pytest.raises(StaleRunError, match=named) as err:
         read_runs(paths, ag.AGGREGATED_COLUMNS)
-    assert str(err.value).startswith("1 run(s) were made for another config than this one, or with other")
+    assert str(err.value).startswith("1 run(s) are not what is asked now (another config, run code, package")
     with pytest.raises(StaleRunError, match=named):
         read_runs(paths, ag.AGGREGATED_COLUMNS, specs=expected_specs(config, EXPERIMENT, paths))
     with pytest.raises(StaleRunError, match=r"seed3\.csv\.gz: versions: numpy 1\.0"):
         audit_read_runs({EXPERIMENT: paths}, config)
     monkeypatch.chdir(copy_of)
+    check_current_runs(config, PATTERN, REQUEST)  # the requests, as the parse before the runs wrote them
+    ran_after_their_requests(config)
     with pytest.raises(StaleRunError, match=r"HCT-rho0\.75/seed3\.csv\.gz: versions: numpy 1\.0") as err:
-        check_current_runs(config, PATTERN)
+        check_current_runs(config, PATTERN, REQUEST)
     assert "--forcerun" not in str(err.value)  # before any job: deleting them is the remedy
+
+
+def test_runs_of_other_run_code_are_refused_by_every_reader(copy_of, config, monkeypatch):
+    """Issue 39: the package's version does not change with its code, so each record carries the
+    hash of the run code that made it; a run of other code is refused wherever runs are read."""
+    paths = paths_of(copy_of, config)
+    other = paths["PCT"][1] if "PCT" in paths else paths["HCT-rho0.75"][1]
+    old = "0" * 64
+    edit(other, lambda d: d.update(source=old))
+    named = rf"{re.escape(other)}: source: the run was made by run code 000000000000, the installed code is "
+    with pytest.raises(StaleRunError, match=named + re.escape(source_hash("run")[:12])):
+        read_runs(paths, ag.AGGREGATED_COLUMNS)
+    with pytest.raises(StaleRunError, match=named):
+        audit_read_runs({EXPERIMENT: paths}, config)
+    targets = [copy_of / "regret.csv", copy_of / "final.csv", copy_of / "timing.csv"]
+    with pytest.raises(StaleRunError, match=named):
+        ag.aggregate_experiment(paths, config.setting_info(EXPERIMENT), *targets)
+    assert not any(t.exists() for t in targets)
 
 
 def real_run(seed: int, values: list[float]) -> Run:
@@ -235,3 +307,59 @@ def test_the_audit_and_the_aggregates_share_one_regret_against_the_best_observed
         finals = samples(runs, "cumulative_regret", 30)
         assert np.mean(list(finals.values())) == final.loc[setting, "final_vs_best_mean"]
     assert rebased["A"][0].f_star is None
+
+
+def test_a_table_copied_from_another_seed_or_edited_by_hand_is_refused_by_every_reader(copy_of, config):
+    """Issue 39: `cp seed7.csv.gz seed3.csv.gz` was aggregated (n_seeds 2, std 0), as were values edited
+    by hand; the record holds its table's sha256, and every reader checks it, naming the file."""
+    paths = paths_of(copy_of, config)
+    first, second = map(Path, paths["HCT-rho0.75"])
+    assert read_sidecar(first).table_sha256 == sha256(first)  # the real writer's hash of its bytes
+    original = first.read_bytes()
+    shutil.copyfile(second, first)  # cp seed7.csv.gz seed3.csv.gz
+    targets = [copy_of / "regret.csv", copy_of / "final.csv", copy_of / "timing.csv"]
+    copied = rf"^run table {re.escape(str(first))}: its bytes \(sha256 {sha256(second)[:12]}\.\.\.\) are not "
+    with pytest.raises(RunTableError, match=copied) as err:
+        ag.aggregate_experiment(paths, config.setting_info(EXPERIMENT), *targets)
+    assert len(str(err.value).splitlines()) == 1 and "copied from another run or edited" in str(err.value)
+    assert not any(t.exists() for t in targets)
+    with pytest.raises(RunTableError, match=copied):
+        audit_read_runs({EXPERIMENT: paths}, config)
+    text = gzip.decompress(original).decode()
+    rows = text.splitlines()
+    cells = rows[-1].split(",")
+    cells[-4] = str(float(cells[-4]) / 2)  # the last round's cumulative regret, halved by hand
+    first.write_bytes(gzip.compress("\n".join([*rows[:-1], ",".join(cells)]).encode() + b"\n"))
+    with pytest.raises(RunTableError, match=rf"^run table {re.escape(str(first))}: its bytes"):
+        read_runs(paths, ag.AGGREGATED_COLUMNS)
+    first.write_bytes(original)
+    ag.aggregate_experiment(paths, config.setting_info(EXPERIMENT), *targets)
+    assert set(pd.read_csv(targets[1])["n_seeds"]) == {2}
+
+
+def test_the_source_hash_changes_with_the_code_of_its_layer_only(
+    tmp_path, monkeypatch, request, workdir, config
+):
+    """One function hashes the package source that shapes each layer's outputs (once per process);
+    the run job records the run code's hash: an edit of an objective changes it, an edit of the
+    drawing code changes the figures' hash only."""
+    from vhct.pipeline import versions
+
+    table = paths_of(workdir, config)["VHCT-rho0.75"][0]
+    assert read_sidecar(table).source == source_hash("run")  # the real writer's, the readers' hash
+    assert source_hash.cache_info().currsize >= 1  # computed once, then reused
+    copy = tmp_path / "vhct"
+    shutil.copytree(versions.PACKAGE_ROOT, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(versions, "PACKAGE_ROOT", copy)
+    source_hash.cache_clear()
+    request.addfinalizer(source_hash.cache_clear)  # the copy's hashes are not the installed code's
+    layers = {layer: source_hash(layer) for layer in versions.SOURCES}
+    assert layers["run"] == read_sidecar(table).source  # the copy's code is the installed code
+    synthetic = copy / "objectives" / "synthetic.py"
+    synthetic.write_text(synthetic.read_text() + "\nGARLAND_SCALE = 0.5\n")
+    (copy / "reporting" / "plots" / "regret.py").write_text("# another drawing\n")
+    source_hash.cache_clear()
+    edited = {layer: source_hash(layer) for layer in versions.SOURCES}
+    assert {layer for layer in layers if edited[layer] != layers[layer]} == {"run", "figure"}
+    with pytest.raises(ValueError, match="no source layer 'plots'"):
+        source_hash("plots")

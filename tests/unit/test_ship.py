@@ -471,6 +471,37 @@ def test_provenance_records_a_successful_command_only(tmp_path, monkeypatch):
     assert not ran.exists() and not failed.exists()
 
 
+def test_a_recorder_around_a_rerun_covers_only_what_it_made_and_ship_refuses_the_rest(shipped, monkeypatch):
+    """Issue 39: a recorder wrapped around a rerun that remade only the audit recorded the older run's
+    aggregates and figures as its own, and ship accepted them; the record now covers only what its
+    command wrote, and ship refuses the rest, saying how to make them again."""
+    results, figures, docs, readme = shipped
+    declared = json.loads((results / findings.PROVENANCE_JSON).read_text())["figures"]
+    monkeypatch.chdir(REPO)
+    monkeypatch.setattr(provenance, "FIGURES_DIR", figures)
+    hour_ago = datetime.now().timestamp() - 3600
+    for path in [*results.rglob("*"), *figures.rglob("*")]:  # the earlier run's outputs
+        os.utime(path, (hour_ago, hour_ago))
+    rerun = (  # the audit alone made again, under the recorder's run id (as the audit job records it)
+        "import json, os, sys; p = sys.argv[1]; a = json.load(open(p)); "
+        "a['context']['run_id'] = os.environ['VHCT_RUN_ID']; open(p, 'w').write(json.dumps(a))"
+    )
+    audit = results / findings.AUDIT_JSON
+    command = [sys.executable, "-c", rerun, str(audit), "--configfile", "config/paper-local.yaml"]
+    assert provenance.main([str(results / findings.PROVENANCE_JSON), "--", *command]) == 0
+    record = json.loads((results / findings.PROVENANCE_JSON).read_text())
+    made = {"audit.json": hashlib.sha256(audit.read_bytes()).hexdigest()}
+    assert record["output_sha256"] == {"results": made, "figures": {}}
+    # the made-up run's figures (as made_up_run records them), the rest as the recorder wrote it
+    edit_json(results / findings.PROVENANCE_JSON, lambda p: p.update(figures=declared))
+    refused(
+        results, figures, docs, readme,
+        r"final\.csv: the provenance record has no checksum of results/aggregates/\w+/final\.csv: the "
+        r"recorded run did not make it .*`make paper-local TARGETS='--forcerun aggregate figure audit "
+        r"audit_forest'`, then ship",
+    )  # fmt: skip
+
+
 def test_output_hashes_cover_the_audit_the_aggregates_and_the_declared_figures(tmp_path):
     results, figures = made_up_run(tmp_path)
     hashes = provenance.output_hashes(results, figures, ["fig3a_garland", "fig3c_mnist", "absent"])

@@ -1,6 +1,7 @@
 """One job per experiment (regret mean/std at every round, final-round summary, timings: for the
 audit and the findings) and one per setting (its curve and timings: what a figure reads, so that a
-figure waits only for the settings it draws)."""
+figure waits only for the settings it draws); each job's spec file (common.smk: settings, runs,
+code) reruns it when the runs it reads change."""
 
 
 rule aggregate:

@@ -7,6 +7,7 @@ The claims file is validated when the workflow is parsed, so a malformed one fai
 """
 
 import vhct.reporting.audit.claims as va
+from vhct.pipeline.files import sha256 as file_sha256
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 import vhct.reporting.captions as vcap
 
@@ -20,6 +21,10 @@ CAPTIONS_DIR = REPO / "workflow" / "report" / "figures"
 FIGURE_CAPTION = f"{RESULTS}/report/{{figure}}.rst"
 #: the audit's forest figure (vhct.reporting.plots.forest), drawn from the audit JSON
 (FOREST,) = AUDIT_FIGURES
+#: spec files (vhct.pipeline.stale): the audit's, the forest's and each figure caption's
+AUDIT_SPEC = f"{RESULTS}/{vstale.SPEC_DIR}/audit.json"
+FOREST_SPEC = FIGURE_SPEC.format(figure=FOREST)
+CAPTION_SPEC = f"{RESULTS}/{vstale.SPEC_DIR}/captions/{{figure}}.json"
 
 _CLAIMS = va.load_claims(CLAIMS)
 _BEYOND = va.load_beyond(BEYOND)
@@ -35,11 +40,28 @@ AUDIT_EXPERIMENTS = [
     if e in CFG.experiments
 ]
 
+# the audit reads the whole config (its context) and the config files' checksums
+SPEC_FILES[AUDIT_SPEC] = {
+    "config": CFG.source,
+    "configfiles": {str(p): file_sha256(p) for p in CONFIG_FILES},
+    "run_paths": {e: run_paths(e) for e in AUDIT_EXPERIMENTS},
+    "final_paths": {e: FINAL.format(experiment=e) for e in AUDIT_EXPERIMENTS},
+    "source": {"audit": source_hash("audit"), "run": source_hash("run")},
+    "versions": package_versions(),
+}
+SPEC_FILES[FOREST_SPEC] = {"source": {"figure": source_hash("figure")}}
+for _figure in CFG.figures:
+    SPEC_FILES[CAPTION_SPEC.format(figure=_figure)] = {
+        "caption": vcap.figure_caption(CFG, _figure, CAPTIONS_DIR),
+        "source": source_hash("figure"),
+    }
+
 
 rule audit:
     input:
         unpack(audit_inputs),
         beyond=BEYOND,
+        spec=AUDIT_SPEC,
     output:
         md=AUDIT_MD,
         json=AUDIT_JSON,
@@ -69,6 +91,7 @@ rule audit_forest:
     """The audit's forest figure: every comparison's ratio and interval against its claim's margins."""
     input:
         audit=AUDIT_JSON,
+        spec=FOREST_SPEC,
     output:
         pdf=FIGURE.format(figure=FOREST, ext="pdf"),
         png=FIGURE.format(figure=FOREST, ext="png"),
@@ -93,6 +116,7 @@ rule figure_caption:
             category="Figures",
             labels={"figure": "{figure}"},
         ),
+        spec=CAPTION_SPEC,
     output:
         FIGURE_CAPTION,
     params:

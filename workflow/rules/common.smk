@@ -9,6 +9,8 @@ import vhct.pipeline.config as vc
 import vhct.pipeline.stale as vstale
 import vhct.pipeline.tables as vt
 from vhct.pipeline.tables import sidecar_path
+from vhct.pipeline.versions import package_versions, source_hash
+from vhct.reporting.styles import every_style
 
 REPO = Path(workflow.basedir)
 
@@ -47,19 +49,35 @@ DATA_DIR = "data"
 #: verification stamp of data/<path> (rule verify_data); run jobs read the file only through it
 DATA_STAMP = "data/.verified/{path}.json"
 
+#: spec files: what each job is asked now (vhct.pipeline.stale), an input of the job
+RUN_REQUEST = f"{RESULTS}/{vstale.SPEC_DIR}/runs/{{experiment}}/{{setting}}/seed{{seed}}.json"
+AGGREGATE_SPEC = f"{RESULTS}/{vstale.SPEC_DIR}/aggregates/{{experiment}}.json"
+SETTING_AGGREGATE_SPEC = f"{RESULTS}/{vstale.SPEC_DIR}/aggregates/{{experiment}}/{{setting}}.json"
+FIGURE_SPEC = f"{RESULTS}/{vstale.SPEC_DIR}/figures/{{figure}}.json"
+
 #: targets added to `all` by other rule files (e.g. an audit report)
 EXTRA_TARGETS = []
 
-# Every existing run must be the one this config asks for, made with the installed package
-# versions (its sidecar records both): with .snakemake/ moved or deleted, Snakemake would not see a
-# changed parameter and would serve the old runs, and it never reruns a run for another install.
-# Fails here, before any job, naming each stale run, its first differing field or package and the
-# command that deletes them. Checked by the main process only (not again in each cluster job).
-if workflow.is_main_process:
+# A result is current or it is rerun, whatever .snakemake/ holds and whichever --rerun-triggers:
+# every job's spec file (what it is asked: config, source hash of its code, versions, data
+# checksums, the runs it reads) is written by write_spec_files, rewritten only when it changes, and is
+# an input of the job, so Snakemake's modification-time check reruns what changed and everything
+# downstream. An existing run whose record differs from its request while its spec file is not
+# newer (nothing would rerun it) fails the parse, before any job, one line per run with the command
+# that fixes it. The Snakefile calls it after every rule file is read (so a config any
+# rule file refuses writes none), in the main process only (not again in each cluster job).
+#: spec file path -> its content (plain data), added by the rule files; the runs' are the requests
+SPEC_FILES = {}
+
+
+def write_spec_files():
+    """Write every spec file that changed (the runs' requests first, checking the existing runs)."""
     try:
-        vstale.check_current_runs(CFG, RUN_TABLE)
+        vstale.check_current_runs(CFG, RUN_TABLE, RUN_REQUEST)
     except vt.StaleRunError as _error:
         raise WorkflowError(str(_error)) from None
+    for path, content in SPEC_FILES.items():
+        vstale.write_spec(path, content)
 
 
 def _names(section):
@@ -112,9 +130,13 @@ def run_paths(experiment):
 
 
 def aggregate_inputs(wildcards):
-    """Every run table and sidecar of the experiment."""
+    """Every run table and sidecar of the experiment, and the aggregate's spec file."""
     tables = [p for paths in run_paths(wildcards.experiment).values() for p in paths]
-    return {"tables": tables, "metas": [str(sidecar_path(p)) for p in tables]}
+    return {
+        "tables": tables,
+        "metas": [str(sidecar_path(p)) for p in tables],
+        "spec": AGGREGATE_SPEC.format(experiment=wildcards.experiment),
+    }
 
 
 def figure_curves(figure):
@@ -132,9 +154,47 @@ def figure_inputs(wildcards):
 
 
 def setting_aggregate_inputs(wildcards):
-    """Every run table and sidecar of one setting of an experiment."""
+    """Every run table and sidecar of one setting of an experiment, and its aggregate's spec file."""
     tables = run_paths(wildcards.experiment)[wildcards.setting]
-    return {"tables": tables, "metas": [str(sidecar_path(p)) for p in tables]}
+    return {
+        "tables": tables,
+        "metas": [str(sidecar_path(p)) for p in tables],
+        "spec": SETTING_AGGREGATE_SPEC.format(experiment=wildcards.experiment, setting=wildcards.setting),
+    }
+
+
+def figure_spec(figure):
+    """What a figure job is asked (its params), every algorithm's style (a plugin's moves when another
+    is installed) and the source hash of the code that draws it (and, for a kind that replays a
+    run, of the run code)."""
+    spec = CFG.figure_spec(figure)
+    sources = ["figure", *(["run"] if any(p.run is not None for p in spec.panels) else [])]
+    return {
+        "figure": spec.model_dump(mode="json"),
+        "curves": figure_curves(figure),
+        "styles": every_style(),
+        "source": {layer: source_hash(layer) for layer in sources},
+        "versions": package_versions(),
+    }
+
+
+for _experiment in CFG.experiments:
+    _info, _paths = CFG.setting_info(_experiment), run_paths(_experiment)
+    SPEC_FILES[AGGREGATE_SPEC.format(experiment=_experiment)] = {
+        "info": {s: i.model_dump(mode="json") for s, i in _info.items()},
+        "run_paths": _paths,
+        "source": {"aggregate": source_hash("aggregate")},
+        "versions": package_versions(),
+    }
+    for _setting in _paths:
+        SPEC_FILES[SETTING_AGGREGATE_SPEC.format(experiment=_experiment, setting=_setting)] = {
+            "info": {_setting: _info[_setting].model_dump(mode="json")},
+            "run_paths": {_setting: _paths[_setting]},
+            "source": {"aggregate": source_hash("aggregate")},
+            "versions": package_versions(),
+        }
+for _figure in CFG.figures:
+    SPEC_FILES[FIGURE_SPEC.format(figure=_figure)] = figure_spec(_figure)
 
 
 def audit_inputs(wildcards):

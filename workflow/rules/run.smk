@@ -1,5 +1,8 @@
 """Run jobs: one table and JSON sidecar per experiment x algorithm setting x seed.
 
+Each run reads what it is asked from its spec file (RUN_REQUEST, written when the rules are read:
+vhct.pipeline.stale), an input of its job, so a run whose request changed is rerun.
+
 A run is one job (rule `run`) unless its setting or experiment declares `runs_per_job` > 1:
 then one job runs that many of the setting's seeds one after the other, still writing one table
 and sidecar per run (one rule per such batch, named by its setting, its files spelled out:
@@ -23,11 +26,10 @@ rule run:
     priority: 1
     input:
         verified=run_data_inputs,
+        requests=[RUN_REQUEST],
     output:
         tables=[RUN_TABLE],
         metas=[RUN_META],
-    params:
-        specs=lambda wc: [CFG.run_spec(wc.experiment, wc.setting, int(wc.seed)).model_dump(mode="json")],
     log:
         f"{LOGS}/run/{{experiment}}/{{setting}}/seed{{seed}}.log",
     threads: lambda wc: resource("run", "threads", wc.experiment, wc.setting)
@@ -50,11 +52,10 @@ for _batch in CFG.run_batches():
         priority: 1 if CFG.data_files(_batch.experiment) else 0
         input:
             verified=[DATA_STAMP.format(path=p) for p in CFG.data_files(_batch.experiment)],
+            requests=[RUN_REQUEST.format(**run) for run in _runs],
         output:
             tables=[RUN_TABLE.format(**run) for run in _runs],
             metas=[RUN_META.format(**run) for run in _runs],
-        params:
-            specs=[CFG.run_spec(**run).model_dump(mode="json") for run in _runs],
         log:
             f"{LOGS}/run/{_batch.experiment}/{_batch.setting}/batch{_batch.index}.log",
         threads: max(resource("run", "threads", r["experiment"], r["setting"]) for r in _runs)

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from vhct.pipeline.records import RunRecord, RunSpec
+from vhct.pipeline.records import RunRecord, RunRequest
 from vhct.pipeline.specs import SettingInfo
 from vhct.pipeline.tables import read_runs
 
@@ -205,15 +205,15 @@ def aggregate_runs(
     run_paths: Mapping[str, Sequence[Path | str]],
     info: Mapping[str, SettingInfo],
     outputs: Mapping[str, Path | str],
-    specs: Mapping[str, RunSpec] | None = None,
+    specs: Mapping[str, RunRequest] | None = None,
 ) -> None:
     """Read runs (tables and JSON sidecars: an experiment's, or one setting's) and write the named
     tables (``outputs``: a name of :data:`TABLES` -> its path).
 
     Every run is checked first (:func:`vhct.pipeline.tables.read_run`: complete, ``t = 1..n`` with ``n``
     the setting's horizon in ``info``, consistent with its sidecar, finite values, and, with
-    ``specs`` (table path -> the config's run spec), made for the current config) and every
-    table is computed before any is written: bad runs fail naming every bad file.
+    ``specs`` (table path -> what is asked of the run now), made for the current config and code) and
+    every table is computed before any is written: bad runs fail naming every bad file.
     """
     unknown = sorted(set(outputs) - set(TABLES))
     if unknown:

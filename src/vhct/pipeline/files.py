@@ -1,6 +1,6 @@
 """Writing outputs safely: atomically (temporary file next to the target, then rename), with the umask's
 permissions, and removing what a killed writer left behind; JSON encoding of numpy values; a file's
-sha256 and the path a record names it by.
+sha256 and the path a record names it by; a file rewritten only when its content changes.
 
 Every pipeline output goes through ``atomic_paths``, so a failed or interrupted job leaves no
 partial file behind. Every record that fixes a file's content (the provenance record, ``ship``'s
@@ -131,6 +131,40 @@ def sha256(path: Path | str) -> str:
     """The hex sha256 of the file at ``path``, read in chunks (a file of any size in little memory)."""
     with open(path, "rb") as fh:
         return hashlib.file_digest(fh, DIGEST).hexdigest()
+
+
+def sha256_bytes(data: bytes) -> str:
+    """The hex sha256 of ``data`` (a file's bytes already read: a run table, hashed as it is written
+    and as it is read back)."""
+    return hashlib.new(DIGEST, data).hexdigest()
+
+
+def write_if_changed(path: Path | str, text: str) -> bool:
+    """Write ``text`` to ``path`` (atomically) unless the file already holds exactly it; whether it wrote.
+
+    For the spec files of the rules (``vhct.pipeline.stale``): a file rewritten only when its content
+    changes keeps its modification time otherwise, so Snakemake reruns exactly the jobs whose spec
+    changed. Written through a temporary file named by this process and renamed, without
+    :func:`atomic_paths`' scan of the folder for a killed writer's files (thousands of spec files
+    are written when the rules are read; a leftover is a few bytes under ``results/.specs``).
+    """
+    data = text.encode("utf-8")
+    try:
+        with open(path, "rb") as handle:
+            if handle.read() == data:
+                return False
+    except OSError:
+        pass
+    tmp = f"{path}.{os.getpid()}{TEMP_SUFFIX}"
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+    except FileNotFoundError:  # its folder is new
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+    os.replace(tmp, path)
+    return True
 
 
 def display_path(path: Path | str) -> str:

@@ -10,6 +10,7 @@ no partial output behind.
 from __future__ import annotations
 
 import gzip
+import json
 import logging
 import platform
 import time
@@ -20,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from vhct.pipeline.files import atomic_paths
-from vhct.pipeline.records import RunSpec
+from vhct.pipeline.files import atomic_paths, sha256_bytes
+from vhct.pipeline.records import RunRequest, RunSpec
 from vhct.pipeline.specs import SettingInfo
 
 logger = logging.getLogger("vhct.pipeline.jobs")
@@ -52,12 +53,15 @@ def run_job(
     table_path: Path | str,
     meta_path: Path | str,
     data_stamps: Sequence[Path | str] = (),
+    data: Mapping[str, Mapping[str, str]] | None = None,
 ) -> None:
     """Run one (experiment, setting, seed) and write its per-round table and JSON sidecar.
 
     The sidecar is the run record (``vhct.pipeline.records.RunRecord``, this is its one writer):
-    the spec (``spec`` itself, embedded), rounds, wall time, Python and host, the package versions,
-    the exact optimum ``f_star`` (None where unknown) and the regret reference, and the run's metadata.
+    the spec (``spec`` itself, embedded), rounds, wall time, Python and host, what made the run (the
+    package versions, the hash of the run code this process runs, ``data``: the checksums of the
+    data files it read, as its request gives them), the sha256 of the table written, the exact
+    optimum ``f_star`` (None where unknown) and the regret reference, and the run's metadata.
 
     The data files of ``data_stamps`` (verification stamps) are checked first: a file that is
     not the one last found equal to its stamp is hashed again, and one of other content fails
@@ -66,6 +70,7 @@ def run_job(
     from vhct.pipeline.data import check_stamp
     from vhct.pipeline.records import FORMAT, RunRecord, regret_reference_of
     from vhct.pipeline.run import experiment_columns
+    from vhct.pipeline.versions import run_source
 
     for stamp in data_stamps:
         check_stamp(stamp)
@@ -82,6 +87,7 @@ def run_job(
     start = time.perf_counter()
     table, meta = experiment_columns(spec)
     wall = time.perf_counter() - start
+    text = table_bytes(table)
     record = RunRecord(
         format=FORMAT,
         run=spec,
@@ -91,12 +97,15 @@ def run_job(
         python=platform.python_version(),
         host=platform.node(),
         versions=meta["versions"],
+        source=run_source(spec.algorithm),
+        data={path: dict(sums) for path, sums in (data or {}).items()},
+        table_sha256=sha256_bytes(text),
         f_star=meta["f_star"],
         regret_reference=regret_reference_of(meta["f_star"]),
         metadata=meta,
     )
     with atomic_paths(table_path, meta_path) as (tmp_table, tmp_meta):
-        write_table(table, tmp_table)
+        tmp_table.write_bytes(text)
         tmp_meta.write_text(record.to_json(), encoding="utf-8")
     final = meta["final_cumulative_regret"]
     logger.info("done %s/%s/seed%d: R_n = %.6g after %d rounds in %.2f s", *tag, final, len(table["t"]), wall)
@@ -130,11 +139,15 @@ def table_csv(table: Any) -> bytes:
     return b"\n".join(lines) + b"\n"
 
 
+def table_bytes(table: Any) -> bytes:
+    """A run table's file content: gzip-compressed CSV at level 1 (pandas' gzip stream, at level 9,
+    took longer than a short run itself), its header time fixed (equal tables, equal bytes)."""
+    return gzip.compress(table_csv(table), compresslevel=GZIP_LEVEL, mtime=GZIP_MTIME)
+
+
 def write_table(table: Any, path: Path | str) -> None:
-    """Write a run table as gzip-compressed CSV at level 1 (pandas' gzip stream, at level 9, took
-    longer than a short run itself)."""
-    data = gzip.compress(table_csv(table), compresslevel=GZIP_LEVEL, mtime=GZIP_MTIME)
-    Path(path).write_bytes(data)
+    """Write a run table's file (:func:`table_bytes`)."""
+    Path(path).write_bytes(table_bytes(table))
 
 
 def run_batch_job(
@@ -142,18 +155,20 @@ def run_batch_job(
     table_paths: Sequence[Path | str],
     meta_paths: Sequence[Path | str],
     data_stamps: Sequence[Path | str] = (),
+    data: Mapping[str, Mapping[str, str]] | None = None,
 ) -> None:
     """Run several seeds one after the other in this process, each into its own table and sidecar.
 
     Each seed's files are written (atomically) as soon as it finishes, and each run draws only
-    from its own seeded generators, so a seed gives the same table in a batch as alone.
+    from its own seeded generators, so a seed gives the same table in a batch as alone. ``data``:
+    the checksums of the data files the batch's experiment reads (every record names them).
     """
     if not len(specs) == len(table_paths) == len(meta_paths):
         raise ValueError(
             f"{len(specs)} run specs for {len(table_paths)} tables and {len(meta_paths)} sidecars"
         )
     for i, (spec, table_path, meta_path) in enumerate(zip(specs, table_paths, meta_paths, strict=True), 1):
-        run_job(spec, table_path, meta_path, data_stamps if i == 1 else ())
+        run_job(spec, table_path, meta_path, data_stamps if i == 1 else (), data)
         if len(specs) > 1:
             logger.info("batch progress: %d of %d seeds done", i, len(specs))
 
@@ -162,13 +177,13 @@ def aggregate_job(
     info: Mapping[str, SettingInfo | Mapping[str, Any]],
     run_paths: Mapping[str, Sequence[str]],
     outputs: Mapping[str, Path | str],
-    specs: Mapping[str, RunSpec] | None = None,
+    specs: Mapping[str, RunRequest] | None = None,
 ) -> None:
     """Aggregate an experiment's runs, or one setting's, into the named tables (``outputs``: name ->
     path; ``vhct.pipeline.aggregate.TABLES``).
 
-    ``specs``: table path -> the config's spec of that run (``vhct.pipeline.stale.expected_specs``),
-    which every run's record must equal.
+    ``specs``: table path -> what is asked of that run now (``vhct.pipeline.stale.expected_specs``),
+    which every run's record must match.
     """
     from vhct.pipeline.aggregate import aggregate_runs
 
@@ -225,9 +240,13 @@ def from_snakemake(task: str, smk: Any) -> None:
             data_dir = data_path[: -len(smk.params.spec["path"])] or "."
             stamp = smk.output[0] if task == "verify" else None
             data_job(smk.params.spec, data_dir, smk.params.mirror, data_path, stamp)
-        elif task == "run":  # each spec crossed as its JSON form (the rule's params)
-            specs = [RunSpec.model_validate(spec) for spec in smk.params.specs]
-            run_batch_job(specs, smk.output.tables, smk.output.metas, smk.input.verified)
+        elif task == "run":  # each run's request: its spec file, written when the rules were read
+            requests = [RunRequest.model_validate_json(Path(p).read_bytes()) for p in smk.input.requests]
+            if len({json.dumps(r.data, sort_keys=True) for r in requests}) > 1:
+                raise ValueError(f"the runs of one batch read different data files: {smk.input.requests}")
+            specs = [request.run for request in requests]
+            data = requests[0].data if requests else {}
+            run_batch_job(specs, smk.output.tables, smk.output.metas, smk.input.verified, data)
         else:
             from vhct.pipeline.config import model
             from vhct.pipeline.stale import expected_specs

@@ -12,10 +12,12 @@ run id (also given to the command's jobs as ``$VHCT_RUN_ID``), its start and end
 files it read (bases first, as ``vhct.pipeline.config.load`` reads them) with the
 sha256 of each at the start, and the figures the config declares; the versions of the packages
 that shape the numbers (``vhct.pipeline.versions``); and, when the command has ended, the sha256
-of every output it leaves (``output_sha256``: the audit JSON and the aggregates under the results
-folder, the declared figures' PNGs in the config's figures folder), so ``ship`` ships exactly the
-content this run left. The results folder is the record's; the figures folder the config's
-(``figures/paper-local`` for ``config/paper-local.yaml``, see ``Config.folder``).
+of every output it made (``output_sha256``: the audit JSON and the aggregates under the results
+folder, the declared figures' PNGs, each only if written after the command started), so ``ship``
+ships exactly the content this run made, and refuses an output the run did not make: a recorder
+wrapped around a rerun that had nothing to do records no output, not the older run's.
+The results folder is the record's; the figures folder the config's (``figures/paper-local`` for
+``config/paper-local.yaml``, see ``Config.folder``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import platform
 import shlex
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -44,6 +47,9 @@ RUN_ID_ENV = "VHCT_RUN_ID"
 FIGURES_ROOT = "figures"
 #: the outputs under the results folder whose content the record fixes
 RESULT_OUTPUTS = ("audit.json", "aggregates/*/*.csv")
+#: what makes every recorded output again (aggregates, figures, the audit and its figure) without
+#: redoing the runs, under the recorder, for a record that does not cover them (``ship`` says it)
+REMAKE_OUTPUTS = "make paper-local TARGETS='--forcerun aggregate figure audit audit_forest'"
 
 
 def _git(*args: str) -> str | None:
@@ -96,17 +102,34 @@ def config_record(files: Sequence[Path | str]) -> dict[str, Any]:
 
 
 def output_hashes(
-    results: Path | str, figures: Path | str, names: Sequence[str]
+    results: Path | str, figures: Path | str, names: Sequence[str], since_ns: int | None = None
 ) -> dict[str, dict[str, str]]:
     """The sha256 of a run's outputs that exist: ``{"results": {path under results: hash},
-    "figures": {"<name>.png": hash}}`` for the audit JSON, the aggregates and the figures ``names``."""
+    "figures": {"<name>.png": hash}}`` for the audit JSON, the aggregates and the figures ``names``;
+    with ``since_ns`` (a modification time, :func:`start_mark`), only those written since."""
     results, figures = Path(results), Path(figures)
-    found = sorted({p for pattern in RESULT_OUTPUTS for p in results.glob(pattern) if p.is_file()})
-    pngs = [figures / f"{name}.png" for name in names if (figures / f"{name}.png").is_file()]
+
+    def made(path: Path) -> bool:
+        return path.is_file() and (since_ns is None or path.stat().st_mtime_ns >= since_ns)
+
+    found = sorted({p for pattern in RESULT_OUTPUTS for p in results.glob(pattern) if made(p)})
+    pngs = [figures / f"{name}.png" for name in names if made(figures / f"{name}.png")]
     return {
         "results": {p.relative_to(results).as_posix(): sha256(p) for p in found},
         "figures": {p.name: sha256(p) for p in pngs},
     }
+
+
+def start_mark(folder: Path | str) -> int:
+    """The modification time a file written in ``folder`` now gets (the file system's clock, which
+    may lag the system's by a tick): outputs with a time at or after it were written after now."""
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(prefix=".provenance-start-", dir=folder)
+    try:
+        os.close(handle)
+        return os.stat(name).st_mtime_ns
+    finally:
+        os.unlink(name)
 
 
 def run_id(started: datetime) -> str:
@@ -162,6 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"provenance: {exc}", file=sys.stderr)
         return 1
+    since = start_mark(args.out.parent)
     started = datetime.now(UTC)
     run = run_id(started)
     start = time.perf_counter()
@@ -171,11 +195,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"provenance: the command failed (exit {code}); {args.out} not written", file=sys.stderr)
         return code
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    outputs = output_hashes(args.out.parent, figures, config["figures"])
+    outputs = output_hashes(args.out.parent, figures, config["figures"], since)
     prov = record(command, started, wall, config, run, outputs)
     with atomic_paths(args.out) as (tmp,):
         tmp.write_text(json.dumps(prov, indent=2) + "\n", encoding="utf-8")
-    print(f"provenance: {wall:.0f} s; record in {args.out}")
+    made = sum(map(len, outputs.values()))
+    print(f"provenance: {wall:.0f} s; record in {args.out}, of the {made} output(s) the command made")
+    if not made:
+        print(
+            "provenance: the command made no audit, aggregate or figure (nothing to do?): `ship` "
+            f"refuses this record; to make them again under the recorder: `{REMAKE_OUTPUTS}`",
+            file=sys.stderr,
+        )
     return 0
 
 

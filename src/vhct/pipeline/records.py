@@ -1,14 +1,20 @@
-"""The run record: what a run job writes beside its table (the JSON sidecar ``seed<k>.json``).
+"""The run record: what a run job writes beside its table (the JSON sidecar ``seed<k>.json``), and
+the run request: what the rules ask of a run (its spec file, ``results/.specs/runs/...``).
+
+A run record carries what made the run: its spec (:class:`RunSpec`), the hash of the package
+source that shapes its numbers (``vhct.pipeline.versions.source_hash("run")``), the package
+versions, the checksums of the data files it read (as the config declares them, which their
+verification stamps checked), and the sha256 of its table, so a table copied or edited after its
+run is refused by every reader.
 
 One writer, :func:`vhct.pipeline.jobs.run_job` (:meth:`RunRecord.to_json`), and one reader,
 :func:`vhct.pipeline.tables.read_sidecar` (:meth:`RunRecord.from_json`), which every consumer of
-a run (aggregation, the audit, the parse-time check of the rules) goes through and reads by
-attribute. Reading validates the record: its seed fields agree, its rounds are its horizon, and
+a run (aggregation, the audit, the parse-time check of the rules, ``ship``) goes through and reads
+by attribute. Reading validates the record: its seed fields agree, its rounds are its horizon, and
 its ``f_star`` (the exact optimum, or None) and ``regret_reference`` fit its objective: a
-synthetic run without ``f_star`` is an error. Against the config, :func:`spec_difference` names
-the first field of the recorded run spec that differs from what the config asks for now; against
-the install, :func:`version_difference` the first package recorded at another version (the
-readers refuse both: ``vhct.pipeline.tables``).
+synthetic run without ``f_star`` is an error. Against what is asked now (a :class:`RunRequest`:
+the config's spec, the installed code, versions and data), :func:`request_difference` names the
+first thing that differs (the readers refuse such a run: ``vhct.pipeline.tables``).
 
 A pydantic (v2) model, not a hand-checked dataclass: the validation of nested fields, the error
 locations (``run.horizon``) and the JSON round trip come with it, and the configuration's
@@ -19,19 +25,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
 from vhct.pipeline.files import json_default
 
-#: version of the sidecar's layout, the only one read (a sidecar of another, such as the first
-#: layout's without ``format``, is refused: its run must be redone)
-FORMAT = 2
+#: version of the sidecar's layout, the only one read (a sidecar of another, such as the second
+#: layout's without the source hash and the table's sha256, is refused: its run must be redone)
+FORMAT = 3
 #: fields of the run spec that shape the numbers: a run is current when they equal the config's
 SPEC_FIELDS = ("algorithm", "params", "objective", "objective_params", "noise", "horizon", "seed")
 #: what the audit measures regret against: the exact optimum, or the best value any run observed
 RegretReference = Literal["f_star", "best_observed"]
+#: a hex sha256 (a table's, a source's)
+Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+#: data file path (under ``data/``) -> its declared checksums (``sha256``, ``content_sha256``, ``md5``)
+DataChecksums = dict[str, dict[str, str]]
 
 
 class RunRecordError(ValueError):
@@ -43,9 +53,9 @@ class RunSpec(BaseModel):
 
     The config makes it, the run job runs it (``vhct.pipeline.run.experiment_columns``) and embeds
     it in its record (:attr:`RunRecord.run`), and every consumer compares that record with the
-    config's (:func:`spec_difference`). It crosses into a Snakemake job as its JSON form
-    (``model_dump(mode="json")``, the rule's params, which Snakemake compares to rerun a job whose
-    spec changed) and is validated back with ``model_validate``; a sidecar holds the same form.
+    config's (:func:`spec_difference`). It crosses into a Snakemake job inside the run's request
+    (:class:`RunRequest`, the run's spec file, an input of the job, which reruns it when it
+    changes) and is validated back by the job; a sidecar holds the same JSON form.
     """
 
     model_config = ConfigDict(frozen=True, extra="allow", allow_inf_nan=False)
@@ -60,6 +70,30 @@ class RunSpec(BaseModel):
     horizon: int = Field(ge=1)
     seed: int = Field(ge=0)
     progress_every: int = Field(ge=0)
+
+
+class RunRequest(BaseModel):
+    """What the rules ask of one run when they are read: the config's spec, the installed run code
+    (``source_hash("run")``) and package versions, the checksums of the data files it reads.
+
+    Written at parse time as the run's spec file (``vhct.pipeline.stale.write_run_requests``),
+    rewritten only when it changes, and an input of the run's job: Snakemake reruns a run whose
+    request is newer than its outputs whatever ``.snakemake/`` holds. The run job reads its spec
+    and data checksums from it; every reader of runs compares a run's record with the request of
+    now (:func:`request_difference`).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    run: RunSpec
+    source: Sha256
+    versions: dict[str, str | None]
+    data: DataChecksums
+
+    def to_json(self) -> str:
+        """The spec file's text: compact JSON (pydantic's encoder; thousands are written when the
+        rules are read), keys in model order, so equal requests give equal bytes."""
+        return self.model_dump_json() + "\n"
 
 
 def known_optimum(objective: str) -> bool:
@@ -80,8 +114,9 @@ def regret_reference_of(f_star: float | None) -> RegretReference:
 
 
 class RunRecord(BaseModel):
-    """A run's JSON sidecar: its spec, its size and cost, the software that made it, and what its
-    regret is measured against (``f_star`` and ``regret_reference``); ``metadata`` is what
+    """A run's JSON sidecar: its spec, its size and cost, what made it (the run code's ``source``
+    hash, the package ``versions``, the ``data`` files' checksums), its table's sha256, and what
+    its regret is measured against (``f_star`` and ``regret_reference``); ``metadata`` is what
     ``vhct.pipeline.run.experiment_columns`` returned (the recommendation, the tree's size, ...)."""
 
     model_config = ConfigDict(frozen=True, extra="allow", allow_inf_nan=False)
@@ -94,6 +129,9 @@ class RunRecord(BaseModel):
     python: str
     host: str
     versions: dict[str, str | None]
+    source: Sha256
+    data: DataChecksums
+    table_sha256: Sha256
     f_star: float | None
     regret_reference: RegretReference
     metadata: dict[str, Any]
@@ -187,3 +225,25 @@ def version_difference(record: RunRecord, installed: Mapping[str, str | None]) -
         if name in installed and installed[name] != version:
             return f"{name} {version or 'absent'} (installed: {installed[name] or 'absent'})"
     return None
+
+
+def made_difference(record: RunRecord, source: str, installed: Mapping[str, str | None]) -> str | None:
+    """What of the software that made the run differs from ``source`` (the run code's hash now) and
+    ``installed`` (the package versions now): "source: ..." or "versions: ...", or None."""
+    if record.source != source:
+        return (
+            f"source: the run was made by run code {record.source[:12]}, the installed code is "
+            f"{source[:12]} (vhct.pipeline.versions.SOURCES['run'] changed)"
+        )
+    found = version_difference(record, installed)
+    return f"versions: {found}" if found else None
+
+
+def request_difference(record: RunRecord, request: RunRequest) -> str | None:
+    """The first thing where the run of ``record`` differs from ``request`` (what is asked now): a
+    field of its spec (:func:`spec_difference`), the run code, a package version, or a data file's
+    checksum; None when the run is the one asked for."""
+    found = spec_difference(record, request.run) or made_difference(record, request.source, request.versions)
+    if found is None and record.data != request.data:
+        found = _first_difference("data", record.data, request.data)
+    return found

@@ -3,9 +3,11 @@
 A run writes a per-round table (``seed<k>.csv.gz``) and a JSON sidecar (``seed<k>.json``, the
 run record ``vhct.pipeline.records.RunRecord``, read only by :func:`read_sidecar`).
 :func:`read_run` reads both and checks the table against the sidecar and the config: the run is
-current (:func:`check_current`: its recorded package versions are the installed ones, and its
-recorded spec is the one the config asks for now; else :class:`StaleRunError`), the table
-decompresses and parses completely, has the columns asked for, one row per round
+current (:func:`check_current`: its recorded run code's source hash and package versions are the
+installed ones, and its recorded spec and data checksums are the ones asked for now, a
+``RunRequest``; else :class:`StaleRunError`), the table's bytes have the sha256 its record holds
+(a table copied from another seed or edited by hand is refused), it decompresses and parses
+completely, has the columns asked for, one row per round
 ``t = 1..n``, finite values, ``n`` equals the rounds the sidecar records and the
 setting's horizon in the config (``max_horizon`` included), and the sidecar's seed is the one
 in the file name (``seed<k>``; which seeds a setting runs is the config's: ``max_seeds``). Any failure raises
@@ -14,15 +16,16 @@ every run of an experiment and names all the bad tables in one error.
 Which runs the current config asks for is ``vhct.pipeline.stale``'s (it reads the config).
 
 The version policy, one for every reader: a run made with other versions of the packages that
-shape the numbers (``vhct.pipeline.versions``) than the installed ones is refused, never served
-with a warning: "same config and seed, same numbers" holds only with the same versions, so a
-result is used only if the code that made it is the code installed now. The check when the rules
-are read (``vhct.pipeline.stale.check_current_runs``) refuses such runs before any job, since
-Snakemake would not rerun them.
+shape the numbers, or by another source of this package's run code (``vhct.pipeline.versions``),
+than the installed ones is refused, never served with a warning: "same config and seed, same
+numbers" holds only with the same code, so a result is used only if the code that made it is the
+code installed now. When the rules are read, such a run's spec file changes and Snakemake reruns
+it (``vhct.pipeline.stale``).
 """
 
 from __future__ import annotations
 
+import io
 import re
 import zlib
 from collections.abc import Mapping, Sequence
@@ -31,7 +34,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vhct.pipeline.records import RunRecord, RunRecordError, RunSpec, spec_difference, version_difference
+from vhct.pipeline.files import sha256_bytes
+from vhct.pipeline.records import RunRecord, RunRecordError, RunRequest, made_difference, request_difference
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -86,24 +90,26 @@ class RunTableError(ValueError):
 
 
 class StaleRunError(RunTableError):
-    """Runs whose record says they were made for another config than the current one.
+    """Runs whose record says they were made for another config, by other code or package versions,
+    or from other data than what is asked now.
 
     ``before_jobs``: found when the rules are read (``vhct.pipeline.stale.check_current_runs``), where
-    ``--forcerun`` cannot help (the check runs before it): the remedy is deleting them.
+    ``--forcerun`` cannot help (the check runs before it): the remedy is deleting them. One line per
+    stale run, naming it, what differs and the command that fixes it.
     """
 
     def __init__(self, problems: Mapping[str, str], before_jobs: bool = False):
         self.problems = dict(problems)
-        lines = "".join(f"\n  - {path}: {problem}" for path, problem in self.problems.items())
-        files = " ".join(f"{p} {sidecar_path(p)}" for p in self.problems)
-        forcerun = f", or rerun them with `snakemake --forcerun {' '.join(self.problems)}`"
+        lines = "".join(
+            f"\n  - {path}: {problem}; fix: `rm {path} {sidecar_path(path)}`"
+            + ("" if before_jobs else f" or `snakemake --forcerun {path}`")
+            for path, problem in self.problems.items()
+        )
         ValueError.__init__(
             self,
-            f"{len(self.problems)} run(s) were made for another config than this one, or with other "
-            f"package versions (a changed parameter whose record in .snakemake/ is gone, runs copied "
-            f"from elsewhere, an updated install):{lines}\n"
-            "Delete them, and snakemake (its default target) redoes them and everything downstream: "
-            f"`rm {files}`{'' if before_jobs else forcerun}",
+            f"{len(self.problems)} run(s) are not what is asked now (another config, run code, package "
+            "versions or data; delete each and the next snakemake run redoes it and everything "
+            f"downstream):{lines}",
         )
 
 
@@ -129,20 +135,19 @@ def read_sidecar(table_path: Path | str) -> RunRecord:
         raise _error(table_path, f"its sidecar {path} is not a valid run record ({exc})") from exc
 
 
-def version_problem(record: RunRecord) -> str | None:
-    """"versions: <the first package that differs>" when the run of ``record`` was made with other
-    package versions than the installed ones (``vhct.pipeline.versions``), else None."""
-    from vhct.pipeline.versions import package_versions
+def made_problem(record: RunRecord) -> str | None:
+    """What of the software that made the run of ``record`` differs from the installed one: the run
+    code's source hash or a package version (``vhct.pipeline.versions``), or None."""
+    from vhct.pipeline.versions import package_versions, run_source
 
-    found = version_difference(record, package_versions())
-    return f"versions: {found}" if found else None
+    return made_difference(record, run_source(record.run.algorithm), package_versions())
 
 
-def check_current(table_path: Path | str, record: RunRecord, expected: RunSpec | None = None) -> None:
-    """Require the run of ``record`` to be current: made with the installed package versions and,
-    given ``expected`` (the config's ``run_spec``), the run it asks for; :class:`StaleRunError`
-    naming the file and the first field or package that differs."""
-    found = (spec_difference(record, expected) if expected is not None else None) or version_problem(record)
+def check_current(table_path: Path | str, record: RunRecord, expected: RunRequest | None = None) -> None:
+    """Require the run of ``record`` to be current: given ``expected`` (what is asked now,
+    ``vhct.pipeline.stale.run_request``), that run, else made by the installed run code and package
+    versions; :class:`StaleRunError` naming the file and the first thing that differs."""
+    found = request_difference(record, expected) if expected is not None else made_problem(record)
     if found:
         raise StaleRunError({str(table_path): found})
 
@@ -151,28 +156,40 @@ def read_run(
     table_path: Path | str,
     columns: Sequence[str],
     horizon: int | None = None,
-    expected: RunSpec | None = None,
+    expected: RunRequest | None = None,
 ) -> tuple[pd.DataFrame, RunRecord]:
     """Read the ``columns`` of a run table and its record; check them against the config.
 
-    The run must be current (:func:`check_current`, :class:`StaleRunError` otherwise): made with the
-    installed package versions, and with ``expected`` (the config's spec of the run,
-    ``Config.run_spec``) given, the run the config asks for (the first field that differs is named).
-    ``horizon`` is the config's rounds of the run (default: ``expected``'s, else the record's).
-    Raises :class:`RunTableError` naming the file unless the table parses completely, has the
+    The run must be current (:func:`check_current`, :class:`StaleRunError` otherwise): made by the
+    installed run code and package versions, and with ``expected`` (what is asked of the run now,
+    ``vhct.pipeline.stale.run_request``) given, the run asked for (the first thing that differs is
+    named). ``horizon`` is the config's rounds of the run (default: ``expected``'s, else the record's).
+    Raises :class:`RunTableError` naming the file unless the table's bytes have the sha256 its
+    record holds (not copied from another run, not edited), it parses completely, has the
     columns, rows ``t = 1..horizon`` with finite values (NaN only in ``NAN_COLUMNS``), and its
     sidecar is a valid run record of ``horizon`` rounds and the seed of the file name.
     """
     record = read_sidecar(table_path)
     check_current(table_path, record, expected)
     if expected is not None:
-        horizon = expected.horizon if horizon is None else horizon
+        horizon = expected.run.horizon if horizon is None else horizon
     horizon = record.rounds if horizon is None else int(horizon)
     wanted = set(columns) | {ROUND_COLUMN}
     import pandas as pd  # here, not at import: a run job writes its table without pandas
 
     try:
-        table = pd.read_csv(table_path, usecols=lambda c: c in wanted)
+        data = Path(table_path).read_bytes()
+    except OSError as exc:
+        raise _error(table_path, f"cannot be read ({exc})") from exc
+    digest = sha256_bytes(data)
+    if digest != record.table_sha256:
+        raise _error(
+            table_path,
+            f"its bytes (sha256 {digest[:12]}...) are not the table its run wrote (its sidecar records "
+            f"{record.table_sha256[:12]}...): copied from another run or edited",
+        )
+    try:
+        table = pd.read_csv(io.BytesIO(data), compression="gzip", usecols=lambda c: c in wanted)
     except (OSError, EOFError, zlib.error, ValueError) as exc:  # ValueError: pandas' parser errors
         raise _error(table_path, f"cannot be read ({type(exc).__name__}: {exc})") from exc
     missing = sorted(wanted - set(table.columns))
@@ -207,13 +224,14 @@ def read_runs(
     run_paths: Mapping[str, Sequence[Path | str]],
     columns: Sequence[str],
     horizons: Mapping[str, int] | None = None,
-    specs: Mapping[str, RunSpec] | None = None,
+    specs: Mapping[str, RunRequest] | None = None,
 ) -> tuple[dict[str, list[pd.DataFrame]], dict[str, list[RunRecord]]]:
     """:func:`read_run` on every run, by setting; one error names every bad table.
 
-    ``specs`` (table path -> the config's run spec, ``vhct.pipeline.stale.expected_specs``) checks
-    that every run is the config's; with or without them, a run made with other package versions
-    than the installed ones is refused (:class:`StaleRunError` naming it and the first package).
+    ``specs`` (table path -> what is asked of that run now, ``vhct.pipeline.stale.expected_specs``)
+    checks that every run is the one asked for; with or without them, a run made by other run code
+    or package versions than the installed ones is refused (:class:`StaleRunError` naming it and
+    what differs).
     """
     runs: dict[str, list[pd.DataFrame]] = {}
     records: dict[str, list[RunRecord]] = {}

@@ -1,7 +1,8 @@
 """The checks a run must pass before ``ship`` publishes it: its scale (the claims' minimum seeds),
 that its audit, aggregates and figures are the content the provenance record fixed when the run
-ended, and one set of package versions across provenance, audit and sidecars (the sidecars read
-through the pipeline's one reader, ``vhct.pipeline.tables.read_sidecar``)."""
+ended (and were made by that run: the record covers only what its command wrote), and one set
+of package versions across provenance, audit and sidecars (the sidecars read through the
+pipeline's one reader, ``vhct.pipeline.tables.read_sidecar``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from vhct.pipeline.files import sha256
+from vhct.pipeline.provenance import REMAKE_OUTPUTS
 from vhct.pipeline.tables import SIDECAR_SUFFIX, TABLE_SUFFIX, RunTableError, read_sidecar
 from vhct.reporting.audit.records import Audit
 from vhct.reporting.findings import FindingsError
@@ -106,7 +108,8 @@ def check_hashes(prov: Mapping[str, Any], files: Mapping[Path, tuple[str, str]])
         if want is None:
             raise FindingsError(
                 f"{path}: the provenance record has no checksum of {part}/{name}: the recorded run did "
-                "not make it (run `make paper-local` again)"
+                "not make it (the record covers only the outputs its command wrote; a rerun with nothing "
+                f"to do makes none). Make them again under the recorder: `{REMAKE_OUTPUTS}`, then ship"
             )
         got = sha256(path)
         if got != want:

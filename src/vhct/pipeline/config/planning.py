@@ -105,7 +105,7 @@ class Planning:
         return list(batches)
 
     def run_spec(self, experiment: str, setting: str, seed: int) -> RunSpec:
-        """Everything one run job needs: the record it is passed (as JSON, the rules' params) and
+        """Everything one run job needs: the record it is passed (in its request, the run's spec file) and
         records in its JSON sidecar, and that every consumer compares the run's record with."""
         exp, algo = self.experiments[experiment], self.settings[setting]
         return RunSpec(

@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from vhct.reporting.audit.claims_model import BeyondFile, Claim, Question, Thresholds
+from vhct.reporting.audit.claims_model import Claim, Thresholds
 from vhct.reporting.audit.evaluate import claim_comparisons
+from vhct.reporting.audit.questions_model import BeyondFile, Question
 from vhct.reporting.audit.records import Beyond, Comparison, QuestionAnswer, QuestionRow
 from vhct.reporting.audit.runs import Runs, samples
 from vhct.reporting.audit.verdicts import NOT_EVALUATED, decide_question

@@ -14,7 +14,8 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from vhct.pipeline.config.errors import ConfigError, first_error
-from vhct.reporting.audit.claims_model import BeyondFile, Claim, ClaimsFile, Record
+from vhct.reporting.audit.claims_model import Claim, ClaimsFile, Record
+from vhct.reporting.audit.questions_model import BeyondFile
 from vhct.resources import BEYOND, BEYOND_SCHEMA, CLAIMS, CLAIMS_SCHEMA, resource_path
 
 if TYPE_CHECKING:

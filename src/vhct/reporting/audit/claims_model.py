@@ -67,7 +67,7 @@ class Record(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True, allow_inf_nan=False)
 
 
-def _not_required(*keys: str) -> Any:
+def not_required(*keys: str) -> Any:
     """A ``json_schema_extra`` leaving ``keys`` out of ``required`` (the loader fills them in)."""
 
     def edit(schema: dict[str, Any]) -> None:
@@ -108,7 +108,7 @@ class Thresholds(Record):
 def _kind_schema(schema: dict[str, Any]) -> None:
     """The claim's schema: the defaults-filled keys optional, the registered kinds, each kind's
     needs as if/then."""
-    _not_required(*CLAIM_DEFAULTS)(schema)
+    not_required(*CLAIM_DEFAULTS)(schema)
     schema["properties"]["kind"] = {"enum": list(CLAIM_KINDS), "title": "Kind", "type": "string"}
     rules = []
     for name in CLAIM_KINDS:
@@ -308,7 +308,7 @@ def _default(objective: str, key: str) -> Any:
     return None if parameter is None or parameter.default is inspect.Parameter.empty else parameter.default
 
 
-def _unique_ids(items: list[Any], section: str) -> None:
+def unique_ids(items: list[Any], section: str) -> None:
     seen: set[str] = set()
     for i, item in enumerate(items):
         if item.id in seen:
@@ -316,7 +316,7 @@ def _unique_ids(items: list[Any], section: str) -> None:
         seen.add(item.id)
 
 
-def _filled(data: Any, items: str, defaults: tuple[str, ...] | None = None) -> Any:
+def filled(data: Any, items: str, defaults: tuple[str, ...] | None = None) -> Any:
     """A copy of ``data`` whose ``items`` get the keys of ``data["defaults"]`` they omit."""
     if not (isinstance(data, dict) and isinstance(data.get("defaults"), dict)):
         return data
@@ -357,13 +357,13 @@ class ClaimsFile(Record):
     @model_validator(mode="before")
     @classmethod
     def _defaults(cls, data: Any) -> Any:
-        return _filled(data, "claims", CLAIM_DEFAULTS)
+        return filled(data, "claims", CLAIM_DEFAULTS)
 
     @model_validator(mode="after")
     def _across(self) -> ClaimsFile:
         """Unique ids per section, a rule text for every kind used, conditions for every experiment read."""
         for section in ("claims", "discrepancies", "sensitivity"):
-            _unique_ids(getattr(self, section), section)
+            unique_ids(getattr(self, section), section)
         for i, claim in enumerate(self.claims):
             if claim.kind not in self.rules.texts():
                 raise key_error(("claims", str(i), "kind"), f"no rule text for kind {claim.kind!r}")
@@ -376,79 +376,3 @@ class ClaimsFile(Record):
     def experiments(self) -> list[str]:
         """Every experiment some claim lists, in first-use order."""
         return list(dict.fromkeys(e for claim in self.claims for e in claim.experiments))
-
-
-# ---------------------------------------------------------------- the questions beyond the paper
-
-
-class QuestionThresholds(Record):
-    min_relative_effect: number(ge=0, lt=1)  # type: ignore[valid-type]
-
-    def given(self) -> dict[str, Any]:
-        return self.model_dump()
-
-
-QuestionStatistic = Literal["cumulative_regret", "average_regret"]
-Names = Annotated[list[Text], Field(min_length=1)]
-#: a question's keys filled from ``defaults`` when absent
-QUESTION_DEFAULTS = ("alpha", "min_seeds", "round", "statistic", "thresholds", "experiments")
-
-
-class BeyondDefaults(Record):
-    alpha: OpenUnit  # type: ignore[valid-type]
-    min_seeds: MinSeeds
-    round: Round
-    statistic: QuestionStatistic
-    thresholds: QuestionThresholds
-    experiments: Names
-
-
-class BeyondRules(Record):
-    question: Text
-
-
-class Question(Record):
-    """A question the paper did not ask, two-sided: does setting ``a`` beat ``b``?"""
-
-    model_config = ConfigDict(json_schema_extra=_not_required(*QUESTION_DEFAULTS))
-    id: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]*$")]
-    question: Text
-    a: Text
-    b: Text
-    experiments: Names = Field(description="defaults/experiments when absent")
-    alpha: OpenUnit = Field(description="defaults/alpha when absent")  # type: ignore[valid-type]
-    min_seeds: MinSeeds = Field(description="defaults/min_seeds when absent")
-    round: Round = Field(description="defaults/round when absent")
-    statistic: QuestionStatistic = Field(description="defaults/statistic when absent")
-    thresholds: QuestionThresholds = Field(description="defaults/thresholds when absent")
-
-    @model_validator(mode="after")
-    def _two_sides(self) -> Question:
-        if self.a == self.b:
-            raise key_error(("b",), f"the same setting as a ({self.a!r})")
-        return self
-
-
-class BeyondFile(Record):
-    """Questions beyond the paper (``config/beyond.yaml``), answered with the audit's machinery."""
-
-    model_config = ConfigDict(title="questions beyond the paper (src/vhct/resources/beyond.yaml)")
-    version: Literal[1]
-    defaults: BeyondDefaults
-    rules: BeyondRules
-    questions: list[Question] = Field(min_length=1)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _defaults(cls, data: Any) -> Any:
-        return _filled(data, "questions")
-
-    @model_validator(mode="after")
-    def _unique(self) -> BeyondFile:
-        _unique_ids(self.questions, "questions")
-        return self
-
-    @property
-    def experiments(self) -> list[str]:
-        """Every experiment some question reads, in first-use order."""
-        return list(dict.fromkeys(e for q in self.questions for e in q.experiments))

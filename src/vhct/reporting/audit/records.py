@@ -21,7 +21,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, Valida
 from pydantic.dataclasses import dataclass
 
 from vhct.pipeline.specs import ExperimentInfo
-from vhct.reporting.audit.claims_model import Choice, Claim, Condition, Discrepancy, Question
+from vhct.reporting.audit.claims_model import Choice, Claim, Condition, Discrepancy
+from vhct.reporting.audit.questions_model import Question
 
 #: version of the audit's JSON shape; the reader refuses any other (6: a verdict embeds its claim,
 #: an answer its question, a sensitivity choice its choice; every comparison carries every field;

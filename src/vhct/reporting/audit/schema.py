@@ -15,7 +15,8 @@ from typing import Any
 
 import yaml
 
-from vhct.reporting.audit.claims_model import BeyondFile, ClaimsFile, Record
+from vhct.reporting.audit.claims_model import ClaimsFile, Record
+from vhct.reporting.audit.questions_model import BeyondFile
 from vhct.resources import BEYOND_SCHEMA, CLAIMS_SCHEMA, resource_path
 
 #: each schema file and the model it is generated from
