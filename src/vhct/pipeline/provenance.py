@@ -132,6 +132,11 @@ def start_mark(folder: Path | str) -> int:
         os.unlink(name)
 
 
+def figures_folder(files: Sequence[Path | str]) -> Path:
+    """The folder the config of ``files`` (the command's; none: the default) writes its figures to."""
+    return Path(load(files or [DEFAULT_CONFIG])[0].folder(FIGURES_ROOT))
+
+
 def run_id(started: datetime) -> str:
     """The run's identity: its start to the microsecond and the recorder's process id."""
     return f"{started:%Y%m%dT%H%M%S.%fZ}-{os.getpid()}"
@@ -181,7 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("no command given after --")
     try:  # the config as the run starts (an edit during the run does not change the record)
         config = config_record(config_files(command))
-        figures = Path(load(config_files(command) or [DEFAULT_CONFIG])[0].folder(FIGURES_ROOT))
+        figures = figures_folder(config_files(command))
     except ConfigError as exc:
         print(f"provenance: {exc}", file=sys.stderr)
         return 1
