@@ -65,7 +65,13 @@ ifneq ($(wildcard $(SHARED_DATA)),)
 export VHCT_DATA_MIRROR := $(abspath $(SHARED_DATA))
 endif
 endif
-REAL_FIGURES := figures/fig3b_landmine.pdf figures/fig3c_mnist.pdf
+# the real-data figures, in the config's figures folder (figures/ for config/config.yaml, figures/<name>/
+# for config/<name>.yaml: `python -m vhct.pipeline.config --folder figures CONFIG` prints it)
+REAL_FIGURES := fig3b_landmine.pdf fig3c_mnist.pdf
+# the config of `make paper-local`, whose run `make findings` ships
+PAPER_LOCAL := config/paper-local.yaml
+# a config's folder of results, figures or logs (e.g. $(call folder,results,config/paper-local.yaml))
+folder = $$($(BIN)/python -m vhct.pipeline.config --folder $(1) $(2))
 
 .PHONY: all venv lock figures real-data data paper paper-local findings test test-quick core-example lint dry-run slurm-dry-run unlock clean
 
@@ -93,7 +99,8 @@ lock:
 	rm -rf $(call arg,LOCK_VENV)
 
 ## figures: the whole pipeline with the default (reduced-scale) config on all cores
-## (or only TARGETS and what they need: make figures TARGETS=figures/fig3a_garland.pdf)
+## (or only TARGETS and what they need: make figures TARGETS=figures/fig3a_garland.pdf; another
+## config's outputs are in its own folders: make figures CONFIG=config/mine.yaml TARGETS=figures/mine/fig3a_garland.pdf)
 figures: $(STAMP)
 	$(PREPARE)
 	$(call args,RUNNER) $(SNAKEMAKE) $(call args,TARGETS)
@@ -101,7 +108,7 @@ figures: $(STAMP)
 ## real-data: only the real-data figures (Landmine, MNIST) and the jobs they need, data included
 real-data: $(STAMP)
 	$(PREPARE)
-	$(SNAKEMAKE) $(REAL_FIGURES)
+	figures=$(call folder,figures,$(CONFIG_ARG)) && $(SNAKEMAKE) $(addprefix $$figures/,$(REAL_FIGURES))
 
 ## data: only the download and verification stage (every data file the config's experiments use)
 data: $(STAMP)
@@ -113,17 +120,20 @@ paper: $(STAMP)
 	$(MAKE) figures CONFIG=config/paper.yaml
 
 ## paper-local: paper scale on one machine (config/paper-local.yaml; measured 85 min of pipeline, 86 min with the install, on 2 cores),
-## timed: the run's provenance (commit, command, wall time, machine) goes to results/provenance.json
+## timed: the run's provenance (commit, command, wall time, machine) goes to results/paper-local/provenance.json
+## (its results in results/paper-local/, its figures in figures/paper-local/: beside the default config's)
 paper-local: $(STAMP)
-	$(MAKE) figures CONFIG=config/paper-local.yaml RUNNER="$(BIN)/python -m vhct.pipeline.provenance results/provenance.json --"
+	results=$(call folder,results,$(PAPER_LOCAL)) && $(MAKE) figures CONFIG=$(PAPER_LOCAL) \
+		RUNNER="$(BIN)/python -m vhct.pipeline.provenance $$results/provenance.json --"
 
 ## findings: docs/findings.md and docs/figures/*.png from a finished `make paper-local`
 ## (copies its audit JSON, aggregates, provenance and linked figure PNGs into docs/, then renders;
-## refuses, changing nothing, unless all of them have the content results/provenance.json records
+## refuses, changing nothing, unless all of them have the content results/paper-local/provenance.json records
 ## and one set of package versions, and the run is at the paper's scale: a reduced run only with
 ## SHIP_ARGS=--reduced; a killed `make findings` is completed by the next one)
 findings: $(STAMP)
-	$(BIN)/python -m vhct.reporting.ship $(call args,SHIP_ARGS)
+	results=$(call folder,results,$(PAPER_LOCAL)) && figures=$(call folder,figures,$(PAPER_LOCAL)) && \
+		$(BIN)/python -m vhct.reporting.ship --results "$$results" --figures "$$figures" $(call args,SHIP_ARGS)
 
 ## test: the test suite (unit and integration)
 test: $(STAMP)
@@ -160,7 +170,7 @@ unlock: $(STAMP)
 	$(BIN)/python -m vhct.pipeline.workdir_lock; test $$? -ne 2
 	$(SNAKEMAKE) --unlock
 
-## clean: remove generated results, figures and logs (keeps data/ downloads)
+## clean: remove generated results, figures and logs of every config (keeps data/ downloads)
 clean:
 	rm -rf results logs
-	find figures -type f ! -name .gitkeep -delete
+	find figures -mindepth 1 ! -name .gitkeep -delete

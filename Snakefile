@@ -3,6 +3,11 @@
     snakemake --cores 2                               # default config, every figure
     snakemake --cores 2 --configfile config/paper.yaml
     snakemake --cores 2 figures/fig3a_garland.pdf      # one figure and only what it needs
+    snakemake --cores 2 figures/paper-local/fig3b_landmine.pdf --configfile config/paper-local.yaml
+                                                      # another config's figure, in its own folder
+
+Each config's results, figures and logs are in a folder of its own (common.smk's layout): the
+default config's in results/, figures/, logs/; config/<name>.yaml's in results/<name>/, ...
 
 Rule files under workflow/rules/ are included in sorted order after common.smk. A new rule
 family is a new .smk file that may append to EXTRA_TARGETS, plus, when its inputs depend on the

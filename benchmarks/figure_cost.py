@@ -1,7 +1,7 @@
 """What one figure costs to regenerate from an empty results folder: the run jobs and runs its dry
 run plans, and their run-seconds as measured by a finished run of the same config.
 
-    .venv/bin/python benchmarks/figure_cost.py figures/fig3b_landmine.pdf \\
+    .venv/bin/python benchmarks/figure_cost.py figures/paper-local/fig3b_landmine.pdf \\
         --configfile config/paper-local.yaml --timing docs/findings/aggregates/landmine/timing.csv
 
 ``--repo DIR`` plans with another checkout's workflow and package (e.g. a worktree of an older
@@ -23,8 +23,8 @@ from pathlib import Path
 import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
-#: a planned run table in the dry run's output
-RUN = re.compile(r"results/runs/([^/\s,]+)/([^/\s,]+)/seed(\d+)\.csv\.gz")
+#: a planned run table in the dry run's output (in the config's folder of results/, if it has one)
+RUN = re.compile(r"results/(?:[^/\s,]+/)?runs/([^/\s,]+)/([^/\s,]+)/seed(\d+)\.csv\.gz")
 #: a planned job in the dry run's output
 JOB = re.compile(r"^(?:local)?rule (\w+):", re.MULTILINE)
 

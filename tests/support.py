@@ -118,6 +118,9 @@ def fixture_config(folder: Path) -> Path:
             spec.pop(key, None)
         spec["sha256"] = hashlib.sha256(source.read_bytes()).hexdigest()
         spec["urls"] = [(folder / "offline" / spec["path"]).as_uri()]
+    # results/, figures/ and logs/ themselves (as the default config), where the tests look for them;
+    # named folders per config: tests/integration/test_side_by_side.py
+    config["output"] = ""
     path = folder / "tiny-fixtures.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     return path

@@ -20,7 +20,7 @@ from support import REPO, SNAKEMAKE, TINY, clean_env, set_umask
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")
 
 WIDTH = 80
-TARGET = "results/aggregates/garland/regret.csv"
+TARGET = "results/tiny/aggregates/garland/regret.csv"  # config/tiny.yaml's folder
 PROGRESS = re.compile(r"\d+/\d+ done \(\d+%\), (about .+ left|all done|time left: estimating)")
 FULL_LOG = re.compile(r"^Full log: (\S+\.snakemake\.log)$", re.MULTILINE)
 
@@ -62,8 +62,8 @@ def test_the_default_console_fits_the_terminal_and_the_full_log_keeps_the_detail
     detail = (work / log).read_text().splitlines()
     reasons = [line for line in detail if line.strip().startswith("reason:")]
     assert len(reasons) == int(done[2]) and max(map(len, reasons)) > WIDTH  # every job's reason, in full
-    (inputs,) = [line for line in detail if line.strip().startswith("input: results/runs/garland/")]
-    tables = sorted(work.glob("results/runs/garland/*/*.csv.gz"))
+    (inputs,) = [line for line in detail if line.strip().startswith("input: results/tiny/runs/garland/")]
+    tables = sorted(work.glob("results/tiny/runs/garland/*/*.csv.gz"))
     assert tables and all(str(t.relative_to(work)) in inputs for t in tables)
 
 

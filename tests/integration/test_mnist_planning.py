@@ -37,14 +37,14 @@ def test_the_paper_configs_plan_mnist_with_the_official_training_files(tmp_path,
     assert config.experiments["mnist"].objective_params["mode"] == "official"
     assert sorted(config.data_files("mnist")) == sorted(FILES)
 
-    target = "results/runs/mnist/VHCT-rho0.75/seed0.csv.gz"
+    target = f"results/{name}/runs/mnist/VHCT-rho0.75/seed0.csv.gz"  # the config's own folder
     result = ok(snakemake(tmp_path, "--dry-run", target, configfile=configfile))
     jobs = job_blocks(result.stdout + result.stderr)
     run = [j for j in jobs if target in j.get("output", "")]
     assert len(run) == 1, result.stdout + result.stderr
     stamps = {f"data/.verified/{path}.json" for path in FILES}
     inputs = set(run[0]["input"].split(", "))  # the data stamps and the runs' spec files
-    assert {i for i in inputs if not i.startswith("results/.specs/runs/")} == stamps
+    assert {i for i in inputs if not i.startswith(f"results/{name}/.specs/runs/")} == stamps
     # each file is fetched (from its URLs, then the mirror) and verified before the run reads it
     fetched = {j["output"] for j in jobs if j["rule"] == "data_file"}
     verified = {j["output"] for j in jobs if j["rule"] == "verify_data"}

@@ -191,8 +191,8 @@ def test_a_targeted_aggregate_does_not_see_a_deleted_run_unless_the_run_is_named
     aggregate it does not look for a deleted run (snakemake/snakemake#1978). Naming the run as
     well reruns it and then the aggregate (its input is newer).
     """
-    aggregate = "results/aggregates/counterexample/regret.csv"
-    run = "results/runs/counterexample/VHCT-phi2overh/seed7.csv.gz"
+    aggregate = "results/tiny/aggregates/counterexample/regret.csv"  # config/tiny.yaml's folder
+    run = "results/tiny/runs/counterexample/VHCT-phi2overh/seed7.csv.gz"
     ok(snakemake(tmp_path, aggregate))
     before = mtimes(tmp_path)
     (tmp_path / run).unlink()
@@ -205,7 +205,7 @@ def test_a_targeted_aggregate_does_not_see_a_deleted_run_unless_the_run_is_named
     assert changed == {
         run,
         str(sidecar_path(run)),
-        *(f"results/aggregates/counterexample/{t}.csv" for t in ("regret", "final", "timing")),
+        *(f"results/tiny/aggregates/counterexample/{t}.csv" for t in ("regret", "final", "timing")),
     }
 
 
@@ -315,8 +315,8 @@ def test_deleting_one_real_data_seed_plans_only_its_batch_and_dependents(batched
 
 
 def test_one_figure_alone_runs_only_what_it_needs(tmp_path):
-    result = ok(snakemake(tmp_path, "figures/function_1d.pdf"))
-    assert (tmp_path / "figures" / "function_1d.png").exists()
+    result = ok(snakemake(tmp_path, "figures/tiny/function_1d.pdf"))  # config/tiny.yaml's folder
+    assert (tmp_path / "figures" / "tiny" / "function_1d.png").exists()
     # no run, aggregate or audit: only the spec files written when the rules are read
     assert not [p for p in (tmp_path / "results").rglob("*") if p.is_file() and ".specs" not in p.parts]
     assert "rule run:" not in result.stdout + result.stderr
@@ -504,10 +504,10 @@ def test_run_jobs_wait_for_their_data_files(tmp_path):
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     work = tmp_path / "work"
     work.mkdir()
-    ok(snakemake(work, "results/runs/counterexample/VHCT-rho0.75/seed3.csv.gz", configfile=path))
+    ok(snakemake(work, "results/with-data/runs/counterexample/VHCT-rho0.75/seed3.csv.gz", configfile=path))
     assert (work / "data" / "fixtures" / "table.txt").read_bytes() == source.read_bytes()
-    assert (work / "logs" / "data" / "fixtures" / "table.txt.log").exists()
-    assert not (work / "results" / "runs" / "garland").exists()
+    assert (work / "logs" / "with-data" / "data" / "fixtures" / "table.txt.log").exists()
+    assert not (work / "results" / "with-data" / "runs" / "garland").exists()
 
 
 def test_atomic_paths_leave_nothing_on_failure(tmp_path):
@@ -605,13 +605,13 @@ def test_the_make_command_resumes_an_interrupted_run(tmp_path, sig):
     """After Ctrl-C or a killed Snakemake, the same command finishes the job: finished runs are
     kept, the runs under way are redone, a stale lock is cleared and no temporary file is left."""
     config, _ = vc.load([TINY])
-    target = f"results/aggregates/{RESUME_EXPERIMENT}/regret.csv"
+    target = f"results/tiny/aggregates/{RESUME_EXPERIMENT}/regret.csv"  # config/tiny.yaml's folder
     jobs = config.run_jobs([RESUME_EXPERIMENT])
-    tables = {f"results/runs/{e}/{s}/seed{k}.csv.gz": (s, k) for e, s, k in jobs}
+    tables = {f"results/tiny/runs/{e}/{s}/seed{k}.csv.gz": (s, k) for e, s, k in jobs}
     work = tmp_path / "work"
     work.mkdir()
     prepare, run = make_commands("figures", TINY, work, targets=target)
-    runs = work / "results" / "runs" / RESUME_EXPERIMENT
+    runs = work / "results" / "tiny" / "runs" / RESUME_EXPERIMENT
     interrupt(work, run, runs, sig)
     present = {p for p in tables if (work / p).exists()}
     assert RESUME_AFTER <= len(present) < len(tables)
@@ -638,7 +638,7 @@ def test_the_make_command_resumes_an_interrupted_run(tmp_path, sig):
 
     after = mtimes(work)
     redone = {p for p in before if after.get(p) != before[p]}
-    finished = {p for p in before if p.startswith("results/runs/") and p not in under_way}
+    finished = {p for p in before if p.startswith("results/tiny/runs/") and p not in under_way}
     assert finished and not (redone & finished)  # no finished run was redone
     assert redone <= under_way and len(under_way) <= 2 * int(CORES)  # at most the runs under way
     for path, (setting, _) in tables.items():
@@ -731,7 +731,8 @@ def test_missing_data_file_fails_naming_the_file_sources_and_the_mirror(tmp_path
     work.mkdir()
     result = snakemake(work, "data/landmine/LandmineData.mat", configfile=path)
     assert result.returncode != 0
-    log = (work / "logs" / "data" / "landmine" / "LandmineData.mat.log").read_text(encoding="utf-8")
+    log = work / "logs" / "no-data" / "data" / "landmine" / "LandmineData.mat.log"  # no-data.yaml's folder
+    log = log.read_text(encoding="utf-8")
     assert "could not fetch data file 'landmine/LandmineData.mat'" in log
     assert spec["urls"][0] in log and f"mirror {empty} (config): missing in mirror" in log
     assert "VHCT_DATA_MIRROR" in log
@@ -872,9 +873,9 @@ def test_a_figure_plans_only_the_runs_of_the_settings_it_draws(tmp_path):
     no experiment-wide aggregate."""
     config, _ = vc.load([TINY])
     drawn = config.figure_settings("regret")
-    result = ok(snakemake(tmp_path, "-n", "figures/regret.pdf"))
-    planned = set(re.findall(r"results/runs/([^/\s,]+)/([^/\s,]+)/seed\d+\.csv\.gz", result.stdout))
+    result = ok(snakemake(tmp_path, "-n", "figures/tiny/regret.pdf"))  # config/tiny.yaml's folder
+    planned = set(re.findall(r"results/tiny/runs/([^/\s,]+)/([^/\s,]+)/seed\d+\.csv\.gz", result.stdout))
     assert planned == {(e, s) for e, settings in drawn.items() for s in settings}
     assert set(config.experiments["garland"].settings) - set(drawn["garland"])  # some are left out
-    assert "results/aggregates/garland/regret.csv" not in result.stdout
-    assert "results/aggregates/garland/settings/POO/regret.csv" in result.stdout
+    assert "results/tiny/aggregates/garland/regret.csv" not in result.stdout
+    assert "results/tiny/aggregates/garland/settings/POO/regret.csv" in result.stdout

@@ -27,6 +27,8 @@ from vhct.reporting.styles import STYLES, automatic_styles, style
 
 #: the plugin's algorithm, the docs' setting that runs it, and the experiment and figure of that config
 ALGORITHM, SETTING, EXPERIMENT, FIGURE = "LocalSearch", "Local", "garland-local", "local_regret"
+#: the figure's file, in the folder of the config's file (my-config.yaml: figures/my-config/)
+TARGET = f"figures/my-config/{FIGURE}.png"
 #: the rounds of the docs' experiment
 HORIZON = 60
 #: a curve is drawn when at least this many of the figure's pixels have its exact colour
@@ -66,9 +68,9 @@ def snakemake_with(
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory, site) -> Path:
     root = tmp_path_factory.mktemp("pipeline")
-    plan = ok(snakemake_with(site, root, f"figures/{FIGURE}.png", "--dry-run"))
+    plan = ok(snakemake_with(site, root, TARGET, "--dry-run"))
     (root / "plan.txt").write_text(plan.stdout + plan.stderr)
-    ok(snakemake_with(site, root, f"figures/{FIGURE}.png"))
+    ok(snakemake_with(site, root, TARGET))
     return root
 
 
@@ -79,7 +81,7 @@ def test_the_plugins_runs_are_planned_and_written_by_the_jobs(workdir):
         for setting in ("VHCT", SETTING):
             assert f"wildcards: experiment={EXPERIMENT}, setting={setting}, seed={seed}\n" in plan
     for seed in (0, 1):
-        path = workdir / "results" / "runs" / EXPERIMENT / SETTING / f"seed{seed}.csv.gz"
+        path = workdir / "results" / "my-config" / "runs" / EXPERIMENT / SETTING / f"seed{seed}.csv.gz"
         # read apart: read_run refuses a run whose code this process cannot check (no plugin here)
         with pytest.raises(StaleRunError, match=f"algorithm '{ALGORITHM}' is not registered in this process"):
             read_run(path, ["x0", "regret"], horizon=HORIZON)
@@ -87,8 +89,11 @@ def test_the_plugins_runs_are_planned_and_written_by_the_jobs(workdir):
         assert record.run.algorithm == ALGORITHM and record.run.params == {"step": 0.05}
         assert list(table["t"]) == list(range(1, HORIZON + 1)) and record.table_sha256 == sha256(path)
         assert table["x0"].nunique() > 1  # it searched (garland is one-dimensional)
-    final = pd.read_csv(workdir / "results" / "aggregates" / EXPERIMENT / "final.csv")
-    assert final["setting"].tolist() == ["VHCT", SETTING]
+    # the figure reads each setting's curve (its aggregate), not the experiment-wide tables
+    curves = workdir / "results" / "my-config" / "aggregates" / EXPERIMENT / "settings"
+    for setting in ("VHCT", SETTING):
+        curve = pd.read_csv(curves / setting / "regret.csv")
+        assert set(curve["setting"]) == {setting} and curve["t"].max() == HORIZON
 
 
 def colour_pixels(png: Path, colour: str) -> int:
@@ -98,7 +103,7 @@ def colour_pixels(png: Path, colour: str) -> int:
 
 
 def test_the_figure_draws_the_plugins_curve_in_a_colour_of_its_own(workdir):
-    png = workdir / "figures" / f"{FIGURE}.png"
+    png = workdir / TARGET
     # the plugin's automatic style in the jobs' processes: the first free colour after this
     # process's algorithms (which do not have the plugin on their path)
     unstyled = [name for name in algorithm_names() if name not in STYLES] + [ALGORITHM]
@@ -112,9 +117,9 @@ def test_a_plugins_moved_style_redraws_the_figure_and_reruns_no_run(workdir, sit
     """Another plugin installed, named before LocalSearch, takes its automatic colour: the figure
     that draws LocalSearch is redrawn (its styles changed); no run is redone. Nothing changed,
     nothing is redone."""
-    assert "Nothing to be done" in ok(snakemake_with(site, workdir, f"figures/{FIGURE}.png", "-n")).stdout
+    assert "Nothing to be done" in ok(snakemake_with(site, workdir, TARGET, "-n")).stdout
     earlier = write_plugin(tmp_path, {"Aardvark": "vhct_local:LocalSearch"}, dist="aardvark")
-    plan = ok(snakemake_with(site, workdir, f"figures/{FIGURE}.png", "-n", more=earlier)).stdout
+    plan = ok(snakemake_with(site, workdir, TARGET, "-n", more=earlier)).stdout
     assert (
         "wildcards: figure=local_regret" in plan and "rule run" not in plan and "rule aggregate" not in plan
     )

@@ -49,6 +49,7 @@ def small_config(folder: Path, horizon: int = 30, rho: float = 0.75, seeds: int 
                          "settings": list(settings)},
         },
         "figures": {"regret": {"kind": "regret", "panels": [panel]}},
+        "output": "",  # one folder for both files: a config changed in place
     }  # fmt: skip
     path = folder / f"{name}.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")

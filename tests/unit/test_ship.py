@@ -478,7 +478,7 @@ def test_a_recorder_around_a_rerun_covers_only_what_it_made_and_ship_refuses_the
     results, figures, docs, readme = shipped
     declared = json.loads((results / findings.PROVENANCE_JSON).read_text())["figures"]
     monkeypatch.chdir(REPO)
-    monkeypatch.setattr(provenance, "FIGURES_DIR", figures)
+    monkeypatch.setattr(provenance, "figures_folder", lambda files: figures)
     hour_ago = datetime.now().timestamp() - 3600
     for path in [*results.rglob("*"), *figures.rglob("*")]:  # the earlier run's outputs
         os.utime(path, (hour_ago, hour_ago))

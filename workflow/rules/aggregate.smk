@@ -15,7 +15,7 @@ rule aggregate:
         info=lambda wc: {s: i.model_dump(mode="json") for s, i in CFG.setting_info(wc.experiment).items()},
         run_paths=lambda wc: run_paths(wc.experiment),
     log:
-        "logs/aggregate/{experiment}.log",
+        f"{LOGS}/aggregate/{{experiment}}.log",
     threads: resource("aggregate", "threads")
     resources:
         mem_mb=resource("aggregate", "mem_mb"),
@@ -36,7 +36,7 @@ rule aggregate_setting:
         info=lambda wc: {wc.setting: CFG.setting_info(wc.experiment)[wc.setting].model_dump(mode="json")},
         run_paths=lambda wc: {wc.setting: run_paths(wc.experiment)[wc.setting]},
     log:
-        "logs/aggregate/{experiment}/{setting}.log",
+        f"{LOGS}/aggregate/{{experiment}}/{{setting}}.log",
     threads: resource("aggregate", "threads")
     resources:
         mem_mb=resource("aggregate", "mem_mb"),

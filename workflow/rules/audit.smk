@@ -14,17 +14,17 @@ import vhct.reporting.captions as vcap
 CLAIMS = str(REPO / "config" / "claims.yaml")
 #: questions beyond the paper (baselines), answered in the audit's separate "beyond" part
 BEYOND = str(REPO / "config" / "beyond.yaml")
-AUDIT_MD = "results/audit.md"
-AUDIT_JSON = "results/audit.json"
-AUDIT_HTML = "results/audit.html"
+AUDIT_MD = f"{RESULTS}/audit.md"
+AUDIT_JSON = f"{RESULTS}/audit.json"
+AUDIT_HTML = f"{RESULTS}/audit.html"
 CAPTIONS_DIR = REPO / "workflow" / "report" / "figures"
-FIGURE_CAPTION = "results/report/{figure}.rst"
+FIGURE_CAPTION = f"{RESULTS}/report/{{figure}}.rst"
 #: the audit's forest figure (vhct.reporting.plots.forest), drawn from the audit JSON
 (FOREST,) = AUDIT_FIGURES
 #: spec files (vhct.pipeline.stale): the audit's, the forest's and each figure caption's
-AUDIT_SPEC = f"{vstale.SPEC_DIR}/audit.json"
+AUDIT_SPEC = f"{RESULTS}/{vstale.SPEC_DIR}/audit.json"
 FOREST_SPEC = FIGURE_SPEC.format(figure=FOREST)
-CAPTION_SPEC = f"{vstale.SPEC_DIR}/captions/{{figure}}.json"
+CAPTION_SPEC = f"{RESULTS}/{vstale.SPEC_DIR}/captions/{{figure}}.json"
 
 _CLAIMS = va.load_claims(CLAIMS)
 _BEYOND = va.load_beyond(BEYOND)
@@ -76,7 +76,7 @@ rule audit:
         final_paths=lambda wc: {e: FINAL.format(experiment=e) for e in AUDIT_EXPERIMENTS},
         configfiles=[str(p) for p in CONFIG_FILES],
     log:
-        "logs/audit.log",
+        f"{LOGS}/audit.log",
     threads: 1
     resources:
         mem_mb=resource("aggregate", "mem_mb"),
@@ -96,7 +96,7 @@ rule audit_forest:
         pdf=FIGURE.format(figure=FOREST, ext="pdf"),
         png=FIGURE.format(figure=FOREST, ext="png"),
     log:
-        "logs/audit_forest.log",
+        f"{LOGS}/audit_forest.log",
     threads: 1
     resources:
         mem_mb=resource("figure", "mem_mb"),
@@ -122,7 +122,7 @@ rule figure_caption:
     params:
         caption=lambda wc: vcap.figure_caption(CFG, wc.figure, CAPTIONS_DIR),
     log:
-        "logs/figure_caption/{figure}.log",
+        f"{LOGS}/figure_caption/{{figure}}.log",
     localrule: True
     conda:
         "../../environment.yml"

@@ -30,25 +30,30 @@ config.clear()
 config.update(CFG.source)
 
 # ---------------------------------------------------------------- layout
-RUN_TABLE = "results/runs/{experiment}/{setting}/seed{seed}.csv.gz"
+# Each config's results, figures and job logs in a folder of its own, named by its key `output`
+# (by default its file's name: config/paper-local.yaml -> results/paper-local/, figures/paper-local/,
+# logs/paper-local/); the default config (config/config.yaml) writes to results/, figures/, logs/.
+# data/ is shared: a data file is the same, verified, for every config.
+RESULTS, FIGURES, LOGS = (CFG.folder(root) for root in vc.OUTPUT_ROOTS)
+RUN_TABLE = f"{RESULTS}/runs/{{experiment}}/{{setting}}/seed{{seed}}.csv.gz"
 RUN_META = str(sidecar_path(RUN_TABLE))
-REGRET = "results/aggregates/{experiment}/regret.csv"
-FINAL = "results/aggregates/{experiment}/final.csv"
-TIMING = "results/aggregates/{experiment}/timing.csv"
+REGRET = f"{RESULTS}/aggregates/{{experiment}}/regret.csv"
+FINAL = f"{RESULTS}/aggregates/{{experiment}}/final.csv"
+TIMING = f"{RESULTS}/aggregates/{{experiment}}/timing.csv"
 #: one setting's aggregates (made by aggregate_setting): what the figures read
-CURVE = "results/aggregates/{experiment}/settings/{setting}/regret.csv"
-SETTING_TIMING = "results/aggregates/{experiment}/settings/{setting}/timing.csv"
-FIGURE = "figures/{figure}.{ext}"
+CURVE = f"{RESULTS}/aggregates/{{experiment}}/settings/{{setting}}/regret.csv"
+SETTING_TIMING = f"{RESULTS}/aggregates/{{experiment}}/settings/{{setting}}/timing.csv"
+FIGURE = f"{FIGURES}/{{figure}}.{{ext}}"
 FIGURE_EXTS = ["pdf", "png"]
 DATA_DIR = "data"
 #: verification stamp of data/<path> (rule verify_data); run jobs read the file only through it
 DATA_STAMP = "data/.verified/{path}.json"
 
 #: spec files: what each job is asked now (vhct.pipeline.stale), an input of the job
-RUN_REQUEST = f"{vstale.SPEC_DIR}/runs/{{experiment}}/{{setting}}/seed{{seed}}.json"
-AGGREGATE_SPEC = f"{vstale.SPEC_DIR}/aggregates/{{experiment}}.json"
-SETTING_AGGREGATE_SPEC = f"{vstale.SPEC_DIR}/aggregates/{{experiment}}/{{setting}}.json"
-FIGURE_SPEC = f"{vstale.SPEC_DIR}/figures/{{figure}}.json"
+RUN_REQUEST = f"{RESULTS}/{vstale.SPEC_DIR}/runs/{{experiment}}/{{setting}}/seed{{seed}}.json"
+AGGREGATE_SPEC = f"{RESULTS}/{vstale.SPEC_DIR}/aggregates/{{experiment}}.json"
+SETTING_AGGREGATE_SPEC = f"{RESULTS}/{vstale.SPEC_DIR}/aggregates/{{experiment}}/{{setting}}.json"
+FIGURE_SPEC = f"{RESULTS}/{vstale.SPEC_DIR}/figures/{{figure}}.json"
 
 #: targets added to `all` by other rule files (e.g. an audit report)
 EXTRA_TARGETS = []

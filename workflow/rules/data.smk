@@ -19,7 +19,7 @@ rule data_file:
         spec=lambda wc: CFG.data_spec(wc.path),
         mirror=CFG.data_mirror,
     log:
-        "logs/data/{path}.log",
+        f"{LOGS}/data/{{path}}.log",
     wildcard_constraints:
         path=_names(CFG.data_files()),
     threads: resource("data", "threads")
@@ -43,7 +43,7 @@ rule verify_data:
         spec=lambda wc: CFG.data_spec(wc.path),
         mirror=CFG.data_mirror,
     log:
-        "logs/verify_data/{path}.log",
+        f"{LOGS}/verify_data/{{path}}.log",
     wildcard_constraints:
         path=_names(CFG.data_files()),
     localrule: True

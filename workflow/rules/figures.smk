@@ -1,6 +1,6 @@
-"""One job per declared figure, written as figures/<name>.pdf and .png; its spec file (FIGURE_SPEC,
-common.smk) reruns it when its declaration, its experiments, the settings it draws, the styles
-or the drawing code change."""
+"""One job per declared figure, written as <the config's figures folder>/<name>.pdf and .png
+(FIGURE); its spec file (FIGURE_SPEC, common.smk) reruns it when its declaration, its experiments,
+the settings it draws, the styles or the drawing code change."""
 
 rule figure:
     input:
@@ -13,7 +13,7 @@ rule figure:
         spec=lambda wc: CFG.figure_spec(wc.figure).model_dump(mode="json"),
         curves=lambda wc: figure_curves(wc.figure),
     log:
-        "logs/figure/{figure}.log",
+        f"{LOGS}/figure/{{figure}}.log",
     threads: resource("figure", "threads")
     resources:
         mem_mb=resource("figure", "mem_mb"),

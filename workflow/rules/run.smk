@@ -31,7 +31,7 @@ rule run:
         tables=[RUN_TABLE],
         metas=[RUN_META],
     log:
-        "logs/run/{experiment}/{setting}/seed{seed}.log",
+        f"{LOGS}/run/{{experiment}}/{{setting}}/seed{{seed}}.log",
     threads: lambda wc: resource("run", "threads", wc.experiment, wc.setting)
     resources:
         mem_mb=lambda wc: resource("run", "mem_mb", wc.experiment, wc.setting),
@@ -57,7 +57,7 @@ for _batch in CFG.run_batches():
             tables=[RUN_TABLE.format(**run) for run in _runs],
             metas=[RUN_META.format(**run) for run in _runs],
         log:
-            f"logs/run/{_batch.experiment}/{_batch.setting}/batch{_batch.index}.log",
+            f"{LOGS}/run/{_batch.experiment}/{_batch.setting}/batch{_batch.index}.log",
         threads: max(resource("run", "threads", r["experiment"], r["setting"]) for r in _runs)
         resources:
             mem_mb=max(resource("run", "mem_mb", r["experiment"], r["setting"]) for r in _runs),

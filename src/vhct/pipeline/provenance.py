@@ -1,6 +1,7 @@
 """Provenance of a whole pipeline run: what ran, on which commit and machine, and how long it took.
 
-    python -m vhct.pipeline.provenance results/provenance.json -- snakemake --cores 2 --configfile ...
+    python -m vhct.pipeline.provenance results/paper-local/provenance.json -- snakemake --cores 2 \
+        --configfile config/paper-local.yaml
 
 runs the command and, when it succeeds, writes a JSON record of it (``make paper-local`` does
 this). The findings document (``vhct.reporting.findings``) prints the record; the wall time in
@@ -15,6 +16,8 @@ of every output it made (``output_sha256``: the audit JSON and the aggregates un
 folder, the declared figures' PNGs, each only if written after the command started), so ``ship``
 ships exactly the content this run made, and refuses an output the run did not make: a recorder
 wrapped around a rerun that had nothing to do records no output, not the older run's.
+The results folder is the record's; the figures folder the config's (``figures/paper-local`` for
+``config/paper-local.yaml``, see ``Config.folder``).
 """
 
 from __future__ import annotations
@@ -40,8 +43,8 @@ from vhct.pipeline.versions import package_versions
 
 #: environment variable carrying the run id to the command's jobs
 RUN_ID_ENV = "VHCT_RUN_ID"
-#: where the workflow writes the figures (relative to its working directory)
-FIGURES_DIR = Path("figures")
+#: the top folder of the figures (relative to the working directory); a config's are in its folder there
+FIGURES_ROOT = "figures"
 #: the outputs under the results folder whose content the record fixes
 RESULT_OUTPUTS = ("audit.json", "aggregates/*/*.csv")
 #: what makes every recorded output again (aggregates, figures, the audit and its figure) without
@@ -129,6 +132,11 @@ def start_mark(folder: Path | str) -> int:
         os.unlink(name)
 
 
+def figures_folder(files: Sequence[Path | str]) -> Path:
+    """The folder the config of ``files`` (the command's; none: the default) writes its figures to."""
+    return Path(load(files or [DEFAULT_CONFIG])[0].folder(FIGURES_ROOT))
+
+
 def run_id(started: datetime) -> str:
     """The run's identity: its start to the microsecond and the recorder's process id."""
     return f"{started:%Y%m%dT%H%M%S.%fZ}-{os.getpid()}"
@@ -178,6 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("no command given after --")
     try:  # the config as the run starts (an edit during the run does not change the record)
         config = config_record(config_files(command))
+        figures = figures_folder(config_files(command))
     except ConfigError as exc:
         print(f"provenance: {exc}", file=sys.stderr)
         return 1
@@ -191,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"provenance: the command failed (exit {code}); {args.out} not written", file=sys.stderr)
         return code
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    outputs = output_hashes(args.out.parent, FIGURES_DIR, config["figures"], since)
+    outputs = output_hashes(args.out.parent, figures, config["figures"], since)
     prov = record(command, started, wall, config, run, outputs)
     with atomic_paths(args.out) as (tmp,):
         tmp.write_text(json.dumps(prov, indent=2) + "\n", encoding="utf-8")

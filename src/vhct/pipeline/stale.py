@@ -43,8 +43,9 @@ from vhct.pipeline.tables import (
 )
 from vhct.pipeline.versions import package_versions, run_source
 
-#: the folder of the spec files, under the results
-SPEC_DIR = "results/.specs"
+#: the folder of the spec files, in the config's results folder (results/.specs/ for the default
+#: config, results/<name>/.specs/ for config/<name>.yaml): each config's specs its own
+SPEC_DIR = ".specs"
 #: the checksum keys of a data file's declaration that fix its content
 CHECKSUM_KEYS = ("sha256", "content_sha256", "md5")
 

@@ -1,6 +1,7 @@
 """Ship a finished pipeline run's findings into the repository: ``docs/findings.md``, its data and figures.
 
     python -m vhct.reporting.ship                # after `make paper-local` (this is `make findings`)
+    python -m vhct.reporting.ship --results results/mine --figures figures/mine   # another config's run
     python -m vhct.reporting.ship --reduced      # a reduced-scale run, published as one
     python -m vhct.reporting.ship render         # re-render docs/findings.md and the README block
     python -m vhct.reporting.ship recover        # finish an interrupted ship, remove its staging
@@ -14,14 +15,14 @@ README's findings block (between ``README_BEGIN`` and ``README_END``).
 What it refuses, changing nothing:
 
 - **Files of another run.** The provenance recorder (``vhct.pipeline.provenance``) writes, when
-  the command ends, the sha256 of every output it finds (``results/audit.json``, the aggregates,
-  the figures' PNGs); each file shipped must have exactly that content. The audit must carry the
+  the command ends, the sha256 of every output it finds (the results folder's ``audit.json``, the
+  aggregates, the figures' PNGs); each file shipped must have exactly that content. The audit must carry the
   recorded run id and config files (and checksums); each final aggregate must hold the settings,
   horizons and seeds of the audited config. Content, not modification times: an edited file with
   its time put back (``touch -r``) is refused. (The former checks of modification times added
   nothing once the recorded hashes and the audit's run id are required, and are gone.)
 - **Mixed package versions.** The provenance record's ``versions`` against the ``versions`` of
-  each run sidecar of the audited experiments (``results/runs/<experiment>/<setting>/seed<n>.json``,
+  each run sidecar of the audited experiments (``<results>/runs/<experiment>/<setting>/seed<n>.json``,
   read through the pipeline's one reader, ``vhct.pipeline.tables.read_sidecar``: a sidecar that is
   not a valid run record is refused, naming it) and the audit's ``context.versions`` when it
   records them. The run itself refused runs of other versions than the ones installed when it ran
@@ -95,6 +96,10 @@ from vhct.reporting.findings import (
 from vhct.reporting.render import render_readme
 from vhct.reporting.ship_checks import check_hashes, check_one_run, check_scale, check_versions
 
+#: the folders of the run `make findings` ships by default: `make paper-local`'s (config/paper-local.yaml's
+#: folders in results/ and figures/, see vhct.pipeline.config.Config.folder)
+DEFAULT_RESULTS = Path("results") / "paper-local"
+DEFAULT_FIGURES = Path("figures") / "paper-local"
 #: a figure link in the rendered document
 FIGURE_LINK = re.compile(rf"\]\(({FIGURES_DIR}/[^)#\s]+\.png)\)")
 #: the journal of a swap under way, and the prefix of the staging folders (both inside docs/)
@@ -404,8 +409,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m vhct.reporting.ship", description=__doc__.splitlines()[0]
     )
     parser.add_argument("action", nargs="?", default="ship", choices=["ship", "render", "recover"])
-    parser.add_argument("--results", type=Path, default=Path("results"), help="results of the run (ship)")
-    parser.add_argument("--figures", type=Path, default=Path("figures"), help="figures of the run (ship)")
+    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, help="results of the run (ship)")
+    parser.add_argument("--figures", type=Path, default=DEFAULT_FIGURES, help="figures of the run (ship)")
     parser.add_argument("--docs", type=Path, default=DEFAULT_DOCS, help="folder to ship into")
     parser.add_argument(
         "--readme",

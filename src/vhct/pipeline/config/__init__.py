@@ -21,7 +21,9 @@ from vhct.pipeline.config.cli import main
 from vhct.pipeline.config.errors import ConfigError
 from vhct.pipeline.config.loading import (
     BASE_KEY,
+    DEFAULT_CONFIG,
     MAX_EXPANDED_NODES,
+    OUTPUT_KEY,
     UniqueKeyLoader,
     base_chain,
     key_line,
@@ -29,23 +31,21 @@ from vhct.pipeline.config.loading import (
     located,
     merge,
     merged_files,
+    output_folder,
     read_config_file,
     validated,
 )
-from vhct.pipeline.config.model import MAX_RUNS, Config
+from vhct.pipeline.config.model import MAX_RUNS, OUTPUT_ROOTS, Config
 from vhct.pipeline.config.planning import DEFAULT_RESOURCES, RunBatch, rule_safe
 from vhct.pipeline.config.schema import SCHEMA_PATH, json_schema
 from vhct.pipeline.config.sections import MAX_HORIZON, MAX_SEEDS, NAME_MAX
 
-#: the config read when no config file is given (relative to the checkout)
-DEFAULT_CONFIG = Path("config") / "config.yaml"
-
 __all__ = [
     "BASE_KEY", "DEFAULT_CONFIG", "DEFAULT_RESOURCES", "MAX_EXPANDED_NODES", "MAX_HORIZON", "MAX_RUNS",
-    "MAX_SEEDS", "NAME_MAX", "RUN_BASE_MB", "SCHEMA_PATH", "TABLE_BYTES_PER_VALUE",
-    "Config", "ConfigError", "RunBatch", "UniqueKeyLoader", "base_chain", "json_schema", "key_line",
-    "lazy_objective", "load", "main", "located", "merge", "merged_files", "model", "read_config_file",
-    "rule_safe", "validate_config", "validated",
+    "MAX_SEEDS", "NAME_MAX", "OUTPUT_KEY", "OUTPUT_ROOTS", "RUN_BASE_MB", "SCHEMA_PATH",
+    "TABLE_BYTES_PER_VALUE", "Config", "ConfigError", "RunBatch", "UniqueKeyLoader", "base_chain",
+    "json_schema", "key_line", "lazy_objective", "load", "main", "located", "merge", "merged_files",
+    "model", "output_folder", "read_config_file", "rule_safe", "validate_config", "validated",
 ]  # fmt: skip
 
 

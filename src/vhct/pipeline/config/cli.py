@@ -2,7 +2,8 @@
 
 Snakemake parses ``--configfile`` itself, before the workflow's own checks run, and reports a YAML
 syntax error or an empty file without its name; this check names the file, the line and the key.
-``--schema`` rewrites the JSON schema generated from the model.
+``--schema`` rewrites the JSON schema generated from the model. ``--folder figures`` prints only the
+config's folder there (``figures/paper-local``), for commands that name a config's outputs (make).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from vhct.pipeline.config.errors import ConfigError
 from vhct.pipeline.config.loading import load
+from vhct.pipeline.config.model import OUTPUT_ROOTS
 from vhct.pipeline.config.schema import write_schema
 
 
@@ -24,6 +26,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("files", nargs="*", type=Path, help="config files, in --configfile order")
     parser.add_argument("--schema", action="store_true", help="rewrite the JSON schema from the model")
+    parser.add_argument(
+        "--folder", choices=OUTPUT_ROOTS, help="print only the config's folder of these outputs"
+    )
     args = parser.parse_args(argv)
     if args.schema:
         print(f"wrote {write_schema()}")
@@ -36,6 +41,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(exc, file=sys.stderr)
         return 1
+    if args.folder:
+        print(cfg.folder(args.folder))
+        return 0
     names = ", ".join(map(str, args.files))
     print(f"{names}: valid ({len(cfg.experiments)} experiments, {len(cfg.run_jobs())} runs)")
     return 0

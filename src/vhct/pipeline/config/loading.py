@@ -16,10 +16,15 @@ from typing import Any
 import yaml
 
 from vhct.pipeline.config.errors import NOT_MERGED, REQUIRED_SECTIONS, ConfigError, key_error
-from vhct.pipeline.config.model import Config
+from vhct.pipeline.config.model import Config, output_problem
 
 #: key of a config file naming the config file it extends (its keys are read first)
 BASE_KEY = "base"
+#: key naming the folder of a config's outputs (results/<output>/, figures/<output>/, logs/<output>/)
+OUTPUT_KEY = "output"
+#: the config read when no config file is given (relative to the checkout); a config file of its
+#: name writes to results/, figures/ and logs/ themselves (an empty ``output``)
+DEFAULT_CONFIG = Path("config") / "config.yaml"
 #: values (scalars, lists, mappings, keys) a config file may hold once its YAML aliases are expanded,
 #: each alias counted at every use: the shipped configs hold under 1,500; every later check walks the
 #: expanded values, so nested aliases multiplying them (a "billion laughs") are refused here
@@ -274,6 +279,26 @@ def merged_files(
     return config, [path for path, _ in chain]
 
 
+def output_folder(path: Path | str) -> Any:
+    """The folder of the outputs of a config given by the file ``path`` (the last one given): its
+    own key ``output``, never a base's (a config extending another keeps its outputs apart from the
+    base's), else the file's name without its suffix, empty for the default config's name
+    (results/ itself). A name that is no folder name is an error naming the file."""
+    path = Path(path)
+    content = read_config_file(path)
+    if OUTPUT_KEY in content:
+        return content[OUTPUT_KEY]
+    name = "" if path.name == DEFAULT_CONFIG.name else path.stem
+    problem = output_problem(name)
+    if problem:
+        raise ConfigError(
+            f"{path}: the folder of its outputs would be named after the file, but {problem}: "
+            f"rename the file or give the key {OUTPUT_KEY}",
+            (OUTPUT_KEY,),
+        )
+    return name
+
+
 def load(
     files: Sequence[Path | str], overrides: Mapping[str, Any] | None = None
 ) -> tuple[Config, list[Path]]:
@@ -283,9 +308,12 @@ def load(
     in order (:func:`merge`), then ``overrides`` (Snakemake's ``--config KEY=VALUE``); the result is
     validated in full (:meth:`Config.from_dict`, defaults filled in). This is the one loader: the
     pre-check (``python -m vhct.pipeline.config``), the workflow (``workflow/rules/common.smk``) and
-    the provenance recorder call it. Errors name the file, the line and the key.
+    the provenance recorder call it. Errors name the file, the line and the key. The key ``output``
+    is the last file's own (:func:`output_folder`) unless ``overrides`` give it.
     """
     source, paths = merged_files(files, overrides)
+    if files and OUTPUT_KEY not in (overrides or {}):
+        source[OUTPUT_KEY] = output_folder(files[-1])
     return validated(source, paths), paths
 
 

@@ -12,16 +12,18 @@ jobs, batches and run specifications are planned from them (:class:`~.planning.P
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping
 from types import UnionType
-from typing import Any, ClassVar, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origin
 
-from pydantic import Field, ValidationError, ValidationInfo, model_validator
+from pydantic import Field, ValidationError, ValidationInfo, WithJsonSchema, field_validator, model_validator
 
 from vhct.pipeline.config import checks
 from vhct.pipeline.config.errors import ConfigError, key_error, validation_error
 from vhct.pipeline.config.planning import Planning, rule_safe
 from vhct.pipeline.config.sections import (
+    NAME_PATTERN,
     Data,
     DeclaredName,
     Experiment,
@@ -35,6 +37,30 @@ from vhct.pipeline.figure_kinds import figure_kind
 
 #: validation context of a full check (objectives and optimizers built, tables sized): the loader's
 DEEP = {"deep": True}
+#: the folders of the pipeline's outputs (relative to its working directory): a config's results,
+#: figures and job logs go to its folder ``output`` in each (``results/paper-local/``), or into them
+#: directly when ``output`` is empty (the default config)
+OUTPUT_ROOTS = ("results", "figures", "logs")
+#: folders the flat layout (``output: ""``) makes directly under ``results/``: a config's own
+#: folder of that name would mix its outputs with the default config's
+RESERVED_OUTPUTS = frozenset({"runs", "aggregates", "report"})
+#: a config's folder name: a declared name, or empty (the folders themselves)
+OUTPUT_PATTERN = f"^$|{NAME_PATTERN}"
+
+
+def output_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a config's folder (``output``), or None when it can."""
+    if not re.fullmatch(OUTPUT_PATTERN, name):
+        return (
+            f"{name!r} is no folder name here (letters, digits and _ . + -, starting with a letter "
+            "or digit)"
+        )
+    if name in RESERVED_OUTPUTS:
+        return (
+            f"{name!r} is a folder of the default config's results/ (reserved: "
+            f"{', '.join(sorted(RESERVED_OUTPUTS))})"
+        )
+    return None
 #: runs (experiment x setting x seed) of one config at most: Snakemake plans every run's job and
 #: files before it runs any (paper-local's 8,260 runs: 30 s of planning on 2 cores)
 MAX_RUNS = 20_000
@@ -52,6 +78,12 @@ class Config(Planning, Section):
         description="a config file this one extends, relative to this file: its keys are read first and "
         "this file's update them (mappings merged key by key, other values replaced)",
     )
+    output: Annotated[str, WithJsonSchema({"type": "string", "pattern": OUTPUT_PATTERN})] = Field(
+        "",
+        description="folder of this config's outputs in results/, figures/ and logs/ (results/<output>/...); "
+        "by default the config file's name without .yaml, empty (results/ itself) for config.yaml; "
+        "not inherited from a base",
+    )
     progress_every: int = Field(500, ge=1, description="run jobs log a progress line every this many rounds")
     resources: RuleResources = Field(
         default_factory=RuleResources, description="default threads/mem_mb/runtime per rule family"
@@ -61,7 +93,7 @@ class Config(Planning, Section):
     experiments: dict[DeclaredName, Experiment] = Field(min_length=1)
     figures: dict[DeclaredName, Figure] = Field(min_length=1)
 
-    _FILLED: ClassVar[dict[str, Any]] = {"progress_every": 500, "resources": {}, "data": {}}
+    _FILLED: ClassVar[dict[str, Any]] = {"output": "", "progress_every": 500, "resources": {}, "data": {}}
 
     @model_validator(mode="before")
     @classmethod
@@ -71,6 +103,19 @@ class Config(Planning, Section):
             cls._fill(data)  # in the source dict, before the YAML anchors' free keys are left out
             return {k: v for k, v in data.items() if not (isinstance(k, str) and k.startswith("x-"))}
         return data
+
+    @field_validator("output")
+    @classmethod
+    def _own_folder(cls, output: str) -> str:
+        problem = output_problem(output)
+        if problem:
+            raise ValueError(problem)
+        return output
+
+    def folder(self, root: str) -> str:
+        """This config's folder in one of :data:`OUTPUT_ROOTS` (``results/paper-local``, or
+        ``results`` itself for an empty ``output``), relative to the working directory."""
+        return f"{root}/{self.output}" if self.output else root
 
     @model_validator(mode="after")
     def _cross_references(self, info: ValidationInfo) -> Config:

@@ -103,7 +103,7 @@ def draw_forest(rows: Sequence[ForestRow], out_stem: Path | str) -> list[Path]:
         fig, ax = plt.subplots(figsize=(9, 1.6))
         ax.axis("off")
         ax.text(0.5, 0.5, "No comparison to draw: no claim was evaluated on this configuration's runs\n"
-                "(each claim's reason in results/audit.md says why, e.g. fewer seeds than it needs)",
+                "(each claim's reason in the audit, audit.md, says why, e.g. fewer seeds than it needs)",
                 ha="center", va="center", fontsize=9)  # fmt: skip
         return _save(fig, out_stem)
     claims = claims_in(rows)

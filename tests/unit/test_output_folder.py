@@ -1,0 +1,140 @@
+"""Each config's outputs in a folder of its own: the key ``output``, by default the config file's name.
+
+config/paper-local.yaml writes results/paper-local/, figures/paper-local/, logs/paper-local/; the
+default config (config/config.yaml) results/, figures/, logs/ themselves. The pipeline run of two
+configs side by side: tests/integration/test_side_by_side.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support import BIN, REPO, TINY
+
+from vhct.pipeline import config as vc
+from vhct.pipeline import provenance
+from vhct.reporting import ship
+
+#: the provenance recorder's module (make paper-local runs the pipeline under it)
+PROVENANCE = "vhct.pipeline.provenance"
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def folders(*files: Path, **overrides) -> list[str]:
+    cfg, _ = vc.load(list(files), overrides or None)
+    return [cfg.folder(root) for root in vc.OUTPUT_ROOTS]
+
+
+def test_the_folder_is_the_config_files_name_and_the_default_config_writes_at_the_top(tmp_path):
+    mine = write(tmp_path / "paper-mine.yaml", f"base: {TINY}\n")
+    assert folders(mine) == ["results/paper-mine", "figures/paper-mine", "logs/paper-mine"]
+    assert folders(REPO / "config" / "paper-local.yaml")[:2] == ["results/paper-local", "figures/paper-local"]
+    assert folders(REPO / vc.DEFAULT_CONFIG) == ["results", "figures", "logs"]  # today's paths
+    # a copy of the default under another name is a config of one's own
+    copy = tmp_path / "copy.yaml"
+    shutil.copy(REPO / vc.DEFAULT_CONFIG, copy)
+    assert folders(copy)[0] == "results/copy"
+    # several files: the folder of the one given last
+    assert folders(TINY, write(tmp_path / "more.yaml", "progress_every: 3\n"))[0] == "results/more"
+    assert vc.load([mine])[0].source["output"] == "paper-mine"  # the jobs' config dict carries it
+
+
+def test_the_key_output_names_the_folder_and_is_not_inherited_from_a_base(tmp_path):
+    base = write(tmp_path / "base.yaml", f"base: {TINY}\noutput: shared\n")
+    assert folders(base)[0] == "results/shared"
+    child = write(tmp_path / "child.yaml", "base: base.yaml\nprogress_every: 7\n")
+    assert folders(child)[0] == "results/child"  # not base's folder: its results would mix with them
+    flat = write(tmp_path / "flat.yaml", "base: base.yaml\noutput: ''\n")
+    assert folders(flat)[0] == "results"
+    assert folders(child, output="other")[0] == "results/other"  # --config output=other
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("my config.yaml", "", "would be named after the file, but 'my config' is no folder name here"),
+        ("runs.yaml", "", "would be named after the file, but 'runs' is a folder of the default config's"),
+        ("x.yaml", "output: ../elsewhere\n", "config key output: '../elsewhere' is no folder name here"),
+        ("x.yaml", "output: aggregates\n", "config key output: 'aggregates' is a folder of the default"),
+    ],
+)
+def test_a_folder_name_the_pipeline_cannot_take_fails_naming_the_file(tmp_path, name, content, message):
+    path = write(tmp_path / name, f"base: {TINY}\n{content}")
+    with pytest.raises(vc.ConfigError, match="^" + str(path).replace(" ", "\\ ")) as info:
+        vc.load([path])
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_the_command_line_prints_a_configs_folder(tmp_path):
+    mine = write(tmp_path / "mine.yaml", f"base: {TINY}\n")
+    for root in vc.OUTPUT_ROOTS:
+        done = subprocess.run(
+            [sys.executable, "-m", "vhct.pipeline.config", "--folder", root, str(mine)],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        assert done.stdout == f"{root}/mine\n"
+
+
+def test_ship_takes_the_folders_make_paper_local_writes():
+    assert folders(REPO / "config" / "paper-local.yaml")[:2] == [
+        str(ship.DEFAULT_RESULTS),
+        str(ship.DEFAULT_FIGURES),
+    ]
+
+
+def test_provenance_hashes_the_figures_of_the_commands_config(tmp_path, monkeypatch):
+    """Before: the figures were read from figures/ whatever the config (another config's PNG)."""
+    monkeypatch.chdir(tmp_path)
+    mine = write(tmp_path / "mine.yaml", f"base: {TINY}\n")
+    draw = (  # the command draws both configs' figure of that name
+        "import pathlib; [(pathlib.Path(d) / 'regret.png').write_text(t) for d, t in "
+        "(('figures', 'the default config'), ('figures/mine', 'mine'))]"
+    )
+    (tmp_path / "figures" / "mine").mkdir(parents=True)
+    out = tmp_path / "results" / "mine" / "provenance.json"
+    assert provenance.main([str(out), "--", sys.executable, "-c", draw, "--configfile", str(mine)]) == 0
+    recorded = json.loads(out.read_text(encoding="utf-8"))["output_sha256"]["figures"]
+    assert recorded["regret.png"] == hashlib.sha256(b"mine").hexdigest()
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")
+def test_make_paper_local_and_findings_use_the_paper_local_folders(tmp_path):
+    """The lines `make -n` prints, run with the pipeline's commands replaced by `echo`. Before: the
+    provenance record went to results/provenance.json and ship read results/ and figures/."""
+    stamp = tmp_path / "stamp"
+    stamp.touch()
+    make = ["make", "-n", "--no-print-directory", "-C", str(REPO), f"BIN={BIN}", f"STAMP={stamp}"]
+
+    def echoed(target: str, *args: str) -> str:
+        lines = subprocess.run([*make, target, *args], capture_output=True, text=True, check=True).stdout
+        script = lines.replace(f"{BIN}/snakemake", "echo snakemake").replace(
+            f"{BIN}/python -m vhct.reporting.ship", "echo ship"
+        )
+        script = script.replace(f"{BIN}/python -m vhct.pipeline.provenance", "echo provenance")
+        kept = [line for line in script.splitlines() if "workdir_lock" not in line]
+        done = subprocess.run(["sh", "-c", "\n".join(kept)], cwd=REPO, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    # make -n runs the recursive make of paper-local (itself printing only): the path as the shell made it
+    planned = subprocess.run([*make, "paper-local"], capture_output=True, text=True, check=True).stdout
+    lines = [shlex.split(line) for line in planned.splitlines() if line.startswith("'")]  # the sub-make's
+    (recorder,) = [words for words in lines if words[1:3] == ["-m", PROVENANCE]]
+    assert recorder[3:5] == ["results/paper-local/provenance.json", "--"]
+    shipped = shlex.split(next(line for line in echoed("findings").splitlines() if line.startswith("ship")))
+    assert shipped[1:5] == ["--results", "results/paper-local", "--figures", "figures/paper-local"]
+    real = echoed("real-data", "CONFIG=config/paper-local.yaml").split()
+    assert real[-2:] == ["figures/paper-local/fig3b_landmine.pdf", "figures/paper-local/fig3c_mnist.pdf"]
+    assert echoed("real-data").split()[-2:] == ["figures/fig3b_landmine.pdf", "figures/fig3c_mnist.pdf"]
