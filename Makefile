@@ -23,6 +23,11 @@ CONFIG ?= config/config.yaml
 TARGETS ?=
 # options of `make findings` (python -m vhct.reporting.ship), e.g. --reduced
 SHIP_ARGS ?=
+# options of `make article` (python -m vhct.article), e.g. --results results/paper-local to build it
+# from a finished run's results instead of the shipped docs/findings
+ARTICLE_ARGS ?=
+# the article's PDF
+ARTICLE ?= docs/article.pdf
 # a command the Snakemake call of `make figures` runs under (make paper-local: the provenance recorder)
 RUNNER ?=
 # --logger vhct: the project's console (src/snakemake_logger_plugin_vhct): a line per job started and
@@ -38,7 +43,7 @@ SHARED_DATA ?= ../shared/data
 # `$` in them (`make dry-run CONFIG='x$(shell cmd).yaml'` names a file and runs nothing, in this make
 # or a sub-make; a value make expanded would run it, also when exported to a recipe's environment).
 USER_VARIABLES := PYTHON PIP_TOOLS LOCK_VENV UPGRADE CORE_VENV CORES CONFIG TARGETS SHIP_ARGS RUNNER SHARED_DATA \
-	CONSOLE
+	CONSOLE ARTICLE_ARGS ARTICLE
 $(foreach v,$(USER_VARIABLES),$(eval override $(v) := $$(value $(v))))
 # They reach the shell quoted, so the shell expands nothing in them either:
 # $(call arg,NAME): the value as one shell word in single quotes (a path with spaces or quotes stays one)
@@ -73,7 +78,7 @@ PAPER_LOCAL := config/paper-local.yaml
 # a config's folder of results, figures or logs (e.g. $(call folder,results,config/paper-local.yaml))
 folder = $$($(BIN)/python -m vhct.pipeline.config --folder $(1) $(2))
 
-.PHONY: all venv lock figures real-data data paper paper-local findings test test-quick core-example lint dry-run slurm-dry-run unlock clean
+.PHONY: all venv lock figures real-data data paper paper-local findings article test test-quick core-example lint dry-run slurm-dry-run unlock clean
 
 all: figures
 
@@ -134,6 +139,12 @@ paper-local: $(STAMP)
 findings: $(STAMP)
 	results=$(call folder,results,$(PAPER_LOCAL)) && figures=$(call folder,figures,$(PAPER_LOCAL)) && \
 		$(BIN)/python -m vhct.reporting.ship --results "$$results" --figures "$$figures" $(call args,SHIP_ARGS)
+
+## article: docs/article.pdf, the replication article (ReScience C / ML Reproducibility Challenge structure),
+## from the shipped docs/findings alone (no optimizer runs; Typst from its wheel, no TeX); from a finished
+## run's results instead: make article ARTICLE_ARGS="--results results/paper-local"
+article: $(STAMP)
+	$(BIN)/python -m vhct.article --out $(call arg,ARTICLE) $(call args,ARTICLE_ARGS)
 
 ## test: the test suite (unit and integration)
 test: $(STAMP)

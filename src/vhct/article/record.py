@@ -1,0 +1,278 @@
+"""The typed record of everything the article shows, collected from the inputs (:mod:`sources`).
+
+The templates print this record and nothing else: every number, table and figure of the article
+comes from here, and every sentence that states a finding is rendered from its fields.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vhct.article.costs import AlgorithmCost, FullScale, algorithm_costs, experiment_seconds, full_scale
+from vhct.article.sources import PAPER_CONFIG, ArticleError, Sources
+from vhct.pipeline.config import ConfigError, load
+from vhct.pipeline.figure_kinds import figure_kind
+from vhct.pipeline.specs import ExperimentInfo, FigureSpec
+from vhct.reporting.audit.records import Comparison, QuestionAnswer
+from vhct.reporting.audit.verdicts import NOT_EVALUATED
+from vhct.reporting.render import counts, decider, seeds_text
+
+#: the article's title: the replicated paper's, marked as a replication as ReScience C asks
+TITLE_MARK = "[Re]"
+
+
+@dataclass(frozen=True)
+class Meta:
+    """The article's metadata: title, the replicated paper, licence, the run's commit and input."""
+
+    title: str
+    paper_title: str
+    paper_authors: list[str]
+    paper_venue: str
+    paper_year: int
+    paper_url: str
+    licence: str
+    version: str
+    commit: str
+    uncommitted: bool
+    source_kind: str
+    source: str
+    command: str
+    started: str
+    finished: str
+
+
+@dataclass(frozen=True)
+class Row:
+    """One comparison of a statement, as the results table prints it."""
+
+    experiment: str
+    comparison: Comparison
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One statement of the paper (a claim of the audit) with its verdict, reason and comparisons."""
+
+    id: str
+    quote: str
+    location: str
+    note: str
+    reading_of: str | None
+    verdict: str
+    category: str
+    coverage: str
+    reason: str
+    statistic: str
+    rows: list[Row]
+    #: the comparison that decided the verdict (the audit's rule, ``vhct.reporting.render.decider``)
+    decider: Row | None
+    #: the implementation choices under which its verdict flips: (choice id, variant verdict)
+    flips: list[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A row of the hyperparameter table: a setting, its algorithm and parameters, and where it ran
+    (experiment -> rounds and seeds)."""
+
+    name: str
+    algorithm: str
+    label: str
+    params: dict[str, Any]
+    runs: dict[str, tuple[int, int]]
+
+
+@dataclass(frozen=True)
+class DataSet:
+    """A data file the run's config declares: its path, sha256 and sources, and the experiments using it."""
+
+    name: str
+    path: str
+    sha256: str
+    urls: list[str]
+    experiments: list[str]
+
+
+@dataclass(frozen=True)
+class RegretFigure:
+    """A regret figure of the run: the curve aggregates it draws (experiment -> setting -> path) and
+    whether all of them are in the input; ``seeds``: per panel experiment, the seeds per setting;
+    ``spec``: the declared figure its drawer takes."""
+
+    name: str
+    kind: str
+    title: str
+    curves: dict[str, dict[str, Path]]
+    present: bool
+    missing: int
+    seeds: dict[str, dict[str, int]]
+    spec: FigureSpec
+
+
+@dataclass(frozen=True)
+class Article:
+    """Everything the article shows."""
+
+    meta: Meta
+    counts: dict[str, int]
+    seeds_text: str
+    experiments: list[ExperimentInfo]
+    statements: list[Statement]
+    verdicts: dict[str, str]
+    readings: list[tuple[str, dict[str, str], bool]]
+    discrepancies: list[Any]
+    beyond: list[QuestionAnswer]
+    settings: list[Setting]
+    data_sets: list[DataSet]
+    config_files: list[str]
+    config_changed: list[str]
+    algorithm_costs: list[AlgorithmCost]
+    experiment_seconds: dict[str, float]
+    wall_seconds: float
+    machine: dict[str, Any]
+    versions: dict[str, Any]
+    full_scale: FullScale
+    memory_recorded: bool
+    figures: list[RegretFigure]
+    upstream: list[tuple[str, str]]
+    alpha: float
+    rules: dict[str, str] = field(default_factory=dict)
+
+    def verdict(self, claim: str) -> str | None:
+        """The verdict of a claim id (None: no such claim in the audit)."""
+        return self.verdicts.get(claim)
+
+    def outcome(self, claim: str) -> str | None:
+        """``verdict: category`` of a claim id (the verdict alone where the category repeats it)."""
+        found = next((s for s in self.statements if s.id == claim), None)
+        if found is None:
+            return None
+        same = not found.category or found.category == found.verdict
+        return found.verdict if same else f"{found.verdict}: {found.category}"
+
+
+def _statements(sources: Sources) -> list[Statement]:
+    audit = sources.audit
+    out = []
+    for c in audit.claims:
+        flips = [(choice.id, row.variant_verdict) for choice, row in audit.variants(c.claim.id) if row.flips]
+        rows = [Row(e.experiment, comp) for e in c.experiments for comp in e.comparisons]
+        decisive = decider(c)
+        chosen = next((r for r in rows if r.comparison is decisive), None)
+        out.append(Statement(
+            id=c.claim.id, quote=c.claim.quote, location=c.claim.location, note=c.claim.note or "",
+            reading_of=c.claim.reading_of, verdict=c.verdict, category=c.category, coverage=c.coverage,
+            reason=c.reason, statistic=c.claim.statistic, rows=rows, decider=chosen, flips=flips,
+        ))  # fmt: skip
+    return out
+
+
+def _settings(experiments: dict[str, ExperimentInfo]) -> list[Setting]:
+    found: dict[str, Setting] = {}
+    for name, exp in experiments.items():
+        for setting, info in exp.settings.items():
+            row = found.setdefault(setting, Setting(setting, info.algorithm, info.label, info.params, {}))
+            row.runs[name] = (info.horizon, len(info.seeds))
+    return list(found.values())
+
+
+def _run_config(sources: Sources):
+    """The config the run named last (its leaf; the bases it extends load with it)."""
+    leaf = sources.checkout / sources.provenance["config_files"][-1]
+    try:
+        cfg, _ = load([leaf])
+    except (ConfigError, OSError) as exc:
+        raise ArticleError(f"{leaf}: cannot load the run's config ({exc})") from exc
+    return cfg
+
+
+def _data_sets(cfg, experiments: dict[str, ExperimentInfo]) -> list[DataSet]:
+    used: dict[str, list[str]] = {}
+    for name in experiments:
+        if name in cfg.experiments:
+            for data in cfg.experiments[name].data:
+                used.setdefault(data, []).append(name)
+    return [
+        DataSet(name, f.path, f.sha256, list(f.urls), used[name])
+        for name, f in cfg.data.files.items()
+        if name in used
+    ]
+
+
+def _figures(sources: Sources, cfg) -> list[RegretFigure]:
+    made = set(sources.provenance.get("figures", []))
+    out = []
+    for name, fig in cfg.figures.items():
+        if name not in made or not figure_kind(fig.kind).aggregates:
+            continue
+        curves = {
+            e: {s: sources.curve(e, s) for s in settings} for e, settings in cfg.figure_settings(name).items()
+        }
+        paths = [p for by in curves.values() for p in by.values()]
+        missing = sum(not p.is_file() for p in paths)
+        run = sources.audit.context.experiments
+        seeds = {
+            e: {s: len((run[e] if e in run else cfg.experiment_info(e)).settings[s].seeds) for s in by}
+            for e, by in curves.items()
+        }
+        out.append(
+            RegretFigure(
+                name, fig.kind, fig.title or name, curves, missing == 0, missing, seeds, cfg.figure_spec(name)
+            )
+        )
+    return out
+
+
+def _heading(path: Path) -> str:
+    """A Markdown report's first heading (its title), else its file name."""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#"):
+            return line.lstrip("#").strip()
+    return path.stem
+
+
+def collect(sources: Sources, source_kind: str) -> Article:
+    """The article's record from the inputs (``source_kind``: "shipped findings" or "results")."""
+    audit, prov, cff = sources.audit, sources.provenance, sources.citation
+    paper = cff.get("preferred-citation", {})
+    authors = [
+        f"{a.get('given-names', '')} {a.get('family-names', '')}".strip() for a in paper.get("authors", [])
+    ]
+    uncommitted = bool(prov.get("uncommitted_changes"))
+    meta = Meta(
+        title=f"{TITLE_MARK} {paper.get('title', cff.get('title', ''))}",
+        paper_title=paper.get("title", ""), paper_authors=authors, paper_venue=paper.get("journal", ""),
+        paper_year=int(paper.get("year", 0)), paper_url=paper.get("url", ""), licence=cff.get("license", ""),
+        version=str(cff.get("version", "")), commit=prov["commit"], uncommitted=uncommitted,
+        source_kind=source_kind, source=str(sources.folder), command=prov["command"],
+        started=prov["started_utc"], finished=prov["finished_utc"],
+    )  # fmt: skip
+    cfg = _run_config(sources)
+    experiments = audit.context.experiments
+    changed = [f for f, sha in prov["config_sha256"].items() if sources.config_sha256_now.get(f) != sha]
+    paper_config = sources.checkout / PAPER_CONFIG
+    try:
+        scale = full_scale(paper_config, sources.timings, experiments)
+    except ValueError as exc:
+        raise ArticleError(str(exc)) from exc
+    alphas = {c.claim.alpha for c in audit.claims}
+    return Article(
+        meta=meta, counts=counts(audit), seeds_text=seeds_text(audit), experiments=list(experiments.values()),
+        statements=_statements(sources), verdicts={c.claim.id: c.verdict for c in audit.claims},
+        readings=[(r.statement, r.readings, r.flips) for r in audit.reading_flips],
+        discrepancies=list(audit.discrepancies),
+        beyond=[q for q in (audit.beyond.questions if audit.beyond else [])
+                if any(e.verdict != NOT_EVALUATED for e in q.experiments)],
+        settings=_settings(experiments), data_sets=_data_sets(cfg, experiments),
+        config_files=list(prov["config_files"]), config_changed=changed,
+        algorithm_costs=algorithm_costs(sources.timings),
+        experiment_seconds=experiment_seconds(sources.timings), wall_seconds=float(prov["wall_seconds"]),
+        machine=dict(prov["machine"]), versions=dict(prov["versions"]),
+        full_scale=scale, memory_recorded=False, figures=_figures(sources, cfg),
+        upstream=[(p.name, _heading(p)) for p in sources.upstream],
+        alpha=alphas.pop() if len(alphas) == 1 else math.nan, rules=dict(audit.rules),
+    )  # fmt: skip

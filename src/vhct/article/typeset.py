@@ -1,0 +1,122 @@
+"""The article's Typst source, rendered from the templates (``templates/*.typ.j2``) and the record.
+
+Every value a template prints is escaped for Typst's markup (``finalize``), so a quote of the paper
+or a setting's name is text, never markup; a template marks its own markup with the ``raw`` filter.
+The prose is in the templates: ``article.typ.j2`` (the structure and every sentence that states a
+finding, rendered from the record's fields), ``remarks.typ.j2`` (the project's own discussion and
+its easy and difficult parts, each resting on named claims: a remark is printed only while each
+claim it names has the verdict it was written for, and names them).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, pass_context
+from jinja2.runtime import Context
+from markupsafe import Markup
+
+from vhct.article.record import Article
+from vhct.reporting.render import format_number
+
+#: the characters Typst's markup gives a meaning (escaped with a backslash in printed values)
+TYPST_SPECIAL = re.compile(r"([\\#*_`$<>@\[\]~/=+-])")
+
+
+#: below this many seconds a duration keeps 3 significant digits; from an hour on it is also in hours
+SECONDS_SHOWN = 100
+HOUR = 3600
+
+
+class Typst(Markup):
+    """Text that is Typst markup already (printed as it is)."""
+
+
+def escape(value: Any) -> str:
+    """A value as Typst markup text: every special character escaped."""
+    return TYPST_SPECIAL.sub(r"\\\1", str(value))
+
+
+def _finalize(value: Any) -> Any:
+    if isinstance(value, Typst):
+        return value
+    if isinstance(value, float):
+        return escape(format_number(value))
+    return escape("" if value is None else value)
+
+
+def raw(value: Any) -> Typst:
+    """Mark a template's own markup (a path, a Typst call) as printed unescaped."""
+    return Typst(str(value))
+
+
+def string(value: Any) -> Typst:
+    """A value as a Typst string literal (for a function's argument, e.g. an image's path)."""
+    return Typst('"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"')
+
+
+def number(value: Any) -> str:
+    """A number as the audit's tables print it (4 significant digits)."""
+    return format_number(value)
+
+
+def seconds(value: float | None) -> str:
+    """Seconds for a table: 3 significant digits, ms below one second, h above an hour."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    if value < 1:
+        return f"{value * 1e3:.3g} ms"
+    if value < SECONDS_SHOWN:
+        return f"{value:.3g} s"
+    if value < HOUR:
+        return f"{value:.0f} s"
+    return f"{value / HOUR:.3g} h ({value:.0f} s)"
+
+
+def span(values: Iterable[int]) -> str:
+    """``20`` or ``20 to 200``: the range of a set of counts."""
+    ordered = sorted(set(values))
+    return str(ordered[0]) if len(ordered) == 1 else f"{ordered[0]} to {ordered[-1]}"
+
+
+def params(values: Mapping[str, Any]) -> str:
+    """A setting's parameters on one line (``rho=0.75, nu=1``; nested values as written)."""
+    return ", ".join(f"{k}={v}" for k, v in values.items()) or "defaults"
+
+
+@pass_context
+def rests_on(ctx: Context, claims: Sequence[str], verdicts: Sequence[str] | str) -> bool:
+    """Whether every claim named has one of ``verdicts`` (a verdict, or ``verdict: category``): a
+    remark is printed only then."""
+    article: Article = ctx["a"]
+    allowed = [verdicts] if isinstance(verdicts, str) else list(verdicts)
+    return all(article.verdict(c) in allowed or article.outcome(c) in allowed for c in claims)
+
+
+def environment() -> Environment:
+    """The templates' environment: strict (an unknown name fails), values escaped for Typst."""
+    env = Environment(
+        loader=PackageLoader("vhct.article", "templates"),
+        undefined=StrictUndefined,
+        finalize=_finalize,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+        extensions=["jinja2.ext.do"],
+    )
+    env.filters.update(
+        raw=raw, string=string, number=number, seconds=seconds, params=params, esc=escape, span=span
+    )
+    env.globals.update(rests_on=rests_on, isfinite=math.isfinite)
+    return env
+
+
+def render(article: Article, forest: Path, figures: Mapping[str, Path | None]) -> str:
+    """The article's Typst source; ``forest`` and ``figures`` (name -> image, None: not drawn) are
+    paths relative to the folder it is compiled in."""
+    return environment().get_template("article.typ.j2").render(a=article, forest=forest, figures=figures)

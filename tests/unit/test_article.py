@@ -1,0 +1,230 @@
+"""The replication article (vhct.article): built from the shipped docs/findings alone, in a temporary
+checkout with no results/; its PDF text holds every statement's verdict and every comparison's
+estimate as audit.json has them; a changed finding changes or removes the sentence that states it;
+Typst markup in a printed value stays text; regret figures are drawn when the input holds curves."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from support import REPO
+
+from vhct.article.build import build, compile_pdf
+from vhct.article.costs import full_scale
+from vhct.article.record import collect
+from vhct.article.sources import ArticleError, read_sources
+from vhct.article.typeset import render
+from vhct.pipeline.aggregate import curve_table
+from vhct.reporting.render import format_number
+
+FINDINGS = REPO / "docs" / "findings"
+#: what a checkout needs besides src/ to build the article
+CHECKOUT_FILES = ("CITATION.cff", "config", "docs/findings")
+REMARKS = REPO / "src" / "vhct" / "article" / "templates" / "remarks.typ.j2"
+#: any image will do where a test compiles a rendered source without drawing the figures
+STAND_IN_IMAGE = REPO / "docs" / "figures" / "audit_forest.png"
+
+needs_pdftotext = pytest.mark.skipif(
+    shutil.which("pdftotext") is None,
+    reason="pdftotext (poppler-utils) is not installed: no PDF text to read",
+)
+
+
+def checkout(tmp: Path) -> Path:
+    """A checkout's files in ``tmp`` (no results/, no figures/): the shipped findings, the configs,
+    the citation record."""
+    root = tmp / "checkout"
+    for name in CHECKOUT_FILES:
+        src, dst = REPO / name, root / name
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, dst)
+    return root
+
+
+def pdf_text(pdf: Path) -> str:
+    """The PDF's text on one line: a line broken after a hyphen joined, every run of spaces one."""
+    out = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    return " ".join(re.sub(r"-\n", "-", out).split())
+
+
+def audit_data(root: Path) -> dict:
+    return json.loads((root / "docs/findings/audit.json").read_text(encoding="utf-8"))
+
+
+def write_audit(root: Path, data: dict) -> None:
+    (root / "docs/findings/audit.json").write_text(json.dumps(data), encoding="utf-8")
+
+
+def source_of(root: Path) -> str:
+    """The Typst source the article renders from ``root``'s findings (no figures drawn)."""
+    article = collect(read_sources(root / "docs/findings", root), "shipped findings")
+    return render(article, Path("forest.png"), {f.name: None for f in article.figures})
+
+
+def verdict_text(verdict: str, category: str) -> str:
+    return verdict + (f" ({category})" if category and category != verdict else "")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The article built by its command line in a checkout without results/, and its PDF text."""
+    root = checkout(tmp_path_factory.mktemp("article"))
+    done = subprocess.run([sys.executable, "-m", "vhct.article"], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert not (root / "results").exists()
+    return root, root / "docs" / "article.pdf"
+
+
+def test_builds_from_the_shipped_findings_alone(built):
+    root, pdf = built
+    assert pdf.read_bytes().startswith(b"%PDF")
+
+
+@needs_pdftotext
+def test_pdf_holds_every_verdict_and_estimate_of_the_audit(built):
+    root, pdf = built
+    text = pdf_text(pdf)
+    audit = audit_data(root)
+    assert text.count("Verdict: ") == len(audit["claims"])
+    blocks = text.split("Verdict: ")[1:]  # one per statement, in the audit's order
+    for claim, block in zip(audit["claims"], blocks, strict=True):
+        cid = claim["claim"]["id"]
+        said = verdict_text(claim["verdict"], claim["category"])
+        assert f"{cid}: {said}" in text, cid  # the summary's line
+        assert block.startswith(said), (cid, block[:80])
+        for exp in claim["experiments"]:
+            for c in exp["comparisons"]:
+                if isinstance(c["effect"], float):
+                    assert format_number(c["effect"]) in block, (cid, c["label"], c["effect"])
+                if c["ci_low"] is not None:
+                    assert f"{format_number(c['ci_low'])} to {format_number(c['ci_high'])}" in block, cid
+                assert c["verdict"] in block
+
+
+@needs_pdftotext
+def test_pdf_states_data_sets_costs_and_the_pending_sections(built):
+    root, pdf = built
+    text = pdf_text(pdf)
+    sources = read_sources(root / "docs/findings", root)
+    article = collect(sources, "shipped findings")
+    assert article.data_sets and all(d.sha256 in text for d in article.data_sets)
+    assert f"commit {sources.provenance['commit']}" in text
+    assert "Memory: not recorded" in text
+    assert "[Re] Optimum-statistical Collaboration" in text
+    # today's shipped findings carry no per-round curves and docs/upstream/ does not exist in the copy
+    assert "not in the input" in text and "Pending: the reports" in text
+
+
+def test_a_changed_finding_changes_its_sentence(tmp_path):
+    root = checkout(tmp_path)
+    before = source_of(root)
+    data = audit_data(root)
+    claim = next(c for c in data["claims"] if c["claim"]["id"] == "synthetic-vhct-among-fastest")
+    comps = [c for e in claim["experiments"] for c in e["comparisons"]]
+    # the deciding comparison (the weakest reproduced one: largest claimed p) made the opposite
+    decider = max(comps, key=lambda c: c["p_claimed"])
+    esc = lambda text: text.replace("-", "\\-")  # noqa: E731 (the source escapes Typst's markup)
+    then = f"of {esc(decider['a'])} is lower than that of {esc(decider['b'])}: ratio of means "
+    assert then + format_number(decider["effect"]) in before
+    decider.update(effect=1.234, ci_low=1.111, ci_high=1.357)
+    write_audit(root, data)
+    after = source_of(root)
+    now = f"of {esc(decider['a'])} is higher than that of {esc(decider['b'])}: ratio of means 1.234"
+    assert now in after and now not in before
+    assert then + format_number(decider["effect"]) not in after
+    assert "1.234 (90% interval 1.111 to 1.357)" in after
+
+
+def test_a_remark_goes_when_a_claim_it_rests_on_changes(tmp_path):
+    root = checkout(tmp_path)
+    remark = "VHCT's variance-adaptive confidence term pays at low noise"  # template text: not escaped
+    assert remark in source_of(root)
+    data = audit_data(root)
+    claim = next(c for c in data["claims"] if c["claim"]["id"] == "vhct-faster-low-noise")
+    claim.update(verdict="not reproduced", category="the opposite")
+    write_audit(root, data)
+    after = source_of(root)
+    assert remark not in after
+    assert "vhct\\-faster\\-low\\-noise: not reproduced (the opposite)" in after
+
+
+def test_every_claim_a_remark_names_is_in_the_shipped_audit():
+    named = set()
+    for group in re.findall(r"\[([^\]]*)\]", REMARKS.read_text(encoding="utf-8")):
+        named |= set(re.findall(r'"([a-z0-9-]+)"', group))
+    named -= {"reproduced", "not reproduced", "inconclusive"}
+    ids = {c["claim"]["id"] for c in json.loads((FINDINGS / "audit.json").read_text())["claims"]}
+    assert named and named <= ids, named - ids
+
+
+@needs_pdftotext
+def test_typst_markup_in_a_value_stays_text(tmp_path):
+    root = checkout(tmp_path)
+    data = audit_data(root)
+    quote = "#set page(width: 1cm) $x$ *not bold* [a] // <b> @c ~ \\ - = +"
+    data["claims"][0]["claim"]["quote"] = quote
+    write_audit(root, data)
+    folder = tmp_path / "build"
+    folder.mkdir()
+    shutil.copy(STAND_IN_IMAGE, folder / "forest.png")
+    pdf = tmp_path / "a.pdf"
+    pdf.write_bytes(compile_pdf(source_of(root), folder, 0))
+    assert quote in pdf_text(pdf)
+
+
+def test_a_bad_input_is_one_line_and_writes_nothing(tmp_path):
+    root = checkout(tmp_path)
+    (root / "docs/findings/audit.json").unlink()
+    done = subprocess.run([sys.executable, "-m", "vhct.article"], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "audit.json" in done.stderr
+    assert not (root / "docs/article.pdf").exists()
+    with pytest.raises(ArticleError, match="no such folder"):
+        read_sources(root / "nowhere", root)
+
+
+def test_full_scale_cost_is_measured_seconds_per_round_times_rounds_and_seeds():
+    sources = read_sources(FINDINGS, REPO)
+    scale = full_scale(REPO / "config/paper.yaml", sources.timings, sources.audit.context.experiments)
+    row = next(r for r in scale.rows if r.experiment == "garland" and r.setting == "VHCT-rho0.75")
+    timing = sources.timings["garland"]
+    runs = timing[timing["setting"] == "VHCT-rho0.75"]
+    per_round = runs["step_seconds_sum"].sum() / runs["rounds"].sum()
+    assert row.seconds == pytest.approx(per_round * row.rounds * row.seeds)
+    assert not row.extrapolated
+    bo = next(r for r in scale.rows if r.experiment == "garland" and r.setting == "BO")
+    assert bo.extrapolated == (bo.rounds > bo.measured_rounds)
+    assert scale.total_seconds == pytest.approx(sum(r.seconds for r in scale.rows if r.seconds is not None))
+
+
+def test_a_regret_figure_is_drawn_when_the_input_holds_its_curves(tmp_path):
+    """Curves written by the pipeline's own curve writer (aggregate.curve_table) for fig3a_garland's
+    settings: the article draws that figure and no longer lists it as absent."""
+    root = checkout(tmp_path)
+    sources = read_sources(root / "docs/findings", root)
+    figure = next(f for f in collect(sources, "results").figures if f.name == "fig3a_garland")
+    info = sources.audit.context.experiments["garland"].settings
+    rng = np.random.default_rng(0)
+    assert not figure.present
+    for by_setting in figure.curves.values():
+        for setting, path in by_setting.items():
+            t = np.arange(1, info[setting].horizon + 1)
+            runs = [pd.DataFrame({"t": t, "cumulative_regret": np.cumsum(rng.random(t.size))})] * 3
+            path.parent.mkdir(parents=True, exist_ok=True)
+            curve_table({setting: runs}, info).to_csv(path, index=False)
+    out = tmp_path / "article.pdf"
+    source = tmp_path / "article.typ"
+    build(root / "docs/findings", out, "results", root, source)
+    assert next(f for f in collect(sources, "results").figures if f.name == "fig3a_garland").present
+    text = source.read_text(encoding="utf-8")
+    assert 'image("fig3a_garland.png"' in text
+    absent = text.split("The per-round curves of", 1)[1].split("are not in the input", 1)[0]
+    assert "fig3a\\_garland" not in absent and "fig3b\\_landmine" in absent
