@@ -29,6 +29,7 @@ from vhct.pipeline.data import (
     VerificationError,
     check_stamp,
     fetch_file,
+    verify,  # where compute_digests is looked up
     verify_file,
 )
 from vhct.pipeline.jobs import data_job
@@ -463,8 +464,8 @@ def test_verify_job_without_a_source_removes_the_corrupted_file_and_names_it(lan
 def hash_calls(monkeypatch) -> list:
     """The files ``vhct.pipeline.data`` hashes from now on (each call of ``compute_digests``)."""
     calls: list = []
-    real = vd.compute_digests
-    monkeypatch.setattr(vd, "compute_digests", lambda path, spec: calls.append(path) or real(path, spec))
+    real = verify.compute_digests
+    monkeypatch.setattr(verify, "compute_digests", lambda path, spec: calls.append(path) or real(path, spec))
     return calls
 
 

@@ -19,7 +19,9 @@ from optuna.distributions import (  # noqa: E402
 )
 
 from vhct.extras import MissingExtraError  # noqa: E402
-from vhct.integrations.optuna import VHCTSampler, _describe, _from_unit  # noqa: E402
+from vhct.integrations.optuna import VHCTSampler  # noqa: E402
+from vhct.integrations.optuna.record import describe  # noqa: E402
+from vhct.integrations.optuna.space import from_unit  # noqa: E402
 from vhct.optimizers.registry import make_optimizer  # noqa: E402
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -121,8 +123,8 @@ def test_resume_with_other_settings_is_refused(tmp_path, first, then, named):
 
 
 def test_a_parameter_that_is_not_json_is_recorded_by_its_qualified_name():
-    assert _describe(0.75) == 0.75 and _describe((1, 2)) == [1, 2]
-    assert _describe(math.sqrt) == "math.sqrt" and _describe(object()) == "builtins.object"
+    assert describe(0.75) == 0.75 and describe((1, 2)) == [1, 2]
+    assert describe(math.sqrt) == "math.sqrt" and describe(object()) == "builtins.object"
 
 
 def test_concurrent_trials_one_round_at_a_time():
@@ -155,16 +157,16 @@ def test_a_failed_trial_is_proposed_again():
 
 def test_log_and_integer_parameters():
     log_float = FloatDistribution(1e-4, 1.0, log=True)
-    assert _from_unit(0.5, log_float) == pytest.approx(1e-2)
-    assert _from_unit(0.0, log_float) == pytest.approx(1e-4) and _from_unit(1.0, log_float) == 1.0
+    assert from_unit(0.5, log_float) == pytest.approx(1e-2)
+    assert from_unit(0.0, log_float) == pytest.approx(1e-4) and from_unit(1.0, log_float) == 1.0
     # integers: each value gets an equal share of the cube's side
     ints = IntDistribution(1, 4)
-    shares = np.bincount([_from_unit(u, ints) for u in np.linspace(0, 1, 4001)], minlength=5)[1:]
+    shares = np.bincount([from_unit(u, ints) for u in np.linspace(0, 1, 4001)], minlength=5)[1:]
     assert shares.min() >= 999 and shares.max() <= 1001
-    assert _from_unit(0.5, FloatDistribution(0.0, 1.0, step=0.25)) == 0.5
-    assert _from_unit(0.6, FloatDistribution(0.0, 1.0, step=0.25)) == 0.5
+    assert from_unit(0.5, FloatDistribution(0.0, 1.0, step=0.25)) == 0.5
+    assert from_unit(0.6, FloatDistribution(0.0, 1.0, step=0.25)) == 0.5
     log_int = IntDistribution(1, 1000, log=True)
-    assert _from_unit(0.5, log_int) in (22, 23)  # sqrt(0.5 * 1000.5) in log space
+    assert from_unit(0.5, log_int) in (22, 23)  # sqrt(0.5 * 1000.5) in log space
 
     space = {"lr": log_float, "layers": ints}
     study = optuna.create_study(direction="maximize", sampler=VHCTSampler(seed=1, search_space=space))
@@ -177,7 +179,7 @@ def test_log_and_integer_parameters():
     opt = make_optimizer("VHCT", [[0.0, 1.0], [0.0, 1.0]], seed=1)  # one cube side per parameter
     for trial in study.trials:
         u = opt.ask()
-        assert trial.params == {"layers": _from_unit(u[0], ints), "lr": _from_unit(u[1], log_float)}
+        assert trial.params == {"layers": from_unit(u[0], ints), "lr": from_unit(u[1], log_float)}
         opt.tell(u, trial.value)
     assert study.best_params["layers"] == 3 and abs(math.log10(study.best_params["lr"]) + 2.5) < 0.5
 

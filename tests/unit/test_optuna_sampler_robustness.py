@@ -15,7 +15,8 @@ optuna = pytest.importorskip("optuna")
 from optuna.distributions import FloatDistribution, IntDistribution  # noqa: E402
 from optuna.trial import TrialState  # noqa: E402
 
-from vhct.integrations.optuna import UNSUGGESTED_LIMIT, VHCTSampler, _from_unit  # noqa: E402
+from vhct.integrations.optuna import UNSUGGESTED_LIMIT, VHCTSampler  # noqa: E402
+from vhct.integrations.optuna.space import from_unit  # noqa: E402
 from vhct.optimizers.base import HorizonWarning  # noqa: E402
 from vhct.optimizers.registry import make_optimizer  # noqa: E402
 
@@ -213,7 +214,7 @@ def test_a_conditional_space_tells_only_the_trials_that_suggested_the_parameters
         x = opt.ask()
         assert t.system_attrs["vhct:round"] == opt.t and t.system_attrs["vhct:point"] == x.tolist()
         if name in t.params:
-            assert t.params[name] == _from_unit(x[0], dist)
+            assert t.params[name] == from_unit(x[0], dist)
             opt.tell(x, t.value)
         else:
             skipped += 1

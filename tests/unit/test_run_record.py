@@ -22,7 +22,7 @@ from vhct.pipeline.files import sha256
 from vhct.pipeline.jobs import run_job
 from vhct.pipeline.records import SPEC_FIELDS
 from vhct.pipeline.specs import SettingInfo
-from vhct.pipeline.stale import check_current_runs, expected_specs
+from vhct.pipeline.stale import aggregate_spec, check_current_runs, expected_specs
 from vhct.pipeline.tables import (
     RunTableError,
     StaleRunError,
@@ -368,3 +368,21 @@ def test_the_source_hash_changes_with_the_code_of_its_layer_only(
     assert {layer for layer in layers if edited[layer] != layers[layer]} == {"run", "figure"}
     with pytest.raises(ValueError, match="no source layer 'plots'"):
         source_hash("plots")
+
+
+def test_a_settings_aggregate_is_asked_what_the_experiments_aggregate_is_asked_of_that_setting(config):
+    """One builder (``stale.aggregate_spec``) for both aggregate spec files: a setting's is the
+    experiment's restricted to that setting, with the same code hash and versions, so an edit of the
+    aggregation code or an update of a package reruns both."""
+    info = config.setting_info(EXPERIMENT)
+    paths = {s: [f"runs/{EXPERIMENT}/{s}/seed{k}.csv.gz" for k in (3, 7)] for s in info}
+    whole = aggregate_spec(info, paths)
+    assert list(whole) == ["info", "run_paths", "source", "versions"]  # the spec file's keys, in order
+    assert whole["source"] == {"aggregate": source_hash("aggregate")}
+    assert whole["versions"] == package_versions()
+    assert len(info) > 1
+    for setting in info:
+        one = aggregate_spec({setting: info[setting]}, {setting: paths[setting]})
+        assert one["info"] == {setting: whole["info"][setting]}
+        assert one["run_paths"] == {setting: paths[setting]}
+        assert (one["source"], one["versions"]) == (whole["source"], whole["versions"])

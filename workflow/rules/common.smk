@@ -180,19 +180,11 @@ def figure_spec(figure):
 
 for _experiment in CFG.experiments:
     _info, _paths = CFG.setting_info(_experiment), run_paths(_experiment)
-    SPEC_FILES[AGGREGATE_SPEC.format(experiment=_experiment)] = {
-        "info": {s: i.model_dump(mode="json") for s, i in _info.items()},
-        "run_paths": _paths,
-        "source": {"aggregate": source_hash("aggregate")},
-        "versions": package_versions(),
-    }
+    SPEC_FILES[AGGREGATE_SPEC.format(experiment=_experiment)] = vstale.aggregate_spec(_info, _paths)
     for _setting in _paths:
-        SPEC_FILES[SETTING_AGGREGATE_SPEC.format(experiment=_experiment, setting=_setting)] = {
-            "info": {_setting: _info[_setting].model_dump(mode="json")},
-            "run_paths": {_setting: _paths[_setting]},
-            "source": {"aggregate": source_hash("aggregate")},
-            "versions": package_versions(),
-        }
+        SPEC_FILES[SETTING_AGGREGATE_SPEC.format(experiment=_experiment, setting=_setting)] = (
+            vstale.aggregate_spec({_setting: _info[_setting]}, {_setting: _paths[_setting]})
+        )
 for _figure in CFG.figures:
     SPEC_FILES[FIGURE_SPEC.format(figure=_figure)] = figure_spec(_figure)
 

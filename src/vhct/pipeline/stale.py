@@ -33,6 +33,7 @@ from typing import Any
 from vhct.pipeline.config import Config
 from vhct.pipeline.files import write_if_changed
 from vhct.pipeline.records import DataChecksums, RunRequest, request_difference
+from vhct.pipeline.specs import SettingInfo
 from vhct.pipeline.tables import (
     TABLE_SUFFIX,
     RunTableError,
@@ -41,7 +42,7 @@ from vhct.pipeline.tables import (
     seed_of,
     sidecar_path,
 )
-from vhct.pipeline.versions import package_versions, run_source
+from vhct.pipeline.versions import package_versions, run_source, source_hash
 
 #: the folder of the spec files, in the config's results folder (results/.specs/ for the default
 #: config, results/<name>/.specs/ for config/<name>.yaml): each config's specs its own
@@ -86,6 +87,21 @@ def expected_specs(
                 raise ValueError(f"run table {path}: no seed in its name (seed<k>{TABLE_SUFFIX})")
             out[str(path)] = run_request(config, experiment, setting, seed)
     return out
+
+
+def aggregate_spec(
+    info: Mapping[str, SettingInfo], run_paths: Mapping[str, Sequence[str]]
+) -> dict[str, Any]:
+    """The spec file's content of an aggregate job (plain data): the settings it aggregates (``info``)
+    and their run tables, the source hash of the aggregation code and the package versions. One
+    builder for both aggregate jobs: an experiment's (every setting) and one setting's (``info`` and
+    ``run_paths`` of that setting alone)."""
+    return {
+        "info": {setting: i.model_dump(mode="json") for setting, i in info.items()},
+        "run_paths": {setting: list(paths) for setting, paths in run_paths.items()},
+        "source": {"aggregate": source_hash("aggregate")},
+        "versions": package_versions(),
+    }
 
 
 def write_spec(path: Path | str, content: Mapping[str, Any]) -> bool:
