@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 import math
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -99,17 +100,14 @@ def short_title(exp: ExperimentInfo) -> str:
     return exp.title.split(":")[0]
 
 
-def grid(n_panels: int, columns: int | None) -> tuple[int, int]:
-    """Rows and columns of ``n_panels`` panels, at most ``columns`` a row (all in one by default)."""
+def panel_figure(n_panels: int, columns: int | None, projections: Sequence[str | None] | None = None):
+    """A figure of ``n_panels`` panels of PANEL_SIZE, at most ``columns`` a row (default: one row), and
+    their axes (``projections``: each panel's, e.g. "3d")."""
     cols = min(n_panels, columns or n_panels)
-    return math.ceil(n_panels / cols), cols
-
-
-def panel_figure(n_panels: int, columns: int | None, projection: str | None = None):
-    """A figure of ``n_panels`` panels of PANEL_SIZE on a grid, and their axes."""
-    rows, cols = grid(n_panels, columns)
+    rows = math.ceil(n_panels / cols)
     fig = plt.figure(figsize=(PANEL_SIZE[0] * cols, PANEL_SIZE[1] * rows + 0.5), layout="constrained")
-    axes = [fig.add_subplot(rows, cols, i + 1, projection=projection) for i in range(n_panels)]
+    projections = projections or [None] * n_panels
+    axes = [fig.add_subplot(rows, cols, i + 1, projection=projections[i]) for i in range(n_panels)]
     return fig, axes
 
 
