@@ -29,12 +29,8 @@ from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED, NOT_REPRO
 #: significant digits of the numbers in the tables
 DIGITS = 4
 #: background colour of a verdict's cell in the HTML page
-VERDICT_COLORS = {
-    REPRODUCED: "#d4edda",
-    NOT_REPRODUCED: "#f8d7da",
-    INCONCLUSIVE: "#fff3cd",
-    NOT_EVALUATED: "#e2e3e5",
-}
+VERDICT_COLORS = {REPRODUCED: "#d4edda", NOT_REPRODUCED: "#f8d7da", INCONCLUSIVE: "#fff3cd",
+                  NOT_EVALUATED: "#e2e3e5"}  # fmt: skip
 
 
 def format_number(value: Any) -> str:
@@ -148,11 +144,8 @@ def scale_items(audit: Audit) -> dict[str, list[dict[str, Any]]]:
                 item = fewer.setdefault((setting, info.max_seeds),
                                         {"setting": setting, "count": info.max_seeds, "where": []})
                 item["where"].append(name)  # fmt: skip
-    test_split = [
-        {"name": name, "params": exp.objective_params, "horizon": exp.horizon}
-        for name, exp in experiments.items()
-        if exp.objective_params.get("mode") == "test-split"
-    ]
+    test_split = [{"name": name, "params": exp.objective_params, "horizon": exp.horizon}
+                  for name, exp in experiments.items() if exp.objective_params.get("mode") == "test-split"]
     return {"capped": list(capped.values()), "fewer": list(fewer.values()), "test_split": test_split,
             "mnist_subset": mnist_subsets(experiments), "more": more}  # fmt: skip
 
@@ -221,23 +214,17 @@ def early_labels(audit: Audit) -> list[str]:
 
 def cost_rows(audit: Audit) -> list[dict[str, Any]]:
     """The cost claim's comparisons (the optimizer's own seconds per round, the total beside)."""
-    return [
-        {"experiment": e.experiment, "c": c}
-        for claim in audit.claims
-        if claim.claim.statistic in TOTAL_BESIDE
-        for e in claim.experiments
-        for c in e.comparisons
-        if c.round is not None
-    ]
+    costs = [claim for claim in audit.claims if claim.claim.statistic in TOTAL_BESIDE]
+    return [{"experiment": e.experiment, "c": c} for claim in costs for e in claim.experiments
+            for c in e.comparisons if c.round is not None]  # fmt: skip
 
 
 def regret_tables(aggregates: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Final cumulative regret per experiment: settings at the horizon first, best first."""
     out = []
     for name, tables in aggregates.items():
-        final = tables["final.csv"].sort_values(
-            ["horizon", "final_mean"], ascending=[False, True], kind="stable"
-        )
+        order = ["horizon", "final_mean"]
+        final = tables["final.csv"].sort_values(order, ascending=[False, True], kind="stable")
         rows = [
             [r.setting, r.horizon, r.n_seeds, f"{format_number(r.final_mean)} ± {format_number(r.final_std)}",
              format_number(r.final_mean / r.horizon)]
@@ -269,22 +256,16 @@ def beyond_rows(audit: Audit) -> list[dict[str, Any]]:
 @cache
 def _environment(autoescape: bool) -> Environment:
     """The templates' environment, HTML-escaping or not, with the filters and values they use."""
-    env = Environment(
-        loader=PackageLoader("vhct.reporting", "templates"),
-        undefined=StrictUndefined,
-        autoescape=autoescape,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
+    env = Environment(loader=PackageLoader("vhct.reporting", "templates"), undefined=StrictUndefined,
+                      autoescape=autoescape, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters.update(num=format_number, cell=md_cell, slug=slug, said_once=said_once, refs=references,
                        oneline=oneline)  # fmt: skip
     env.tests["link"] = lambda x: isinstance(x, Link)
     env.globals.update(
         Link=Link, decider=decider, counts=counts, seeds_text=seeds_text, seeds_span=seeds_span,
-        early_labels=early_labels,
-        comparisons=claim_comparisons, beyond_rows=beyond_rows, colors=VERDICT_COLORS, REPRODUCED=REPRODUCED,
-        NOT_REPRODUCED=NOT_REPRODUCED, INCONCLUSIVE=INCONCLUSIVE, NOT_EVALUATED=NOT_EVALUATED,
+        early_labels=early_labels, comparisons=claim_comparisons, beyond_rows=beyond_rows,
+        colors=VERDICT_COLORS, REPRODUCED=REPRODUCED, NOT_REPRODUCED=NOT_REPRODUCED,
+        INCONCLUSIVE=INCONCLUSIVE, NOT_EVALUATED=NOT_EVALUATED,
     )  # fmt: skip
     return env
 

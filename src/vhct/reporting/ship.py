@@ -283,10 +283,8 @@ def ship(
     or nothing (the module's docstring); return the shipped files."""
     results, figures, docs = Path(results), Path(figures), docs_folder(docs)
     readme = Path(readme) if readme is not None else None
-    audit_path = results / AUDIT_JSON
-    prov_path = results / PROVENANCE_JSON
-    audit = read_audit(audit_path)
-    prov = read_json(prov_path)
+    audit_path, prov_path = results / AUDIT_JSON, results / PROVENANCE_JSON
+    audit, prov = read_audit(audit_path), read_json(prov_path)
     data = {audit_path: Path(DATA_DIR) / AUDIT_JSON, prov_path: Path(DATA_DIR) / PROVENANCE_JSON}
     for name in audit.context.experiments:
         for file in AGGREGATES:

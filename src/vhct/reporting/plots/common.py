@@ -111,11 +111,6 @@ def panel_figure(n_panels: int, columns: int | None, projections: Sequence[str |
     return fig, axes
 
 
-def legend_wrap(width: float, columns: int) -> int:
-    """Characters per line of a label in a legend of ``columns`` columns across ``width`` inches."""
-    return int((width / columns - LEGEND_HANDLE_WIDTH) / LEGEND_CHAR_WIDTH)
-
-
 def shared_legend(fig, axes, columns: int) -> None:
     """One legend under the panels, with every label once (panels share settings and styles)."""
     entries: dict[str, Any] = {}
@@ -128,11 +123,12 @@ def shared_legend(fig, axes, columns: int) -> None:
         fig.set_size_inches(width + SIDE_LEGEND_WIDTH, height)
         fig.legend(handles, labels, loc="outside right upper", frameon=False)
     else:
-        wrap = legend_wrap(fig.get_size_inches()[0], columns)
-        while columns > 1 and wrap < LEGEND_MIN_CHARS:
+        def wrap(columns: int) -> int:  # characters per line of a label in that many columns
+            return int((fig.get_size_inches()[0] / columns - LEGEND_HANDLE_WIDTH) / LEGEND_CHAR_WIDTH)
+
+        while columns > 1 and wrap(columns) < LEGEND_MIN_CHARS:
             columns -= 1
-            wrap = legend_wrap(fig.get_size_inches()[0], columns)
-        wrapped = [textwrap.fill(label, max(wrap, LEGEND_MIN_CHARS)) for label in labels]
+        wrapped = [textwrap.fill(label, max(wrap(columns), LEGEND_MIN_CHARS)) for label in labels]
         fig.legend(handles, wrapped, loc="outside lower center", ncols=columns, frameon=False)
 
 
