@@ -148,9 +148,10 @@ def figure_curves(figure):
 
 
 def figure_inputs(wildcards):
-    """The curve and timing aggregates of the settings the figure draws, and nothing else."""
-    curves = [path for by_setting in figure_curves(wildcards.figure).values() for path in by_setting.values()]
-    return curves + [path.replace("regret.csv", "timing.csv") for path in curves]
+    """The curve and timing aggregates (CURVE, SETTING_TIMING) of the settings the figure draws, and
+    nothing else."""
+    drawn = [(e, s) for e, settings in CFG.figure_settings(wildcards.figure).items() for s in settings]
+    return [pattern.format(experiment=e, setting=s) for pattern in (CURVE, SETTING_TIMING) for e, s in drawn]
 
 
 def setting_aggregate_inputs(wildcards):

@@ -15,11 +15,8 @@ def figure_caption(cfg: Config, figure: str, captions_dir: Path | str) -> str:
     (``<captions_dir>/<figure>.rst``, else a generic line) and the settings behind each panel."""
     fig = cfg.figures[figure]
     source = Path(captions_dir) / f"{figure}.rst"
-    head = (
-        source.read_text(encoding="utf-8").strip()
-        if source.exists()
-        else (f"Figure ``{figure}`` ({fig.kind}); no paper caption is recorded for this name.")
-    )
+    generic = f"Figure ``{figure}`` ({fig.kind}); no paper caption is recorded for this name."
+    head = source.read_text(encoding="utf-8").strip() if source.exists() else generic
     lines = [head, "", "**Settings behind it**", ""]
     for i, panel in enumerate(fig.panels):
         if panel.experiment is not None:
@@ -53,7 +50,5 @@ def _setting_text(cfg: Config, experiment: str, setting: str) -> str:
 def caption_job(caption: str, out_path: Path | str, log_path: Path | str | None = None) -> None:
     """Write a figure's report caption atomically (the report embeds it beside the figure)."""
     setup_logging(log_path)
-    out = Path(out_path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_paths(out) as (tmp,):
+    with atomic_paths(out_path) as (tmp,):  # its folder made
         Path(tmp).write_text(caption, encoding="utf-8")

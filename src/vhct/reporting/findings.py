@@ -1,10 +1,6 @@
-"""The replication's findings document, ``docs/findings.md``, rendered from the shipped files.
-
-:func:`render` writes the document from the files under ``docs/findings/`` (the audit's JSON,
-the aggregates, the run's provenance record) and ``docs/figures/`` alone, so the document is
-never typed by hand and a test can check that it is what the shipped files give. Shipping a run
-into ``docs/`` (its checks, the all-or-nothing swap, the README's findings block, the command
-line of ``make findings``) is ``vhct.reporting.ship``.
+"""The findings document, ``docs/findings.md``, rendered from the shipped files alone (the audit's
+JSON, aggregates and provenance record under ``docs/findings/``, the PNGs under ``docs/figures/``):
+never typed by hand, and a test can check it is what they give. Shipping is ``vhct.reporting.ship``.
 """
 
 from __future__ import annotations
@@ -42,12 +38,8 @@ def read_json(path: Path) -> dict[str, Any]:
 
 
 def read_audit(path: Path) -> Audit:
-    """The audit record the document is rendered from (validated by the records' one reader); one
-    written by another audit format, or lacking a field, is refused with the file named.
-
-    The document's verdicts, summary and cost table are read from the audit's typed records, so
-    rendering an audit of an older format would mix two standards in one document.
-    """
+    """The audit record, by the records' one reader: one of another format (the document would mix
+    two standards) or lacking a field is refused, the file named."""
     try:
         return records.read_audit(path)
     except records.AuditRecordError as exc:
@@ -60,15 +52,13 @@ def render(docs: Path | str) -> str:
     data = docs / DATA_DIR
     audit = read_audit(data / AUDIT_JSON)
     prov = read_json(data / PROVENANCE_JSON)
-    aggregates = {}
+    aggregates: dict[str, dict[str, pd.DataFrame]] = {}
     for name in audit.context.experiments:
-        tables = {}
         for file in AGGREGATES:
             path = data / "aggregates" / name / file
             try:
-                tables[file] = pd.read_csv(path)
+                aggregates.setdefault(name, {})[file] = pd.read_csv(path)
             except (OSError, ValueError) as exc:
                 raise FindingsError(f"{path}: cannot read the aggregate ({exc})") from exc
-        aggregates[name] = tables
     figures = sorted((docs / FIGURES_DIR).glob("*.png"))
     return render_findings(audit, prov, aggregates, figures, FIGURES_DIR)

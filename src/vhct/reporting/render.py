@@ -1,13 +1,7 @@
-"""The one renderer of the audit records: ``results/audit.md``, ``results/audit.html``,
-``docs/findings.md``, the findings' headline and the README's findings block.
-
-The prose lives in Jinja2 templates (``vhct/reporting/templates``): ``audit.j2`` is the audit in
-either format (its headings, paragraphs and tables through the macros of ``md.j2`` or ``html.j2``),
-``findings.j2`` the shipped document, ``readme.j2`` the README's findings block, ``parts.j2`` what
-both share (the verdict table at a glance, the reasons per claim, the variants, the beyond table).
-This module computes the values the templates print: which comparison decided a claim, the reasons
-with their shared regret reference said once, numbers formatted, the reason for a capped setting
-from its parameters.
+"""The one renderer of the audit records: ``audit.md`` and ``audit.html``, ``docs/findings.md``, the
+headline and the README's findings block. The prose is in the Jinja2 templates (``templates/``:
+``audit.j2`` in either format through ``md.j2`` or ``html.j2``, ``findings.j2``, ``readme.j2``, and
+``parts.j2`` what they share); this module computes the values they print.
 """
 
 from __future__ import annotations
@@ -16,6 +10,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +29,8 @@ from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED, NOT_REPRO
 #: significant digits of the numbers in the tables
 DIGITS = 4
 #: background colour of a verdict's cell in the HTML page
-VERDICT_COLORS = {
-    REPRODUCED: "#d4edda",
-    NOT_REPRODUCED: "#f8d7da",
-    INCONCLUSIVE: "#fff3cd",
-    NOT_EVALUATED: "#e2e3e5",
-}
+VERDICT_COLORS = {REPRODUCED: "#d4edda", NOT_REPRODUCED: "#f8d7da", INCONCLUSIVE: "#fff3cd",
+                  NOT_EVALUATED: "#e2e3e5"}  # fmt: skip
 
 
 def format_number(value: Any) -> str:
@@ -101,13 +92,9 @@ def claim_comparisons(claim: ClaimVerdict) -> list[Comparison]:
 
 
 def decider(claim: ClaimVerdict) -> Comparison | None:
-    """The comparison that decided the claim's verdict, for the one line of the verdict table.
-
-    Reproduced: the weakest of the comparisons (largest claimed p; every one had to hold).
-    Not reproduced: the strongest refutation (smallest Holm-adjusted refuting p). Otherwise the
-    comparison of the claim's verdict farthest from holding (largest claimed p; too few seeds
-    first); none when the claim was not evaluated.
-    """
+    """The comparison that decided the claim (the verdict table's line): for a refuted claim the
+    smallest Holm-adjusted refuting p, else the largest claimed p among those of its verdict (too few
+    seeds first); None when not evaluated."""
     comps = [c for c in claim_comparisons(claim) if c.verdict != NOT_EVALUATED]
     mine = [c for c in comps if c.verdict == claim.verdict] or comps
     if not mine:
@@ -122,12 +109,8 @@ def decider(claim: ClaimVerdict) -> Comparison | None:
 
 
 def capped_reason(setting: SettingInfo) -> dict[str, Any]:
-    """Why a setting stops early, from its algorithm and parameters (for ``findings.j2``).
-
-    A GPyOpt setting's cost grows with its observations, by a factor of its GP-fit restarts per
-    round (``optimize_restarts``; GPyOpt's default when the config leaves it); any other setting is
-    capped by its config key alone.
-    """
+    """Why a setting stops early (``findings.j2``): GPyOpt's cost, by its GP-fit restarts per round
+    (``optimize_restarts``, else GPyOpt's default), or else its config key alone."""
     if setting.algorithm != "BO":
         return {"kind": "config"}
     from vhct.optimizers.bo import DEFAULT_OPTIMIZE_RESTARTS  # no GPyOpt import: constants only
@@ -161,18 +144,14 @@ def scale_items(audit: Audit) -> dict[str, list[dict[str, Any]]]:
                 item = fewer.setdefault((setting, info.max_seeds),
                                         {"setting": setting, "count": info.max_seeds, "where": []})
                 item["where"].append(name)  # fmt: skip
-    test_split = [
-        {"name": name, "params": exp.objective_params, "horizon": exp.horizon}
-        for name, exp in experiments.items()
-        if exp.objective_params.get("mode") == "test-split"
-    ]
+    test_split = [{"name": name, "params": exp.objective_params, "horizon": exp.horizon}
+                  for name, exp in experiments.items() if exp.objective_params.get("mode") == "test-split"]
     return {"capped": list(capped.values()), "fewer": list(fewer.values()), "test_split": test_split,
             "mnist_subset": mnist_subsets(experiments), "more": more}  # fmt: skip
 
 
 def mnist_subsets(experiments: Mapping[str, ExperimentInfo]) -> list[dict[str, Any]]:
-    """The MNIST experiments in official mode on part of the official data, with their data line
-    (``vhct.objectives.mnist.data_text``; imported only when the audit has such an experiment)."""
+    """The MNIST experiments in official mode on part of the official data, with their data line."""
     found = []
     for name, exp in experiments.items():
         params = exp.objective_params
@@ -187,14 +166,6 @@ def mnist_subsets(experiments: Mapping[str, ExperimentInfo]) -> list[dict[str, A
     return found
 
 
-def span(values: Iterable[int]) -> str:
-    """``20`` or ``4 to 20``: the range of a set of counts."""
-    values = sorted(set(values))
-    if not values:
-        return "0"
-    return str(values[0]) if len(values) == 1 else f"{values[0]} to {values[-1]}"
-
-
 def counts(audit: Audit) -> dict[str, int]:
     """Claims per verdict (the known ones first, then any other category the records carry)."""
     found = [c.verdict for c in audit.claims]
@@ -204,16 +175,16 @@ def counts(audit: Audit) -> dict[str, int]:
 
 def seeds_span(audit: Audit) -> str:
     """The seeds per experiment, ``20`` or ``10 to 20`` (the findings' scope)."""
-    return span(len(e.seeds) for e in audit.context.experiments.values())
+    values = sorted({len(e.seeds) for e in audit.context.experiments.values()})
+    if not values:
+        return "0"
+    return str(values[0]) if len(values) == 1 else f"{values[0]} to {values[-1]}"
 
 
 def seeds_text(audit: Audit) -> str:
-    """The seeds each setting ran, compactly (the headline): the experiments' seeds per curve; in
-    parentheses every setting that ran fewer than its experiment lists and than the paper's (the
-    claims' minimum), with its count and where ("20 seeds per curve (BO-restarts5: 4 on garland;
-    Random: 10 on landmine)"), and, in one clause, the settings that ran more than the paper's for
-    the audit's power (the findings' scale section lists them); just the count when every setting
-    ran its experiment's seeds."""
+    """The seeds per curve (the headline), in parentheses the settings that ran fewer than their
+    experiment and the paper's, with where ("BO-restarts5: 4 on garland"), and in one clause those
+    that ran more than the paper's for the audit's power."""
     paper = audit.paper_seeds
     fewer: dict[tuple[str, int], list[str]] = {}
     more: dict[str, set[int]] = {}
@@ -242,26 +213,18 @@ def early_labels(audit: Audit) -> list[str]:
 
 
 def cost_rows(audit: Audit) -> list[dict[str, Any]]:
-    """The cost claim's comparisons, one definition for the claim and the table: the optimizer's own
-    seconds per round, each with the total beside it."""
-    return [
-        {"experiment": e.experiment, "c": c}
-        for claim in audit.claims
-        if claim.claim.statistic in TOTAL_BESIDE
-        for e in claim.experiments
-        for c in e.comparisons
-        if c.round is not None
-    ]
+    """The cost claim's comparisons (the optimizer's own seconds per round, the total beside)."""
+    costs = [claim for claim in audit.claims if claim.claim.statistic in TOTAL_BESIDE]
+    return [{"experiment": e.experiment, "c": c} for claim in costs for e in claim.experiments
+            for c in e.comparisons if c.round is not None]  # fmt: skip
 
 
 def regret_tables(aggregates: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Final cumulative regret per experiment: settings at the horizon first, best first; a setting
-    stopped earlier (BO) after them, its R_n covering fewer rounds."""
+    """Final cumulative regret per experiment: settings at the horizon first, best first."""
     out = []
     for name, tables in aggregates.items():
-        final = tables["final.csv"].sort_values(
-            ["horizon", "final_mean"], ascending=[False, True], kind="stable"
-        )
+        order = ["horizon", "final_mean"]
+        final = tables["final.csv"].sort_values(order, ascending=[False, True], kind="stable")
         rows = [
             [r.setting, r.horizon, r.n_seeds, f"{format_number(r.final_mean)} ± {format_number(r.final_std)}",
              format_number(r.final_mean / r.horizon)]
@@ -278,9 +241,8 @@ def duration(seconds: float) -> str:
 
 
 def beyond_rows(audit: Audit) -> list[dict[str, Any]]:
-    """One row per question and evaluated experiment of the ``beyond`` part; ``p``: the Holm-adjusted
-    p-value of the direction with the smaller one (the one an answer other than "no significant
-    difference" rests on)."""
+    """One row per question and evaluated experiment of ``beyond``; ``p``: the smaller Holm-adjusted
+    p of the two directions (the one an answer rests on)."""
     rows = []
     for q in audit.beyond.questions if audit.beyond else []:
         for e in q.experiments:
@@ -291,35 +253,25 @@ def beyond_rows(audit: Audit) -> list[dict[str, Any]]:
     return rows
 
 
+@cache
 def _environment(autoescape: bool) -> Environment:
-    env = Environment(
-        loader=PackageLoader("vhct.reporting", "templates"),
-        undefined=StrictUndefined,
-        autoescape=autoescape,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
+    """The templates' environment, HTML-escaping or not, with the filters and values they use."""
+    env = Environment(loader=PackageLoader("vhct.reporting", "templates"), undefined=StrictUndefined,
+                      autoescape=autoescape, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters.update(num=format_number, cell=md_cell, slug=slug, said_once=said_once, refs=references,
                        oneline=oneline)  # fmt: skip
     env.tests["link"] = lambda x: isinstance(x, Link)
     env.globals.update(
         Link=Link, decider=decider, counts=counts, seeds_text=seeds_text, seeds_span=seeds_span,
-        early_labels=early_labels,
-        comparisons=claim_comparisons, beyond_rows=beyond_rows, colors=VERDICT_COLORS, REPRODUCED=REPRODUCED,
-        NOT_REPRODUCED=NOT_REPRODUCED, INCONCLUSIVE=INCONCLUSIVE, NOT_EVALUATED=NOT_EVALUATED,
+        early_labels=early_labels, comparisons=claim_comparisons, beyond_rows=beyond_rows,
+        colors=VERDICT_COLORS, REPRODUCED=REPRODUCED, NOT_REPRODUCED=NOT_REPRODUCED,
+        INCONCLUSIVE=INCONCLUSIVE, NOT_EVALUATED=NOT_EVALUATED,
     )  # fmt: skip
     return env
 
 
-_ENVIRONMENTS: dict[bool, Environment] = {}
-
-
 def _render(template: str, fmt: str, **values: Any) -> str:
-    autoescape = fmt == "html"
-    if autoescape not in _ENVIRONMENTS:
-        _ENVIRONMENTS[autoescape] = _environment(autoescape)
-    text = _ENVIRONMENTS[autoescape].get_template(template).render(fmt=f"{fmt}.j2", **values)
+    text = _environment(fmt == "html").get_template(template).render(fmt=f"{fmt}.j2", **values)
     return re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
 
 
@@ -339,9 +291,8 @@ def headline(audit: Audit) -> str:
 
 
 def render_readme(audit: Audit, document: str) -> str:
-    """The README's findings block between its markers (``readme.j2``): the audit's headline and a
-    link to the shipped ``document``; a run below the paper's scale (an experiment below the claims'
-    seeds) says so first, with its seeds per curve. No trailing newline."""
+    """The README's findings block (``readme.j2``): the headline and a link to ``document``; a run
+    below the paper's scale says so first."""
     values = {"paper": not audit.below_paper(), "seeds": seeds_span(audit), "needed": audit.paper_seeds}
     return _render("readme.j2", "md", headline=headline(audit), document=document, **values).rstrip("\n")
 

@@ -6,61 +6,26 @@
     python -m vhct.reporting.ship render         # re-render docs/findings.md and the README block
     python -m vhct.reporting.ship recover        # finish an interrupted ship, remove its staging
 
-``ship`` copies what a finished run produced into ``docs/``: the audit's JSON, the final and
-timing aggregates of every audited experiment and the run's provenance record into
-``docs/findings/``, the PNGs of the figures the document links into ``docs/figures/``; renders
-``docs/findings.md`` from those files (``vhct.reporting.findings.render``) and rewrites the
-README's findings block (between ``README_BEGIN`` and ``README_END``).
+``ship`` copies the run's audit JSON, final and timing aggregates and provenance record into
+``docs/findings/`` and the PNGs the document links into ``docs/figures/``, renders
+``docs/findings.md`` (``vhct.reporting.findings.render``) and the README's findings block (between
+``README_BEGIN`` and ``README_END``). It refuses, changing nothing (``vhct.reporting.ship_checks``):
+a file whose sha256 is not the one the provenance recorder fixed when the run ended (content, not
+times: ``touch -r`` does not fool it), an audit of another run id or config, an aggregate of other
+settings or seeds, mixed package versions (provenance, audit, run sidecars), and a run below the
+paper's scale (an audited experiment under the claims' largest ``min_seeds``) unless ``--reduced``;
+the README block of a reduced run, rendered from the shipped audit alone, says "At reduced scale".
 
-What it refuses, changing nothing:
-
-- **Files of another run.** The provenance recorder (``vhct.pipeline.provenance``) writes, when
-  the command ends, the sha256 of every output it finds (the results folder's ``audit.json``, the
-  aggregates, the figures' PNGs); each file shipped must have exactly that content. The audit must carry the
-  recorded run id and config files (and checksums); each final aggregate must hold the settings,
-  horizons and seeds of the audited config. Content, not modification times: an edited file with
-  its time put back (``touch -r``) is refused. (The former checks of modification times added
-  nothing once the recorded hashes and the audit's run id are required, and are gone.)
-- **Mixed package versions.** The provenance record's ``versions`` against the ``versions`` of
-  each run sidecar of the audited experiments (``<results>/runs/<experiment>/<setting>/seed<n>.json``,
-  read through the pipeline's one reader, ``vhct.pipeline.tables.read_sidecar``: a sidecar that is
-  not a valid run record is refused, naming it) and the audit's ``context.versions`` when it
-  records them. The run itself refused runs of other versions than the ones installed when it ran
-  (``vhct.pipeline.tables``); this check ties the shipped files to one install.
-- **A reduced-scale run, unless told** (``--reduced``). The rule is read from the audit JSON
-  alone: the run is at the paper's scale when every audited experiment ran at least the largest
-  ``min_seeds`` of the audited claims (the fewest seeds the audit decides a claim on; 20), so
-  its verdicts can be decided at all. Horizons are not part of the rule (the paper-scale local
-  run stops MNIST at 100 rounds, in test-split mode); what ran short of the paper's horizons is
-  the document's "Not at the paper's full scale" section. A reduced run's README block starts
-  "At reduced scale (N seeds ...)", never "At the paper's scale"; the rule is applied to the
-  shipped audit, so :func:`readme_block` gives the same text whenever it is rendered again.
-
-Crash safety: a journal. Everything new is first staged in ``docs/.findings-staging-<id>/``
-(``findings/``, ``figures/``, ``findings.md`` and the whole new README text); then the journal
-``docs/.findings-journal.json``, naming the stage, the entries to swap and whether the README is
-part of the swap, is written atomically (the commit point); then each entry of ``docs/`` is
-renamed into the stage as ``old-<name>`` and the staged one renamed into place, the README
-replaced by one rename, the journal removed and the stage deleted. Every step is idempotent.
-Every ``ship`` (and ``render``, ``recover``) starts by rolling an existing journal forward to
-its end and deleting stages that no journal names, so after a SIGKILL at any point the next
-command leaves ``docs/`` and the README entirely the new findings (journal written) or entirely
-the old ones (killed before it). A symlink swap would not do: ``docs/findings.md``, two folders
-and the README are four names that no single rename replaces. Two ships at once are serialized
-by a lock on the docs folder.
-
-The journal names nothing outside the docs folder it lies in (:class:`Journal`): its stage is a
-staging folder of that folder (a name, not a path), its entries are among ``findings/``,
-``figures/`` and ``findings.md``, and of the README it says only whether the swap replaces one:
-which README is the command's to say (``--readme``, or the default below), as when it shipped, so
-a journal committed by mistake and recovered in another clone replaces that clone's README, never
-the first one's. A journal naming anything else (an absolute path, ``..``, an unknown entry, a
-stage or entry that is a symbolic link or missing), or in an older format, is refused with one line
-before anything is touched; delete it. The journal and the staging folders are git-ignored.
-
-``--docs DIR`` touches nothing outside DIR: the README edited is ``--readme PATH``, and by
-default the repository's ``README.md`` only when ``--docs`` is the default ``docs``. A ``--docs``
-that exists and is not a folder is refused with one line.
+Crash safety: everything new is staged in ``docs/.findings-staging-<id>/``; the journal
+``docs/.findings-journal.json`` (the stage, the entries swapped, whether the README is) is written
+atomically as the commit point; then each entry is renamed into place and the journal and stage
+removed, every step idempotent. Every command first rolls a journal forward and deletes other
+stages, so after a kill ``docs/`` and the README are all new or all old (four names: no single
+rename or symlink swap would do). A lock on the docs folder serializes ships. A journal names
+nothing outside its folder (which README is the command's ``--readme``, so one committed by mistake
+never touches another clone's); one naming anything else is refused in one line. ``--docs DIR``
+touches nothing outside DIR (the repository's README only with the default ``docs``); a ``--docs``
+that is a file is refused.
 """
 
 from __future__ import annotations
@@ -73,7 +38,7 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -131,8 +96,7 @@ def _step() -> None:
 
 # ---------------------------------------------------------------- the README block
 def readme_block(docs: Path | str) -> str:
-    """The README's findings block (``readme.j2``): the shipped audit's headline, its scale and a link
-    to the document, between the markers."""
+    """The README's findings block (``readme.j2``) from the audit shipped in ``docs``, with its markers."""
     audit = read_audit(Path(docs) / DATA_DIR / AUDIT_JSON)
     text = render_readme(audit, DOCUMENT)
     return "\n".join([README_BEGIN, text, README_END])
@@ -160,9 +124,8 @@ def _locked(docs: Path) -> Iterator[None]:
 
 @dataclass(frozen=True)
 class Journal:
-    """The commit point of a swap in a docs folder: its stage (a staging folder's name), the entries
-    of the folder it replaces (among :data:`SWAPPED`) and whether it replaces the README too (which
-    README is the command's to say). :func:`_commit` is its one writer, :meth:`read` its one reader."""
+    """The commit point of a swap: its stage's name, the entries it replaces (:data:`SWAPPED`) and
+    whether it replaces the README (the command names which). One writer, :func:`_commit`; one reader."""
 
     stage: str
     names: tuple[str, ...]
@@ -177,8 +140,7 @@ class Journal:
 
     @classmethod
     def read(cls, docs: Path) -> Journal:
-        """The journal of ``docs``, checked: anything naming what is not this folder's stage and
-        entries is refused (:class:`FindingsError`, one line) before anything is touched."""
+        """The journal of ``docs``; one naming anything but this folder's stage and entries is refused."""
         path = docs / JOURNAL
 
         def refuse(why: str) -> FindingsError:
@@ -198,12 +160,8 @@ class Journal:
         folder = docs / stage
         if folder.is_symlink() or not folder.is_dir():
             raise refuse(f"its stage {stage} is not a folder in {docs}")
-        if not (
-            isinstance(names, list)
-            and names
-            and all(isinstance(n, str) and n in SWAPPED for n in names)
-            and len(set(names)) == len(names)
-        ):
+        if not (isinstance(names, list) and names and len(set(names)) == len(names)
+                and all(isinstance(n, str) and n in SWAPPED for n in names)):  # fmt: skip
             raise refuse(f"it names {names!r}, not entries among {', '.join(SWAPPED)}")
         if not isinstance(readme, bool):
             raise refuse(f"its 'readme' is {readme!r}, not true or false")
@@ -214,8 +172,7 @@ class Journal:
 
 
 def _roll_forward(docs: Path, journal: Journal, readme: Path | None) -> None:
-    """Finish the swap the journal names; every step can be repeated after a kill. The README it
-    replaces is ``readme``, the command's (a journal naming one with no README given is refused)."""
+    """Finish the journal's swap (each step repeatable after a kill); its README is ``readme``."""
     stage = docs / journal.stage
     staged = stage / NEW_README
     if journal.readme and readme is None and staged.exists():
@@ -248,8 +205,7 @@ def _roll_forward(docs: Path, journal: Journal, readme: Path | None) -> None:
 
 
 def _recover(docs: Path, readme: Path | None) -> bool:
-    """Roll an interrupted swap forward and delete leftover stages; True if a swap was finished.
-    A leftover that is a symbolic link is left alone (nothing is followed)."""
+    """Roll a journal forward, delete leftover stages (not links); True if a swap was finished."""
     finished = False
     if (docs / JOURNAL).exists() or (docs / JOURNAL).is_symlink():
         _roll_forward(docs, Journal.read(docs), readme)
@@ -271,8 +227,7 @@ def docs_folder(docs: Path | str) -> Path:
 
 
 def recover(docs: Path | str, readme: Path | str | None = None) -> bool:
-    """Finish a ship a kill interrupted (or drop its unfinished staging); True if one was finished.
-    ``readme``: the README the ship was given (the journal only says whether it replaces one)."""
+    """Finish a ship a kill interrupted (``readme``: the one it was given); True if one was finished."""
     docs = docs_folder(docs)
     if not docs.is_dir():
         return False
@@ -291,41 +246,50 @@ def _commit(docs: Path, stage: Path, names: Sequence[str], readme: Path | None) 
     _roll_forward(docs, journal, readme)
 
 
-def _stage_readme(stage: Path, readme: Path | None) -> None:
+def _swap(docs: Path, readme: Path | None, names: Sequence[str], fill: Callable[[Path], None]) -> None:
+    """Stage what ``fill`` writes into a new stage of ``docs`` and swap ``names`` (and the README) in;
+    a README without the markers is refused before anything changes, a failed fill leaves no stage."""
     if readme is not None:
-        text = with_readme_block(readme.read_text(encoding="utf-8"), readme_block(stage))
+        with_readme_block(readme.read_text(encoding="utf-8"), "")
+    try:
+        docs.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise FindingsError(f"cannot create the docs folder {docs} ({exc.strerror or exc})") from None
+    with _locked(docs):
+        _recover(docs, readme)
+        stage = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX, dir=docs))
+        try:
+            fill(stage)
+        except BaseException:
+            shutil.rmtree(stage, ignore_errors=True)
+            raise
+        _commit(docs, stage, names, readme)
+
+
+def _stage_readme(stage: Path, readme: Path | None, audited: Path) -> None:
+    """The README with its block rendered from the audit shipped in ``audited``, into the stage."""
+    if readme is not None:
+        text = with_readme_block(readme.read_text(encoding="utf-8"), readme_block(audited))
         (stage / NEW_README).write_text(text, encoding="utf-8")
-        _step()
 
 
 # ---------------------------------------------------------------- ship and render
 def ship(
-    results: Path | str,
-    figures: Path | str,
-    docs: Path | str,
-    readme: Path | str | None = None,
+    results: Path | str, figures: Path | str, docs: Path | str, readme: Path | str | None = None,
     reduced: bool = False,
-) -> list[Path]:
-    """Ship one finished run into ``docs``: its audit JSON, aggregates and provenance record,
-    the PNGs of the figures its config declares that the document links, the document, and
-    (given ``readme``) the README's findings block; return the shipped files.
-
-    Nothing in ``docs`` or the README changes unless everything checks (see the module's
-    docstring); the swap is journaled, so a kill leaves what the next ``ship`` completes.
-    """
+) -> list[Path]:  # fmt: skip
+    """Ship one finished run into ``docs``: its audit JSON, aggregates, provenance record, the PNGs
+    of its figures the document links, the document and (given ``readme``) the README's block; all
+    or nothing (the module's docstring); return the shipped files."""
     results, figures, docs = Path(results), Path(figures), docs_folder(docs)
     readme = Path(readme) if readme is not None else None
-    audit_path = results / AUDIT_JSON
-    prov_path = results / PROVENANCE_JSON
-    audit = read_audit(audit_path)
-    prov = read_json(prov_path)
+    audit_path, prov_path = results / AUDIT_JSON, results / PROVENANCE_JSON
+    audit, prov = read_audit(audit_path), read_json(prov_path)
     data = {audit_path: Path(DATA_DIR) / AUDIT_JSON, prov_path: Path(DATA_DIR) / PROVENANCE_JSON}
-    finals = {}
     for name in audit.context.experiments:
         for file in AGGREGATES:
-            source = results / "aggregates" / name / file
-            data[source] = Path(DATA_DIR) / "aggregates" / name / file
-        finals[name] = results / "aggregates" / name / AGGREGATES[0]
+            data[results / "aggregates" / name / file] = Path(DATA_DIR) / "aggregates" / name / file
+    finals = {name: results / "aggregates" / name / AGGREGATES[0] for name in audit.context.experiments}
     pngs = {figures / f"{name}.png": Path(FIGURES_DIR) / f"{name}.png" for name in prov.get("figures", [])}
     missing = [str(p) for p in (*data, *pngs) if not p.is_file()]
     if missing:
@@ -338,38 +302,29 @@ def ship(
     check_hashes(prov, outputs)
     check_versions(prov, audit, audit_path, results)
     check_scale(audit, audit_path, reduced)
-    if readme is not None:
-        with_readme_block(readme.read_text(encoding="utf-8"), "")  # its markers, before anything is staged
-    try:
-        docs.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise FindingsError(f"cannot create the docs folder {docs} ({exc.strerror or exc})") from None
-    with _locked(docs):
-        _recover(docs, readme)
-        stage = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX, dir=docs))
-        try:
-            for source, target in {**data, **pngs}.items():
-                (stage / target).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(source, stage / target)
-                _step()
-            (stage / FIGURES_DIR).mkdir(exist_ok=True)
-            text = render(stage)
-            linked = set(FIGURE_LINK.findall(text))
-            unshipped = sorted(link for link in linked if not (stage / link).is_file())
-            if unshipped:
-                raise FindingsError(
-                    f"the document links figure(s) the run did not make: {', '.join(unshipped)}"
-                )
-            for target in pngs.values():
-                if str(target) not in linked:
-                    (stage / target).unlink()
-            (stage / DOCUMENT).write_text(text, encoding="utf-8")
+    linked: set[str] = set()
+
+    def fill(stage: Path) -> None:
+        for source, target in {**data, **pngs}.items():
+            (stage / target).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, stage / target)
             _step()
-            _stage_readme(stage, readme)
-        except BaseException:
-            shutil.rmtree(stage, ignore_errors=True)
-            raise
-        _commit(docs, stage, [DATA_DIR, FIGURES_DIR, DOCUMENT], readme)
+        (stage / FIGURES_DIR).mkdir(exist_ok=True)
+        text = render(stage)
+        linked.update(FIGURE_LINK.findall(text))
+        unshipped = sorted(link for link in linked if not (stage / link).is_file())
+        if unshipped:
+            raise FindingsError(f"the document links figure(s) the run did not make: {', '.join(unshipped)}")
+        for target in pngs.values():
+            if str(target) not in linked:
+                (stage / target).unlink()
+        (stage / DOCUMENT).write_text(text, encoding="utf-8")
+        _step()
+        if readme is not None:
+            _stage_readme(stage, readme, stage)
+            _step()
+
+    _swap(docs, readme, [DATA_DIR, FIGURES_DIR, DOCUMENT], fill)
     shipped = [docs / t for t in data.values()] + [docs / t for t in pngs.values() if str(t) in linked]
     return [*shipped, docs / DOCUMENT]
 
@@ -380,20 +335,12 @@ def rewrite(docs: Path | str, readme: Path | str | None = None) -> Path:
     docs = docs_folder(docs)
     readme = Path(readme) if readme is not None else None
     text = render(docs)
-    if readme is not None:
-        with_readme_block(readme.read_text(encoding="utf-8"), "")
-    with _locked(docs):
-        _recover(docs, readme)
-        stage = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX, dir=docs))
-        try:
-            (stage / DOCUMENT).write_text(text, encoding="utf-8")
-            if readme is not None:
-                updated = with_readme_block(readme.read_text(encoding="utf-8"), readme_block(docs))
-                (stage / NEW_README).write_text(updated, encoding="utf-8")
-        except BaseException:
-            shutil.rmtree(stage, ignore_errors=True)
-            raise
-        _commit(docs, stage, [DOCUMENT], readme)
+
+    def fill(stage: Path) -> None:
+        (stage / DOCUMENT).write_text(text, encoding="utf-8")
+        _stage_readme(stage, readme, docs)
+
+    _swap(docs, readme, [DOCUMENT], fill)
     return docs / DOCUMENT
 
 
@@ -405,22 +352,15 @@ def default_readme(docs: Path, readme: Path | None) -> Path | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m vhct.reporting.ship", description=__doc__.splitlines()[0]
-    )
+    parser = argparse.ArgumentParser(prog="python -m vhct.reporting.ship", description=__doc__.split("\n")[0])
     parser.add_argument("action", nargs="?", default="ship", choices=["ship", "render", "recover"])
     parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, help="results of the run (ship)")
     parser.add_argument("--figures", type=Path, default=DEFAULT_FIGURES, help="figures of the run (ship)")
     parser.add_argument("--docs", type=Path, default=DEFAULT_DOCS, help="folder to ship into")
-    parser.add_argument(
-        "--readme",
-        type=Path,
-        default=None,
-        help="README whose findings block to update (default: README.md with the default --docs, else none)",
-    )
-    parser.add_argument(
-        "--reduced", action="store_true", help="ship a run below the paper's scale, its headline saying so"
-    )
+    parser.add_argument("--readme", type=Path, default=None, help="README whose findings block to update "
+                        "(default: README.md with the default --docs, else none)")  # fmt: skip
+    reduced = "ship a run below the paper's scale, its headline saying so"
+    parser.add_argument("--reduced", action="store_true", help=reduced)
     args = parser.parse_args(argv)
     readme = default_readme(args.docs, args.readme)
     try:

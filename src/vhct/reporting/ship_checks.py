@@ -1,12 +1,10 @@
-"""The checks a run must pass before ``ship`` publishes it: its scale (the claims' minimum seeds),
-that its audit, aggregates and figures are the content the provenance record fixed when the run
-ended (and were made by that run: the record covers only what its command wrote), and one set
-of package versions across provenance, audit and sidecars (the sidecars read through the
-pipeline's one reader, ``vhct.pipeline.tables.read_sidecar``)."""
+"""What a run must pass before ``ship`` publishes it: the paper's scale (the claims' minimum seeds),
+its files the content the provenance record fixed when the run ended (the record covers only what
+its command wrote), and one set of package versions across provenance, audit and run sidecars."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,19 +17,10 @@ from vhct.reporting.audit.records import Audit
 from vhct.reporting.findings import FindingsError
 
 #: what the provenance record must hold to identify its run (vhct.pipeline.provenance)
-RUN_KEYS = (
-    "run_id",
-    "started_utc",
-    "finished_utc",
-    "config_files",
-    "config_sha256",
-    "figures",
-    "versions",
-    "output_sha256",
-)
+RUN_KEYS = ("run_id", "started_utc", "finished_utc", "config_files", "config_sha256", "figures", "versions",
+            "output_sha256")  # fmt: skip
 
 
-# ---------------------------------------------------------------- the scale of a run
 def check_scale(audit: Audit, audit_path: Path, reduced: bool) -> None:
     """Refuse a run below the paper's scale unless ``reduced`` says it is meant."""
     short = audit.below_paper()
@@ -45,20 +34,11 @@ def check_scale(audit: Audit, audit_path: Path, reduced: bool) -> None:
     )
 
 
-# ---------------------------------------------------------------- one run's files
-def _same_paths(a: Sequence[str], b: Sequence[str]) -> bool:
-    return [Path(p).resolve() for p in a] == [Path(p).resolve() for p in b]
-
-
 def check_one_run(
     audit: Audit, prov: Mapping[str, Any], audit_path: Path, aggregates: Mapping[str, Path]
 ) -> None:
-    """Raise :class:`FindingsError` naming the mismatch unless the audit and its final aggregates
-    come from the run the provenance record describes.
-
-    The audit must carry the record's run id and config files (and checksums, when it records
-    them); each final aggregate must hold the settings, horizons and seeds of the audited config.
-    """
+    """Refuse (naming the mismatch) an audit without the record's run id, config files and checksum,
+    or a final aggregate without the audited config's settings, horizons and seeds."""
     lacking = [k for k in RUN_KEYS if k not in prov]
     if lacking:
         raise FindingsError(
@@ -67,7 +47,7 @@ def check_one_run(
         )
     context = audit.context
     audited = context.configfiles
-    if not _same_paths(audited, prov["config_files"]):
+    if [Path(p).resolve() for p in audited] != [Path(p).resolve() for p in prov["config_files"]]:
         raise FindingsError(
             f"{audit_path} was made with the config file(s) {', '.join(audited) or '-'}, "
             f"the recorded run with {', '.join(prov['config_files'])}: they come from different runs "
@@ -98,10 +78,8 @@ def check_one_run(
 
 
 def check_hashes(prov: Mapping[str, Any], files: Mapping[Path, tuple[str, str]]) -> None:
-    """Each file must have the sha256 the provenance record gives it when its run ended.
-
-    ``files``: path -> (part of ``output_sha256``: "results" or "figures", name recorded there).
-    """
+    """Each file must have the sha256 the provenance record gave it when its run ended; ``files``:
+    path -> (its part of ``output_sha256``, "results" or "figures", and its name there)."""
     recorded = prov["output_sha256"]
     for path, (part, name) in files.items():
         want = recorded.get(part, {}).get(name)
@@ -119,15 +97,9 @@ def check_hashes(prov: Mapping[str, Any], files: Mapping[Path, tuple[str, str]])
             )
 
 
-def sidecars(results: Path, experiments: Sequence[str]) -> list[Path]:
-    """The run sidecars of ``experiments`` (``runs/<experiment>/<setting>/seed<n>.json``), sorted."""
-    runs = [results / "runs" / name for name in experiments]
-    return sorted(p for folder in runs for p in folder.glob(f"*/seed*{SIDECAR_SUFFIX}"))
-
-
 def sidecar_versions(path: Path) -> dict[str, str | None]:
-    """The package versions the run record at ``path`` (a sidecar) recorded, read by the pipeline's
-    one reader; :class:`FindingsError` naming the file when it is not a valid run record."""
+    """The package versions a run sidecar recorded, read by the pipeline's one reader
+    (``vhct.pipeline.tables.read_sidecar``); one that is no valid run record is refused, named."""
     table = path.with_name(path.name.removesuffix(SIDECAR_SUFFIX) + TABLE_SUFFIX)
     try:
         return read_sidecar(table).versions
@@ -136,23 +108,19 @@ def sidecar_versions(path: Path) -> dict[str, str | None]:
         raise FindingsError(f"run {table}: {problems}: run it again (`make paper-local`)") from exc
 
 
-def version_differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
-    """Packages whose versions differ between two ``versions`` records, as "name a vs b"."""
-    return [f"{k} {a.get(k)} vs {b.get(k)}" for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
-
-
-def check_versions(
-    prov: Mapping[str, Any], audit: Audit, audit_path: Path, results: Path
-) -> None:
+def check_versions(prov: Mapping[str, Any], audit: Audit, audit_path: Path, results: Path) -> None:
     """The package versions of the provenance record, the audit (when it records them) and every run
-    sidecar of the audited experiments must agree; the error names the file and the packages."""
+    sidecar (``runs/<experiment>/<setting>/seed<n>.json``) of the audited experiments must agree."""
     versions = prov["versions"]
     records: list[tuple[Path, Mapping[str, str | None]]] = []
-    if audit.context.versions is not None:  # the audit's own record of them
+    if audit.context.versions is not None:
         records.append((audit_path, audit.context.versions))
-    records += [(path, sidecar_versions(path)) for path in sidecars(results, list(audit.context.experiments))]
+    folders = [results / "runs" / name for name in audit.context.experiments]
+    sidecars = sorted(p for folder in folders for p in folder.glob(f"*/seed*{SIDECAR_SUFFIX}"))
+    records += [(path, sidecar_versions(path)) for path in sidecars]
     for path, found in records:
-        differ = version_differences(found, versions)
+        keys = sorted(set(found) | set(versions))
+        differ = [f"{k} {found.get(k)} vs {versions.get(k)}" for k in keys if found.get(k) != versions.get(k)]
         if differ:
             raise FindingsError(
                 f"{path} was made with other package versions than the recorded run "

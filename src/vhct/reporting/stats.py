@@ -1,46 +1,21 @@
-"""The audit's one statistical footing: one-sided tests on means over seeds, with the margin inside,
-and the confidence intervals that invert them.
+"""The audit's statistics: one-sided tests on means over seeds, margin inside, and the intervals
+that invert them.
 
-The paper plots the mean over seeds, so every comparison tests means. A claim about two settings
-says where the ratio of their means lies, ``mean_a < c * mean_b`` (or ``>``), with ``c`` a margin
-such as ``1 - 0.05`` ("lower by at least 5 %") or ``1.25`` ("within 25 % of"). That inequality is
-linear in the means, ``mean_a - c * mean_b < 0``, so Welch's unequal-variance statistic of ``a``
-against the sample ``c * b`` tests it (scaling ``b`` scales its variance by ``c**2``). Its p-value
-comes from the studentized bootstrap (:class:`Bootstrap`) rather than Student's t: Welch's t-test
-exceeds its level on bimodal samples such as T-HOO's on 2-D Rastrigin (one-sided error 0.066 at 20
-seeds, 0.12 at 4); the bootstrap-t keeps it at 20 seeds, not below (``benchmarks/audit_calibration.py``).
+A claim says where a ratio of means lies, ``mean_a < c * mean_b`` (or ``>``), ``c`` a margin such
+as 0.95 or 1.25; that is linear in the means, so Welch's statistic of ``a`` against ``c * b`` tests
+it, its p from the studentized bootstrap (:class:`Bootstrap`): Welch's t-test exceeds its level on
+bimodal samples (T-HOO on 2-D Rastrigin: 0.066 at 20 seeds), the bootstrap-t keeps it
+(``benchmarks/audit_calibration.py``). :func:`bootstrap_tests` adds resamples (``RESAMPLES``) while
+a p lies within ``MC_Z`` Monte Carlo standard errors of a decision level (alpha / j, Holm's levels),
+so a verdict differs from the infinite-resample one only if |p - 0.05| < 0.0021 (at alpha = 0.05).
 
-Resampling error. A bootstrap p-value from ``B`` resamples has Monte Carlo standard error
-``sqrt(p (1 - p) / B)`` and a floor ``1 / (B + 1)``. :func:`bootstrap_tests` starts at
-``RESAMPLES[0]`` and moves to the next size while any p-value lies within ``MC_Z`` standard errors
-of a decision level (alpha / j for j = 1..m, m the claim's number of refuting tests up to
-``HOLM_LEVELS``: alpha itself and every level Holm's procedure can compare a p-value with), so
-a verdict can differ from the one an infinite number of resamples would give only when the
-exact p is within 3 standard errors at 99 999 resamples of a level (at alpha = 0.05:
-|p - 0.05| < 0.0021).
-
-The interval of a ratio (:meth:`Bootstrap.interval`) is the set of margins ``c`` that neither
-one-sided test at alpha rejects (a 1 - 2 alpha interval: 90 % at alpha = 0.05), found by bisection
-on the same resamples: it inverts exactly the tests the verdicts use (a Fieller-type bootstrap-t
-interval). Except on degenerate samples: a resample in which neither sample has spread (all its
-seeds tied, as when one seed of 20 differs and the rest tie) has standard error 0 at every margin,
-so its t* is undefined (in floating point, a huge value of either sign from rounding). When more
-than alpha of the resamples are such (:meth:`Bootstrap.degenerate`) they fill a whole tail of the
-bootstrap distribution, and an end of the inverted interval is infinite or collapses onto the
-estimate (DoubleSine's 14 x 19 and 15 against 12 x 20 gave [1.166, inf)). The interval is then
-Fieller's, from Student's t at Hsu's degrees of freedom (:meth:`Bootstrap.t_interval`): the
-inversion of the same Welch statistic without resampling; with no spread on either side it is the
-point ``[r, r]``, the one margin the tests (p = 0 elsewhere) do not reject. The p-values stay the
-bootstrap's, so on such samples the interval and the tests are not each other's inverse.
-
-A contrast of two ratios (is setting A's lead over B larger on one experiment than on another?) is
-tested on the difference of log ratios of means, with the delta-method variance and
-Student's t at the smallest sample's degrees of freedom (Hsu's conservative choice):
-:func:`contrast_test`, :func:`contrast_interval`. Trends in a run (sublinear regret) are per-seed
-slopes, their mean tested against a bound by the one-sample bootstrap-t: :func:`log_slopes`.
-Family-wise error is controlled with :func:`holm`; :func:`seeds_for_power` gives the seeds per arm a
-comparison would need to be decided at 80 % power, and :func:`format_p` prints a p-value at its
-resampling floor as ``p < 0.001``.
+An interval is the set of margins neither one-sided test rejects (1 - 2 alpha), found by bisection
+on the same resamples. When more than alpha of the resamples have no spread in either sample (t*
+undefined: DoubleSine's 14 x 19 and 15 against 12 x 20 gave [1.166, inf)), it is Fieller's from
+Student's t at Hsu's degrees of freedom instead (:meth:`Bootstrap.t_interval`; the point ``[r, r]``
+with no spread at all); the p-values stay the bootstrap's. Contrasts of two ratios use the log
+ratios' delta-method variance and Student's t (:func:`contrast_test`); trends are per-seed slopes
+(:func:`log_slopes`); :func:`holm` controls family-wise error.
 """
 
 from __future__ import annotations
@@ -90,9 +65,8 @@ def _degenerate(difference: float, alternative: str) -> float:
 
 
 def _resampled(x: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Means and squared standard errors (variance / n) of the resamples ``x[index]`` (one per row),
-    centred on the sample mean before squaring (numerically stable), and which resamples are flat
-    (all values tied: variance 0, which the rounding of the squares leaves as about 1e-20)."""
+    """Means, squared standard errors (centred first: stable) and flatness (all tied) of the
+    resamples ``x[index]``, one per row."""
     drawn = x[index]
     d = drawn - x.mean()
     n = x.size
@@ -104,14 +78,10 @@ def _resampled(x: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 @dataclass(frozen=True)
 class Bootstrap:
-    """Studentized-bootstrap resamples of ``mean_x - c * mean_y`` for any margin ``c``.
-
-    ``y`` may be a constant (no spread: a one-sample test of ``mean_x`` against ``c * y``). The
-    resampled means and squared standard errors are kept, so every margin's test and the interval
-    come from the same resamples (seeded with ``BOOTSTRAP_SEED``: the same data give the same p).
-    ``flat`` counts the resamples with no spread in either sample (standard error 0 at every margin);
-    ``df`` is Hsu's degrees of freedom, the smaller sample's size - 1 (``x``'s for a constant ``y``).
-    """
+    """Studentized-bootstrap resamples of ``mean_x - c * mean_y`` for any margin ``c`` (``y`` may be
+    a constant: a one-sample test), kept so every margin's test and the interval share them (seeded:
+    the same data give the same p). ``flat``: resamples without spread in either sample; ``df``:
+    Hsu's degrees of freedom (the smaller sample's size - 1)."""
 
     mx: float
     my: float
@@ -166,14 +136,9 @@ class Bootstrap:
         return (1 + self.flat) / (self.resamples + 1) > alpha
 
     def interval(self, alpha: float, ratio: bool = True) -> tuple[float, float]:
-        """The margins ``c`` neither one-sided test at ``alpha`` rejects: [lower, upper] (1 - 2 alpha).
-
-        ``ratio``: ``c`` multiplies ``mean_y`` (a ratio of means, searched on a log scale in (0, inf));
-        otherwise ``y`` is 1 and ``c`` is a bound on ``mean_x`` (searched on the line). Bisection on
-        the fixed resamples; an end no margin reaches is 0 (or -inf) and inf. A ratio of non-positive
-        means has no interval (nan). On degenerate resamples (:meth:`degenerate`) the interval is
-        :meth:`t_interval`'s instead.
-        """
+        """The margins ``c`` neither one-sided test at ``alpha`` rejects (1 - 2 alpha), by bisection:
+        of ``mean_x / mean_y`` on a log scale (``ratio``; nan for non-positive means), else of ``mean_x``
+        (``y`` = 1); an end no margin reaches is 0 (or -inf) or inf; degenerate: :meth:`t_interval`."""
         if ratio and (self.mx <= 0.0 or self.my <= 0.0):
             return math.nan, math.nan
         if self.degenerate(alpha):
@@ -190,13 +155,9 @@ class Bootstrap:
         return lower, upper
 
     def t_interval(self, alpha: float, ratio: bool = True) -> tuple[float, float]:
-        """The margins ``c`` neither one-sided Welch test at ``alpha`` rejects, the statistic referred to
-        Student's t with ``df`` degrees of freedom: ``|mean_x - c mean_y| <= q sqrt(vx + c^2 vy)``.
-
-        ``ratio``: Fieller's interval of ``mean_x / mean_y`` on (0, inf), unbounded above (inf) when
-        ``mean_y`` is not significantly positive (g >= 1) and starting at 0 when ``mean_x`` is not;
-        otherwise the one-sample t interval of ``mean_x``. Without spread it is the point estimate.
-        """
+        """The margins with ``|mean_x - c mean_y| <= q sqrt(vx + c^2 vy)``, q Student's at ``df``:
+        Fieller's interval of the ratio (inf above when ``mean_y`` is not significantly positive, 0
+        below when ``mean_x`` is not), else the t interval of ``mean_x``; no spread: the point."""
         q = float(stats.t.ppf(1.0 - alpha, self.df))
         if not ratio:
             half = q * math.sqrt(self.vx)
@@ -230,8 +191,7 @@ class Bootstrap:
 
 
 def decision_levels(alpha: float, family: int = HOLM_LEVELS) -> np.ndarray:
-    """The levels a p-value of a claim can be compared with: alpha / j, j = 1..``family`` (Holm's
-    step-down levels over a family of that many tests)."""
+    """Holm's step-down levels of a family of ``family`` tests: alpha / j, j = 1..family."""
     return alpha / np.arange(1, max(1, min(family, HOLM_LEVELS)) + 1)
 
 
@@ -243,19 +203,11 @@ def near_level(p: float, resamples: int, alpha: float, family: int = HOLM_LEVELS
 
 
 def bootstrap_tests(
-    x,
-    y,
-    queries: Sequence[tuple[float, str]],
-    alpha: float,
-    resamples: Sequence[int] = RESAMPLES,
+    x, y, queries: Sequence[tuple[float, str]], alpha: float, resamples: Sequence[int] = RESAMPLES,
     family: int = HOLM_LEVELS,
-) -> tuple[list[float], Bootstrap]:
-    """p-values of ``mean_x <> factor * mean_y`` for each ``(factor, alternative)``, adaptively.
-
-    Starts at ``resamples[0]`` and moves to the next count while any p-value is near a decision
-    level (:func:`near_level`, Holm's levels over ``family`` tests); returns the p-values and the
-    bootstrap they came from.
-    """
+) -> tuple[list[float], Bootstrap]:  # fmt: skip
+    """p of ``mean_x <> factor * mean_y`` per ``(factor, alternative)`` and their bootstrap: the next
+    resample count while any p is :func:`near_level`."""
     x_ = values(x)
     y_ = y if np.ndim(y) == 0 else values(y)
     if x_.size < 2 or (np.ndim(y_) and np.size(y_) < 2):
@@ -269,13 +221,8 @@ def bootstrap_tests(
 
 
 def ratio_test(a, b, factor: float, alternative: str, alpha: float = 0.05) -> float:
-    """One-sided p-value of ``mean_a < factor * mean_b`` (``less``) or ``>`` (``greater``).
-
-    Welch's statistic for ``a`` against the sample ``factor * b``, referred to its studentized
-    bootstrap distribution (:func:`bootstrap_tests`, resamples refined near the levels of
-    ``alpha``). Both samples need at least 2 values; samples without spread give 0 or 1 by the sign
-    of the difference.
-    """
+    """One-sided p of ``mean_a < factor * mean_b`` (``less``) or ``>`` (``greater``) by
+    :func:`bootstrap_tests` (2 values per sample at least; no spread: 0 or 1 by the difference's sign)."""
     _check_alternative(alternative)
     if factor <= 0.0:
         raise ValueError(f"factor must be positive, got {factor!r}")
@@ -305,11 +252,8 @@ def _contrast(a1, b1, a2, b2) -> tuple[float, float, int]:
 
 
 def contrast_test(a1, b1, a2, b2, alternative: str, factor: float = 1.0) -> float:
-    """One-sided p of ``mean_a1/mean_b1 < factor * mean_a2/mean_b2`` (``less``) or ``>`` (``greater``).
-
-    Difference of the log ratios over its delta-method standard error, against Student's t with
-    ``min(n) - 1`` degrees of freedom (conservative).
-    """
+    """One-sided p of ``mean_a1/mean_b1 < factor * mean_a2/mean_b2`` (or ``>``): log ratios'
+    difference over its delta-method standard error, Student's t at ``min(n) - 1`` (conservative)."""
     _check_alternative(alternative)
     d, v, df = _contrast(a1, b1, a2, b2)
     diff = d - math.log(factor)
@@ -328,11 +272,7 @@ def contrast_interval(a1, b1, a2, b2, alpha: float) -> tuple[float, float]:
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
-    """Holm's step-down adjusted p-values (family-wise error control), in the input's order.
-
-    The i-th smallest of m p-values is multiplied by m - i + 1, the running maximum taken, capped
-    at 1. (scipy.stats.false_discovery_control is Benjamini-Hochberg, not Holm.)
-    """
+    """Holm's step-down adjusted p-values in the input's order (scipy has Benjamini-Hochberg only)."""
     p = np.asarray(p_values, dtype=float)
     m = p.size
     order = np.argsort(p, kind="stable")
@@ -345,12 +285,8 @@ def holm(p_values: Sequence[float]) -> list[float]:
 
 
 def seeds_for_power(delta: float, sd: float, alpha: float, power: float = POWER) -> int | None:
-    """Seeds per arm for a one-sided z-test at ``alpha`` to detect ``delta`` with ``power``.
-
-    ``sd`` is the standard deviation of one seed's contribution to the tested difference (for
-    ``mean_a - c mean_b`` with equal seeds per arm, ``sqrt(sd_a**2 + c**2 sd_b**2)``). None when the
-    difference is 0 (no number of seeds decides a difference at the margin).
-    """
+    """Seeds per arm for a one-sided z-test at ``alpha`` to detect ``delta`` with ``power``; ``sd``:
+    one seed's contribution to the difference (``sqrt(sd_a**2 + c**2 sd_b**2)``); None for delta 0."""
     if not math.isfinite(delta) or not math.isfinite(sd) or delta == 0.0:
         return None
     if sd == 0.0:
@@ -369,11 +305,8 @@ def format_p(p: float | None, floor: float | None = None, name: str = "p") -> st
 
 
 def log_slopes(matrix: np.ndarray, rounds: Sequence[int]) -> np.ndarray:
-    """Per row (seed): least-squares slope of ``log R_t`` against ``log t`` at ``rounds``.
-
-    A slope below 1 means sublinear growth over those rounds; rows with a non-positive value
-    have no slope (nan).
-    """
+    """Per row (seed): the slope of ``log R_t`` on ``log t`` at ``rounds`` (below 1: sublinear); nan
+    for a row with a non-positive value."""
     data = np.asarray(matrix, dtype=float)
     t = np.log(np.asarray(rounds, dtype=float))
     if data.ndim != 2 or data.shape[1] != t.size or t.size < 2:

@@ -1,14 +1,8 @@
-"""Colour and line style of every algorithm in every figure: the reporting layer's one table of them.
-
-The numpy-only optimizer registry (``vhct.optimizers.registry``) declares what an algorithm is;
-this table (a :class:`vhct.registry.Registry`) declares how the figures draw it. The built-in
-algorithms have a row each (the paper's figures' colours); an algorithm without one (a plugin, or
-one registered at run time) is drawn in an automatic style (:func:`automatic_styles`): the free
-colours of :data:`AUTO_COLOURS` (those no row takes), given in the algorithm registry's order, then,
-once they are all given, again with the next of :data:`AUTO_LINES`. So no two algorithms share a
-colour while free colours last, nor a colour and line style after, whatever is registered; and
-every process with the same algorithms installed draws each in the same style. Plain data:
-importing it needs no plotting library.
+"""Colour and line style of every algorithm in every figure, the reporting layer's one table of them
+(plain data: no plotting library). The built-in algorithms have a row each (the paper's colours);
+another (a plugin, one registered at run time) gets an automatic style (:func:`automatic_styles`),
+so no two algorithms share a colour while free colours last, nor a colour and line after, and every
+process with the same algorithms installed draws each alike.
 """
 
 from __future__ import annotations
@@ -21,12 +15,8 @@ from vhct.registry import Registry
 
 @dataclass(frozen=True)
 class Style:
-    """How the figures draw one algorithm.
-
-    Args:
-        colour: its colour (a hex string, unique across the table).
-        line: its matplotlib line style (a name like ``"--"`` or a dash tuple ``(0, (5, 1))``).
-    """
+    """How the figures draw one algorithm: its colour (hex, unique across the table) and matplotlib
+    line style (``"--"`` or a dash tuple ``(0, (5, 1))``)."""
 
     colour: str
     line: Any = "-"
@@ -56,30 +46,16 @@ def unregister_style(name: str) -> None:
 
 #: colours of algorithms without a style row, in the order they are given (tab20b's dark shades, then
 #: its middle ones, then black: none is a built-in's); one a row takes is skipped
-AUTO_COLOURS = (
-    "#393b79",
-    "#637939",
-    "#8c6d31",
-    "#843c39",
-    "#7b4173",
-    "#5254a3",
-    "#8ca252",
-    "#bd9e39",
-    "#ad494a",
-    "#a55194",
-    "#000000",
-)
+AUTO_COLOURS = ("#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#5254a3", "#8ca252", "#bd9e39",
+                "#ad494a", "#a55194", "#000000")  # fmt: skip
 #: line styles of algorithms without a style row: the first while free colours last, then the next
 AUTO_LINES = ("-", "--", "-.", ":")
 
 
 def automatic_styles(unstyled: list[str], taken: set[str]) -> dict[str, Style]:
-    """The styles of ``unstyled`` algorithms (in the registry's order), given the colours rows take.
-
-    The k-th gets the (k mod n)-th free colour and the (k div n)-th line style (n free colours):
-    distinct colours for the first n, distinct pairs for the first n x len(AUTO_LINES). (Should rows
-    take every automatic colour, the automatic styles reuse them.)
-    """
+    """The styles of ``unstyled`` algorithms (in the registry's order), given the colours rows take:
+    the k-th gets the (k mod n)-th of the n free colours (all, if rows take every one) and the
+    (k div n)-th line style."""
     rows = {colour.lower() for colour in taken}
     free = [c for c in AUTO_COLOURS if c.lower() not in rows] or list(AUTO_COLOURS)
     return {

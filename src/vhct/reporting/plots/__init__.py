@@ -1,12 +1,6 @@
-"""Draw the paper's figures from aggregate tables, objectives and a live VHCT run.
-
-One module per family: ``regret`` (regret curves, regret beside cost), ``functions`` (objective
-plots), ``osc`` (the OSC illustration), ``common`` (sizes, captions, legends, saving), each
-registering its drawers in ``drawers`` (the registry of drawers by figure kind). This module is the
-figure job: it reads the declared figure (:class:`vhct.pipeline.specs.FigureSpec`, given as the
-record or its JSON data), calls its kind's registered drawer and saves the figure as PDF and PNG,
-atomically. One palette, ``vhct.reporting.styles``: every algorithm keeps its colour and line
-style in every figure.
+"""The figure job: a declared figure drawn by its kind's drawer and saved as PDF and PNG. One module
+per family (``regret``, ``functions``, ``osc``), each registering its drawers in ``drawers``;
+``forest`` the audit's figure; ``common`` what they share; one palette (``vhct.reporting.styles``).
 """
 
 from __future__ import annotations
@@ -44,15 +38,10 @@ def figure_spec(figure: FigureSpec | Mapping[str, Any]) -> FigureSpec:
 
 
 def figure_job(
-    figure: FigureSpec | Mapping[str, Any],
-    curves: Curves,
-    pdf_path: Path | str,
-    png_path: Path | str,
+    figure: FigureSpec | Mapping[str, Any], curves: Curves, pdf_path: Path | str, png_path: Path | str
 ) -> None:
-    """Draw one declared figure (``vhct.pipeline.config.Config.figure_spec``) as PDF and PNG (the
-    ``figure`` rule's job): its kind's registered drawer (``DRAWERS.lookup``: an unknown kind is a
-    ValueError listing the drawn ones), given the curve aggregates of the settings it draws
-    (``curves``: experiment -> setting -> path) when the kind reads them."""
+    """Draw one declared figure as PDF and PNG (the ``figure`` rule's job) by its kind's drawer (an
+    unknown kind: a ValueError listing the drawn ones), given ``curves`` when the kind reads them."""
     spec = figure_spec(figure)
     log.info("figure %s (%s, %d panels)", spec.name, spec.kind, len(spec.panels))
     with plt.rc_context(RC):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 import math
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -99,23 +100,15 @@ def short_title(exp: ExperimentInfo) -> str:
     return exp.title.split(":")[0]
 
 
-def grid(n_panels: int, columns: int | None) -> tuple[int, int]:
-    """Rows and columns of ``n_panels`` panels, at most ``columns`` a row (all in one by default)."""
+def panel_figure(n_panels: int, columns: int | None, projections: Sequence[str | None] | None = None):
+    """A figure of ``n_panels`` panels of PANEL_SIZE, at most ``columns`` a row (default: one row), and
+    their axes (``projections``: each panel's, e.g. "3d")."""
     cols = min(n_panels, columns or n_panels)
-    return math.ceil(n_panels / cols), cols
-
-
-def panel_figure(n_panels: int, columns: int | None, projection: str | None = None):
-    """A figure of ``n_panels`` panels of PANEL_SIZE on a grid, and their axes."""
-    rows, cols = grid(n_panels, columns)
+    rows = math.ceil(n_panels / cols)
     fig = plt.figure(figsize=(PANEL_SIZE[0] * cols, PANEL_SIZE[1] * rows + 0.5), layout="constrained")
-    axes = [fig.add_subplot(rows, cols, i + 1, projection=projection) for i in range(n_panels)]
+    projections = projections or [None] * n_panels
+    axes = [fig.add_subplot(rows, cols, i + 1, projection=projections[i]) for i in range(n_panels)]
     return fig, axes
-
-
-def legend_wrap(width: float, columns: int) -> int:
-    """Characters per line of a label in a legend of ``columns`` columns across ``width`` inches."""
-    return int((width / columns - LEGEND_HANDLE_WIDTH) / LEGEND_CHAR_WIDTH)
 
 
 def shared_legend(fig, axes, columns: int) -> None:
@@ -130,11 +123,12 @@ def shared_legend(fig, axes, columns: int) -> None:
         fig.set_size_inches(width + SIDE_LEGEND_WIDTH, height)
         fig.legend(handles, labels, loc="outside right upper", frameon=False)
     else:
-        wrap = legend_wrap(fig.get_size_inches()[0], columns)
-        while columns > 1 and wrap < LEGEND_MIN_CHARS:
+        def wrap(columns: int) -> int:  # characters per line of a label in that many columns
+            return int((fig.get_size_inches()[0] / columns - LEGEND_HANDLE_WIDTH) / LEGEND_CHAR_WIDTH)
+
+        while columns > 1 and wrap(columns) < LEGEND_MIN_CHARS:
             columns -= 1
-            wrap = legend_wrap(fig.get_size_inches()[0], columns)
-        wrapped = [textwrap.fill(label, max(wrap, LEGEND_MIN_CHARS)) for label in labels]
+        wrapped = [textwrap.fill(label, max(wrap(columns), LEGEND_MIN_CHARS)) for label in labels]
         fig.legend(handles, wrapped, loc="outside lower center", ncols=columns, frameon=False)
 
 

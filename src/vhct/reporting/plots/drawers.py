@@ -1,10 +1,6 @@
-"""The registry of figure drawers: a figure kind's name -> the function that draws it.
-
-Each family module (``regret``, ``functions``, ``osc``) registers its drawers where it defines them
-(``@DRAWERS.register("regret")``), and the figure job looks its kind's drawer up here. A drawer is
-registered only under a declared figure kind (``vhct.pipeline.figure_kinds``: a config kind, or one
-of the audit's own figures), and a test checks that every config kind has a drawer, so a drawer
-missing or misnamed fails when the package is imported or tested, not when a figure job runs.
+"""The registry of figure drawers by figure kind, filled where each is defined
+(``@DRAWERS.register("regret")``), only under a declared kind (``vhct.pipeline.figure_kinds``): a
+drawer missing or misnamed fails at import or in the tests, not when a figure job runs.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
-"""The audit's forest figure (``audit_forest``): every comparison's estimate with its interval
-against its claim's margins, coloured by verdict, one row per comparison, grouped by claim.
-
-The ratio axis is logarithmic (a ratio of 0.5 and one of 2 are equally far from 1). Per row, the
-claim's claimed region is shaded green and its refuting region red, so a reader sees at once
-whether the interval lies inside the claimed region (reproduced), inside the refuting one (the
-opposite), outside the claimed one (no effect of the claimed size) or across a margin
-(inconclusive); the regions are the claim kind's (``claim.spec.intervals``). Drawn from the typed
-audit alone (:class:`~vhct.reporting.audit.records.Audit`); a comparison without an interval shows
-its estimate only. Saved by the figures' one saver (``plots.common.save``: atomic, byte-reproducible).
+"""The audit's forest figure (:func:`audit_forest`): every comparison's estimate and interval, coloured
+by verdict, over its claim kind's claimed (green) and refuting (red) regions (``spec.intervals``),
+one row per comparison, a panel per claim, on a log axis (0.5 and 2 equally far from 1): a reader
+sees whether an interval lies in the claimed region, the refuting one, outside the claimed one or
+across a margin. Drawn from the typed audit alone; saved by ``plots.common.save``.
 """
 
 from __future__ import annotations
@@ -88,25 +83,27 @@ def _xlim(rows: Sequence[ForestRow]) -> tuple[float, float]:
 
 
 def audit_forest(audit: Audit, out_stem: Path | str) -> list[Path]:
-    """Draw the forest figure of an audit to ``<out_stem>.pdf`` and ``.png``."""
-    return draw_forest(forest_rows(audit.claims), out_stem)
+    """Draw the forest figure of an audit to ``<out_stem>.pdf`` and ``.png``; return the two paths."""
+    rows = forest_rows(audit.claims)
+    fig = _draw(rows) if rows else _nothing_to_draw()
+    paths = [Path(out_stem).with_suffix(".pdf"), Path(out_stem).with_suffix(".png")]
+    save(fig, *paths)
+    return paths
 
 
-def draw_forest(rows: Sequence[ForestRow], out_stem: Path | str) -> list[Path]:
-    """Draw forest rows to ``<out_stem>.pdf`` and ``.png``.
+def _nothing_to_draw() -> Any:
+    """A figure saying why it is empty (e.g. a reduced config: every claim below its minimum seeds)."""
+    fig, ax = plt.subplots(figsize=(9, 1.6))
+    ax.axis("off")
+    ax.text(0.5, 0.5, "No comparison to draw: no claim was evaluated on this configuration's runs\n"
+            "(each claim's reason in the audit, audit.md, says why, e.g. fewer seeds than it needs)",
+            ha="center", va="center", fontsize=9)  # fmt: skip
+    return fig
 
-    One panel per claim (its own log-scale range), one row per comparison: the estimate (dot) and
-    its interval (bar) coloured by verdict and category, over the claim's claimed (green) and
-    refuting (red) regions.
-    """
-    if not rows:  # e.g. a reduced config: every claim below its minimum seeds, "not evaluated"
-        fig, ax = plt.subplots(figsize=(9, 1.6))
-        ax.axis("off")
-        ax.text(0.5, 0.5, "No comparison to draw: no claim was evaluated on this configuration's runs\n"
-                "(each claim's reason in the audit, audit.md, says why, e.g. fewer seeds than it needs)",
-                ha="center", va="center", fontsize=9)  # fmt: skip
-        return _save(fig, out_stem)
-    claims = claims_in(rows)
+
+def _draw(rows: Sequence[ForestRow]) -> Any:
+    """One panel per claim (its own log range), a row per comparison: estimate (dot), interval (bar)."""
+    claims = list(dict.fromkeys(r.claim for r in rows))
     groups = [[r for r in rows if r.claim == c] for c in claims]
     heights = [len(g) + 1.2 for g in groups]
     fig, axes = plt.subplots(
@@ -145,16 +142,4 @@ def draw_forest(rows: Sequence[ForestRow], out_stem: Path | str) -> list[Path]:
         "estimate (ratio of means, ratio of ratios, or mean slope) with its interval; log scale", fontsize=7
     )
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / (0.2 * sum(heights) + 1.0)))
-    return _save(fig, out_stem)
-
-
-def _save(fig: Any, out_stem: Path | str) -> list[Path]:
-    """The figure as ``<out_stem>.pdf`` and ``.png`` (``plots.common.save``); closed."""
-    paths = [Path(out_stem).with_suffix(".pdf"), Path(out_stem).with_suffix(".png")]
-    save(fig, *paths)
-    return paths
-
-
-def claims_in(rows: Sequence[ForestRow]) -> list[str]:
-    """The claims the rows belong to, in order."""
-    return list(dict.fromkeys(r.claim for r in rows))
+    return fig

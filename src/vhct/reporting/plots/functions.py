@@ -9,11 +9,9 @@ from vhct.reporting.plots.common import (
     GRID_1D,
     GRID_2D,
     LINE_WIDTH,
-    PANEL_SIZE,
     SURFACE_LABEL_PAD,
     SURFACE_ZOOM,
-    grid,
-    plt,
+    panel_figure,
 )
 from vhct.reporting.plots.drawers import DRAWERS
 from vhct.reporting.styles import style
@@ -35,28 +33,21 @@ def function_figure(figure: FigureSpec):
     dims = {obj.dim for obj in objectives}
     if not dims <= {1, 2}:
         raise ValueError(f"figure {figure.name}: function panels must be 1-D or 2-D objectives, got {dims}")
-    rows, cols = grid(len(objectives), figure.columns)
-    fig = plt.figure(figsize=(PANEL_SIZE[0] * cols, PANEL_SIZE[1] * rows + 0.5), layout="constrained")
-    for i, (obj, panel) in enumerate(zip(objectives, figure.panels, strict=True)):
+    projections = ["3d" if obj.dim == 2 else None for obj in objectives]
+    fig, axes = panel_figure(len(objectives), figure.columns, projections)
+    for ax, obj, panel in zip(axes, objectives, figure.panels, strict=True):
         (lo, hi) = obj.domain[0]
-        title = panel.title or panel.objective
         if obj.dim == 1:
-            ax = fig.add_subplot(rows, cols, i + 1)
             x = np.linspace(lo, hi, GRID_1D)
             ax.plot(x, objective_values(obj, x[:, None]), color="black", linewidth=LINE_WIDTH)
             if obj.maximizer is not None:
-                ax.axvline(
-                    float(np.ravel(obj.maximizer)[0]),
-                    color=style("VHCT")[0],
-                    linestyle=":",
-                    label="maximizer",
-                )
+                at = float(np.ravel(obj.maximizer)[0])
+                ax.axvline(at, color=style("VHCT")[0], linestyle=":", label="maximizer")
                 ax.legend(frameon=False, loc="best")
             ax.set_xlabel("x")
             ax.set_ylabel("f(x)")
             ax.grid(alpha=0.3)
         else:
-            ax = fig.add_subplot(rows, cols, i + 1, projection="3d")
             (lo2, hi2) = obj.domain[1]
             gx, gy = np.meshgrid(np.linspace(lo, hi, GRID_2D), np.linspace(lo2, hi2, GRID_2D))
             z = objective_values(obj, np.column_stack([gx.ravel(), gy.ravel()])).reshape(gx.shape)
@@ -65,7 +56,7 @@ def function_figure(figure: FigureSpec):
             ax.set_ylabel("$x_2$")
             ax.set_zlabel("f(x)", labelpad=SURFACE_LABEL_PAD)
             ax.set_box_aspect(None, zoom=SURFACE_ZOOM)
-        ax.set_title(title)
+        ax.set_title(panel.title or panel.objective)
     if figure.title:
         fig.suptitle(figure.title)
     return fig

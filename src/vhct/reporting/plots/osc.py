@@ -39,13 +39,8 @@ def osc_figure(figure: FigureSpec, reports: Sequence[Sequence[Mapping[str, Any]]
         runs.append((panel.run, panel.round))
     if reports is None:
         reports = [osc_report(run, round_) for run, round_ in runs]
-    fig, axes = plt.subplots(
-        len(panels),
-        2,
-        figsize=(2 * PANEL_SIZE[0] + 1, (PANEL_SIZE[1] + 0.6) * len(panels)),
-        layout="constrained",
-        squeeze=False,
-    )
+    size = (2 * PANEL_SIZE[0] + 1, (PANEL_SIZE[1] + 0.6) * len(panels))
+    fig, axes = plt.subplots(len(panels), 2, figsize=size, layout="constrained", squeeze=False)
     for (ax_tree, ax_err), panel, (run, round_), report in zip(axes, panels, runs, reports, strict=True):
         draw_osc_path(ax_tree, report)
         draw_osc_errors(ax_err, report)
@@ -75,13 +70,8 @@ def draw_osc_path(ax, report: Sequence[Mapping[str, Any]]) -> None:
             se = r["uncertainty"]
             se_text = "inf" if se is None or not math.isfinite(se) else f"{se:.3g}"
             text = f"OE={r['resolution']:.3g}, SE={se_text}, T={r['T']}, tau={r['tau']}"
-        ax.annotate(
-            text,
-            (centre[k], -depth[k]),
-            xytext=(6, -2),
-            textcoords="offset points",
-            fontsize=FONT_SIZE - 2,
-        )
+        at = (centre[k], -depth[k])
+        ax.annotate(text, at, xytext=(6, -2), textcoords="offset points", fontsize=FONT_SIZE - 2)
     ax.set_xlim(-0.05, 1.9)
     ax.set_xticks([0.0, 0.5, 1.0])
     ax.set_xlabel(
@@ -105,13 +95,9 @@ def draw_osc_errors(ax, report: Sequence[Mapping[str, Any]]) -> None:
     top = float(finite.max()) * 3 if finite.size else 1.0
     infinite = np.isnan(se)
     if infinite.any():
-        ax.scatter(
-            depth[infinite],
-            np.full(infinite.sum(), top),
-            marker="^",
-            color=style("VHCT")[0],
-            label="$SE_h = \\infty$ (never pulled)",
-        )
+        label = "$SE_h = \\infty$ (never pulled)"
+        tops = np.full(infinite.sum(), top)
+        ax.scatter(depth[infinite], tops, marker="^", color=style("VHCT")[0], label=label)
     ax.axvline(depth[-1], color="grey", linestyle=":", linewidth=1, label="depth of the node pulled")
     ax.set_yscale("log")
     ax.set_xlabel("depth h on the path")

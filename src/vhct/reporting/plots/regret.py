@@ -69,17 +69,11 @@ def figure_markers(figure: FigureSpec) -> dict[str, str | None]:
 
 
 def draw_regret_panel(
-    ax,
-    exp: ExperimentInfo,
-    table: pd.DataFrame,
-    settings: Sequence[str],
-    average: bool,
-    title: str | None,
-    markers: Mapping[str, str | None] | None = None,
-    labels: Mapping[str, str] | None = None,
-) -> None:
-    """Mean curve with a +-1 std band per setting; R_t or R_t/t. ``labels``: the legend's, one per
-    setting for the whole figure (:func:`legend_labels`); by default this panel's alone."""
+    ax, exp: ExperimentInfo, table: pd.DataFrame, settings: Sequence[str], average: bool, title: str | None,
+    markers: Mapping[str, str | None] | None = None, labels: Mapping[str, str] | None = None,
+) -> None:  # fmt: skip
+    """Mean curve with a +-1 std band per setting, R_t or R_t/t; ``markers`` and ``labels``: the
+    figure's (one per setting across its panels), by default this panel's alone."""
     info = exp.settings
     if markers is None:
         markers = variant_markers({s: info[s].algorithm for s in settings})
@@ -94,17 +88,9 @@ def draw_regret_panel(
         mean, std = rows["mean"].to_numpy(dtype=float), rows["std"].to_numpy(dtype=float)
         if average:
             mean, std = mean / t, std / t
-        ax.plot(
-            t,
-            mean,
-            color=colour,
-            linestyle=line,
-            linewidth=LINE_WIDTH,
-            label=labels[setting],
-            marker=markers[setting],
-            markevery=max(1, len(t) // MARKS_PER_CURVE),
-            markersize=4,
-        )
+        every = max(1, len(t) // MARKS_PER_CURVE)
+        ax.plot(t, mean, color=colour, linestyle=line, linewidth=LINE_WIDTH, label=labels[setting],
+                marker=markers[setting], markevery=every, markersize=4)  # fmt: skip
         if info[setting].horizon < exp.horizon:  # make a short curve visible on a long axis
             ax.plot(t[-1], mean[-1], marker=STOP_MARKER, color=colour, markersize=7, linestyle="none")
         ax.fill_between(t, mean - std, mean + std, color=colour, alpha=BAND_ALPHA, linewidth=0)
@@ -116,10 +102,9 @@ def draw_regret_panel(
 
 
 def legend_labels(exps: Sequence[ExperimentInfo], settings: Sequence[Sequence[str]]) -> dict[str, str]:
-    """One legend label per setting for panels of several experiments (``settings[i]`` drawn from
-    ``exps[i]``): its label, with where it stops early and runs fewer seeds. A note that holds in
-    every panel is given plainly ("stops at t=200"); one that differs names its panels ("stops at
-    t=500 on Garland"), so that a setting appears once in a shared legend."""
+    """One legend label per setting over panels of several experiments (``settings[i]`` from
+    ``exps[i]``), noting where it stops early or runs fewer seeds: plainly when that holds in every
+    panel ("stops at t=200"), else naming the panels ("stops at t=500 on Garland")."""
     notes: dict[str, dict[str, list[tuple[str, str]]]] = {}
     labels: dict[str, str] = {}
     for exp, chosen in zip(exps, settings, strict=True):
@@ -163,17 +148,10 @@ def regret_figure(figure: FigureSpec, curves: Curves):
     tables = read_curves(curves)
     markers = figure_markers(figure)  # the same marker for a setting in every panel
     labels = figure_labels(figure)  # and the same legend label
+    average = figure.kind == "average_regret"
     for ax, panel in zip(axes, figure.panels, strict=True):
-        draw_regret_panel(
-            ax,
-            figure.experiment(panel),
-            tables[panel.experiment],
-            figure.panel_settings(panel),
-            figure.kind == "average_regret",
-            panel.title,
-            markers,
-            labels,
-        )
+        exp, settings = figure.experiment(panel), figure.panel_settings(panel)
+        draw_regret_panel(ax, exp, tables[panel.experiment], settings, average, panel.title, markers, labels)
     shared_legend(fig, axes, max(LEGEND_COLUMNS, len(axes) + 1))
     if figure.title:
         fig.suptitle(figure.title)
@@ -212,8 +190,8 @@ def draw_cost_panel(ax, exp: ExperimentInfo, timing: pd.DataFrame, settings: Seq
 
 @DRAWERS.register("regret_cost")
 def regret_cost_figure(figure: FigureSpec, curves: Curves):
-    """Figure of kind ``regret_cost`` ("beyond the paper"): per panel (an experiment), the cumulative
-    regret curves on the left and each setting's seconds per round on the right."""
+    """Kind ``regret_cost`` ("beyond the paper"): per experiment, its regret curves beside each
+    setting's seconds per round."""
     n = len(figure.panels)
     fig = plt.figure(figsize=(PANEL_SIZE[0] * 2.4, PANEL_SIZE[1] * n + 0.5), layout="constrained")
     axes = fig.subplots(n, 2, squeeze=False)
@@ -222,9 +200,8 @@ def regret_cost_figure(figure: FigureSpec, curves: Curves):
     regrets, timings = read_curves(curves), read_curves(curves, "timing.csv")
     for (regret_ax, cost_ax), panel in zip(axes, figure.panels, strict=True):
         exp, settings = figure.experiment(panel), figure.panel_settings(panel)
-        draw_regret_panel(
-            regret_ax, exp, regrets[panel.experiment], settings, False, panel.title, markers, labels
-        )
+        regret = regrets[panel.experiment]
+        draw_regret_panel(regret_ax, exp, regret, settings, False, panel.title, markers, labels)
         draw_cost_panel(cost_ax, exp, timings[panel.experiment], settings)
     shared_legend(fig, [row[0] for row in axes], LEGEND_COLUMNS)
     if figure.title:
