@@ -28,6 +28,8 @@ SHIP_ARGS ?=
 ARTICLE_ARGS ?=
 # the article's PDF
 ARTICLE ?= docs/article.pdf
+# where `make findings-figures` draws the shipped run's figures
+FINDINGS_FIGURES ?= figures/findings
 # a command the Snakemake call of `make figures` runs under (make paper-local: the provenance recorder)
 RUNNER ?=
 # --logger vhct: the project's console (src/snakemake_logger_plugin_vhct): a line per job started and
@@ -43,7 +45,7 @@ SHARED_DATA ?= ../shared/data
 # `$` in them (`make dry-run CONFIG='x$(shell cmd).yaml'` names a file and runs nothing, in this make
 # or a sub-make; a value make expanded would run it, also when exported to a recipe's environment).
 USER_VARIABLES := PYTHON PIP_TOOLS LOCK_VENV UPGRADE CORE_VENV CORES CONFIG TARGETS SHIP_ARGS RUNNER SHARED_DATA \
-	CONSOLE ARTICLE_ARGS ARTICLE
+	CONSOLE ARTICLE_ARGS ARTICLE FINDINGS_FIGURES
 $(foreach v,$(USER_VARIABLES),$(eval override $(v) := $$(value $(v))))
 # They reach the shell quoted, so the shell expands nothing in them either:
 # $(call arg,NAME): the value as one shell word in single quotes (a path with spaces or quotes stays one)
@@ -78,7 +80,7 @@ PAPER_LOCAL := config/paper-local.yaml
 # a config's folder of results, figures or logs (e.g. $(call folder,results,config/paper-local.yaml))
 folder = $$($(BIN)/python -m vhct.pipeline.config --folder $(1) $(2))
 
-.PHONY: all venv lock figures real-data data paper paper-local findings article test test-quick core-example lint dry-run slurm-dry-run unlock clean
+.PHONY: all venv lock figures real-data data paper paper-local findings article findings-figures test test-quick core-example lint dry-run slurm-dry-run unlock clean
 
 all: figures
 
@@ -145,6 +147,11 @@ findings: $(STAMP)
 ## run's results instead: make article ARTICLE_ARGS="--results results/paper-local"
 article: $(STAMP)
 	$(BIN)/python -m vhct.article --out $(call arg,ARTICLE) $(call args,ARTICLE_ARGS)
+
+## findings-figures: every figure of the shipped run drawn again from docs/findings alone (the results
+## cache: each setting's per-round curve and timing aggregates), no run, into figures/findings
+findings-figures: $(STAMP)
+	$(BIN)/python -m vhct.article.redraw --out $(call arg,FINDINGS_FIGURES)
 
 ## test: the test suite (unit and integration)
 test: $(STAMP)

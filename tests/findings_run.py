@@ -5,15 +5,18 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import SimpleNamespace
 
+import numpy as np
 import pandas as pd
 from support import REPO, run_spec
 
 from vhct.pipeline import provenance
+from vhct.pipeline.aggregate import SETTING_TABLE, curve_table, timing_table, write_table
 from vhct.pipeline.jobs import run_job
 from vhct.pipeline.tables import sidecar_path
 from vhct.reporting import findings
-from vhct.reporting.audit.records import AUDIT_FORMAT, Comparison
+from vhct.reporting.audit.records import AUDIT_FORMAT, Comparison, parse_audit
 
 #: rounds of the made-up run's one real run (its sidecar is what ship checks; its numbers are not)
 SIDECAR_RUN_ROUNDS = 5
@@ -58,11 +61,42 @@ def complete(audit: dict) -> dict:
     return audit
 
 
+#: made-up runs behind each setting's aggregates
+CACHE_SEEDS = 3
+
+
+def write_setting_tables(folder: Path, experiment: str, info: dict, seed: int = 0) -> None:
+    """Each setting's curve and timing aggregates of ``experiment`` under ``folder`` (a results or a
+    findings folder), written by the pipeline's own writers from made-up runs of ``info``'s horizons."""
+    rng = np.random.default_rng(seed)
+    for setting, setting_info in info.items():
+        t = np.arange(1, setting_info.horizon + 1)
+        runs = {
+            setting: [
+                pd.DataFrame(
+                    {
+                        "t": t,
+                        "cumulative_regret": np.cumsum(rng.random(t.size)),
+                        "step_seconds": rng.random(t.size),
+                        "optimizer_seconds": rng.random(t.size),
+                    }
+                )
+                for _ in range(CACHE_SEEDS)
+            ]
+        }
+        records = {setting: [SimpleNamespace(seed=k, wall_seconds=1.0 + k) for k in range(CACHE_SEEDS)]}
+        tables = {"regret.csv": curve_table(runs, info), "timing.csv": timing_table(runs, records, info)}
+        for table, frame in tables.items():
+            path = SETTING_TABLE.format(experiment=experiment, setting=setting, table=table)
+            write_table(frame, folder / path)
+
+
 def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
     """A finished run's results/ and figures/ as `make paper-local` leaves them (small, made up):
     the audit JSON, aggregates, figures, one run's table and sidecar (written by the real run job,
     a few rounds) and the provenance record with the outputs' checksums."""
     results, figures = tmp_path / "results", tmp_path / "figures"
+
     def settings(horizon: int) -> dict:  # as the audit's config summary records them
         seeds = list(range(20))
         return {"VHCT-rho0.75": {"algorithm": "VHCT", "horizon": horizon, "seeds": seeds},
@@ -131,6 +165,8 @@ def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
             {"setting": ["VHCT-rho0.75", "BO"], "algorithm": ["VHCT", "BO"], "seed": [0, 0],
              "rounds": [exp["horizon"], 50], "wall_seconds": [0.5, 25.0]}
         ).to_csv(folder / "timing.csv", index=False)  # fmt: skip
+    for name, info in parse_audit(audit).context.experiments.items():
+        write_setting_tables(results, name, info.settings)
     figures.mkdir(parents=True)
     # tiny_regret: another config's
     for name in ("fig3a_garland", "fig3c_mnist", "audit_forest", "tiny_regret"):

@@ -15,14 +15,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from findings_run import write_setting_tables
 from support import REPO
 
 from vhct.article.build import build, compile_pdf
 from vhct.article.costs import full_scale
 from vhct.article.record import collect
+from vhct.article.redraw import main as redraw_main
 from vhct.article.sources import ArticleError, read_sources
 from vhct.article.typeset import render
 from vhct.pipeline.aggregate import curve_table
+from vhct.reporting.plots import figure_job
 from vhct.reporting.render import format_number
 
 FINDINGS = REPO / "docs" / "findings"
@@ -228,3 +231,37 @@ def test_a_regret_figure_is_drawn_when_the_input_holds_its_curves(tmp_path):
     assert 'image("fig3a_garland.png"' in text
     absent = text.split("The per-round curves of", 1)[1].split("are not in the input", 1)[0]
     assert "fig3a\\_garland" not in absent and "fig3b\\_landmine" in absent
+
+
+def test_every_figure_of_the_shipped_run_is_redrawn_from_the_results_cache_as_from_the_results(tmp_path):
+    """Issue 38 item 4: with each setting's curve and timing aggregates in the findings (as ``make
+    findings`` ships them), ``python -m vhct.article.redraw`` draws every figure the run made, and a
+    regret figure drawn from the shipped copy has the bytes of the one drawn from the run's results."""
+    root = checkout(tmp_path)
+    findings_dir = root / "docs/findings"
+    sources = read_sources(findings_dir, root)
+    results = tmp_path / "results"
+    for name, exp in sources.audit.context.experiments.items():
+        write_setting_tables(results, name, exp.settings)
+    shutil.copytree(results / "aggregates", findings_dir / "aggregates", dirs_exist_ok=True)  # as ship copies
+    out = tmp_path / "redrawn"
+    assert redraw_main(["--findings", str(findings_dir), "--out", str(out), "--checkout", str(root)]) == 0
+    made = sources.provenance["figures"]
+    assert sorted(p.stem for p in out.glob("*.png")) == sorted(made)
+    figure = next(f for f in collect(sources, "shipped findings").figures if f.name == "fig3a_garland")
+    from_results = {e: {s: str(results / p.relative_to(findings_dir)) for s, p in by.items()}
+                    for e, by in figure.curves.items()}  # fmt: skip
+    figure_job(figure.spec, from_results, tmp_path / "a.pdf", tmp_path / "a.png")
+    assert (tmp_path / "a.png").read_bytes() == (out / "fig3a_garland.png").read_bytes()
+
+
+def test_redrawing_without_the_curves_is_refused_naming_the_figures(tmp_path, capsys):
+    root = checkout(tmp_path)
+    out = tmp_path / "redrawn"
+    assert (
+        redraw_main(["--findings", str(root / "docs/findings"), "--out", str(out), "--checkout", str(root)])
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "fig3a_garland (" in err and "not in the input" in err
+    assert not out.exists()

@@ -19,6 +19,7 @@ from findings_run import complete, made_up_run
 from support import REPO
 
 from vhct.pipeline import provenance
+from vhct.pipeline.aggregate import SETTING_TABLE, SETTING_TABLES
 from vhct.pipeline.versions import package_versions
 from vhct.reporting import findings, ship
 from vhct.reporting.audit.records import AUDIT_FORMAT, parse_audit, read_audit
@@ -107,6 +108,30 @@ def test_ship_copies_only_the_figures_the_findings_link(shipped):
     assert headline(read_audit(results / findings.AUDIT_JSON)) in readme.read_text()
     assert readme.read_text().endswith("\n\nrest\n") and "\nold\n" not in readme.read_text()
     assert not list(docs.glob(".findings-*"))  # no stage, no journal left
+
+
+def test_ship_caches_each_settings_curve_and_timing_as_the_run_wrote_them(shipped):
+    """The results cache (issue 38): every audited setting's per-round curve and timing aggregates are
+    shipped byte for byte (so their sha256 is the one the provenance record fixed)."""
+    results, figures, docs, readme = shipped
+    ship.ship(results, figures, docs, readme)
+    audit = read_audit(results / findings.AUDIT_JSON)
+    expected = [
+        SETTING_TABLE.format(experiment=e, setting=s, table=t)
+        for e, exp in audit.context.experiments.items()
+        for s in exp.settings
+        for t in SETTING_TABLES
+    ]
+    assert len(expected) == 8
+    for rel in expected:
+        assert (docs / findings.DATA_DIR / rel).read_bytes() == (results / rel).read_bytes()
+
+
+def test_ship_refuses_a_run_without_a_settings_curve_naming_it(shipped):
+    results, figures, docs, readme = shipped
+    curve = results / SETTING_TABLE.format(experiment="garland", setting="BO", table="regret.csv")
+    curve.unlink()
+    refused(results, figures, docs, readme, f"missing input.*{re.escape(str(curve))}")
 
 
 def test_readme_block_is_replaced_between_the_markers_and_missing_markers_fail(tmp_path):
@@ -497,8 +522,7 @@ def test_a_recorder_around_a_rerun_covers_only_what_it_made_and_ship_refuses_the
     refused(
         results, figures, docs, readme,
         r"final\.csv: the provenance record has no checksum of results/aggregates/\w+/final\.csv: the "
-        r"recorded run did not make it .*`make paper-local TARGETS='--forcerun aggregate figure audit "
-        r"audit_forest'`, then ship",
+        r"recorded run did not make it .*`" + re.escape(provenance.REMAKE_OUTPUTS) + "`, then ship",
     )  # fmt: skip
 
 
@@ -509,13 +533,18 @@ def test_output_hashes_cover_the_audit_the_aggregates_and_the_declared_figures(t
         "fig3a_garland.png",
         "fig3c_mnist.png",
     ]  # not tiny_regret, not absent
-    assert sorted(hashes["results"]) == [
+    assert sorted(hashes["results"]) == sorted([
         "aggregates/garland/final.csv",
         "aggregates/garland/timing.csv",
         "aggregates/mnist/final.csv",
         "aggregates/mnist/timing.csv",
         "audit.json",
-    ]
+    ] + [  # each setting's curve and timing: the results cache
+        SETTING_TABLE.format(experiment=e, setting=s, table=t)
+        for e in ("garland", "mnist")
+        for s in ("BO", "VHCT-rho0.75")
+        for t in SETTING_TABLES
+    ])
     assert (
         hashes["results"]["audit.json"] == hashlib.sha256((results / "audit.json").read_bytes()).hexdigest()
     )

@@ -180,7 +180,7 @@ def _settings(experiments: dict[str, ExperimentInfo]) -> list[Setting]:
     return list(found.values())
 
 
-def _run_config(sources: Sources):
+def run_config(sources: Sources):
     """The config the run named last (its leaf; the bases it extends load with it)."""
     leaf = sources.checkout / sources.provenance["config_files"][-1]
     try:
@@ -251,7 +251,7 @@ def collect(sources: Sources, source_kind: str) -> Article:
         source_kind=source_kind, source=str(sources.folder), command=prov["command"],
         started=prov["started_utc"], finished=prov["finished_utc"],
     )  # fmt: skip
-    cfg = _run_config(sources)
+    cfg = run_config(sources)
     experiments = audit.context.experiments
     changed = [f for f, sha in prov["config_sha256"].items() if sources.config_sha256_now.get(f) != sha]
     paper_config = sources.checkout / PAPER_CONFIG

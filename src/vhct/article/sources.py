@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from vhct.pipeline.aggregate import CURVE_TABLE, SETTING_TABLE
 from vhct.reporting.audit.records import Audit, AuditRecordError, read_audit
 
 AUDIT_JSON = "audit.json"
@@ -26,8 +27,6 @@ PROVENANCE_JSON = "provenance.json"
 AGGREGATES = "aggregates"
 FINAL_CSV = "final.csv"
 TIMING_CSV = "timing.csv"
-#: a setting's per-round curve aggregate, relative to its experiment's aggregates folder
-CURVE = "settings/{setting}/regret.csv"
 #: the checkout's files the article reads besides the input folder
 CITATION = "CITATION.cff"
 UPSTREAM_DIR = Path("docs") / "upstream"
@@ -62,7 +61,7 @@ class Sources:
 
     def curve(self, experiment: str, setting: str) -> Path:
         """Where a setting's per-round curve aggregate would be (it may be absent)."""
-        return self.folder / AGGREGATES / experiment / CURVE.format(setting=setting)
+        return self.folder / SETTING_TABLE.format(experiment=experiment, setting=setting, table=CURVE_TABLE)
 
 
 def _json(path: Path) -> dict[str, Any]:

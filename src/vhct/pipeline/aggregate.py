@@ -192,6 +192,12 @@ def write_table(table: pd.DataFrame, path: Path | str) -> None:
         table.to_csv(handle, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
 
 
+#: a setting's aggregate tables (what its figures read) under a results folder, and under the shipped
+#: findings (``make findings`` copies them there as they are: the results cache)
+SETTING_TABLE = "aggregates/{experiment}/settings/{setting}/{table}"
+CURVE_TABLE = "regret.csv"
+SETTING_TABLES = (CURVE_TABLE, "timing.csv")
+
 #: the tables an aggregate job can write, by name
 TABLES = {
     "regret": lambda runs, records, info: regret_table(runs, info),

@@ -46,10 +46,10 @@ RUN_ID_ENV = "VHCT_RUN_ID"
 #: the top folder of the figures (relative to the working directory); a config's are in its folder there
 FIGURES_ROOT = "figures"
 #: the outputs under the results folder whose content the record fixes
-RESULT_OUTPUTS = ("audit.json", "aggregates/*/*.csv")
+RESULT_OUTPUTS = ("audit.json", "aggregates/*/*.csv", "aggregates/*/settings/*/*.csv")
 #: what makes every recorded output again (aggregates, figures, the audit and its figure) without
 #: redoing the runs, under the recorder, for a record that does not cover them (``ship`` says it)
-REMAKE_OUTPUTS = "make paper-local TARGETS='--forcerun aggregate figure audit audit_forest'"
+REMAKE_OUTPUTS = "make paper-local TARGETS='--forcerun aggregate aggregate_setting figure audit audit_forest'"
 
 
 def _git(*args: str) -> str | None:

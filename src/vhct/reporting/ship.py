@@ -6,8 +6,9 @@
     python -m vhct.reporting.ship render         # re-render docs/findings.md and the README block
     python -m vhct.reporting.ship recover        # finish an interrupted ship, remove its staging
 
-``ship`` copies the run's audit JSON, final and timing aggregates and provenance record into
-``docs/findings/`` and the PNGs the document links into ``docs/figures/``, renders
+``ship`` copies the run's audit JSON, final and timing aggregates, each setting's per-round curve
+and timing aggregates (the results cache the article and ``make findings-figures`` draw from) and
+provenance record into ``docs/findings/`` and the PNGs the document links into ``docs/figures/``, renders
 ``docs/findings.md`` (``vhct.reporting.findings.render``) and the README's findings block (between
 ``README_BEGIN`` and ``README_END``). It refuses, changing nothing (``vhct.reporting.ship_checks``):
 a file whose sha256 is not the one the provenance recorder fixed when the run ended (content, not
@@ -41,8 +42,10 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
+from itertools import product
 from pathlib import Path
 
+from vhct.pipeline.aggregate import SETTING_TABLE, SETTING_TABLES
 from vhct.pipeline.files import fsync_dir
 from vhct.reporting.findings import (
     AGGREGATES,
@@ -286,9 +289,12 @@ def ship(
     audit_path, prov_path = results / AUDIT_JSON, results / PROVENANCE_JSON
     audit, prov = read_audit(audit_path), read_json(prov_path)
     data = {audit_path: Path(DATA_DIR) / AUDIT_JSON, prov_path: Path(DATA_DIR) / PROVENANCE_JSON}
-    for name in audit.context.experiments:
+    for name, exp in audit.context.experiments.items():
         for file in AGGREGATES:
             data[results / "aggregates" / name / file] = Path(DATA_DIR) / "aggregates" / name / file
+        for setting, table in product(exp.settings, SETTING_TABLES):
+            curve = SETTING_TABLE.format(experiment=name, setting=setting, table=table)
+            data[results / curve] = Path(DATA_DIR) / curve
     finals = {name: results / "aggregates" / name / AGGREGATES[0] for name in audit.context.experiments}
     pngs = {figures / f"{name}.png": Path(FIGURES_DIR) / f"{name}.png" for name in prov.get("figures", [])}
     missing = [str(p) for p in (*data, *pngs) if not p.is_file()]

@@ -1,0 +1,73 @@
+"""``python -m vhct.article.redraw --findings docs/findings --out figures/findings`` (``make
+findings-figures``): every figure of a shipped run drawn again from the shipped findings alone (the
+results cache: each setting's per-round curve and timing aggregates), with no run.
+
+Regret figures are drawn by the pipeline's own figure job from the shipped curves, the others (the
+functions, the OSC illustration) from the config, the forest from the shipped audit. A figure whose
+curves are not in the input is refused, naming how many are missing; nothing is drawn then.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from vhct.article.figures import draw_forest, draw_regret
+from vhct.article.record import collect, run_config
+from vhct.article.sources import ArticleError, read_sources
+from vhct.reporting.plots import figure_job
+
+DEFAULT_FINDINGS = Path("docs") / "findings"
+DEFAULT_OUT = Path("figures") / "findings"
+#: the forest's name among the figures a run records (drawn from the audit, not from the config)
+FOREST = "audit_forest"
+
+
+def redraw(inputs: Path | str, out: Path | str, checkout: Path | str = ".") -> list[Path]:
+    """Draw every figure the shipped run made into ``out`` (PDF and PNG); return the PNGs."""
+    sources = read_sources(inputs, checkout)
+    article = collect(sources, "shipped findings")
+    absent = {f.name: f.missing for f in article.figures if not f.present}
+    if absent:
+        named = ", ".join(f"{name} ({n} curve files)" for name, n in absent.items())
+        raise ArticleError(f"{sources.folder}: the per-round curves of {named} are not in the input")
+    cfg = run_config(sources)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    regret = {f.name: f for f in article.figures}
+    drawn = []
+    for name in sources.provenance.get("figures", []):
+        if name == FOREST:
+            drawn.append(draw_forest(sources.audit, out))
+        elif name in regret:
+            drawn.append(draw_regret(regret[name], out))
+        elif name in cfg.figures:
+            figure_job(cfg.figure_spec(name), {}, out / f"{name}.pdf", out / f"{name}.png")
+            drawn.append(out / f"{name}.png")
+    return drawn
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m vhct.article.redraw", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--findings", type=Path, default=DEFAULT_FINDINGS, help=f"default {DEFAULT_FINDINGS}")
+    parser.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, help=f"the figures' folder (default {DEFAULT_OUT})"
+    )
+    parser.add_argument(
+        "--checkout", type=Path, default=Path("."), help="the checkout whose config/ it reads"
+    )
+    args = parser.parse_args(argv)
+    try:
+        drawn = redraw(args.findings, args.out, args.checkout)
+    except (ArticleError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"drew {len(drawn)} figures into {args.out} from {args.findings}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
