@@ -74,7 +74,6 @@ DRIVER = textwrap.dedent(
     import sys
 
     import numpy as np
-    from PyXAB.algos.GPO import GPO
     from PyXAB.algos.HCT import HCT
     from PyXAB.algos.HOO import T_HOO
     from PyXAB.algos.PCT import PCT
