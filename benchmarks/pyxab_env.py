@@ -21,7 +21,7 @@ PIP_ERROR_CHARS = 400
 def pyxab_python(workdir: Path, version: str = PYXAB_VERSION) -> Path | None:
     """Create a venv in ``workdir`` with PyXAB ``version``: its python, or None (with a message) on failure.
 
-    The message goes to stderr, so a benchmark can go on without the PyXAB rows.
+    The message (one line) goes to stderr, so a benchmark can go on without the PyXAB rows.
     """
     env_dir = workdir / "pyxab-venv"
     venv.create(env_dir, with_pip=True)
@@ -29,7 +29,7 @@ def pyxab_python(workdir: Path, version: str = PYXAB_VERSION) -> Path | None:
     cmd = [str(python), "-m", "pip", "install", "-q", f"PyXAB=={version}", "numpy"]
     result = subprocess.run(cmd, capture_output=True, text=True)
     if result.returncode != 0:
-        message = result.stderr.strip()[-PIP_ERROR_CHARS:]
+        message = " ".join(result.stderr.split())[-PIP_ERROR_CHARS:]  # one line, pip's last words
         print(f"PyXAB skipped: pip install PyXAB=={version} failed: {message}", file=sys.stderr)
         return None
     return python
