@@ -265,3 +265,16 @@ def test_redrawing_without_the_curves_is_refused_naming_the_figures(tmp_path, ca
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "fig3a_garland (" in err and "not in the input" in err
     assert not out.exists()
+
+
+def test_the_authors_section_lists_each_upstream_report_by_its_title_and_not_the_index(tmp_path):
+    root = checkout(tmp_path)
+    shutil.copytree(REPO / "docs/upstream", root / "docs/upstream")
+    text = source_of(root)
+    section = text.split("= Communication with the original authors", 1)[1].split("\n= ", 1)[0]
+    reports = sorted(p for p in (REPO / "docs/upstream").glob("*.md") if p.name != "README.md")
+    assert reports and section.count('#raw("docs/upstream/') == len(reports)
+    for report in reports:
+        title = report.read_text(encoding="utf-8").splitlines()[0].lstrip("# ").strip()
+        assert f'#raw("docs/upstream/{report.name}")' in section and title.split(":")[0] in section
+    assert "README.md" not in section and "no contact with the original authors" in section

@@ -30,6 +30,8 @@ TIMING_CSV = "timing.csv"
 #: the checkout's files the article reads besides the input folder
 CITATION = "CITATION.cff"
 UPSTREAM_DIR = Path("docs") / "upstream"
+#: the upstream folder's index (not a report)
+INDEX = "README.md"
 #: the config of the paper's full scale, whose cost the article estimates
 PAPER_CONFIG = Path("config") / "paper.yaml"
 #: provenance keys the article needs
@@ -112,6 +114,7 @@ def read_sources(folder: Path | str, checkout: Path | str = ".") -> Sources:
     except (OSError, yaml.YAMLError) as exc:
         raise ArticleError(f"{cff}: cannot read the citation record ({exc})") from exc
     upstream_dir = checkout / UPSTREAM_DIR
-    upstream = sorted(upstream_dir.glob("*.md")) if upstream_dir.is_dir() else []
+    reports = upstream_dir.glob("*.md") if upstream_dir.is_dir() else []
+    upstream = sorted(p for p in reports if p.name != INDEX)
     now = {name: _sha256(checkout / name) for name in provenance["config_sha256"]}
     return Sources(folder, checkout, audit, provenance, finals, timings, citation, upstream, now)
