@@ -25,7 +25,6 @@ from vhct.reporting.audit.runs import REGRET_STATISTICS, Run, Runs, rebase
 from vhct.reporting.audit.verdicts import (
     INCONCLUSIVE,
     NOT_EVALUATED,
-    UNDERPOWERED,
     VERDICTS,
     category_of,
     combine,
@@ -51,21 +50,18 @@ def claim_comparisons(
     left_out: Mapping[str, str] | None = None,
     few_seeds_compared: bool = False,
 ) -> list[tuple[str, list[Comparison] | str]]:
-    """Per experiment (or pair of experiments) of the claim: its comparisons (its kind's
-    ``check``), or why there are none.
+    """Per experiment (or pair) of the claim: its comparisons (its kind's ``check``), or why none.
 
-    ``left_out``: experiment -> why the claim gets no verdict there (``claims.left_out``: the config
-    leaves it out, or runs the experiment otherwise than the paper); ``few_seeds_compared``: compare
-    settings below the claim's ``min_seeds`` too ("too few seeds", a question beyond the paper) rather
-    than give no verdict.
+    ``left_out``: experiment -> why the claim gets no verdict there (``claims.left_out``);
+    ``few_seeds_compared``: compare settings below ``min_seeds`` too ("too few seeds", as a question
+    beyond the paper does) rather than give no verdict.
     """
     out: list[tuple[str, list[Comparison] | str]] = []
     regret = claim.statistic in REGRET_STATISTICS
     kind = claim.spec
 
     def why_not(experiment: str) -> str | None:
-        """Why the claim is not evaluated on ``experiment``: ``left_out``'s reason, or a setting the
-        claim reads run on fewer seeds than the claim's minimum (no verdict, not "inconclusive")."""
+        """``left_out``'s reason, or a setting run on too few seeds (no verdict, not "inconclusive")."""
         if experiment in (left_out or {}):
             return left_out[experiment]
         return None if few_seeds_compared else too_few_seeds(claim, experiment, runs[experiment])
@@ -109,9 +105,8 @@ def claim_comparisons(
 def too_few_seeds(
     claim: Claim, experiment: str, exp_runs: Mapping[str, Sequence[Run]]
 ) -> str | None:
-    """Why the claim gets no verdict on ``experiment`` when a setting it reads has fewer runs than its
-    ``min_seeds`` (``Claim.short_of_seeds``): "this configuration runs N seeds of S on E, the claim
-    needs M" (not "inconclusive": no data decided it)."""
+    """Why the claim gets no verdict on ``experiment``: a setting it reads has fewer runs than its
+    ``min_seeds`` (``Claim.short_of_seeds``), or None."""
     full = max((run.horizon for setting_runs in exp_runs.values() for run in setting_runs), default=0)
     read = {s: exp_runs[s] for s in claim.settings if exp_runs.get(s)}
     seeds, horizons = {s: len(r) for s, r in read.items()}, {s: r[0].horizon for s, r in read.items()}
@@ -128,19 +123,15 @@ def evaluate_claim(
     scales: Mapping[str, float | None] | None = None,
     left_out: Mapping[str, str] | None = None,
 ) -> ClaimVerdict:
-    """Verdict of one claim on every experiment it names (but those ``left_out``), and the combined
-    verdict. The refuting tests of all the claim's comparisons are Holm-adjusted together (``decide``).
-    """
+    """The claim's verdict on every experiment it names (but those ``left_out``) and combined."""
     parts = claim_comparisons(claim, runs, scales or {}, left_out)
     return ClaimVerdict(claim=claim, **conclude(claim, parts))
 
 
 def conclude(claim: Claim, parts: Sequence[tuple[str, list[Comparison] | str]]) -> dict[str, Any]:
-    """The claim's verdict from its comparisons per experiment (or the reason an experiment has none).
-
-    Decides every comparison at the claim level (``decide``), combines them per experiment and the
-    experiments by the claim's ``require``. The calibration benchmark calls this on made-up samples.
-    """
+    """The claim's verdict from its comparisons per experiment (or why an experiment has none):
+    every comparison decided at the claim level (``decide``), combined per experiment, then by the
+    claim's ``require``. The calibration benchmark calls this on made-up samples."""
     flat = [c for _, comps in parts if not isinstance(comps, str) for c in comps]
     decided = iter(decide(flat, claim.alpha))
     results = []
@@ -170,13 +161,10 @@ def conclude(claim: Claim, parts: Sequence[tuple[str, list[Comparison] | str]]) 
     else:
         verdict = combine(verdicts, strict=False)
         reason = combined_reason(verdicts, [f"{r.experiment}: {r.reason}" for r in results], strict=False)
-    category = category_of(verdict, [r.category for r in results])
-    needs = [r.seeds_needed for r in results if r.category == UNDERPOWERED]
     return {
         "verdict": verdict,
-        "category": category,
-        # the seeds per arm that would decide every underpowered comparison of the claim
-        "seeds_needed": max(needs) if needs and None not in needs and verdict == INCONCLUSIVE else None,
+        "category": category_of(verdict, [r.category for r in results]),
+        "seeds_needed": seeds_to_decide(results) if verdict == INCONCLUSIVE else None,
         "reason": reason,
         "coverage": coverage(results),
         "experiments": results,
@@ -204,11 +192,8 @@ def evaluate_sensitivity(
     scales: Mapping[str, float | None] | None = None,
     left_out: Mapping[str, Mapping[str, str]] | None = None,
 ) -> list[SensitivityChoice]:
-    """Every claim that names a substituted setting, evaluated again under each choice's variant.
-
-    ``results`` are the claims' verdicts under the defaults (``evaluate_claim``), in the order of
-    ``claims.claims``. Each choice lists, per affected claim, both verdicts and whether it flips.
-    """
+    """Every claim that names a substituted setting, evaluated again under each choice's variant,
+    beside its verdict under the defaults (``results``, in the order of ``claims.claims``)."""
     out = []
     left_out = left_out or {}
     for choice in claims.sensitivity:
@@ -239,9 +224,8 @@ def evaluate_sensitivity(
 
 
 def at_common_rounds(runs: Runs, substitute: Mapping[str, str]) -> tuple[Runs, dict[str, int]]:
-    """``runs`` with each substituted default setting cut to the rounds its variant ran, where the
-    variant stopped earlier (BO-restarts5 at t = 100 against BO at t = 500), and those rounds by
-    experiment: so a flip between the readings comes from the choice, not from the horizon."""
+    """``runs`` with each default setting cut to the rounds its variant ran where the variant stopped
+    earlier, and those rounds by experiment: a flip comes from the choice, not from the horizon."""
     cut: dict[str, dict[str, list[Run]]] = {}
     rounds: dict[str, int] = {}
     for experiment, by_setting in runs.items():
@@ -265,12 +249,9 @@ def run_audit(
     scales: Mapping[str, float | None] | None = None,
     left_out: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Audit:
-    """The whole audit: every claim's verdict, its sensitivity to the implementation choices, the
-    readings that disagree, the verdict counts, the discrepancies and the context.
-
-    ``scales``: experiment -> its objective's ``random_search_regret`` (for ``normalized_regret``);
-    ``left_out``: claim id -> experiment -> why it gets no verdict there (``claims.left_out``).
-    """
+    """The whole audit: verdicts, sensitivity to the implementation choices, disagreeing readings,
+    counts, discrepancies, context. ``scales``: experiment -> ``random_search_regret`` (for
+    ``normalized_regret``); ``left_out``: claim id -> experiment -> why no verdict there."""
     left_out = left_out or {}
     results = [evaluate_claim(claim, runs, scales, left_out.get(claim.id)) for claim in claims.claims]
     sensitivity = evaluate_sensitivity(claims, runs, results, scales, left_out)
@@ -291,7 +272,5 @@ def run_audit(
 
 
 def config_summary(config: Config, experiments: Sequence[str]) -> dict[str, ExperimentInfo]:
-    """The audited experiments of the config that runs them (objective, noise, horizon, seeds), and
-    per setting its run horizon, seeds and caps as the config computes them
-    (``Config.experiment_info``), so no reader of the audit derives them again."""
+    """The audited experiments as the config computes them (``Config.experiment_info``)."""
     return {name: config.experiment_info(name) for name in experiments if name in config.experiments}

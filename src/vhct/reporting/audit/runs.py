@@ -143,6 +143,11 @@ def samples(runs: Sequence[Run], name: str, at_round: int, scale: float | None =
     return {run.seed: statistic(run, name, at_round, scale) for run in runs}
 
 
+def mean_statistic(runs: Sequence[Run], name: str, at_round: int) -> float:
+    """The statistic at ``at_round``, averaged over seeds."""
+    return float(np.mean(list(samples(runs, name, at_round).values())))
+
+
 def horizon(runs: Sequence[Run]) -> int:
     """Rounds every run of a setting has."""
     return min(run.horizon for run in runs)
