@@ -1,13 +1,10 @@
 """What each kind of claim means, in one place: one class per kind, one row of ``CLAIM_KINDS``.
 
-A kind declares the claim keys and thresholds it needs (the claims file's validator and schema
-read them), the statistics it may compare, its claimed and refuting regions (all claimed regions
-must hold, any refuting one refutes; the no-effect regions are the claimed ones' complements), how
-many comparisons it makes per experiment (its family size follows), how it compares an
-experiment's runs (:meth:`ClaimKind.check`) and how the calibration draws per-seed samples of a
-known truth for it (:meth:`ClaimKind.made_up`). Evaluation, checks, the forest figure and the
-calibration ask the kind (``claim.spec``); nothing outside this module branches on a kind's name.
-Adding a kind: a subclass here and its row in ``claims_model.CLAIM_KINDS`` (docs/audit.md).
+A kind declares the keys, thresholds and statistics it needs (read by the claims file's validator
+and schema), its claimed and refuting regions, its comparisons per experiment (its family size
+follows), how it compares runs (:meth:`ClaimKind.check`) and how the calibration draws samples of a
+known truth (:meth:`ClaimKind.made_up`). Everything else asks the kind (``claim.spec``); adding one
+is a subclass here and its row in ``claims_model.CLAIM_KINDS`` (docs/audit.md).
 """
 
 from __future__ import annotations
@@ -104,18 +101,12 @@ class ClaimKind:
         self, claim: Claim, unit: str, runs: Sequence[ExperimentRuns], scales: Sequence[float | None],
         reference: str,
     ) -> list[Comparison]:  # fmt: skip
-        """The comparisons of one experiment (``runs`` holds its runs) or pair (both experiments')."""
-        return self._against(claim, unit, runs[0], claim.target, claim.others, reference)
-
-    def _against(
-        self, claim: Claim, unit: str, exp_runs: ExperimentRuns, a: str, others: Sequence[str], reference: str
-    ) -> list[Comparison]:
-        """Setting ``a`` against each other setting. A claim about the final round reads an other
-        setting only where it ran that round: one that stopped early there (BO on Garland) is left
-        out, not counted against it, and compared where it ran the horizon."""
-        full = _full(exp_runs)
+        """The comparisons of one experiment (``runs`` holds its runs) or pair (both experiments'): here
+        the target against each other setting. A claim about the final round leaves out an other
+        setting that stopped early there (BO on Garland), rather than count it against the target."""
+        exp_runs, a, full = runs[0], claim.target, _full(runs[0])
         kept = [
-            b for b in others
+            b for b in claim.others
             if not (claim.round == "final" and exp_runs.get(b) and horizon(exp_runs[b]) < full)
         ]  # fmt: skip
         return [
@@ -232,11 +223,8 @@ class Sublinear(ClaimKind):
         rounds = list(dict.fromkeys(max(1, round(f * n)) for f in claim.checkpoints))
         base = Comparison(unit, a, "-", round=n, horizon=_full(runs[0]), reference=reference)
         if len(rounds) < 2:
-            return [
-                dataclasses.replace(
-                    base, verdict=NOT_EVALUATED, reason=f"horizon {n}: fewer than 2 checkpoints"
-                )
-            ]
+            why = f"horizon {n}: fewer than 2 checkpoints"
+            return [dataclasses.replace(base, verdict=NOT_EVALUATED, reason=why)]
         matrix = np.array([[statistic(r, "cumulative_regret", t) for t in rounds] for r in seeds])
         slopes = stats.log_slopes(matrix, rounds)
         sample = {r.seed: float(v) for r, v in zip(seeds, slopes, strict=True) if not np.isnan(v)}
@@ -313,9 +301,8 @@ class Easier(Lowest):
         for s in claim.others:
             r1, r2 = runs[0].get(s), runs[1].get(s)
             if r1 is None or r2 is None:
-                out.append(
-                    Comparison(unit, s, s, verdict=NOT_EVALUATED, reason=f"setting {s} not run in both")
-                )
+                why = f"setting {s} not run in both"
+                out.append(Comparison(unit, s, s, verdict=NOT_EVALUATED, reason=why))
                 continue
             # both read at the shorter horizon: per-round regret falls with t, so rounds must match
             comp = pair(common, unit, r1, r2, s, s, min(horizon(r1), horizon(r2)), tuple(scales))

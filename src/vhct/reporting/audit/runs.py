@@ -1,6 +1,5 @@
-"""The runs a claim reads: run tables with their seed and f*, read through the pipeline's one
-reader, cross-checked against the aggregates, rebased where f* is unknown, and the per-seed
-statistics the checks compare (``vhct.reporting.audit.checks``)."""
+"""The runs a claim reads (through the pipeline's one reader), cross-checked against the aggregates,
+rebased where f* is unknown, and the per-seed statistics the checks compare."""
 
 from __future__ import annotations
 
@@ -28,12 +27,9 @@ AGGREGATE_RTOL = 1e-8
 
 @dataclass(frozen=True)
 class Run:
-    """One run (one seed) of one setting: its per-round table (columns ``AUDITED_COLUMNS``).
-
-    ``f_star`` is the objective's maximum when known (the table's regret is against it); None for
-    real data, whose table's regret is against 1 and which the audit rebases (:func:`rebase`).
-    Given explicitly: read from the run's record (``vhct.pipeline.records.RunRecord.f_star``).
-    """
+    """One run (one seed) of one setting: its per-round table (columns ``AUDITED_COLUMNS``) and its
+    record's ``f_star``, the objective's maximum its regret is against (None for real data, whose
+    regret is against 1: :func:`rebase`)."""
 
     seed: int
     table: pd.DataFrame
@@ -51,12 +47,8 @@ Runs = Mapping[str, Mapping[str, Sequence[Run]]]
 def read_runs(
     run_paths: Mapping[str, Mapping[str, Sequence[Path | str]]], config: Config
 ) -> dict[str, dict[str, list[Run]]]:
-    """Run tables (``.csv.gz``) with the seed and f* of their records, by experiment and setting.
-
-    Read by the pipeline's one reader (``vhct.pipeline.tables.read_runs``): each table is checked
-    against its record, and each record against what ``config`` asks of the run (a run of another
-    config fails, naming the file and the first field that differs).
-    """
+    """Run tables (``.csv.gz``) with their records' seed and f*, by experiment and setting, read by
+    ``vhct.pipeline.tables.read_runs``: a run of another config fails, naming file and field."""
     runs: dict[str, dict[str, list[Run]]] = {}
     for experiment, by_setting in run_paths.items():
         specs = expected_specs(config, experiment, by_setting)
@@ -84,14 +76,9 @@ def check_aggregates(runs: Runs, final_paths: Mapping[str, Path | str]) -> None:
 
 
 def rebase(exp_runs: Mapping[str, Sequence[Run]]) -> tuple[dict[str, list[Run]], str]:
-    """Regret against the best value observed in any run, where f* is unknown (real data).
-
-    The paper's regret on real data is against 1, which halves relative effects; the audit tests
-    against the best value any run of the experiment observed, as the aggregates' ``*_vs_best``
-    columns do (one definition: ``vhct.pipeline.aggregate.best_observed`` and
-    ``cumulative_regret_vs``), and says so. Runs with an exact f* are returned unchanged: their
-    tables' regret is against it.
-    """
+    """Regret against the best value observed in any run where f* is unknown (real data), and a note
+    saying so; runs with an exact f* unchanged. The paper's regret against 1 halves relative effects;
+    the aggregates' ``*_vs_best`` columns share the definition (``aggregate.best_observed``)."""
     all_runs = [r for runs in exp_runs.values() for r in runs]
     known = {r.f_star is not None for r in all_runs}
     if len(known) > 1:
@@ -112,10 +99,9 @@ def rebase(exp_runs: Mapping[str, Sequence[Run]]) -> tuple[dict[str, list[Run]],
 def statistic(run: Run, name: str, at_round: int, scale: float | None = None) -> float:
     """The named statistic of one run at round ``at_round`` (1-based); nan if undefined for the run.
 
-    ``normalized_regret`` is ``R_t / (t * scale)`` with ``scale = f* - mean of f over the domain``,
-    the per-round regret of uniform random search: 1 means no better than random search.
-    ``optimizer_seconds_per_round`` is the optimizer's own mean wall time of a round (ask + tell),
-    ``seconds_per_round`` the whole round's (ask + evaluate + tell), both over rounds 1..at_round.
+    ``normalized_regret``: ``R_t / (t * scale)``, ``scale`` random search's regret per round (1: no
+    better than random search). ``optimizer_seconds_per_round``: the mean of ask + tell over rounds
+    1..at_round; ``seconds_per_round``: of the whole round (with the objective's evaluation).
     """
     if not 1 <= at_round <= run.horizon:
         raise ValueError(f"round {at_round} is outside the run's rounds 1..{run.horizon}")

@@ -1,16 +1,12 @@
-"""The JSON schemas of the claims file and of the questions beyond the paper, generated from the
-models (``vhct.reporting.audit.claims_model``): ``src/vhct/resources/claims.schema.yaml`` and
-``beyond.schema.yaml``.
+"""The JSON schemas of the claims file and of the questions beyond the paper, generated from their
+models (``claims_model``, ``questions_model``) into ``src/vhct/resources``; for editors and readers
+(validation is the models'), and a test checks they are up to date. After changing the models:
 
-    python -m vhct.reporting.audit.schema    # rewrite both after changing the models
-
-The files are for editors and readers (validation is the models'); a test checks they are up to date.
+    python -m vhct.reporting.audit.schema
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -39,17 +35,7 @@ def schema_text(name: str) -> str:
     return header + yaml.safe_dump(json_schema(model), sort_keys=False, width=100, allow_unicode=True)
 
 
-def write_schemas() -> list[Path]:
-    """Write every schema file into the package's resources."""
-    paths = []
-    for name in SCHEMAS:
-        path = resource_path(name)
-        path.write_text(schema_text(name), encoding="utf-8")
-        paths.append(path)
-    return paths
-
-
 if __name__ == "__main__":
-    for written in write_schemas():
-        print(f"wrote {written}")
-    sys.exit(0)
+    for name in SCHEMAS:
+        resource_path(name).write_text(schema_text(name), encoding="utf-8")
+        print(f"wrote {resource_path(name)}")
