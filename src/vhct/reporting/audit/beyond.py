@@ -62,19 +62,13 @@ def evaluate_question(question: Question, runs: Runs) -> QuestionAnswer:
     rows = []
     for experiment, comps in parts:
         if isinstance(comps, str):
-            rows.append(QuestionRow(experiment=experiment, verdict=NOT_EVALUATED, reason=comps,
-                                    comparison=None, cost=None))  # fmt: skip
-            continue
-        (comp,) = [next(decided) for _ in comps]
-        evaluated = comp.verdict != NOT_EVALUATED
+            verdict, reason, comp, spent = NOT_EVALUATED, comps, None, None
+        else:
+            (comp,) = [next(decided) for _ in comps]
+            verdict, reason = comp.verdict, comp.reason
+            spent = cost(runs[experiment], comp) if verdict != NOT_EVALUATED else None
         rows.append(
-            QuestionRow(
-                experiment=experiment,
-                verdict=comp.verdict,
-                reason=comp.reason,
-                comparison=comp,
-                cost=cost(runs[experiment], comp) if evaluated else None,
-            )
+            QuestionRow(experiment=experiment, verdict=verdict, reason=reason, comparison=comp, cost=spent)
         )
     return QuestionAnswer(question=question, experiments=rows)
 

@@ -48,12 +48,10 @@ def seeds_needed(
     alpha: float,
     family: int,
 ) -> int | None:
-    """Seeds per arm that would decide a comparison at 80 % power given its observed means and spread.
-
-    In the claimed region: every claimed test at alpha; else the nearest region ``against`` the claim
-    it lies in at alpha / (``family`` x regions), which bounds Holm's; None on a margin.
-    ``delta_sd(region)``: the difference the region's test is about and one seed's deviation of it.
-    """
+    """Seeds per arm that would decide a comparison at 80 % power (None: on a margin): in the claimed
+    region every claimed test at alpha, else the nearest region ``against`` the claim the estimate is
+    in at alpha / (``family`` x regions).
+    ``delta_sd(region)``: the difference the region's test is about and one seed's deviation of it."""
 
     def inside(r: Region) -> bool:
         delta = delta_sd(r)[0]

@@ -84,16 +84,6 @@ class Thresholds(Record):
     refuted_above: Positive | None = None  # type: ignore[valid-type]
     min_factor: number(ge=1) | None = None  # type: ignore[valid-type]
 
-    @property
-    def refuting_ratio(self) -> float:
-        """A ``greater`` claim's refuting margin: ``refuted_below``, else ``min_ratio``."""
-        return self.min_ratio if self.refuted_below is None else self.refuted_below
-
-    @property
-    def refuting_slope(self) -> float:
-        """A ``sublinear`` claim's refuting slope: ``refuted_above``, else 1 (linear regret)."""
-        return 1.0 if self.refuted_above is None else self.refuted_above
-
     def given(self) -> dict[str, Any]:
         """The thresholds the file gives (as recorded in the audit)."""
         return self.model_dump(exclude_none=True)
@@ -162,8 +152,7 @@ class Claim(Record):
                 raise key_error(("thresholds",), f"'{key}' is a required property of a {self.kind} claim")
         if kind.statistics is not None and self.statistic not in kind.statistics:
             raise key_error(("statistic",), f"a {self.kind} claim compares {' or '.join(kind.statistics)}")
-        named = [self.target] if self.target is not None else []
-        named += list(self.claimed or []) + list(self.others or [])
+        named = [s for s in (self.target, *(self.claimed or []), *(self.others or [])) if s is not None]
         twice = sorted({s for s in named if named.count(s) > 1})
         if twice:
             raise key_error((), f"settings listed twice: {twice}")

@@ -51,14 +51,10 @@ def claim_comparisons(
     few_seeds_compared: bool = False,
 ) -> list[tuple[str, list[Comparison] | str]]:
     """Per experiment (or pair) of the claim: its comparisons (its kind's ``check``), or why none.
-
-    ``left_out``: experiment -> why the claim gets no verdict there (``claims.left_out``);
-    ``few_seeds_compared``: compare settings below ``min_seeds`` too ("too few seeds", as a question
-    beyond the paper does) rather than give no verdict.
-    """
+    ``left_out``: experiment -> why no verdict there (``claims.left_out``); ``few_seeds_compared``:
+    compare below ``min_seeds`` too ("too few seeds", as a question does) rather than give no verdict."""
     out: list[tuple[str, list[Comparison] | str]] = []
-    regret = claim.statistic in REGRET_STATISTICS
-    kind = claim.spec
+    regret, kind, target = claim.statistic in REGRET_STATISTICS, claim.spec, claim.target
 
     def why_not(experiment: str) -> str | None:
         """``left_out``'s reason, or a setting run on too few seeds (no verdict, not "inconclusive")."""
@@ -67,44 +63,27 @@ def claim_comparisons(
         return None if few_seeds_compared else too_few_seeds(claim, experiment, runs[experiment])
 
     if kind.over_pairs:
-        for first, second in claim.pairs:
-            name = f"{first} / {second}"
-            missing = [e for e in (first, second) if e not in runs]
-            if missing:
-                out.append((name, f"experiment {', '.join(missing)} not in this config"))
-                continue
-            reasons = [r for e in (first, second) if (r := why_not(e))]
-            if reasons:
-                out.append((name, "; ".join(reasons)))
-                continue
-            pair_runs = [rebase(runs[e])[0] if regret else runs[e] for e in (first, second)]
-            pair_scales = (scales.get(first), scales.get(second))
-            out.append((name, kind.check(claim, name, pair_runs, pair_scales, "")))
-        return out
-    for experiment in claim.experiments:
-        exp_runs = runs.get(experiment)
-        target = claim.target
-        if exp_runs is None:
-            out.append((experiment, "experiment not in this config"))
-            continue
-        if target is not None and target not in exp_runs:
-            out.append((experiment, f"setting {target} not run in this config"))
-            continue
-        reason = why_not(experiment)
-        if reason:
-            out.append((experiment, reason))
-            continue
-        reference = ""
-        if regret:
-            exp_runs, reference = rebase(exp_runs)
-        scale = (scales.get(experiment),)
-        out.append((experiment, kind.check(claim, experiment, [exp_runs], scale, reference)))
+        units = [(f"{first} / {second}", [first, second]) for first, second in claim.pairs]
+    else:
+        units = [(experiment, [experiment]) for experiment in claim.experiments]
+    for unit, experiments in units:
+        missing = [e for e in experiments if e not in runs]
+        if missing:
+            named = f" {', '.join(missing)}" if kind.over_pairs else ""
+            out.append((unit, f"experiment{named} not in this config"))
+        elif not kind.over_pairs and target is not None and target not in runs[unit]:
+            out.append((unit, f"setting {target} not run in this config"))
+        elif reasons := [r for e in experiments if (r := why_not(e))]:
+            out.append((unit, "; ".join(reasons)))
+        else:
+            rebased = [rebase(runs[e]) if regret else (runs[e], "") for e in experiments]
+            reference = "" if kind.over_pairs else rebased[0][1]
+            unit_runs, unit_scales = [r for r, _ in rebased], tuple(scales.get(e) for e in experiments)
+            out.append((unit, kind.check(claim, unit, unit_runs, unit_scales, reference)))
     return out
 
 
-def too_few_seeds(
-    claim: Claim, experiment: str, exp_runs: Mapping[str, Sequence[Run]]
-) -> str | None:
+def too_few_seeds(claim: Claim, experiment: str, exp_runs: Mapping[str, Sequence[Run]]) -> str | None:
     """Why the claim gets no verdict on ``experiment``: a setting it reads has fewer runs than its
     ``min_seeds`` (``Claim.short_of_seeds``), or None."""
     full = max((run.horizon for setting_runs in exp_runs.values() for run in setting_runs), default=0)
@@ -143,32 +122,22 @@ def conclude(claim: Claim, parts: Sequence[tuple[str, list[Comparison] | str]]) 
             results.append(_not_evaluated(experiment, "no other setting it reads ran the final round"))
             continue
         mine = [next(decided) for _ in comps]
-        verdicts = [c.verdict for c in mine]
-        verdict = combine(verdicts)
-        results.append(
-            ExperimentVerdict(
-                experiment=experiment,
-                verdict=verdict,
-                category=category_of(verdict, [c.category for c in mine]),
-                seeds_needed=seeds_to_decide(mine) if verdict == INCONCLUSIVE else None,
-                reason=combined_reason(verdicts, [c.reason for c in mine]),
-                comparisons=mine,
-            )
-        )
-    verdicts = [r.verdict for r in results]
+        verdicts, reasons = [c.verdict for c in mine], [c.reason for c in mine]
+        summary = _summary(mine, combine(verdicts), combined_reason(verdicts, reasons))
+        results.append(ExperimentVerdict(experiment=experiment, comparisons=mine, **summary))
+    verdicts, reasons = [r.verdict for r in results], [f"{r.experiment}: {r.reason}" for r in results]
     if claim.require == "majority":
         verdict, reason = majority(results, claim.alpha)
     else:
-        verdict = combine(verdicts, strict=False)
-        reason = combined_reason(verdicts, [f"{r.experiment}: {r.reason}" for r in results], strict=False)
-    return {
-        "verdict": verdict,
-        "category": category_of(verdict, [r.category for r in results]),
-        "seeds_needed": seeds_to_decide(results) if verdict == INCONCLUSIVE else None,
-        "reason": reason,
-        "coverage": coverage(results),
-        "experiments": results,
-    }
+        verdict, reason = combine(verdicts, strict=False), combined_reason(verdicts, reasons, strict=False)
+    return {**_summary(results, verdict, reason), "coverage": coverage(results), "experiments": results}
+
+
+def _summary(parts: Sequence[Comparison | ExperimentVerdict], verdict: str, reason: str) -> dict[str, Any]:
+    """A combined verdict with its reason, its category and the seeds that would decide its parts."""
+    category = category_of(verdict, [p.category for p in parts])
+    needed = seeds_to_decide(parts) if verdict == INCONCLUSIVE else None
+    return {"verdict": verdict, "category": category, "seeds_needed": needed, "reason": reason}
 
 
 def reading_flips(results: Sequence[ClaimVerdict]) -> list[ReadingFlip]:

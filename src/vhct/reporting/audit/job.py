@@ -28,8 +28,7 @@ def audit_context(
     configfiles: Sequence[str],
     beyond_path: Path | str | None = None,
 ) -> AuditContext:
-    """The audit's context (its one writer): the files it was made from with their sha256, the run
-    that made it, and every experiment the claims read as the config computes it."""
+    """The audit's context (its one writer): its files with their sha256, its run, its experiments."""
     return AuditContext(
         configfiles=[display_path(p) for p in configfiles],
         # which run made this audit (set by the provenance recorder), so `make findings` ships
@@ -57,11 +56,8 @@ def audit_job(
     html_path: Path | str | None = None,
     beyond_path: Path | str | None = None,
 ) -> Audit:
-    """The audit stage: read claims and runs, cross-check the aggregates, evaluate, write.
-
-    ``beyond_path``: the questions beyond the paper, answered in the audit's separate ``beyond``
-    part (absent when none is evaluated on these runs), apart from the claims' verdicts.
-    """
+    """The audit stage: read claims and runs, cross-check the aggregates, evaluate, write; the
+    questions of ``beyond_path`` answered in the separate ``beyond`` part (absent if none evaluated)."""
     claims = load_claims(claims_path)
     runs = read_runs(run_paths, config)
     check_aggregates(runs, final_paths)

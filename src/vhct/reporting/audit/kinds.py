@@ -1,10 +1,8 @@
 """What each kind of claim means, in one place: one class per kind, one row of ``CLAIM_KINDS``.
 
-A kind declares the keys, thresholds and statistics it needs (read by the claims file's validator
-and schema), its claimed and refuting regions, its comparisons per experiment (its family size
-follows), how it compares runs (:meth:`ClaimKind.check`) and how the calibration draws samples of a
-known truth (:meth:`ClaimKind.made_up`). Everything else asks the kind (``claim.spec``); adding one
-is a subclass here and its row in ``claims_model.CLAIM_KINDS`` (docs/audit.md).
+A kind declares the keys, thresholds and statistics it needs, its claimed and refuting regions, its
+comparisons per experiment, how it compares runs (:meth:`ClaimKind.check`) and how the calibration
+draws samples of a known truth (:meth:`ClaimKind.made_up`); everything else asks it (``claim.spec``).
 """
 
 from __future__ import annotations
@@ -34,9 +32,8 @@ from vhct.reporting.audit.verdicts import NOT_EVALUATED
 ExperimentRuns = Mapping[str, Sequence[Run]]
 #: regions of an effect as intervals on (0, inf) (the forest's shading)
 Intervals = list[tuple[float, float]]
-#: ``draw(mean, n, shaped, spread=None)``: n per-seed values of the given mean, in the distribution
-#: under calibration when ``shaped`` (else normal, coefficient of variation ``spread`` or the
-#: calibration's): the calibration's samples of a known truth
+#: ``draw(mean, n, shaped, spread=None)``: the calibration's n per-seed values of the given mean, in
+#: its distribution when ``shaped``, else normal (coefficient of variation ``spread`` or its own)
 Draw = Callable[..., np.ndarray]
 #: the mean of the reference side of a made-up ratio comparison (any positive scale)
 MADE_UP_SCALE = 100.0
@@ -188,12 +185,14 @@ class Greater(ClaimKind):
     example = {"target": "A", "others": ["B"], "thresholds": {"min_ratio": 1.1}}
 
     def validate(self, claim: Claim) -> None:
-        if claim.thresholds.refuting_ratio > claim.thresholds.min_ratio:
+        th = claim.thresholds
+        if th.refuted_below is not None and th.refuted_below > th.min_ratio:
             raise key_error(("thresholds",), "refuted_below exceeds min_ratio")
 
     def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
-        th = claim.thresholds
-        return (Region("greater", th.min_ratio),), (Region("less", th.refuting_ratio),)
+        th = claim.thresholds  # refuted below min_ratio unless refuted_below says otherwise
+        refuting = th.min_ratio if th.refuted_below is None else th.refuted_below
+        return (Region("greater", th.min_ratio),), (Region("less", refuting),)
 
 
 class Sublinear(ClaimKind):
@@ -210,8 +209,9 @@ class Sublinear(ClaimKind):
             raise key_error(("others",), "a sublinear check reads only its target")
 
     def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
-        th = claim.thresholds
-        return (Region("less", th.max_slope),), (Region("greater", th.refuting_slope),)
+        th = claim.thresholds  # refuted above refuted_above, else above 1 (linear regret)
+        refuting = 1.0 if th.refuted_above is None else th.refuted_above
+        return (Region("less", th.max_slope),), (Region("greater", refuting),)
 
     def per_unit(self, claim: Claim) -> int:
         return 1

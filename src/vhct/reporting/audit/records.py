@@ -21,9 +21,8 @@ from vhct.pipeline.specs import ExperimentInfo
 from vhct.reporting.audit.claims_model import Choice, Claim, Condition, Discrepancy
 from vhct.reporting.audit.questions_model import Question
 
-#: version of the audit's JSON shape; the reader refuses any other (6: a verdict embeds its claim,
-#: an answer its question, a sensitivity choice its choice; every comparison carries every field;
-#: the paper's conditions of each experiment are recorded)
+#: version of the audit's JSON shape; the reader refuses any other (6: records embed their claim,
+#: question or choice, every comparison carries every field, the paper's conditions are recorded)
 AUDIT_FORMAT = 6
 #: a comparison whose tests are computed but whose verdict the claim level has not decided yet
 PENDING = "pending"
@@ -37,17 +36,13 @@ class AuditRecordError(ValueError):
 
 @dataclass(frozen=True, config=ConfigDict(extra="forbid"))
 class Comparison:
-    """One test of a claim: setting ``a`` against ``b`` (or against a bound when ``b`` is ``-``).
+    """One test of a claim: setting ``a`` against ``b`` (or a bound when ``b`` is ``-``); a pydantic
+    dataclass, as checks and the calibration build thousands with ``dataclasses.replace``.
 
-    A pydantic dataclass: checks and the calibration build thousands, positionally and with
-    ``dataclasses.replace``. ``claimed``, ``refuted``, ``no_effect``: the regions tested (no effect: the
-    claimed region's complement where it differs from the refuting one); ``p_*``: their one-sided
-    p-values, ``p_*_holm`` Holm-adjusted over the claim's refuting tests (``p_claimed_holm``: a two-sided
-    question's); ``round``: where the statistic was read, labelled when before ``horizon``;
-    ``ci_low``/``ci_high``: the effect's interval at ``ci_level``; ``resamples``: bootstrap resamples
-    (None: analytic); ``category``: ``verdicts.CATEGORIES``; ``seeds_needed``: seeds per arm to decide
-    at 80 % power; ``total_a``/``total_b``: seconds per round with the objective
-    (``checks.TOTAL_BESIDE``); ``values_a2``/``values_b2``: a contrast's second experiment.
+    ``claimed``/``refuted``/``no_effect``: the regions tested, ``p_*`` their one-sided p-values,
+    ``p_*_holm`` Holm-adjusted; ``round``: where read (labelled before ``horizon``); ``ci_*``: the
+    effect's interval; ``resamples``: None for an analytic test; ``seeds_needed``: per arm, to decide at
+    80 % power; ``total_*``: seconds per round with the objective; ``values_*2``: a contrast's second.
     """
 
     experiment: str
@@ -218,10 +213,8 @@ class Beyond(_Record):
 
 
 class AuditContext(_Record):
-    """What the audit was made from: config, claims and questions files with their sha256 (None outside
-    the pipeline), the run that made it (``$VHCT_RUN_ID``), each audited experiment as the config
-    computes it (``Config.experiment_info``, so no reader derives it again) and the package versions
-    the job saw (the ship checks compare them with the provenance record's)."""
+    """What the audit was made from (None outside the pipeline): files and sha256, run, each experiment
+    as the config computes it (no reader derives it again), the package versions the job saw."""
 
     experiments: dict[str, ExperimentInfo]
     configfiles: list[str] = []

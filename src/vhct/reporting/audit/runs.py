@@ -98,11 +98,8 @@ def rebase(exp_runs: Mapping[str, Sequence[Run]]) -> tuple[dict[str, list[Run]],
 
 def statistic(run: Run, name: str, at_round: int, scale: float | None = None) -> float:
     """The named statistic of one run at round ``at_round`` (1-based); nan if undefined for the run.
-
-    ``normalized_regret``: ``R_t / (t * scale)``, ``scale`` random search's regret per round (1: no
-    better than random search). ``optimizer_seconds_per_round``: the mean of ask + tell over rounds
-    1..at_round; ``seconds_per_round``: of the whole round (with the objective's evaluation).
-    """
+    ``normalized_regret``: ``R_t / (t * scale)``, 1 for random search; ``*seconds_per_round``: mean
+    over rounds 1..at_round of ask + tell (``optimizer_``) or of the whole round."""
     if not 1 <= at_round <= run.horizon:
         raise ValueError(f"round {at_round} is outside the run's rounds 1..{run.horizon}")
     head = run.table.iloc[:at_round]

@@ -1,13 +1,10 @@
 """The verdicts of the audit and how they are decided: one rule for every kind of check.
 
-A comparison carries one-sided p-values of its claimed region, its refuting region ("the opposite")
-and, where the claimed region's complement differs from the refuting one, of that complement ("no
-effect of the claimed size"). All refuting p-values of a claim, of both kinds, are Holm-adjusted
-together. A comparison is reproduced when its claimed test is significant at alpha, not reproduced
-(the opposite, or no effect) when an adjusted refuting test is, else inconclusive (underpowered, with
-the seeds that would decide it; or too few seeds). An experiment is reproduced when every comparison
-is (intersection-union: no correction needed); a claim requires every evaluated experiment or a
-majority (Holm over experiments). The sub-category is the separate field ``category``.
+A comparison is reproduced when its claimed test is significant at alpha; not reproduced when a
+refuting test ("the opposite", or "no effect of the claimed size"), Holm-adjusted over all the
+claim's refuting tests, is; else inconclusive (underpowered, or too few seeds: ``category``). An
+experiment is reproduced when every comparison is (intersection-union); a claim when every evaluated
+experiment is, or a majority (Holm over experiments).
 """
 
 from __future__ import annotations
@@ -93,10 +90,8 @@ def decide(comps: Sequence[Comparison], alpha: float) -> list[Comparison]:
             why = f"the opposite, {c.refuted}: {holm} <= {alpha:g}"
         elif p_ne_holm is not None and p_ne_holm <= alpha:
             verdict, category = NOT_REPRODUCED, NO_EFFECT
-            why = (
-                f"no effect of the claimed size, {c.no_effect}: "
-                f"{_holm_text(c.p_no_effect, p_ne_holm, len(family), floor)} <= {alpha:g}"
-            )
+            holm = _holm_text(c.p_no_effect, p_ne_holm, len(family), floor)
+            why = f"no effect of the claimed size, {c.no_effect}: {holm} <= {alpha:g}"
         else:
             verdict, category, need = INCONCLUSIVE, UNDERPOWERED, c.seeds_needed
             against = f"; {c.no_effect}: Holm-adjusted p = {_fmt(p_ne_holm)}" if p_ne_holm is not None else ""
@@ -126,18 +121,13 @@ def _reason(c: Comparison, estimate: str, why: str) -> str:
 def category_of(verdict: str, categories: Sequence[str]) -> str:
     """The category of a combined verdict from its parts' categories: "the opposite" over "no effect",
     "too few seeds" over "underpowered" (the configuration, not the data, left it open)."""
-    for candidate in CATEGORIES[verdict]:
-        if candidate in categories:
-            return candidate
-    return CATEGORIES[verdict][0]
+    return next((c for c in CATEGORIES[verdict] if c in categories), CATEGORIES[verdict][0])
 
 
 def seeds_to_decide(parts: Sequence[Comparison | ExperimentVerdict]) -> int | None:
     """The seeds per arm that would decide every underpowered part (their largest need)."""
     needs = [c.seeds_needed for c in parts if c.category == UNDERPOWERED]
-    if not needs or None in needs:
-        return None
-    return max(needs)
+    return None if not needs or None in needs else max(needs)
 
 
 #: answers of a two-sided question beyond the paper (``decide_question``), beside "``setting`` better"
@@ -146,12 +136,8 @@ TOO_FEW_SEEDS = "inconclusive (too few seeds)"
 
 
 def decide_question(comps: Sequence[Comparison], alpha: float) -> list[Comparison]:
-    """Answers of a two-sided question ("does A beat B?") over its experiments' comparisons.
-
-    Both one-sided tests of every tested comparison form one Holm family (family-wise error at most
-    alpha): "A better" or "B better" when that side's adjusted p <= alpha (the regions are disjoint),
-    else "no significant difference"; too few seeds answers "inconclusive (too few seeds)".
-    """
+    """Answers of a two-sided question ("does A beat B?"): both one-sided tests of every comparison in
+    one Holm family; "A better" or "B better" where that side's adjusted p <= alpha, else no difference."""
     tested = [i for i, c in enumerate(comps) if c.verdict == PENDING]
     adjusted = stats.holm([p for i in tested for p in (comps[i].p_claimed, comps[i].p_refuted)])
     out = list(comps)
@@ -179,11 +165,9 @@ def decide_question(comps: Sequence[Comparison], alpha: float) -> list[Compariso
 
 
 def combine(verdicts: Sequence[str], strict: bool = True) -> str:
-    """Comparisons -> experiment (``strict``), experiments -> claim (not strict).
-
-    Not reproduced if any part is; reproduced if every evaluated part is and, when ``strict``, no
-    part was left unevaluated; not evaluated if no part was evaluated; otherwise inconclusive.
-    """
+    """Comparisons -> experiment (``strict``: an unevaluated part blocks "reproduced"), experiments ->
+    claim: not reproduced if any part is, reproduced if all are, not evaluated if none was, else
+    inconclusive."""
     evaluated = [v for v in verdicts if v != NOT_EVALUATED]
     if not evaluated:
         return NOT_EVALUATED
@@ -195,12 +179,8 @@ def combine(verdicts: Sequence[str], strict: bool = True) -> str:
 
 
 def majority(results: Sequence[ExperimentVerdict], alpha: float) -> tuple[str, str]:
-    """A claim that holds "in general": reproduced on a majority of the evaluated experiments.
-
-    Each experiment's intersection-union p (its comparisons' largest claimed p, 1 if one is untested)
-    is Holm-adjusted over the experiments: reproduced when ``k // 2 + 1`` of the ``k`` reject, not
-    reproduced when so many are refuted that no majority can hold (either wrong with probability <= alpha).
-    """
+    """A claim that holds "in general": each experiment's intersection-union p Holm-adjusted over the
+    experiments; reproduced when a majority reject, not reproduced when no majority can hold."""
     evaluated = [r for r in results if r.verdict != NOT_EVALUATED]
     if not evaluated:
         return NOT_EVALUATED, "no experiment evaluated"
