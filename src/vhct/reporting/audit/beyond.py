@@ -42,8 +42,7 @@ def question_claim(question: Question) -> Claim:
 
 
 def cost(exp_runs: Mapping[str, Any], comp: Comparison) -> dict[str, float] | None:
-    """Each side's mean seconds per round up to the comparison's round: the optimizer's own (``a``,
-    ``b``) and with the objective's evaluation (``a_total``, ``b_total``)."""
+    """Each side's mean seconds per round up to the comparison's round: own (``a``), total (``a_total``)."""
     if comp.round is None:
         return None
     return {

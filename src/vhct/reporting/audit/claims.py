@@ -97,8 +97,7 @@ def _flatten(annotation: Any) -> list[Any]:
 
 
 def substitute_settings(claim: Claim, substitute: Mapping[str, str]) -> Claim | None:
-    """The claim (a new record) with the variant's settings in place of the default's, or None if it
-    names none of them."""
+    """The claim with the variant's settings in place of the default's, or None if it names none."""
     if not set(claim.settings) & set(substitute):
         return None
     update: dict[str, Any] = {"target": substitute.get(claim.target, claim.target)}

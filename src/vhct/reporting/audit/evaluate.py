@@ -84,8 +84,7 @@ def claim_comparisons(
 
 
 def too_few_seeds(claim: Claim, experiment: str, exp_runs: Mapping[str, Sequence[Run]]) -> str | None:
-    """Why the claim gets no verdict on ``experiment``: a setting it reads has fewer runs than its
-    ``min_seeds`` (``Claim.short_of_seeds``), or None."""
+    """Why the claim gets no verdict on ``experiment``: a setting it reads short of seeds, or None."""
     full = max((run.horizon for setting_runs in exp_runs.values() for run in setting_runs), default=0)
     read = {s: exp_runs[s] for s in claim.settings if exp_runs.get(s)}
     seeds, horizons = {s: len(r) for s, r in read.items()}, {s: r[0].horizon for s, r in read.items()}
@@ -142,16 +141,14 @@ def _summary(parts: Sequence[Comparison | ExperimentVerdict], verdict: str, reas
 
 def reading_flips(results: Sequence[ClaimVerdict]) -> list[ReadingFlip]:
     """Claims that are readings of one statement (``reading_of``) and disagree: reported as a flip."""
-    groups: dict[str, list[ClaimVerdict]] = {}
+    groups: dict[str, dict[str, str]] = {}  # statement -> claim id -> verdict
     for r in results:
         if r.claim.reading_of:
-            groups.setdefault(r.claim.reading_of, []).append(r)
-    out = []
-    for group, members in groups.items():
-        evaluated = {m.verdict for m in members if m.verdict != NOT_EVALUATED}
-        readings = {m.claim.id: m.verdict for m in members}
-        out.append(ReadingFlip(statement=group, readings=readings, flips=len(evaluated) > 1))
-    return out
+            groups.setdefault(r.claim.reading_of, {})[r.claim.id] = r.verdict
+    return [
+        ReadingFlip(statement=statement, readings=read, flips=len(set(read.values()) - {NOT_EVALUATED}) > 1)
+        for statement, read in groups.items()
+    ]
 
 
 def evaluate_sensitivity(
@@ -161,8 +158,7 @@ def evaluate_sensitivity(
     scales: Mapping[str, float | None] | None = None,
     left_out: Mapping[str, Mapping[str, str]] | None = None,
 ) -> list[SensitivityChoice]:
-    """Every claim that names a substituted setting, evaluated again under each choice's variant,
-    beside its verdict under the defaults (``results``, in the order of ``claims.claims``)."""
+    """Each claim naming a substituted setting again under each variant, beside its ``results``."""
     out = []
     left_out = left_out or {}
     for choice in claims.sensitivity:

@@ -72,7 +72,8 @@ class ClaimKind:
         raise NotImplementedError
 
     def per_unit(self, claim: Claim) -> int:
-        """Comparisons per experiment (or pair of experiments)."""
+        """Comparisons per experiment (or pair): one per other setting (one for a sublinear claim, which
+        names none, and a contrast, which names one)."""
         return len(claim.others or [None])
 
     def family_size(self, claim: Claim) -> int:
@@ -213,9 +214,6 @@ class Sublinear(ClaimKind):
         refuting = 1.0 if th.refuted_above is None else th.refuted_above
         return (Region("less", th.max_slope),), (Region("greater", refuting),)
 
-    def per_unit(self, claim: Claim) -> int:
-        return 1
-
     def check(self, claim, unit, runs, scales, reference):  # type: ignore[no-untyped-def]
         a = claim.target
         seeds = sorted(runs[0][a], key=lambda r: r.seed)
@@ -254,14 +252,10 @@ class Contrast(ClaimKind):
             raise key_error(("others",), "a contrast names exactly one other setting")
 
     def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
-        direction, c = claim.direction, claim.thresholds.min_factor
-        less = direction == "less"
-        return (Region(direction, 1.0 / c if less else c),), (
-            Region("greater" if less else "less", c if less else 1.0 / c),
-        )
-
-    def per_unit(self, claim: Claim) -> int:
-        return 1
+        c = claim.thresholds.min_factor
+        if claim.direction == "less":
+            return (Region("less", 1.0 / c),), (Region("greater", c),)
+        return (Region("greater", c),), (Region("less", 1.0 / c),)
 
     def check(self, claim, unit, runs, scales, reference):  # type: ignore[no-untyped-def]
         a, b = claim.target, claim.others[0]

@@ -285,8 +285,7 @@ def audit_json(audit: Audit) -> str:
 
 
 def parse_audit(data: Any, where: str = "audit") -> Audit:
-    """The audit record from its JSON data; another format or an invalid record is refused, naming
-    ``where`` (the file) and the field."""
+    """The audit record from its JSON data; another format or an invalid record is refused (``where``)."""
     if not isinstance(data, Mapping):
         raise AuditRecordError(f"{where}: not an audit record (a JSON object)")
     if data.get("format") != AUDIT_FORMAT:

@@ -69,8 +69,7 @@ def _need_text(need: int | None) -> str:
 
 
 def decide(comps: Sequence[Comparison], alpha: float) -> list[Comparison]:
-    """Verdicts and categories of a claim's comparisons: claimed test at alpha, refuting tests of
-    both kinds (the opposite, no effect of the claimed size) Holm-adjusted together."""
+    """Verdicts of a claim's comparisons: claimed tests at alpha, refuting tests Holm-adjusted together."""
     tested = [i for i, c in enumerate(comps) if c.verdict == PENDING]
     family = [(i, "refuted", comps[i].p_refuted) for i in tested]
     family += [(i, "no_effect", comps[i].p_no_effect) for i in tested if comps[i].p_no_effect is not None]
@@ -212,10 +211,8 @@ def combined_reason(verdicts: Sequence[str], reasons: Sequence[str], strict: boo
         # a comparison read before the horizon keeps its round in every reason that covers it
         early = [r for r in reasons if EARLY_MARK in r]
         return "; ".join(["every comparison reproduced", *dict.fromkeys(early)])
-    if verdict == NOT_REPRODUCED:
-        picked = [r for v, r in zip(verdicts, reasons, strict=True) if v == NOT_REPRODUCED]
-    elif verdict == INCONCLUSIVE and not strict:
-        picked = [r for v, r in zip(verdicts, reasons, strict=True) if v == INCONCLUSIVE]
+    if verdict == NOT_REPRODUCED or (verdict == INCONCLUSIVE and not strict):
+        picked = [r for v, r in zip(verdicts, reasons, strict=True) if v == verdict]
     else:
         picked = [r for v, r in zip(verdicts, reasons, strict=True) if v != REPRODUCED]
     return "; ".join(dict.fromkeys(picked))
