@@ -37,12 +37,6 @@ from vhct.reporting.audit.verdicts import (
 )
 
 
-def _not_evaluated(experiment: str, reason: str) -> ExperimentVerdict:
-    return ExperimentVerdict(
-        experiment=experiment, verdict=NOT_EVALUATED, category=NOT_EVALUATED, reason=reason, comparisons=[]
-    )
-
-
 def claim_comparisons(
     claim: Claim,
     runs: Runs,
@@ -114,15 +108,12 @@ def conclude(claim: Claim, parts: Sequence[tuple[str, list[Comparison] | str]]) 
     decided = iter(decide(flat, claim.alpha))
     results = []
     for experiment, comps in parts:
-        if isinstance(comps, str):
-            results.append(_not_evaluated(experiment, comps))
-            continue
-        if not comps:  # every setting it would compare stopped before the round it reads
-            results.append(_not_evaluated(experiment, "no other setting it reads ran the final round"))
-            continue
-        mine = [next(decided) for _ in comps]
-        verdicts, reasons = [c.verdict for c in mine], [c.reason for c in mine]
-        summary = _summary(mine, combine(verdicts), combined_reason(verdicts, reasons))
+        mine = [] if isinstance(comps, str) else [next(decided) for _ in comps]
+        if mine:
+            verdicts, reasons = [c.verdict for c in mine], [c.reason for c in mine]
+            summary = _summary(mine, combine(verdicts), combined_reason(verdicts, reasons))
+        else:  # why not, or none left: every setting it would compare stopped before the round it reads
+            summary = _summary([], NOT_EVALUATED, comps or "no other setting it reads ran the final round")
         results.append(ExperimentVerdict(experiment=experiment, comparisons=mine, **summary))
     verdicts, reasons = [r.verdict for r in results], [f"{r.experiment}: {r.reason}" for r in results]
     if claim.require == "majority":

@@ -1,9 +1,6 @@
-"""The audit's typed records and their one JSON writer (:func:`audit_json`) and reader (:func:`read_audit`).
-
-Reading validates (pydantic v2): a missing or unknown field is refused, naming the file and the field
-(:class:`AuditRecordError`), so a renderer never guesses a key. JSON has no non-finite floats: they are
-written as ``"nan"``/``"inf"`` and read back.
-"""
+"""The audit's typed records, their one JSON writer (:func:`audit_json`) and one reader (:func:`read_audit`):
+a missing or unknown field is refused naming file and field (:class:`AuditRecordError`), so a renderer
+never guesses a key; non-finite floats are written as ``"nan"``/``"inf"`` and read back."""
 
 from __future__ import annotations
 

@@ -86,13 +86,11 @@ def rebase(exp_runs: Mapping[str, Sequence[Run]]) -> tuple[dict[str, list[Run]],
     if not all_runs or known == {True}:
         return {s: list(v) for s, v in exp_runs.items()}, ""
     best = best_observed({s: [r.table for r in runs] for s, runs in exp_runs.items()})
-    out = {}
+    out: dict[str, list[Run]] = {setting: [] for setting in exp_runs}
     for setting, runs in exp_runs.items():
-        out[setting] = []
         for r in runs:
-            table = r.table.copy()
-            table["cumulative_regret"] = cumulative_regret_vs([r.table], best, setting)[0]
-            out[setting].append(Run(r.seed, table, r.f_star))
+            regret = cumulative_regret_vs([r.table], best, setting)[0]
+            out[setting].append(Run(r.seed, r.table.assign(cumulative_regret=regret), r.f_star))
     return out, f"regret against the best value observed in any run, {best:.4g} (not 1)"
 
 

@@ -1,9 +1,5 @@
-"""The JSON schemas of the claims file and of the questions beyond the paper, generated from their
-models (``claims_model``, ``questions_model``) into ``src/vhct/resources``; for editors and readers
-(validation is the models'), and a test checks they are up to date. After changing the models:
-
-    python -m vhct.reporting.audit.schema
-"""
+"""The JSON schemas of the claims and questions files for editors and readers (validation is the
+models'), generated from the models by ``python -m vhct.reporting.audit.schema``; a test checks them."""
 
 from __future__ import annotations
 

@@ -221,12 +221,9 @@ def combined_reason(verdicts: Sequence[str], reasons: Sequence[str], strict: boo
 def coverage(results: Sequence[ExperimentVerdict]) -> str:
     """Which experiments a claim was evaluated on, e.g. ``garland (4/5 comparisons); 1 of 3 experiments``."""
     parts = []
-    for r in results:
-        if r.verdict == NOT_EVALUATED:
-            continue
-        comps = r.comparisons
-        done = sum(c.verdict != NOT_EVALUATED for c in comps)
-        parts.append(r.experiment + ("" if done == len(comps) else f" ({done}/{len(comps)} comparisons)"))
+    for r in (r for r in results if r.verdict != NOT_EVALUATED):
+        done, n = sum(c.verdict != NOT_EVALUATED for c in r.comparisons), len(r.comparisons)
+        parts.append(r.experiment + ("" if done == n else f" ({done}/{n} comparisons)"))
     return f"{', '.join(parts) or 'none'}; {len(parts)} of {len(results)} experiments"
 
 
