@@ -97,9 +97,8 @@ def pair(
     """Setting ``a``'s per-seed statistic against ``b``'s on the claim's ratio regions."""
     for name, runs in ((a, runs_a), (b, runs_b)):
         if runs is None:
-            return Comparison(
-                experiment, a, b, verdict=NOT_EVALUATED, reason=f"setting {name} not run in this config"
-            )
+            why = f"setting {name} not run in this config"
+            return Comparison(experiment, a, b, verdict=NOT_EVALUATED, reason=why)
     at = _at_round(claim, horizon(runs_a), horizon(runs_b), full)
     if isinstance(at, str):
         return Comparison(experiment, a, b, verdict=NOT_EVALUATED, reason=at)
@@ -131,10 +130,9 @@ def _tested(
     seeds: tuple[int, int],
     text: Callable[[Region], str] = Region.text,
 ) -> Comparison:
-    """A comparison's claimed, refuting and no-effect tests on its kind's regions (a ratio of means, a
-    mean slope, a ratio of ratios). All claimed tests must hold (the larger p); two refuting (or
-    no-effect) regions are Bonferroni-combined (the smaller p, doubled) before Holm across the claim.
-    Below the claim's seeds (``seeds``: both sides') nothing is tested."""
+    """A comparison's claimed, refuting and no-effect tests on its kind's regions; none below the claim's
+    seeds (``seeds``: both sides'). All claimed tests must hold (the larger p); two refuting (or
+    no-effect) regions are Bonferroni-combined (the smaller p, doubled) before Holm across the claim."""
     claimed, refuting = claim.spec.regions(claim)
     none_ = no_effect_regions(claimed, refuting)
     comp = dataclasses.replace(

@@ -7,6 +7,7 @@ A claim's defaults are resolved here, once; what its kind needs, the kind's clas
 from __future__ import annotations
 
 import copy
+import inspect
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -144,12 +145,11 @@ class Claim(Record):
         if self.kind not in CLAIM_KINDS:
             raise key_error(("kind",), f"unknown kind {self.kind!r} (known: {', '.join(CLAIM_KINDS)})")
         kind = self.spec
-        for key in kind.keys:
-            if getattr(self, key) is None:
-                raise key_error((), f"'{key}' is a required property of a {self.kind} claim")
-        for key in kind.thresholds:
-            if getattr(self.thresholds, key) is None:
-                raise key_error(("thresholds",), f"'{key}' is a required property of a {self.kind} claim")
+        needs = (((), self, kind.keys), (("thresholds",), self.thresholds, kind.thresholds))
+        for where, record, keys in needs:
+            for key in keys:
+                if getattr(record, key) is None:
+                    raise key_error(where, f"'{key}' is a required property of a {self.kind} claim")
         if kind.statistics is not None and self.statistic not in kind.statistics:
             raise key_error(("statistic",), f"a {self.kind} claim compares {' or '.join(kind.statistics)}")
         named = [s for s in (self.target, *(self.claimed or []), *(self.others or [])) if s is not None]
@@ -281,8 +281,6 @@ class Condition(Record):
 
 def _default(objective: str, key: str) -> Any:
     """The default of the registered ``objective``'s parameter ``key`` (None if it has none)."""
-    import inspect
-
     from vhct.objectives import OBJECTIVES
 
     parameter = inspect.signature(OBJECTIVES[objective]).parameters.get(key)

@@ -205,8 +205,7 @@ def run_audit(
     scales: Mapping[str, float | None] | None = None,
     left_out: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Audit:
-    """The whole audit: verdicts, sensitivity to the implementation choices, disagreeing readings,
-    counts, discrepancies, context. ``scales``: experiment -> ``random_search_regret`` (for
+    """The whole audit of ``claims`` on ``runs``. ``scales``: experiment -> ``random_search_regret`` (for
     ``normalized_regret``); ``left_out``: claim id -> experiment -> why no verdict there."""
     left_out = left_out or {}
     results = [evaluate_claim(claim, runs, scales, left_out.get(claim.id)) for claim in claims.claims]

@@ -83,8 +83,7 @@ class ClaimKind:
         return len(claim.pairs or claim.experiments) * self.per_unit(claim) * kinds
 
     def intervals(self, claim: Claim) -> tuple[Intervals, Intervals]:
-        """The claimed region (the intersection of the claimed ones) and the refuting regions, as
-        intervals of the effect (the forest's shading)."""
+        """The claimed region (the claimed ones intersected) and the refuting ones as effect intervals."""
         claimed, refuting = self.regions(claim)
         spans = [_interval(r) for r in claimed]
         return [(max(s[0] for s in spans), min(s[1] for s in spans))], [_interval(r) for r in refuting]

@@ -27,9 +27,8 @@ AGGREGATE_RTOL = 1e-8
 
 @dataclass(frozen=True)
 class Run:
-    """One run (one seed) of one setting: its per-round table (columns ``AUDITED_COLUMNS``) and its
-    record's ``f_star``, the objective's maximum its regret is against (None for real data, whose
-    regret is against 1: :func:`rebase`)."""
+    """One run (one seed) of one setting: its table (``AUDITED_COLUMNS``) and its record's ``f_star``,
+    the maximum its regret is against (None for real data, whose regret is against 1: :func:`rebase`)."""
 
     seed: int
     table: pd.DataFrame
@@ -101,14 +100,13 @@ def statistic(run: Run, name: str, at_round: int, scale: float | None = None) ->
     if not 1 <= at_round <= run.horizon:
         raise ValueError(f"round {at_round} is outside the run's rounds 1..{run.horizon}")
     head = run.table.iloc[:at_round]
+    regret = float(head["cumulative_regret"].iloc[-1]) if name in REGRET_STATISTICS else math.nan
     if name == "cumulative_regret":
-        return float(head["cumulative_regret"].iloc[-1])
+        return regret
     if name == "average_regret":
-        return float(head["cumulative_regret"].iloc[-1]) / at_round
+        return regret / at_round
     if name == "normalized_regret":
-        if not scale:
-            return math.nan
-        return float(head["cumulative_regret"].iloc[-1]) / (at_round * scale)
+        return regret / (at_round * scale) if scale else math.nan
     if name == "max_depth":
         depth = head["depth"].to_numpy(dtype=float)
         return math.nan if np.all(np.isnan(depth)) else float(np.nanmax(depth))
