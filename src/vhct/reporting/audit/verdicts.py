@@ -186,9 +186,8 @@ def majority(results: Sequence[ExperimentVerdict], alpha: float) -> tuple[str, s
     k = len(evaluated)
     need = k // 2 + 1
 
-    def iut(r: ExperimentVerdict) -> float:
-        ps = [c.p_claimed if c.p_claimed is not None else 1.0 for c in r.comparisons]
-        return max(ps) if ps else 1.0
+    def iut(r: ExperimentVerdict) -> float:  # the largest claimed p of its comparisons (1: untested)
+        return max((1.0 if c.p_claimed is None else c.p_claimed for c in r.comparisons), default=1.0)
 
     adjusted = stats.holm([iut(r) for r in evaluated])
     held = [r.experiment for r, p in zip(evaluated, adjusted, strict=True) if p <= alpha]
