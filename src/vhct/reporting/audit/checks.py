@@ -1,11 +1,7 @@
 """The comparisons every kind of claim is made of (``vhct.reporting.audit.kinds``): per-seed
-statistics turned into typed comparisons (``records.Comparison``) with their one-sided p-values.
-
-Each kind states the claimed and refuting regions of its effect (a ratio of means, a ratio of
-ratios or a mean slope), each with its margin; the tests here read them from the claim's kind
-(``claim.spec``). A comparison only computes the tests; the verdict of every
-comparison is decided at the claim level (``vhct.reporting.audit.verdicts.decide``), where the
-refuting tests of all the claim's experiments are Holm-corrected together.
+statistics turned into typed comparisons (``records.Comparison``) with one-sided p-values on the
+claimed and refuting regions their kind states (``claim.spec``). The verdicts are decided at the
+claim level (``verdicts.decide``), where the refuting tests of all its experiments are Holm-adjusted.
 """
 
 from __future__ import annotations
@@ -15,12 +11,10 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from vhct.reporting import stats
 from vhct.reporting.audit.claims_model import Claim
 from vhct.reporting.audit.records import Comparison
-from vhct.reporting.audit.runs import Run, horizon, samples
+from vhct.reporting.audit.runs import Run, horizon, mean_statistic, samples
 from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED, TOO_FEW
 
 #: a cost statistic of the optimizer's own time -> the whole round's, whose means a comparison of
@@ -40,24 +34,10 @@ class Region:
         return f"{what} {sign} {self.factor:.4g} {of}"
 
 
-def _too_few(claim: Claim, n_a: int, n_b: int) -> str | None:
-    """Why a comparison of ``n_a`` against ``n_b`` seeds is "too few seeds" (``Claim.short_of_seeds``)."""
-    if claim.short_of_seeds({"a": n_a, "b": n_b}):
-        return (
-            f"too few seeds: this configuration runs n = {n_a} vs {n_b}, the claim needs at least "
-            f"{claim.min_seeds}"
-        )
-    return None
-
-
-def _opposite(alternative: str) -> str:
-    return "greater" if alternative == "less" else "less"
-
-
 def no_effect_regions(claimed: Sequence[Region], refuting: Sequence[Region]) -> tuple[Region, ...]:
     """The complements of the claimed regions ("no effect of the claimed size"), unless they are the
     refuting regions themselves (a margin shared by both sides: then there is one kind of refutation)."""
-    out = tuple(Region(_opposite(r.alternative), r.factor) for r in claimed)
+    out = tuple(Region("greater" if r.alternative == "less" else "less", r.factor) for r in claimed)
     return () if set(out) <= set(refuting) else out
 
 
@@ -68,14 +48,10 @@ def seeds_needed(
     alpha: float,
     family: int,
 ) -> int | None:
-    """Seeds per arm that would decide a comparison at 80 % power given its observed means and spread.
-
-    Where the estimate lies in the claimed region: every claimed test at alpha; otherwise the
-    nearest region against the claim it lies in (``against``: the no-effect regions, or the
-    refuting ones) at the Bonferroni level alpha / (``family`` x regions), which bounds Holm's. None
-    when the estimate sits on a margin (no number of seeds decides it). ``delta_sd(region)`` gives
-    the difference the region's test is about and one seed's standard deviation of it.
-    """
+    """Seeds per arm that would decide a comparison at 80 % power (None: on a margin): in the claimed
+    region every claimed test at alpha, else the nearest region ``against`` the claim the estimate is
+    in at alpha / (``family`` x regions).
+    ``delta_sd(region)``: the difference the region's test is about and one seed's deviation of it."""
 
     def inside(r: Region) -> bool:
         delta = delta_sd(r)[0]
@@ -91,12 +67,8 @@ def seeds_needed(
 
 
 def _at_round(claim: Claim, h_a: int, h_b: int, full: int) -> int | str:
-    """The round of a comparison, or why there is none.
-
-    ``final``: the experiment's last round, which both settings must have run (a setting that
-    stopped early is left out of a claim about the final round); ``common``: the last round both
-    ran (labelled when earlier than the experiment's); an integer: that round.
-    """
+    """The round of a comparison, or why there is none: ``final``, the experiment's last (both must
+    have run it); ``common``, the last both ran; an integer, that round."""
     at = claim.round
     if at == "final":
         short = [h for h in (h_a, h_b) if h < full]
@@ -125,9 +97,8 @@ def pair(
     """Setting ``a``'s per-seed statistic against ``b``'s on the claim's ratio regions."""
     for name, runs in ((a, runs_a), (b, runs_b)):
         if runs is None:
-            return Comparison(
-                experiment, a, b, verdict=NOT_EVALUATED, reason=f"setting {name} not run in this config"
-            )
+            why = f"setting {name} not run in this config"
+            return Comparison(experiment, a, b, verdict=NOT_EVALUATED, reason=why)
     at = _at_round(claim, horizon(runs_a), horizon(runs_b), full)
     if isinstance(at, str):
         return Comparison(experiment, a, b, verdict=NOT_EVALUATED, reason=at)
@@ -135,19 +106,15 @@ def pair(
     sb = samples(runs_b, claim.statistic, at, scales[1])
     for name, s in ((a, sa), (b, sb)):
         if any(math.isnan(v) for v in s.values()):
-            return Comparison(
-                experiment,
-                a,
-                b,
-                verdict=NOT_EVALUATED,
-                reason=f"{claim.statistic} is undefined for {name}",
-            )
+            why = f"{claim.statistic} is undefined for {name}"
+            return Comparison(experiment, a, b, verdict=NOT_EVALUATED, reason=why)
     comp = compare_samples(claim, experiment, a, b, sa, sb, at, full, reference)
     total = TOTAL_BESIDE.get(claim.statistic)
     if total is None:
         return comp
-    mean_total = [float(np.mean(list(samples(runs, total, at).values()))) for runs in (runs_a, runs_b)]
-    return dataclasses.replace(comp, total_a=mean_total[0], total_b=mean_total[1])
+    return dataclasses.replace(
+        comp, total_a=mean_statistic(runs_a, total, at), total_b=mean_statistic(runs_b, total, at)
+    )
 
 
 #: ``test(regions)``: the one-sided p of each region, the resamples behind them (None: analytic)
@@ -163,21 +130,18 @@ def _tested(
     seeds: tuple[int, int],
     text: Callable[[Region], str] = Region.text,
 ) -> Comparison:
-    """A comparison's claimed, refuting and no-effect tests on its kind's regions (one shape for
-    every effect: a ratio of means, a mean slope, a ratio of ratios).
-
-    All claimed tests must hold (the larger p); two refuting (or no-effect) regions, as in
-    "similar", are Bonferroni-combined within the comparison (the smaller p, doubled) before Holm
-    across the claim. Below the claim's seeds (``seeds``: both sides') nothing is tested.
-    """
+    """A comparison's claimed, refuting and no-effect tests on its kind's regions; none below the claim's
+    seeds (``seeds``: both sides'). All claimed tests must hold (the larger p); two refuting (or
+    no-effect) regions are Bonferroni-combined (the smaller p, doubled) before Holm across the claim."""
     claimed, refuting = claim.spec.regions(claim)
     none_ = no_effect_regions(claimed, refuting)
     comp = dataclasses.replace(
         comp, claimed=" and ".join(map(text, claimed)), refuted=" or ".join(map(text, refuting)),
         no_effect=" or ".join(map(text, none_)),
     )  # fmt: skip
-    few = _too_few(claim, *seeds)
-    if few:
+    if claim.short_of_seeds({"a": seeds[0], "b": seeds[1]}):
+        n = " vs ".join(map(str, seeds))
+        few = f"{TOO_FEW}: this configuration runs n = {n}, the claim needs at least {claim.min_seeds}"
         return dataclasses.replace(comp, verdict=INCONCLUSIVE, category=TOO_FEW, reason=few)
     alpha, family = claim.alpha, claim.spec.family_size(claim)
     ps, resamples, (low, high) = test([*claimed, *refuting, *none_])

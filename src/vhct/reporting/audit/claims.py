@@ -1,7 +1,5 @@
-"""The claims file and the questions beyond the paper: read as typed records
-(:mod:`~vhct.reporting.audit.claims_model`), errors naming the file and the key path; the
-settings of an implementation choice's variant substituted into a claim; the claims' seeds against
-a config's caps."""
+"""The claims and questions files read as typed records (errors name the file and the key path), a
+variant's settings substituted into a claim, and the claims' seeds checked against a config's caps."""
 
 from __future__ import annotations
 
@@ -16,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 from vhct.pipeline.config.errors import ConfigError, first_error
 from vhct.reporting.audit.claims_model import Claim, ClaimsFile, Record
 from vhct.reporting.audit.questions_model import BeyondFile
-from vhct.resources import BEYOND, BEYOND_SCHEMA, CLAIMS, CLAIMS_SCHEMA, resource_path
+from vhct.resources import BEYOND, CLAIMS, CLAIMS_SCHEMA, resource_path
 
 if TYPE_CHECKING:
     from vhct.pipeline.config import Config
@@ -24,9 +22,8 @@ if TYPE_CHECKING:
 #: the schema of the claims file (generated from the model) and the default claims file
 SCHEMA_PATH = resource_path(CLAIMS_SCHEMA)
 CLAIMS_PATH = resource_path(CLAIMS)
-#: the questions beyond the paper (issue 22) and their schema
+#: the questions beyond the paper
 BEYOND_PATH = resource_path(BEYOND)
-BEYOND_SCHEMA_PATH = resource_path(BEYOND_SCHEMA)
 
 R = TypeVar("R", bound=Record)
 
@@ -41,10 +38,7 @@ def load_claims(path: Path | str = CLAIMS_PATH) -> ClaimsFile:
 
 
 def load_beyond(path: Path | str = BEYOND_PATH) -> BeyondFile:
-    """Read and validate the questions beyond the paper; each question gets the defaults it omits.
-
-    A question's ``a`` and ``b`` must differ and ids must be unique; errors name the key.
-    """
+    """Read and validate the questions beyond the paper; each question gets the defaults it omits."""
     return _read(Path(path), BeyondFile, "beyond file")
 
 
@@ -103,8 +97,7 @@ def _flatten(annotation: Any) -> list[Any]:
 
 
 def substitute_settings(claim: Claim, substitute: Mapping[str, str]) -> Claim | None:
-    """The claim (a new record) with the variant's settings in place of the default's, or None if it
-    names none of them."""
+    """The claim with the variant's settings in place of the default's, or None if it names none."""
     if not set(claim.settings) & set(substitute):
         return None
     update: dict[str, Any] = {"target": substitute.get(claim.target, claim.target)}
@@ -115,8 +108,8 @@ def substitute_settings(claim: Claim, substitute: Mapping[str, str]) -> Claim | 
 
 
 def left_out(claims: ClaimsFile, config: Config) -> dict[str, dict[str, str]]:
-    """Per claim, the experiments of ``config`` it gets no verdict on, and why: those whose
-    ``skip_claims`` name it, and those run otherwise than the paper ran them (``claims.conditions``)."""
+    """Per claim, the experiments of ``config`` it gets no verdict on, and why: their ``skip_claims``
+    name it, or they are run otherwise than the paper ran them (``claims.conditions``)."""
     out: dict[str, dict[str, str]] = {}
     for claim in claims.claims:
         reasons = out.setdefault(claim.id, {})
@@ -133,15 +126,9 @@ def left_out(claims: ClaimsFile, config: Config) -> dict[str, dict[str, str]]:
 
 
 def capped_below_minimum(claims: ClaimsFile, config: Config) -> list[str]:
-    """Each (claim, experiment, setting) where a cap of ``config`` (a setting's ``max_seeds`` or an
-    experiment's ``caps``) runs a setting the claim reads on fewer seeds than the claim's
-    ``min_seeds`` while the experiment itself runs enough, and the experiment does not leave the
-    claim out (``skip_claims``) or run it otherwise than the paper (``conditions``): such a cap would
-    turn a verdict into "not evaluated" by our own configuration, so the config is refused before any
-    job (the message names claim, setting, cap).
-    Which settings are short is the claim's one rule (``Claim.short_of_seeds``: a setting that stops
-    before the horizon does not count for a claim about the final round).
-    """
+    """Where a cap of ``config`` runs a setting a claim reads (also under a variant) below the claim's
+    ``min_seeds`` (``Claim.short_of_seeds``) while its experiment, not left out (:func:`left_out`),
+    runs enough: a verdict our own configuration would make "not evaluated". One message each."""
     problems = []
     skipped = left_out(claims, config)
     readings = [(claim, claim.settings, "") for claim in claims.claims]
@@ -173,8 +160,7 @@ def capped_below_minimum(claims: ClaimsFile, config: Config) -> list[str]:
 
 
 def check_claim_seeds(claims: ClaimsFile, config: Config) -> None:
-    """Refuse a config whose caps run a setting a claim reads below the claim's minimum
-    (:func:`capped_below_minimum`); a ClaimsError lists each claim, setting and cap."""
+    """Refuse, before any job, a config that :func:`capped_below_minimum` finds (a ClaimsError)."""
     problems = capped_below_minimum(claims, config)
     if problems:
         raise ClaimsError(

@@ -1,17 +1,13 @@
-"""The claims file and the questions beyond the paper as typed records (pydantic), read by attribute.
+"""The claims file as typed records (pydantic), the source of its JSON schema (``audit.schema``).
 
-One source for the model and the JSON schemas (``python -m vhct.reporting.audit.schema`` writes
-``claims.schema.yaml`` and ``beyond.schema.yaml`` from these classes). The defaults of a claim
-(``alpha``, ``min_seeds``, ``round``, ``require``) and of a question are resolved here, once; what a
-kind of claim needs (its settings, its thresholds, its statistics) its class says
-(:data:`CLAIM_KINDS`, ``vhct.reporting.audit.kinds``), read by the validator and by the schema. A
-validator's error carries the key path it concerns (the loader, ``vhct.reporting.audit.claims``,
-names the file).
+A claim's defaults are resolved here, once; what its kind needs, the kind's class says
+(:data:`CLAIM_KINDS`). A validator's error carries its key path (the loader names the file).
 """
 
 from __future__ import annotations
 
 import copy
+import inspect
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -56,8 +52,7 @@ CLAIM_DEFAULTS = ("alpha", "min_seeds", "round", "require")
 
 
 def key_error(key: tuple[str, ...], text: str) -> ConfigError:
-    """A validator's error ``key a/b: text``; the loader puts it below the key path it ran at and
-    names the file (the config's error type: it carries the key path and the text apart)."""
+    """A validator's error ``key a/b: text`` (a ConfigError: the loader re-keys it and names the file)."""
     return ConfigError(f"key {'/'.join(key) or '<root>'}: {text}", key, text)
 
 
@@ -90,24 +85,13 @@ class Thresholds(Record):
     refuted_above: Positive | None = None  # type: ignore[valid-type]
     min_factor: number(ge=1) | None = None  # type: ignore[valid-type]
 
-    @property
-    def refuting_ratio(self) -> float:
-        """A ``greater`` claim's refuting margin: ``refuted_below``, else ``min_ratio``."""
-        return self.min_ratio if self.refuted_below is None else self.refuted_below
-
-    @property
-    def refuting_slope(self) -> float:
-        """A ``sublinear`` claim's refuting slope: ``refuted_above``, else 1 (linear regret)."""
-        return 1.0 if self.refuted_above is None else self.refuted_above
-
     def given(self) -> dict[str, Any]:
         """The thresholds the file gives (as recorded in the audit)."""
         return self.model_dump(exclude_none=True)
 
 
 def _kind_schema(schema: dict[str, Any]) -> None:
-    """The claim's schema: the defaults-filled keys optional, the registered kinds, each kind's
-    needs as if/then."""
+    """The claim's schema: defaults optional, the registered kinds, each kind's needs as if/then."""
     not_required(*CLAIM_DEFAULTS)(schema)
     schema["properties"]["kind"] = {"enum": list(CLAIM_KINDS), "title": "Kind", "type": "string"}
     rules = []
@@ -161,16 +145,14 @@ class Claim(Record):
         if self.kind not in CLAIM_KINDS:
             raise key_error(("kind",), f"unknown kind {self.kind!r} (known: {', '.join(CLAIM_KINDS)})")
         kind = self.spec
-        for key in kind.keys:
-            if getattr(self, key) is None:
-                raise key_error((), f"'{key}' is a required property of a {self.kind} claim")
-        for key in kind.thresholds:
-            if getattr(self.thresholds, key) is None:
-                raise key_error(("thresholds",), f"'{key}' is a required property of a {self.kind} claim")
+        needs = (((), self, kind.keys), (("thresholds",), self.thresholds, kind.thresholds))
+        for where, record, keys in needs:
+            for key in keys:
+                if getattr(record, key) is None:
+                    raise key_error(where, f"'{key}' is a required property of a {self.kind} claim")
         if kind.statistics is not None and self.statistic not in kind.statistics:
             raise key_error(("statistic",), f"a {self.kind} claim compares {' or '.join(kind.statistics)}")
-        named = [self.target] if self.target is not None else []
-        named += list(self.claimed or []) + list(self.others or [])
+        named = [s for s in (self.target, *(self.claimed or []), *(self.others or [])) if s is not None]
         twice = sorted({s for s in named if named.count(s) > 1})
         if twice:
             raise key_error((), f"settings listed twice: {twice}")
@@ -188,9 +170,8 @@ class Claim(Record):
     def short_of_seeds(
         self, seeds: Mapping[str, int], horizons: Mapping[str, int] | None = None, full: int | None = None
     ) -> dict[str, int]:
-        """The settings of ``seeds`` (name -> seeds run) below the claim's ``min_seeds``. For a claim
-        about the final round a setting that stopped before the experiment's horizon ``full``
-        (``horizons``: name -> rounds run) is not read, so its seeds do not count."""
+        """The settings of ``seeds`` (name -> seeds run) below the claim's ``min_seeds``; for a claim
+        about the final round, not one that stopped (``horizons``: name -> rounds) before ``full``."""
         stopped = {s for s, h in (horizons or {}).items() if self.round == "final" and full and h < full}
         return {s: n for s, n in seeds.items() if n < self.min_seeds and s not in stopped}
 
@@ -300,8 +281,6 @@ class Condition(Record):
 
 def _default(objective: str, key: str) -> Any:
     """The default of the registered ``objective``'s parameter ``key`` (None if it has none)."""
-    import inspect
-
     from vhct.objectives import OBJECTIVES
 
     parameter = inspect.signature(OBJECTIVES[objective]).parameters.get(key)
@@ -317,20 +296,17 @@ def unique_ids(items: list[Any], section: str) -> None:
 
 
 def filled(data: Any, items: str, defaults: tuple[str, ...] | None = None) -> Any:
-    """A copy of ``data`` whose ``items`` get the keys of ``data["defaults"]`` they omit."""
-    if not (isinstance(data, dict) and isinstance(data.get("defaults"), dict)):
+    """A copy of ``data`` whose ``items`` get the keys of ``data["defaults"]`` (only ``defaults`` when
+    given) they omit."""
+    given = data.get("defaults") if isinstance(data, dict) else None
+    if not (isinstance(given, dict) and isinstance(data.get(items), list)):
         return data
-    if not isinstance(data.get(items), list):
-        return data
-    data = dict(data)
-    keys = defaults if defaults is not None else tuple(data["defaults"])
-    data[items] = [
-        {**{k: copy.deepcopy(data["defaults"][k]) for k in keys if k in data["defaults"]}, **item}
-        if isinstance(item, dict)
-        else item
+    keys = [k for k in (given if defaults is None else defaults) if k in given]
+    with_defaults = [
+        {**{k: copy.deepcopy(given[k]) for k in keys}, **item} if isinstance(item, dict) else item
         for item in data[items]
     ]
-    return data
+    return {**data, items: with_defaults}
 
 
 class ClaimsFile(Record):

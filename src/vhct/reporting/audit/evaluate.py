@@ -25,7 +25,6 @@ from vhct.reporting.audit.runs import REGRET_STATISTICS, Run, Runs, rebase
 from vhct.reporting.audit.verdicts import (
     INCONCLUSIVE,
     NOT_EVALUATED,
-    UNDERPOWERED,
     VERDICTS,
     category_of,
     combine,
@@ -38,12 +37,6 @@ from vhct.reporting.audit.verdicts import (
 )
 
 
-def _not_evaluated(experiment: str, reason: str) -> ExperimentVerdict:
-    return ExperimentVerdict(
-        experiment=experiment, verdict=NOT_EVALUATED, category=NOT_EVALUATED, reason=reason, comparisons=[]
-    )
-
-
 def claim_comparisons(
     claim: Claim,
     runs: Runs,
@@ -51,67 +44,41 @@ def claim_comparisons(
     left_out: Mapping[str, str] | None = None,
     few_seeds_compared: bool = False,
 ) -> list[tuple[str, list[Comparison] | str]]:
-    """Per experiment (or pair of experiments) of the claim: its comparisons (its kind's
-    ``check``), or why there are none.
-
-    ``left_out``: experiment -> why the claim gets no verdict there (``claims.left_out``: the config
-    leaves it out, or runs the experiment otherwise than the paper); ``few_seeds_compared``: compare
-    settings below the claim's ``min_seeds`` too ("too few seeds", a question beyond the paper) rather
-    than give no verdict.
-    """
+    """Per experiment (or pair) of the claim: its comparisons (its kind's ``check``), or why none.
+    ``left_out``: experiment -> why no verdict there (``claims.left_out``); ``few_seeds_compared``:
+    compare below ``min_seeds`` too ("too few seeds", as a question does) rather than give no verdict."""
     out: list[tuple[str, list[Comparison] | str]] = []
-    regret = claim.statistic in REGRET_STATISTICS
-    kind = claim.spec
+    regret, kind, target = claim.statistic in REGRET_STATISTICS, claim.spec, claim.target
 
     def why_not(experiment: str) -> str | None:
-        """Why the claim is not evaluated on ``experiment``: ``left_out``'s reason, or a setting the
-        claim reads run on fewer seeds than the claim's minimum (no verdict, not "inconclusive")."""
+        """``left_out``'s reason, or a setting run on too few seeds (no verdict, not "inconclusive")."""
         if experiment in (left_out or {}):
             return left_out[experiment]
         return None if few_seeds_compared else too_few_seeds(claim, experiment, runs[experiment])
 
     if kind.over_pairs:
-        for first, second in claim.pairs:
-            name = f"{first} / {second}"
-            missing = [e for e in (first, second) if e not in runs]
-            if missing:
-                out.append((name, f"experiment {', '.join(missing)} not in this config"))
-                continue
-            reasons = [r for e in (first, second) if (r := why_not(e))]
-            if reasons:
-                out.append((name, "; ".join(reasons)))
-                continue
-            pair_runs = [rebase(runs[e])[0] if regret else runs[e] for e in (first, second)]
-            pair_scales = (scales.get(first), scales.get(second))
-            out.append((name, kind.check(claim, name, pair_runs, pair_scales, "")))
-        return out
-    for experiment in claim.experiments:
-        exp_runs = runs.get(experiment)
-        target = claim.target
-        if exp_runs is None:
-            out.append((experiment, "experiment not in this config"))
-            continue
-        if target is not None and target not in exp_runs:
-            out.append((experiment, f"setting {target} not run in this config"))
-            continue
-        reason = why_not(experiment)
-        if reason:
-            out.append((experiment, reason))
-            continue
-        reference = ""
-        if regret:
-            exp_runs, reference = rebase(exp_runs)
-        scale = (scales.get(experiment),)
-        out.append((experiment, kind.check(claim, experiment, [exp_runs], scale, reference)))
+        units = [(f"{first} / {second}", [first, second]) for first, second in claim.pairs]
+    else:
+        units = [(experiment, [experiment]) for experiment in claim.experiments]
+    for unit, experiments in units:
+        missing = [e for e in experiments if e not in runs]
+        if missing:
+            named = f" {', '.join(missing)}" if kind.over_pairs else ""
+            out.append((unit, f"experiment{named} not in this config"))
+        elif not kind.over_pairs and target is not None and target not in runs[unit]:
+            out.append((unit, f"setting {target} not run in this config"))
+        elif reasons := [r for e in experiments if (r := why_not(e))]:
+            out.append((unit, "; ".join(reasons)))
+        else:
+            rebased = [rebase(runs[e]) if regret else (runs[e], "") for e in experiments]
+            reference = "" if kind.over_pairs else rebased[0][1]
+            unit_runs, unit_scales = [r for r, _ in rebased], tuple(scales.get(e) for e in experiments)
+            out.append((unit, kind.check(claim, unit, unit_runs, unit_scales, reference)))
     return out
 
 
-def too_few_seeds(
-    claim: Claim, experiment: str, exp_runs: Mapping[str, Sequence[Run]]
-) -> str | None:
-    """Why the claim gets no verdict on ``experiment`` when a setting it reads has fewer runs than its
-    ``min_seeds`` (``Claim.short_of_seeds``): "this configuration runs N seeds of S on E, the claim
-    needs M" (not "inconclusive": no data decided it)."""
+def too_few_seeds(claim: Claim, experiment: str, exp_runs: Mapping[str, Sequence[Run]]) -> str | None:
+    """Why the claim gets no verdict on ``experiment``: a setting it reads short of seeds, or None."""
     full = max((run.horizon for setting_runs in exp_runs.values() for run in setting_runs), default=0)
     read = {s: exp_runs[s] for s in claim.settings if exp_runs.get(s)}
     seeds, horizons = {s: len(r) for s, r in read.items()}, {s: r[0].horizon for s, r in read.items()}
@@ -128,73 +95,51 @@ def evaluate_claim(
     scales: Mapping[str, float | None] | None = None,
     left_out: Mapping[str, str] | None = None,
 ) -> ClaimVerdict:
-    """Verdict of one claim on every experiment it names (but those ``left_out``), and the combined
-    verdict. The refuting tests of all the claim's comparisons are Holm-adjusted together (``decide``).
-    """
+    """The claim's verdict on every experiment it names (but those ``left_out``) and combined."""
     parts = claim_comparisons(claim, runs, scales or {}, left_out)
     return ClaimVerdict(claim=claim, **conclude(claim, parts))
 
 
 def conclude(claim: Claim, parts: Sequence[tuple[str, list[Comparison] | str]]) -> dict[str, Any]:
-    """The claim's verdict from its comparisons per experiment (or the reason an experiment has none).
-
-    Decides every comparison at the claim level (``decide``), combines them per experiment and the
-    experiments by the claim's ``require``. The calibration benchmark calls this on made-up samples.
-    """
+    """The claim's verdict from its comparisons per experiment (or why an experiment has none):
+    every comparison decided at the claim level (``decide``), combined per experiment, then by the
+    claim's ``require``. The calibration benchmark calls this on made-up samples."""
     flat = [c for _, comps in parts if not isinstance(comps, str) for c in comps]
     decided = iter(decide(flat, claim.alpha))
     results = []
     for experiment, comps in parts:
-        if isinstance(comps, str):
-            results.append(_not_evaluated(experiment, comps))
-            continue
-        if not comps:  # every setting it would compare stopped before the round it reads
-            results.append(_not_evaluated(experiment, "no other setting it reads ran the final round"))
-            continue
-        mine = [next(decided) for _ in comps]
-        verdicts = [c.verdict for c in mine]
-        verdict = combine(verdicts)
-        results.append(
-            ExperimentVerdict(
-                experiment=experiment,
-                verdict=verdict,
-                category=category_of(verdict, [c.category for c in mine]),
-                seeds_needed=seeds_to_decide(mine) if verdict == INCONCLUSIVE else None,
-                reason=combined_reason(verdicts, [c.reason for c in mine]),
-                comparisons=mine,
-            )
-        )
-    verdicts = [r.verdict for r in results]
+        mine = [] if isinstance(comps, str) else [next(decided) for _ in comps]
+        if mine:
+            verdicts, reasons = [c.verdict for c in mine], [c.reason for c in mine]
+            summary = _summary(mine, combine(verdicts), combined_reason(verdicts, reasons))
+        else:  # why not, or none left: every setting it would compare stopped before the round it reads
+            summary = _summary([], NOT_EVALUATED, comps or "no other setting it reads ran the final round")
+        results.append(ExperimentVerdict(experiment=experiment, comparisons=mine, **summary))
+    verdicts, reasons = [r.verdict for r in results], [f"{r.experiment}: {r.reason}" for r in results]
     if claim.require == "majority":
         verdict, reason = majority(results, claim.alpha)
     else:
-        verdict = combine(verdicts, strict=False)
-        reason = combined_reason(verdicts, [f"{r.experiment}: {r.reason}" for r in results], strict=False)
-    category = category_of(verdict, [r.category for r in results])
-    needs = [r.seeds_needed for r in results if r.category == UNDERPOWERED]
-    return {
-        "verdict": verdict,
-        "category": category,
-        # the seeds per arm that would decide every underpowered comparison of the claim
-        "seeds_needed": max(needs) if needs and None not in needs and verdict == INCONCLUSIVE else None,
-        "reason": reason,
-        "coverage": coverage(results),
-        "experiments": results,
-    }
+        verdict, reason = combine(verdicts, strict=False), combined_reason(verdicts, reasons, strict=False)
+    return {**_summary(results, verdict, reason), "coverage": coverage(results), "experiments": results}
+
+
+def _summary(parts: Sequence[Comparison | ExperimentVerdict], verdict: str, reason: str) -> dict[str, Any]:
+    """A combined verdict with its reason, its category and the seeds that would decide its parts."""
+    category = category_of(verdict, [p.category for p in parts])
+    needed = seeds_to_decide(parts) if verdict == INCONCLUSIVE else None
+    return {"verdict": verdict, "category": category, "seeds_needed": needed, "reason": reason}
 
 
 def reading_flips(results: Sequence[ClaimVerdict]) -> list[ReadingFlip]:
     """Claims that are readings of one statement (``reading_of``) and disagree: reported as a flip."""
-    groups: dict[str, list[ClaimVerdict]] = {}
+    groups: dict[str, dict[str, str]] = {}  # statement -> claim id -> verdict
     for r in results:
         if r.claim.reading_of:
-            groups.setdefault(r.claim.reading_of, []).append(r)
-    out = []
-    for group, members in groups.items():
-        evaluated = {m.verdict for m in members if m.verdict != NOT_EVALUATED}
-        readings = {m.claim.id: m.verdict for m in members}
-        out.append(ReadingFlip(statement=group, readings=readings, flips=len(evaluated) > 1))
-    return out
+            groups.setdefault(r.claim.reading_of, {})[r.claim.id] = r.verdict
+    return [
+        ReadingFlip(statement=statement, readings=read, flips=len(set(read.values()) - {NOT_EVALUATED}) > 1)
+        for statement, read in groups.items()
+    ]
 
 
 def evaluate_sensitivity(
@@ -204,11 +149,7 @@ def evaluate_sensitivity(
     scales: Mapping[str, float | None] | None = None,
     left_out: Mapping[str, Mapping[str, str]] | None = None,
 ) -> list[SensitivityChoice]:
-    """Every claim that names a substituted setting, evaluated again under each choice's variant.
-
-    ``results`` are the claims' verdicts under the defaults (``evaluate_claim``), in the order of
-    ``claims.claims``. Each choice lists, per affected claim, both verdicts and whether it flips.
-    """
+    """Each claim naming a substituted setting again under each variant, beside its ``results``."""
     out = []
     left_out = left_out or {}
     for choice in claims.sensitivity:
@@ -239,9 +180,8 @@ def evaluate_sensitivity(
 
 
 def at_common_rounds(runs: Runs, substitute: Mapping[str, str]) -> tuple[Runs, dict[str, int]]:
-    """``runs`` with each substituted default setting cut to the rounds its variant ran, where the
-    variant stopped earlier (BO-restarts5 at t = 100 against BO at t = 500), and those rounds by
-    experiment: so a flip between the readings comes from the choice, not from the horizon."""
+    """``runs`` with each default setting cut to the rounds its variant ran where the variant stopped
+    earlier, and those rounds by experiment: a flip comes from the choice, not from the horizon."""
     cut: dict[str, dict[str, list[Run]]] = {}
     rounds: dict[str, int] = {}
     for experiment, by_setting in runs.items():
@@ -265,12 +205,8 @@ def run_audit(
     scales: Mapping[str, float | None] | None = None,
     left_out: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Audit:
-    """The whole audit: every claim's verdict, its sensitivity to the implementation choices, the
-    readings that disagree, the verdict counts, the discrepancies and the context.
-
-    ``scales``: experiment -> its objective's ``random_search_regret`` (for ``normalized_regret``);
-    ``left_out``: claim id -> experiment -> why it gets no verdict there (``claims.left_out``).
-    """
+    """The whole audit of ``claims`` on ``runs``. ``scales``: experiment -> ``random_search_regret`` (for
+    ``normalized_regret``); ``left_out``: claim id -> experiment -> why no verdict there."""
     left_out = left_out or {}
     results = [evaluate_claim(claim, runs, scales, left_out.get(claim.id)) for claim in claims.claims]
     sensitivity = evaluate_sensitivity(claims, runs, results, scales, left_out)
@@ -291,7 +227,5 @@ def run_audit(
 
 
 def config_summary(config: Config, experiments: Sequence[str]) -> dict[str, ExperimentInfo]:
-    """The audited experiments of the config that runs them (objective, noise, horizon, seeds), and
-    per setting its run horizon, seeds and caps as the config computes them
-    (``Config.experiment_info``), so no reader of the audit derives them again."""
+    """The audited experiments as the config computes them (``Config.experiment_info``)."""
     return {name: config.experiment_info(name) for name in experiments if name in config.experiments}

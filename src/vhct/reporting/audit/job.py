@@ -28,12 +28,10 @@ def audit_context(
     configfiles: Sequence[str],
     beyond_path: Path | str | None = None,
 ) -> AuditContext:
-    """The audit's context (its one writer): the files it was made from with their sha256, the run
-    that made it, and every experiment the claims read as the config computes it."""
+    """The audit's context (its one writer): its files with their sha256, its run, its experiments."""
     return AuditContext(
         configfiles=[display_path(p) for p in configfiles],
-        # which run made this audit (set by the provenance recorder), so `make findings` ships
-        # an audit only with the provenance, aggregates and figures of the same run
+        # the run that made it (the provenance recorder's): `make findings` ships one run's outputs
         run_id=os.environ.get(RUN_ID_ENV),
         config_sha256={display_path(p): sha256(p) for p in configfiles},
         claims_file=display_path(claims_path),
@@ -57,22 +55,17 @@ def audit_job(
     html_path: Path | str | None = None,
     beyond_path: Path | str | None = None,
 ) -> Audit:
-    """The audit stage: read claims and runs, cross-check the aggregates, evaluate, write.
-
-    ``beyond_path``: the questions beyond the paper, answered in the audit's separate ``beyond``
-    part (absent when none is evaluated on these runs), apart from the claims' verdicts.
-    """
+    """The audit stage: read claims and runs, cross-check the aggregates, evaluate, write; the
+    questions of ``beyond_path`` answered in the separate ``beyond`` part (absent if none evaluated)."""
     claims = load_claims(claims_path)
     runs = read_runs(run_paths, config)
     check_aggregates(runs, final_paths)
     context = audit_context(config, claims, claims_path, configfiles, beyond_path)
     scaled = {e for c in claims.claims if c.statistic == "normalized_regret" for p in c.pairs for e in p}
-    scales = {
-        e: make_objective(config.experiments[e].objective, **config.experiments[e].objective_params)
-        .random_search_regret()
-        for e in sorted(scaled)
-        if e in config.experiments
-    }
+    scales: dict[str, float] = {}
+    for e in sorted(scaled & set(config.experiments)):
+        exp = config.experiments[e]
+        scales[e] = make_objective(exp.objective, **exp.objective_params).random_search_regret()
     # the experiments the config leaves each claim out of (skip_claims): no verdict there
     audit = run_audit(claims, runs, context, scales, left_out(claims, config))
     beyond = run_beyond(load_beyond(beyond_path), runs) if beyond_path is not None else None

@@ -1,13 +1,8 @@
 """What each kind of claim means, in one place: one class per kind, one row of ``CLAIM_KINDS``.
 
-A kind declares the claim keys and thresholds it needs (the claims file's validator and schema
-read them), the statistics it may compare, its claimed and refuting regions (all claimed regions
-must hold, any refuting one refutes; the no-effect regions are the claimed ones' complements), how
-many comparisons it makes per experiment (its family size follows), how it compares an
-experiment's runs (:meth:`ClaimKind.check`) and how the calibration draws per-seed samples of a
-known truth for it (:meth:`ClaimKind.made_up`). Evaluation, checks, the forest figure and the
-calibration ask the kind (``claim.spec``); nothing outside this module branches on a kind's name.
-Adding a kind: a subclass here and its row in ``claims_model.CLAIM_KINDS`` (docs/audit.md).
+A kind declares the keys, thresholds and statistics it needs, its claimed and refuting regions, its
+comparisons per experiment, how it compares runs (:meth:`ClaimKind.check`) and how the calibration
+draws samples of a known truth (:meth:`ClaimKind.made_up`); everything else asks it (``claim.spec``).
 """
 
 from __future__ import annotations
@@ -37,9 +32,8 @@ from vhct.reporting.audit.verdicts import NOT_EVALUATED
 ExperimentRuns = Mapping[str, Sequence[Run]]
 #: regions of an effect as intervals on (0, inf) (the forest's shading)
 Intervals = list[tuple[float, float]]
-#: ``draw(mean, n, shaped, spread=None)``: n per-seed values of the given mean, in the distribution
-#: under calibration when ``shaped`` (else normal, coefficient of variation ``spread`` or the
-#: calibration's): the calibration's samples of a known truth
+#: ``draw(mean, n, shaped, spread=None)``: the calibration's n per-seed values of the given mean, in
+#: its distribution when ``shaped``, else normal (coefficient of variation ``spread`` or its own)
 Draw = Callable[..., np.ndarray]
 #: the mean of the reference side of a made-up ratio comparison (any positive scale)
 MADE_UP_SCALE = 100.0
@@ -78,7 +72,8 @@ class ClaimKind:
         raise NotImplementedError
 
     def per_unit(self, claim: Claim) -> int:
-        """Comparisons per experiment (or pair of experiments)."""
+        """Comparisons per experiment (or pair): one per other setting (one for a sublinear claim, which
+        names none, and a contrast, which names one)."""
         return len(claim.others or [None])
 
     def family_size(self, claim: Claim) -> int:
@@ -88,8 +83,7 @@ class ClaimKind:
         return len(claim.pairs or claim.experiments) * self.per_unit(claim) * kinds
 
     def intervals(self, claim: Claim) -> tuple[Intervals, Intervals]:
-        """The claimed region (the intersection of the claimed ones) and the refuting regions, as
-        intervals of the effect (the forest's shading)."""
+        """The claimed region (the claimed ones intersected) and the refuting ones as effect intervals."""
         claimed, refuting = self.regions(claim)
         spans = [_interval(r) for r in claimed]
         return [(max(s[0] for s in spans), min(s[1] for s in spans))], [_interval(r) for r in refuting]
@@ -104,18 +98,12 @@ class ClaimKind:
         self, claim: Claim, unit: str, runs: Sequence[ExperimentRuns], scales: Sequence[float | None],
         reference: str,
     ) -> list[Comparison]:  # fmt: skip
-        """The comparisons of one experiment (``runs`` holds its runs) or pair (both experiments')."""
-        return self._against(claim, unit, runs[0], claim.target, claim.others, reference)
-
-    def _against(
-        self, claim: Claim, unit: str, exp_runs: ExperimentRuns, a: str, others: Sequence[str], reference: str
-    ) -> list[Comparison]:
-        """Setting ``a`` against each other setting. A claim about the final round reads an other
-        setting only where it ran that round: one that stopped early there (BO on Garland) is left
-        out, not counted against it, and compared where it ran the horizon."""
-        full = _full(exp_runs)
+        """The comparisons of one experiment (``runs`` holds its runs) or pair (both experiments'): here
+        the target against each other setting. A claim about the final round leaves out an other
+        setting that stopped early there (BO on Garland), rather than count it against the target."""
+        exp_runs, a, full = runs[0], claim.target, _full(runs[0])
         kept = [
-            b for b in others
+            b for b in claim.others
             if not (claim.round == "final" and exp_runs.get(b) and horizon(exp_runs[b]) < full)
         ]  # fmt: skip
         return [
@@ -197,12 +185,14 @@ class Greater(ClaimKind):
     example = {"target": "A", "others": ["B"], "thresholds": {"min_ratio": 1.1}}
 
     def validate(self, claim: Claim) -> None:
-        if claim.thresholds.refuting_ratio > claim.thresholds.min_ratio:
+        th = claim.thresholds
+        if th.refuted_below is not None and th.refuted_below > th.min_ratio:
             raise key_error(("thresholds",), "refuted_below exceeds min_ratio")
 
     def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
-        th = claim.thresholds
-        return (Region("greater", th.min_ratio),), (Region("less", th.refuting_ratio),)
+        th = claim.thresholds  # refuted below min_ratio unless refuted_below says otherwise
+        refuting = th.min_ratio if th.refuted_below is None else th.refuted_below
+        return (Region("greater", th.min_ratio),), (Region("less", refuting),)
 
 
 class Sublinear(ClaimKind):
@@ -219,11 +209,9 @@ class Sublinear(ClaimKind):
             raise key_error(("others",), "a sublinear check reads only its target")
 
     def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
-        th = claim.thresholds
-        return (Region("less", th.max_slope),), (Region("greater", th.refuting_slope),)
-
-    def per_unit(self, claim: Claim) -> int:
-        return 1
+        th = claim.thresholds  # refuted above refuted_above, else above 1 (linear regret)
+        refuting = 1.0 if th.refuted_above is None else th.refuted_above
+        return (Region("less", th.max_slope),), (Region("greater", refuting),)
 
     def check(self, claim, unit, runs, scales, reference):  # type: ignore[no-untyped-def]
         a = claim.target
@@ -232,11 +220,8 @@ class Sublinear(ClaimKind):
         rounds = list(dict.fromkeys(max(1, round(f * n)) for f in claim.checkpoints))
         base = Comparison(unit, a, "-", round=n, horizon=_full(runs[0]), reference=reference)
         if len(rounds) < 2:
-            return [
-                dataclasses.replace(
-                    base, verdict=NOT_EVALUATED, reason=f"horizon {n}: fewer than 2 checkpoints"
-                )
-            ]
+            why = f"horizon {n}: fewer than 2 checkpoints"
+            return [dataclasses.replace(base, verdict=NOT_EVALUATED, reason=why)]
         matrix = np.array([[statistic(r, "cumulative_regret", t) for t in rounds] for r in seeds])
         slopes = stats.log_slopes(matrix, rounds)
         sample = {r.seed: float(v) for r, v in zip(seeds, slopes, strict=True) if not np.isnan(v)}
@@ -266,14 +251,10 @@ class Contrast(ClaimKind):
             raise key_error(("others",), "a contrast names exactly one other setting")
 
     def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
-        direction, c = claim.direction, claim.thresholds.min_factor
-        less = direction == "less"
-        return (Region(direction, 1.0 / c if less else c),), (
-            Region("greater" if less else "less", c if less else 1.0 / c),
-        )
-
-    def per_unit(self, claim: Claim) -> int:
-        return 1
+        c = claim.thresholds.min_factor
+        if claim.direction == "less":
+            return (Region("less", 1.0 / c),), (Region("greater", c),)
+        return (Region("greater", c),), (Region("less", 1.0 / c),)
 
     def check(self, claim, unit, runs, scales, reference):  # type: ignore[no-untyped-def]
         a, b = claim.target, claim.others[0]
@@ -313,9 +294,8 @@ class Easier(Lowest):
         for s in claim.others:
             r1, r2 = runs[0].get(s), runs[1].get(s)
             if r1 is None or r2 is None:
-                out.append(
-                    Comparison(unit, s, s, verdict=NOT_EVALUATED, reason=f"setting {s} not run in both")
-                )
+                why = f"setting {s} not run in both"
+                out.append(Comparison(unit, s, s, verdict=NOT_EVALUATED, reason=why))
                 continue
             # both read at the shorter horizon: per-round regret falls with t, so rounds must match
             comp = pair(common, unit, r1, r2, s, s, min(horizon(r1), horizon(r2)), tuple(scales))

@@ -1,6 +1,5 @@
-"""The questions beyond the paper (``beyond.yaml``) as typed records (pydantic), read by attribute:
-each question's defaults resolved here, once (the schema ``beyond.schema.yaml`` is generated from
-these classes by ``python -m vhct.reporting.audit.schema``)."""
+"""The questions beyond the paper (``beyond.yaml``) as typed records (pydantic), the source of their
+schema; each question's defaults resolved here, once."""
 
 from __future__ import annotations
 

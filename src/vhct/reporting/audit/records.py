@@ -1,12 +1,6 @@
-"""The audit's typed records and their one JSON writer and one reader.
-
-Pydantic (v2) validates every record on reading: a record that lacks a field, or has one it does
-not know, is refused with the file and the field named (:class:`AuditRecordError`), so a renderer
-never guesses a key. ``Comparison`` is a pydantic dataclass (checks and the calibration build
-thousands of them positionally and with ``dataclasses.replace``); the records that hold comparisons
-are frozen models. The writer (:func:`audit_json`) spells non-finite floats as ``"nan"``/``"inf"``
-(JSON has none); the reader accepts them back.
-"""
+"""The audit's typed records, their one JSON writer (:func:`audit_json`) and one reader (:func:`read_audit`):
+a missing or unknown field is refused naming file and field (:class:`AuditRecordError`), so a renderer
+never guesses a key; non-finite floats are written as ``"nan"``/``"inf"`` and read back."""
 
 from __future__ import annotations
 
@@ -24,16 +18,13 @@ from vhct.pipeline.specs import ExperimentInfo
 from vhct.reporting.audit.claims_model import Choice, Claim, Condition, Discrepancy
 from vhct.reporting.audit.questions_model import Question
 
-#: version of the audit's JSON shape; the reader refuses any other (6: a verdict embeds its claim,
-#: an answer its question, a sensitivity choice its choice; every comparison carries every field;
-#: the paper's conditions of each experiment are recorded)
+#: version of the audit's JSON shape; the reader refuses any other (6: records embed their claim,
+#: question or choice, every comparison carries every field, the paper's conditions are recorded)
 AUDIT_FORMAT = 6
 #: a comparison whose tests are computed but whose verdict the claim level has not decided yet
 PENDING = "pending"
 #: derived fields a comparison's JSON carries for the human reader (not read back)
 DERIVED_FIELDS = ("label", "early")
-
-_STRICT = ConfigDict(extra="forbid", frozen=True)
 
 
 class AuditRecordError(ValueError):
@@ -42,20 +33,13 @@ class AuditRecordError(ValueError):
 
 @dataclass(frozen=True, config=ConfigDict(extra="forbid"))
 class Comparison:
-    """One test of a claim: setting ``a`` against ``b`` (or against a bound when ``b`` is ``-``).
+    """One test of a claim: setting ``a`` against ``b`` (or a bound when ``b`` is ``-``); a pydantic
+    dataclass, as checks and the calibration build thousands with ``dataclasses.replace``.
 
-    ``claimed``, ``refuted`` and ``no_effect`` state the regions tested (``mean_a < 0.95 mean_b``;
-    no effect: the claimed region's complement where it differs from the refuting one), ``p_*``
-    their one-sided p-values and ``p_*_holm`` those Holm-adjusted over the claim's refuting tests of
-    both kinds (``p_claimed_holm``: for two-sided questions beyond the paper). ``round`` is where the
-    statistic was read, ``horizon`` the experiment's last round (an earlier read says so in its
-    label: ``VHCT vs BO at t = 50 of 500``). ``ci_low``/``ci_high``: the interval of ``effect`` that
-    inverts the tests (level ``ci_level``, 1 - 2 alpha); ``resamples``: the bootstrap resamples
-    behind the p-values (None: an analytic test); ``category``: the verdict's sub-category
-    (``verdicts.CATEGORIES``); ``seeds_needed``: the seeds per arm that would decide an
-    underpowered comparison at 80 % power. ``total_a``/``total_b``: beside the optimizer's own
-    seconds per round, each side's total with the objective (``checks.TOTAL_BESIDE``);
-    ``values_a2``/``values_b2``: the second experiment's per-seed values of a contrast.
+    ``claimed``/``refuted``/``no_effect``: the regions tested, ``p_*`` their one-sided p-values,
+    ``p_*_holm`` Holm-adjusted; ``round``: where read (labelled before ``horizon``); ``ci_*``: the
+    effect's interval; ``resamples``: None for an analytic test; ``seeds_needed``: per arm, to decide at
+    80 % power; ``total_*``: seconds per round with the objective; ``values_*2``: a contrast's second.
     """
 
     experiment: str
@@ -126,7 +110,6 @@ class Comparison:
             raise AuditRecordError(f"comparison record: {_errors(exc)}") from exc
 
 
-
 COMPARISON_FIELDS = tuple(f.name for f in dataclasses.fields(Comparison))
 
 
@@ -146,7 +129,7 @@ _COMPARISON: TypeAdapter[Comparison] = TypeAdapter(ComparisonRecord)
 
 
 class _Record(BaseModel):
-    model_config = _STRICT
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class ExperimentVerdict(_Record):
@@ -188,8 +171,7 @@ class SensitivityRow(_Record):
 
 
 class SensitivityChoice(_Record):
-    """An implementation choice the paper leaves open (the claims file's record) and the claims that
-    read its settings."""
+    """An implementation choice the paper leaves open (the claims file's record) and the claims it affects."""
 
     choice: Choice
     claims: list[SensitivityRow]
@@ -204,8 +186,7 @@ class ReadingFlip(_Record):
 
 
 class QuestionRow(_Record):
-    """A question beyond the paper on one experiment: its answer, comparison and both sides' cost
-    (``a``, ``b``: the optimizer's own seconds per round; ``a_total``, ``b_total``: with the objective)."""
+    """A question's answer on one experiment, its comparison and both sides' cost (``beyond.cost``)."""
 
     experiment: str
     verdict: str
@@ -229,14 +210,8 @@ class Beyond(_Record):
 
 
 class AuditContext(_Record):
-    """What the audit was made from: the config files and claims file (with their sha256), the run
-    that made it (``$VHCT_RUN_ID``, set by the provenance recorder), and each audited experiment as
-    the config computes it (``vhct.pipeline.config.Config.experiment_info``: its horizon and seeds,
-    per setting its run horizon, seeds and caps), so no reader derives them again.
-
-    The files are None (``configfiles`` empty) for an audit made outside the pipeline (runs in
-    memory); ``versions``: the package versions the audit job saw (None in an audit made outside
-    the pipeline; the ship checks compare them with the provenance record's)."""
+    """What the audit was made from (None outside the pipeline): files and sha256, run, each experiment
+    as the config computes it (no reader derives it again), the package versions the job saw."""
 
     experiments: dict[str, ExperimentInfo]
     configfiles: list[str] = []
@@ -250,8 +225,7 @@ class AuditContext(_Record):
 
 
 class Audit(_Record):
-    """The whole audit: verdicts, sensitivity, readings, discrepancies, the paper's conditions, context
-    (one JSON file)."""
+    """The whole audit (one JSON file): verdicts, sensitivity, readings, discrepancies, context."""
 
     format: int
     context: AuditContext
@@ -308,8 +282,7 @@ def audit_json(audit: Audit) -> str:
 
 
 def parse_audit(data: Any, where: str = "audit") -> Audit:
-    """The audit record from its JSON data; another format or a record that fails validation is
-    refused, naming ``where`` (the file) and the field."""
+    """The audit record from its JSON data; another format or an invalid record is refused (``where``)."""
     if not isinstance(data, Mapping):
         raise AuditRecordError(f"{where}: not an audit record (a JSON object)")
     if data.get("format") != AUDIT_FORMAT:

@@ -1,6 +1,5 @@
-"""The runs a claim reads: run tables with their seed and f*, read through the pipeline's one
-reader, cross-checked against the aggregates, rebased where f* is unknown, and the per-seed
-statistics the checks compare (``vhct.reporting.audit.checks``)."""
+"""The runs a claim reads (through the pipeline's one reader), cross-checked against the aggregates,
+rebased where f* is unknown, and the per-seed statistics the checks compare."""
 
 from __future__ import annotations
 
@@ -28,12 +27,8 @@ AGGREGATE_RTOL = 1e-8
 
 @dataclass(frozen=True)
 class Run:
-    """One run (one seed) of one setting: its per-round table (columns ``AUDITED_COLUMNS``).
-
-    ``f_star`` is the objective's maximum when known (the table's regret is against it); None for
-    real data, whose table's regret is against 1 and which the audit rebases (:func:`rebase`).
-    Given explicitly: read from the run's record (``vhct.pipeline.records.RunRecord.f_star``).
-    """
+    """One run (one seed) of one setting: its table (``AUDITED_COLUMNS``) and its record's ``f_star``,
+    the maximum its regret is against (None for real data, whose regret is against 1: :func:`rebase`)."""
 
     seed: int
     table: pd.DataFrame
@@ -51,12 +46,8 @@ Runs = Mapping[str, Mapping[str, Sequence[Run]]]
 def read_runs(
     run_paths: Mapping[str, Mapping[str, Sequence[Path | str]]], config: Config
 ) -> dict[str, dict[str, list[Run]]]:
-    """Run tables (``.csv.gz``) with the seed and f* of their records, by experiment and setting.
-
-    Read by the pipeline's one reader (``vhct.pipeline.tables.read_runs``): each table is checked
-    against its record, and each record against what ``config`` asks of the run (a run of another
-    config fails, naming the file and the first field that differs).
-    """
+    """Run tables (``.csv.gz``) with their records' seed and f*, by experiment and setting, read by
+    ``vhct.pipeline.tables.read_runs``: a run of another config fails, naming file and field."""
     runs: dict[str, dict[str, list[Run]]] = {}
     for experiment, by_setting in run_paths.items():
         specs = expected_specs(config, experiment, by_setting)
@@ -84,14 +75,9 @@ def check_aggregates(runs: Runs, final_paths: Mapping[str, Path | str]) -> None:
 
 
 def rebase(exp_runs: Mapping[str, Sequence[Run]]) -> tuple[dict[str, list[Run]], str]:
-    """Regret against the best value observed in any run, where f* is unknown (real data).
-
-    The paper's regret on real data is against 1, which halves relative effects; the audit tests
-    against the best value any run of the experiment observed, as the aggregates' ``*_vs_best``
-    columns do (one definition: ``vhct.pipeline.aggregate.best_observed`` and
-    ``cumulative_regret_vs``), and says so. Runs with an exact f* are returned unchanged: their
-    tables' regret is against it.
-    """
+    """Regret against the best value observed in any run where f* is unknown (real data), and a note
+    saying so; runs with an exact f* unchanged. The paper's regret against 1 halves relative effects;
+    the aggregates' ``*_vs_best`` columns share the definition (``aggregate.best_observed``)."""
     all_runs = [r for runs in exp_runs.values() for r in runs]
     known = {r.f_star is not None for r in all_runs}
     if len(known) > 1:
@@ -99,35 +85,28 @@ def rebase(exp_runs: Mapping[str, Sequence[Run]]) -> tuple[dict[str, list[Run]],
     if not all_runs or known == {True}:
         return {s: list(v) for s, v in exp_runs.items()}, ""
     best = best_observed({s: [r.table for r in runs] for s, runs in exp_runs.items()})
-    out = {}
+    out: dict[str, list[Run]] = {setting: [] for setting in exp_runs}
     for setting, runs in exp_runs.items():
-        out[setting] = []
         for r in runs:
-            table = r.table.copy()
-            table["cumulative_regret"] = cumulative_regret_vs([r.table], best, setting)[0]
-            out[setting].append(Run(r.seed, table, r.f_star))
+            regret = cumulative_regret_vs([r.table], best, setting)[0]
+            out[setting].append(Run(r.seed, r.table.assign(cumulative_regret=regret), r.f_star))
     return out, f"regret against the best value observed in any run, {best:.4g} (not 1)"
 
 
 def statistic(run: Run, name: str, at_round: int, scale: float | None = None) -> float:
     """The named statistic of one run at round ``at_round`` (1-based); nan if undefined for the run.
-
-    ``normalized_regret`` is ``R_t / (t * scale)`` with ``scale = f* - mean of f over the domain``,
-    the per-round regret of uniform random search: 1 means no better than random search.
-    ``optimizer_seconds_per_round`` is the optimizer's own mean wall time of a round (ask + tell),
-    ``seconds_per_round`` the whole round's (ask + evaluate + tell), both over rounds 1..at_round.
-    """
+    ``normalized_regret``: ``R_t / (t * scale)``, 1 for random search; ``*seconds_per_round``: mean
+    over rounds 1..at_round of ask + tell (``optimizer_``) or of the whole round."""
     if not 1 <= at_round <= run.horizon:
         raise ValueError(f"round {at_round} is outside the run's rounds 1..{run.horizon}")
     head = run.table.iloc[:at_round]
+    regret = float(head["cumulative_regret"].iloc[-1]) if name in REGRET_STATISTICS else math.nan
     if name == "cumulative_regret":
-        return float(head["cumulative_regret"].iloc[-1])
+        return regret
     if name == "average_regret":
-        return float(head["cumulative_regret"].iloc[-1]) / at_round
+        return regret / at_round
     if name == "normalized_regret":
-        if not scale:
-            return math.nan
-        return float(head["cumulative_regret"].iloc[-1]) / (at_round * scale)
+        return regret / (at_round * scale) if scale else math.nan
     if name == "max_depth":
         depth = head["depth"].to_numpy(dtype=float)
         return math.nan if np.all(np.isnan(depth)) else float(np.nanmax(depth))
@@ -141,6 +120,11 @@ def statistic(run: Run, name: str, at_round: int, scale: float | None = None) ->
 def samples(runs: Sequence[Run], name: str, at_round: int, scale: float | None = None) -> dict[int, float]:
     """Seed -> statistic at ``at_round``."""
     return {run.seed: statistic(run, name, at_round, scale) for run in runs}
+
+
+def mean_statistic(runs: Sequence[Run], name: str, at_round: int) -> float:
+    """The statistic at ``at_round``, averaged over seeds."""
+    return float(np.mean(list(samples(runs, name, at_round).values())))
 
 
 def horizon(runs: Sequence[Run]) -> int:

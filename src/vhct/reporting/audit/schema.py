@@ -1,16 +1,8 @@
-"""The JSON schemas of the claims file and of the questions beyond the paper, generated from the
-models (``vhct.reporting.audit.claims_model``): ``src/vhct/resources/claims.schema.yaml`` and
-``beyond.schema.yaml``.
-
-    python -m vhct.reporting.audit.schema    # rewrite both after changing the models
-
-The files are for editors and readers (validation is the models'); a test checks they are up to date.
-"""
+"""The JSON schemas of the claims and questions files for editors and readers (validation is the
+models'), generated from the models by ``python -m vhct.reporting.audit.schema``; a test checks them."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -39,17 +31,7 @@ def schema_text(name: str) -> str:
     return header + yaml.safe_dump(json_schema(model), sort_keys=False, width=100, allow_unicode=True)
 
 
-def write_schemas() -> list[Path]:
-    """Write every schema file into the package's resources."""
-    paths = []
-    for name in SCHEMAS:
-        path = resource_path(name)
-        path.write_text(schema_text(name), encoding="utf-8")
-        paths.append(path)
-    return paths
-
-
 if __name__ == "__main__":
-    for written in write_schemas():
-        print(f"wrote {written}")
-    sys.exit(0)
+    for name in SCHEMAS:
+        resource_path(name).write_text(schema_text(name), encoding="utf-8")
+        print(f"wrote {resource_path(name)}")

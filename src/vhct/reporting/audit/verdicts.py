@@ -1,24 +1,10 @@
 """The verdicts of the audit and how they are decided: one rule for every kind of check.
 
-A comparison carries one-sided p-values: ``p_claimed`` (the claimed region), ``p_refuted`` (the
-refuting region: "the opposite") and, where the claimed region's complement differs from the
-refuting region, ``p_no_effect`` (the complement: "no effect of the claimed size", e.g. a ratio
-above 0.95 for "lower by 5 %"). At the claim level every refuting p-value of both kinds, over all
-the claim's comparisons and experiments, is Holm-adjusted together (family-wise error of any "not
-reproduced" at most alpha); a comparison is
-
-- *reproduced* when its claimed test is significant at alpha (unadjusted: see below);
-- *not reproduced: the opposite* when its Holm-adjusted refuting test is;
-- *not reproduced: no effect of the claimed size* when its Holm-adjusted no-effect test is (a tie
-  within the margins, or a smaller lead than the reading requires);
-- *inconclusive: underpowered* otherwise, with the seeds per arm that would decide it at 80 % power
-  given the observed spread (``seeds_needed``); *inconclusive: too few seeds* below the claim's
-  minimum.
-
-An experiment is reproduced when every comparison is (an intersection-union test: each test at
-alpha keeps the level alpha, no correction needed); a claim requires every evaluated experiment
-(``require: all``) or a majority (``require: majority``, experiments Holm-adjusted). The four
-top-level verdicts stay (``VERDICTS``); the sub-category is a separate field, ``category``.
+A comparison is reproduced when its claimed test is significant at alpha; not reproduced when a
+refuting test ("the opposite", or "no effect of the claimed size"), Holm-adjusted over all the
+claim's refuting tests, is; else inconclusive (underpowered, or too few seeds: ``category``). An
+experiment is reproduced when every comparison is (intersection-union); a claim when every evaluated
+experiment is, or a majority (Holm over experiments).
 """
 
 from __future__ import annotations
@@ -53,10 +39,6 @@ def _fmt(p: float) -> str:
     return f"{p:.3g}"
 
 
-def _floor(c: Comparison) -> float | None:
-    return 1.0 / (c.resamples + 1) if c.resamples else None
-
-
 def estimate_text(c: Comparison) -> str:
     """``ratio of means 1.043, 90% CI [1.000, 1.088]`` (the interval when there is one)."""
     if not c.effect_name:
@@ -87,8 +69,7 @@ def _need_text(need: int | None) -> str:
 
 
 def decide(comps: Sequence[Comparison], alpha: float) -> list[Comparison]:
-    """Verdicts and categories of a claim's comparisons: claimed test at alpha, refuting tests of
-    both kinds (the opposite, no effect of the claimed size) Holm-adjusted together."""
+    """Verdicts of a claim's comparisons: claimed tests at alpha, refuting tests Holm-adjusted together."""
     tested = [i for i, c in enumerate(comps) if c.verdict == PENDING]
     family = [(i, "refuted", comps[i].p_refuted) for i in tested]
     family += [(i, "no_effect", comps[i].p_no_effect) for i in tested if comps[i].p_no_effect is not None]
@@ -98,7 +79,7 @@ def decide(comps: Sequence[Comparison], alpha: float) -> list[Comparison]:
     for i in tested:
         c = comps[i]
         p_holm, p_ne_holm = holm_of[(i, "refuted")], holm_of.get((i, "no_effect"))
-        floor, need = _floor(c), None
+        floor, need = (1.0 / (c.resamples + 1) if c.resamples else None), None
         if c.p_claimed <= alpha:
             verdict, category = REPRODUCED, REPRODUCED
             why = f"{c.claimed}: {stats.format_p(c.p_claimed, floor)} <= {alpha:g}"
@@ -108,10 +89,8 @@ def decide(comps: Sequence[Comparison], alpha: float) -> list[Comparison]:
             why = f"the opposite, {c.refuted}: {holm} <= {alpha:g}"
         elif p_ne_holm is not None and p_ne_holm <= alpha:
             verdict, category = NOT_REPRODUCED, NO_EFFECT
-            why = (
-                f"no effect of the claimed size, {c.no_effect}: "
-                f"{_holm_text(c.p_no_effect, p_ne_holm, len(family), floor)} <= {alpha:g}"
-            )
+            holm = _holm_text(c.p_no_effect, p_ne_holm, len(family), floor)
+            why = f"no effect of the claimed size, {c.no_effect}: {holm} <= {alpha:g}"
         else:
             verdict, category, need = INCONCLUSIVE, UNDERPOWERED, c.seeds_needed
             against = f"; {c.no_effect}: Holm-adjusted p = {_fmt(p_ne_holm)}" if p_ne_holm is not None else ""
@@ -119,61 +98,45 @@ def decide(comps: Sequence[Comparison], alpha: float) -> list[Comparison]:
                 f"underpowered: neither {c.claimed} ({stats.format_p(c.p_claimed, floor)}) nor {c.refuted} "
                 f"(Holm-adjusted p = {_fmt(p_holm)}{against}) significant; " + _need_text(need)
             )
-        estimate = estimate_text(c)
-        reason = f"{c.label}: {estimate}; {why}" if estimate else f"{c.label}: {why}"
-        if c.reference:
-            reason += f" ({c.reference})"
         out[i] = dataclasses.replace(
             c, p_refuted_holm=p_holm, p_no_effect_holm=p_ne_holm, verdict=verdict, category=category,
-            seeds_needed=need, reason=reason,
+            seeds_needed=need, reason=_reason(c, estimate_text(c), why),
         )  # fmt: skip
-    for i, c in enumerate(out):
-        if not c.category:
-            out[i] = dataclasses.replace(c, category=TOO_FEW if c.verdict == INCONCLUSIVE else c.verdict)
-    return [
-        c
-        if c.verdict in (REPRODUCED, NOT_REPRODUCED) or c.reason.startswith(c.label)
-        else dataclasses.replace(c, reason=f"{c.label}: {c.reason}")
-        for c in out
-    ]
+    for i, c in enumerate(out):  # the untested: a category, and the label before the reason
+        labelled = c.verdict in (REPRODUCED, NOT_REPRODUCED) or c.reason.startswith(c.label)
+        out[i] = dataclasses.replace(
+            c, category=c.category or (TOO_FEW if c.verdict == INCONCLUSIVE else c.verdict),
+            reason=c.reason if labelled else f"{c.label}: {c.reason}",
+        )  # fmt: skip
+    return out
+
+
+def _reason(c: Comparison, estimate: str, why: str) -> str:
+    """``label: estimate; why (reference)``."""
+    reason = f"{c.label}: {estimate}; {why}" if estimate else f"{c.label}: {why}"
+    return reason + (f" ({c.reference})" if c.reference else "")
 
 
 def category_of(verdict: str, categories: Sequence[str]) -> str:
     """The category of a combined verdict from its parts' categories: "the opposite" over "no effect",
     "too few seeds" over "underpowered" (the configuration, not the data, left it open)."""
-    for candidate in CATEGORIES[verdict]:
-        if candidate in categories:
-            return candidate
-    return CATEGORIES[verdict][0]
+    return next((c for c in CATEGORIES[verdict] if c in categories), CATEGORIES[verdict][0])
 
 
-def seeds_to_decide(comps: Sequence[Comparison]) -> int | None:
-    """The seeds per arm that would decide every underpowered comparison (their largest need)."""
-    needs = [c.seeds_needed for c in comps if c.category == UNDERPOWERED]
-    if not needs or None in needs:
-        return None
-    return max(needs)
+def seeds_to_decide(parts: Sequence[Comparison | ExperimentVerdict]) -> int | None:
+    """The seeds per arm that would decide every underpowered part (their largest need)."""
+    needs = [c.seeds_needed for c in parts if c.category == UNDERPOWERED]
+    return None if not needs or None in needs else max(needs)
 
 
-#: answers of a two-sided question beyond the paper (``decide_question``); ``better(s)`` names a side
+#: answers of a two-sided question beyond the paper (``decide_question``), beside "``setting`` better"
 NO_DIFFERENCE = "no significant difference"
 TOO_FEW_SEEDS = "inconclusive (too few seeds)"
 
 
-def better(setting: str) -> str:
-    """The answer "``setting`` better" of a two-sided question."""
-    return f"{setting} better"
-
-
 def decide_question(comps: Sequence[Comparison], alpha: float) -> list[Comparison]:
-    """Answers of a two-sided question ("does A beat B?") over its experiments' comparisons.
-
-    Both one-sided tests of every tested comparison (A lower by the margin, B lower by the margin)
-    form one family, Holm-adjusted together: "A better" when A's adjusted p <= alpha, "B better"
-    when B's is, else "no significant difference" (the two regions are disjoint, so at most one
-    holds). The family-wise error of the question is at most alpha. A comparison with too few seeds
-    answers "inconclusive (too few seeds)"; one not evaluated stays so.
-    """
+    """Answers of a two-sided question ("does A beat B?"): both one-sided tests of every comparison in
+    one Holm family; "A better" or "B better" where that side's adjusted p <= alpha, else no difference."""
     tested = [i for i, c in enumerate(comps) if c.verdict == PENDING]
     adjusted = stats.holm([p for i in tested for p in (comps[i].p_claimed, comps[i].p_refuted)])
     out = list(comps)
@@ -182,15 +145,13 @@ def decide_question(comps: Sequence[Comparison], alpha: float) -> list[Compariso
         c = comps[i]
         p_a, p_b = adjusted[2 * k], adjusted[2 * k + 1]
         if p_a <= alpha:
-            verdict, why = better(c.a), f"{c.claimed}: p = {_fmt(c.p_claimed)}, {family} = {_fmt(p_a)}"
+            verdict, why = f"{c.a} better", f"{c.claimed}: p = {_fmt(c.p_claimed)}, {family} = {_fmt(p_a)}"
         elif p_b <= alpha:
-            verdict, why = better(c.b), f"{c.refuted}: p = {_fmt(c.p_refuted)}, {family} = {_fmt(p_b)}"
+            verdict, why = f"{c.b} better", f"{c.refuted}: p = {_fmt(c.p_refuted)}, {family} = {_fmt(p_b)}"
         else:
             verdict = NO_DIFFERENCE
             why = f"neither {c.claimed} nor {c.refuted} significant ({family}: {_fmt(p_a)}, {_fmt(p_b)})"
-        reason = f"{c.label}: {c.effect_name} {c.effect:.4g}; {why}"
-        if c.reference:
-            reason += f" ({c.reference})"
+        reason = _reason(c, f"{c.effect_name} {c.effect:.4g}", why)
         out[i] = dataclasses.replace(
             c, p_claimed_holm=p_a, p_refuted_holm=p_b, verdict=verdict, reason=reason
         )
@@ -203,11 +164,9 @@ def decide_question(comps: Sequence[Comparison], alpha: float) -> list[Compariso
 
 
 def combine(verdicts: Sequence[str], strict: bool = True) -> str:
-    """Comparisons -> experiment (``strict``), experiments -> claim (not strict).
-
-    Not reproduced if any part is; reproduced if every evaluated part is and, when ``strict``, no
-    part was left unevaluated; not evaluated if no part was evaluated; otherwise inconclusive.
-    """
+    """Comparisons -> experiment (``strict``: an unevaluated part blocks "reproduced"), experiments ->
+    claim: not reproduced if any part is, reproduced if all are, not evaluated if none was, else
+    inconclusive."""
     evaluated = [v for v in verdicts if v != NOT_EVALUATED]
     if not evaluated:
         return NOT_EVALUATED
@@ -219,37 +178,26 @@ def combine(verdicts: Sequence[str], strict: bool = True) -> str:
 
 
 def majority(results: Sequence[ExperimentVerdict], alpha: float) -> tuple[str, str]:
-    """A claim that holds "in general": reproduced on a majority of the evaluated experiments.
-
-    Each experiment's intersection-union p-value (the largest claimed p of its comparisons, 1 if
-    any comparison was not tested) is Holm-adjusted over the experiments; the claim is reproduced
-    when at least ``need = floor(k / 2) + 1`` of the ``k`` experiments reject, and not reproduced
-    when more than ``k - need`` experiments are refuted (then no majority can hold). Holm controls
-    the family-wise error, so either conclusion is wrong with probability at most alpha.
-    """
+    """A claim that holds "in general": each experiment's intersection-union p Holm-adjusted over the
+    experiments; reproduced when a majority reject, not reproduced when no majority can hold."""
     evaluated = [r for r in results if r.verdict != NOT_EVALUATED]
     if not evaluated:
         return NOT_EVALUATED, "no experiment evaluated"
     k = len(evaluated)
     need = k // 2 + 1
 
-    def iut(r: ExperimentVerdict) -> float:
-        ps = [c.p_claimed if c.p_claimed is not None else 1.0 for c in r.comparisons]
-        return max(ps) if ps else 1.0
+    def iut(r: ExperimentVerdict) -> float:  # the largest claimed p of its comparisons (1: untested)
+        return max((1.0 if c.p_claimed is None else c.p_claimed for c in r.comparisons), default=1.0)
 
     adjusted = stats.holm([iut(r) for r in evaluated])
     held = [r.experiment for r, p in zip(evaluated, adjusted, strict=True) if p <= alpha]
     refuted = [r.experiment for r in evaluated if r.verdict == NOT_REPRODUCED]
     if len(held) >= need:
-        return (
-            REPRODUCED,
-            f"holds on {len(held)} of {k} experiments ({', '.join(held)}; Holm over experiments)",
-        )
+        why = f"holds on {len(held)} of {k} experiments ({', '.join(held)}; Holm over experiments)"
+        return REPRODUCED, why
     if len(refuted) > k - need:
-        return (
-            NOT_REPRODUCED,
-            f"refuted on {len(refuted)} of {k} experiments ({', '.join(refuted)}): no majority",
-        )
+        why = f"refuted on {len(refuted)} of {k} experiments ({', '.join(refuted)}): no majority"
+        return NOT_REPRODUCED, why
     return INCONCLUSIVE, (
         f"holds on {len(held)} and is refuted on {len(refuted)} of {k} experiments (a majority needs {need})"
     )
@@ -262,10 +210,8 @@ def combined_reason(verdicts: Sequence[str], reasons: Sequence[str], strict: boo
         # a comparison read before the horizon keeps its round in every reason that covers it
         early = [r for r in reasons if EARLY_MARK in r]
         return "; ".join(["every comparison reproduced", *dict.fromkeys(early)])
-    if verdict == NOT_REPRODUCED:
-        picked = [r for v, r in zip(verdicts, reasons, strict=True) if v == NOT_REPRODUCED]
-    elif verdict == INCONCLUSIVE and not strict:
-        picked = [r for v, r in zip(verdicts, reasons, strict=True) if v == INCONCLUSIVE]
+    if verdict == NOT_REPRODUCED or (verdict == INCONCLUSIVE and not strict):
+        picked = [r for v, r in zip(verdicts, reasons, strict=True) if v == verdict]
     else:
         picked = [r for v, r in zip(verdicts, reasons, strict=True) if v != REPRODUCED]
     return "; ".join(dict.fromkeys(picked))
@@ -274,12 +220,9 @@ def combined_reason(verdicts: Sequence[str], reasons: Sequence[str], strict: boo
 def coverage(results: Sequence[ExperimentVerdict]) -> str:
     """Which experiments a claim was evaluated on, e.g. ``garland (4/5 comparisons); 1 of 3 experiments``."""
     parts = []
-    for r in results:
-        if r.verdict == NOT_EVALUATED:
-            continue
-        comps = r.comparisons
-        done = sum(c.verdict != NOT_EVALUATED for c in comps)
-        parts.append(r.experiment + ("" if done == len(comps) else f" ({done}/{len(comps)} comparisons)"))
+    for r in (r for r in results if r.verdict != NOT_EVALUATED):
+        done, n = sum(c.verdict != NOT_EVALUATED for c in r.comparisons), len(r.comparisons)
+        parts.append(r.experiment + ("" if done == n else f" ({done}/{n} comparisons)"))
     return f"{', '.join(parts) or 'none'}; {len(parts)} of {len(results)} experiments"
 
 
