@@ -38,7 +38,8 @@ def test_slope_interval_on_the_line_and_bounds_on_one_sample():
     x = np.random.default_rng(0).normal(0.7, 0.05, 20)
     low, high = stats.Bootstrap.of(x, 1.0, 999).interval(0.05, ratio=False)
     assert low < x.mean() < high and high - low < 0.1
-    assert stats.mean_test(x, 0.95, "less") < 0.001 and stats.mean_test(x, 1.0, "greater") > 0.99
+    (below, above), _ = stats.bootstrap_tests(x, 1.0, [(0.95, "less"), (1.0, "greater")], 0.05)
+    assert below < 0.001 and above > 0.99
 
 
 def test_contrast_interval_inverts_the_contrast_test():

@@ -190,14 +190,10 @@ class Bootstrap:
         return to_c(0.5 * (inside + outside))
 
 
-def decision_levels(alpha: float, family: int = HOLM_LEVELS) -> np.ndarray:
-    """Holm's step-down levels of a family of ``family`` tests: alpha / j, j = 1..family."""
-    return alpha / np.arange(1, max(1, min(family, HOLM_LEVELS)) + 1)
-
-
 def near_level(p: float, resamples: int, alpha: float, family: int = HOLM_LEVELS) -> bool:
-    """Whether ``p`` lies within ``MC_Z`` Monte Carlo standard errors of a decision level."""
-    levels = decision_levels(alpha, family)
+    """Whether ``p`` lies within ``MC_Z`` Monte Carlo standard errors of a decision level (Holm's
+    step-down levels of ``family`` tests: alpha / j, j = 1..family)."""
+    levels = alpha / np.arange(1, max(1, min(family, HOLM_LEVELS)) + 1)
     se = np.sqrt(levels * (1.0 - levels) / resamples)
     return bool(np.any(np.abs(p - levels) < MC_Z * se))
 
@@ -227,12 +223,6 @@ def ratio_test(a, b, factor: float, alternative: str, alpha: float = 0.05) -> fl
     if factor <= 0.0:
         raise ValueError(f"factor must be positive, got {factor!r}")
     return bootstrap_tests(a, values(b), [(factor, alternative)], alpha)[0][0]
-
-
-def mean_test(sample, bound: float, alternative: str, alpha: float = 0.05) -> float:
-    """One-sided p-value of ``mean < bound`` (``less``) or ``>`` (``greater``): one-sample bootstrap-t."""
-    _check_alternative(alternative)
-    return bootstrap_tests(sample, 1.0, [(float(bound), alternative)], alpha)[0][0]
 
 
 def log_ratio(a, b) -> tuple[float, float, int]:
@@ -274,13 +264,9 @@ def contrast_interval(a1, b1, a2, b2, alpha: float) -> tuple[float, float]:
 def holm(p_values: Sequence[float]) -> list[float]:
     """Holm's step-down adjusted p-values in the input's order (scipy has Benjamini-Hochberg only)."""
     p = np.asarray(p_values, dtype=float)
-    m = p.size
     order = np.argsort(p, kind="stable")
-    adjusted = np.empty(m)
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * p[i]))
-        adjusted[i] = running
+    adjusted = np.empty(p.size)
+    adjusted[order] = np.maximum.accumulate(np.minimum(1.0, (p.size - np.arange(p.size)) * p[order]))
     return adjusted.tolist()
 
 
