@@ -126,17 +126,14 @@ def _draw(rows: Sequence[ForestRow]) -> Any:
         ax.set_xscale("log")
         ax.set_xlim(xmin, xmax)
         ax.set_ylim(len(group) - 0.4, -0.6)
-        ax.set_yticks(range(len(group)))
-        ax.set_yticklabels([r.label for r in group], fontsize=6)
+        ax.set_yticks(range(len(group)), [r.label for r in group], fontsize=6)
         ax.tick_params(axis="x", labelsize=6, which="both")
         if xmin < 1.0 < xmax:
             ax.axvline(1.0, color="k", linewidth=0.5, linestyle=":")
         ax.set_title(claim, fontsize=8, loc="left", weight="bold", pad=2)
     handles = [plt.Line2D([], [], color=c, marker="o", label=v) for v, c in VERDICT_COLOURS.items()]
-    handles += [
-        plt.Rectangle((0, 0), 1, 1, color=CLAIMED_SHADE, label="claimed region"),
-        plt.Rectangle((0, 0), 1, 1, color=REFUTING_SHADE, label="refuting region"),
-    ]
+    for shade, region in ((CLAIMED_SHADE, "claimed"), (REFUTING_SHADE, "refuting")):
+        handles.append(plt.Rectangle((0, 0), 1, 1, color=shade, label=f"{region} region"))
     fig.legend(handles=handles, fontsize=6, loc="upper center", ncol=4, frameon=False)
     fig.supxlabel(
         "estimate (ratio of means, ratio of ratios, or mean slope) with its interval; log scale", fontsize=7

@@ -60,10 +60,10 @@ def draw_osc_path(ax, report: Sequence[Mapping[str, Any]]) -> None:
     depth = np.array([r["depth"] for r in report], dtype=float)
     centre = np.array([(r["index"] - 0.5) / 2.0 ** r["depth"] for r in report], dtype=float)  # 1-based i
     ax.plot(centre, -depth, color="grey", linewidth=1, zorder=1)
-    pulled = len(report) - 1
     for k, r in enumerate(report):
-        colour = style("VHCT")[0] if k == pulled else style("HCT")[0]
-        ax.scatter(centre[k], -depth[k], s=60 if k == pulled else 30, color=colour, zorder=2)
+        pulled = k == len(report) - 1
+        colour = style("VHCT" if pulled else "HCT")[0]
+        ax.scatter(centre[k], -depth[k], s=60 if pulled else 30, color=colour, zorder=2)
         if r["depth"] == 0:
             text = "root: always passed (the paper sets T = tau := 1)"
         else:
@@ -79,8 +79,7 @@ def draw_osc_path(ax, report: Sequence[Mapping[str, Any]]) -> None:
         "red: the node pulled, the first on the path with T < tau (SE$_h$ > OE$_h$)"
     )
     ax.set_ylabel("depth h")
-    ax.set_yticks(-depth)
-    ax.set_yticklabels([str(int(h)) for h in depth])
+    ax.set_yticks(-depth, [str(int(h)) for h in depth])
 
 
 def draw_osc_errors(ax, report: Sequence[Mapping[str, Any]]) -> None:

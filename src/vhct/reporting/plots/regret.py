@@ -105,33 +105,24 @@ def legend_labels(exps: Sequence[ExperimentInfo], settings: Sequence[Sequence[st
     """One legend label per setting over panels of several experiments (``settings[i]`` from
     ``exps[i]``), noting where it stops early or runs fewer seeds: plainly when that holds in every
     panel ("stops at t=200"), else naming the panels ("stops at t=500 on Garland")."""
-    notes: dict[str, dict[str, list[tuple[str, str]]]] = {}
     labels: dict[str, str] = {}
+    notes: dict[tuple[str, int], list[tuple[str, str]]] = {}  # (setting, note) -> (text or "", panel)
     for exp, chosen in zip(exps, settings, strict=True):
         for setting in chosen:
             info = exp.settings[setting]
             labels[setting] = info.label
-            mine = notes.setdefault(setting, {"stop": [], "seeds": []})
             n_seeds = len(info.seeds)
             stop = f"stops at t={info.horizon}" if info.horizon < exp.horizon else ""
             few = f"{n_seeds} seed{'s' * (n_seeds != 1)}" if n_seeds < len(exp.seeds) else ""
-            mine["stop"].append((stop, short_title(exp)))
-            mine["seeds"].append((few, short_title(exp)))
-    out = {}
-    for setting, kinds in notes.items():
-        parts = []
-        for pairs in kinds.values():
-            texts = {text for text, _ in pairs}
-            if texts == {""}:
-                continue
-            if len(texts) == 1:
-                parts.append(texts.pop())
-                continue
-            for text in dict.fromkeys(t for t, _ in pairs if t):
-                where = ", ".join(name for t, name in pairs if t == text)
-                parts.append(f"{text} on {where}")
-        out[setting] = labels[setting] + (f" ({'; '.join(parts)})" if parts else "")
-    return out
+            for which, text in enumerate((stop, few)):
+                notes.setdefault((setting, which), []).append((text, short_title(exp)))
+    parts: dict[str, list[str]] = {setting: [] for setting in labels}
+    for (setting, _), pairs in notes.items():
+        texts = dict.fromkeys(text for text, _ in pairs)
+        for text in filter(None, texts):  # said plainly when the same in every panel
+            where = ", ".join(name for t, name in pairs if t == text)
+            parts[setting].append(f"{text} on {where}" if len(texts) > 1 else text)
+    return {setting: labels[setting] + (f" ({'; '.join(p)})" if p else "") for setting, p in parts.items()}
 
 
 def figure_labels(figure: FigureSpec) -> dict[str, str]:
