@@ -30,7 +30,7 @@ from vhct.optimizers.registry import (
 )
 from vhct.optimizers.tree import OSC
 from vhct.registry import Registry, UnknownName
-from vhct.reporting.styles import AUTO_COLOURS, AUTO_LINES, STYLES, register_style, style, unregister_style
+from vhct.reporting.styles import AUTO_COLOURS, AUTO_LINES, STYLES, register_style, style
 
 #: every registered baseline run through Optuna
 OPTUNA_BASELINES = algorithms_of(OptunaBaseline)
@@ -94,7 +94,7 @@ def temporary():
     for name in names:
         unregister(name)
     for name in rows:
-        unregister_style(name)
+        STYLES.unregister(name)
 
 
 def test_one_row_makes_an_algorithm_usable_everywhere(dummy):

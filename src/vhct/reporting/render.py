@@ -6,7 +6,6 @@ headline and the README's findings block. The prose is in the Jinja2 templates (
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -34,16 +33,11 @@ VERDICT_COLORS = {REPRODUCED: "#d4edda", NOT_REPRODUCED: "#f8d7da", INCONCLUSIVE
 
 
 def format_number(value: Any) -> str:
-    """A number for the tables: DIGITS significant digits, nan/inf spelled out, None empty."""
+    """A number for the tables: DIGITS significant digits (nan, inf and -inf as Python spells them),
+    None empty."""
     if value is None:
         return ""
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return f"{value:.{DIGITS}g}"
-    return str(value)
+    return f"{value:.{DIGITS}g}" if isinstance(value, float) else str(value)
 
 
 def md_cell(text: Any) -> str:

@@ -97,27 +97,23 @@ def check_hashes(prov: Mapping[str, Any], files: Mapping[Path, tuple[str, str]])
             )
 
 
-def sidecar_versions(path: Path) -> dict[str, str | None]:
-    """The package versions a run sidecar recorded, read by the pipeline's one reader
-    (``vhct.pipeline.tables.read_sidecar``); one that is no valid run record is refused, named."""
-    table = path.with_name(path.name.removesuffix(SIDECAR_SUFFIX) + TABLE_SUFFIX)
-    try:
-        return read_sidecar(table).versions
-    except RunTableError as exc:
-        problems = "; ".join(exc.problems.values())
-        raise FindingsError(f"run {table}: {problems}: run it again (`make paper-local`)") from exc
-
-
 def check_versions(prov: Mapping[str, Any], audit: Audit, audit_path: Path, results: Path) -> None:
     """The package versions of the provenance record, the audit (when it records them) and every run
-    sidecar (``runs/<experiment>/<setting>/seed<n>.json``) of the audited experiments must agree."""
+    sidecar (``runs/<experiment>/<setting>/seed<n>.json``, read by the pipeline's one reader
+    ``read_sidecar``: one that is no valid run record is refused, named) of the audited experiments
+    must agree."""
     versions = prov["versions"]
     records: list[tuple[Path, Mapping[str, str | None]]] = []
     if audit.context.versions is not None:
         records.append((audit_path, audit.context.versions))
     folders = [results / "runs" / name for name in audit.context.experiments]
-    sidecars = sorted(p for folder in folders for p in folder.glob(f"*/seed*{SIDECAR_SUFFIX}"))
-    records += [(path, sidecar_versions(path)) for path in sidecars]
+    for path in sorted(p for folder in folders for p in folder.glob(f"*/seed*{SIDECAR_SUFFIX}")):
+        table = path.with_name(path.name.removesuffix(SIDECAR_SUFFIX) + TABLE_SUFFIX)
+        try:
+            records.append((path, read_sidecar(table).versions))
+        except RunTableError as exc:
+            problems = "; ".join(exc.problems.values())
+            raise FindingsError(f"run {table}: {problems}: run it again (`make paper-local`)") from exc
     for path, found in records:
         keys = sorted(set(found) | set(versions))
         differ = [f"{k} {found.get(k)} vs {versions.get(k)}" for k in keys if found.get(k) != versions.get(k)]

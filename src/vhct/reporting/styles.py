@@ -39,11 +39,6 @@ def register_style(name: str, colour: str, line: Any = "-") -> Style:
     return STYLES.register(name, Style(colour, line))
 
 
-def unregister_style(name: str) -> None:
-    """Remove a style (for tests that register a temporary algorithm)."""
-    STYLES.unregister(name)
-
-
 #: colours of algorithms without a style row, in the order they are given (tab20b's dark shades, then
 #: its middle ones, then black: none is a built-in's); one a row takes is skipped
 AUTO_COLOURS = ("#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#5254a3", "#8ca252", "#bd9e39",
