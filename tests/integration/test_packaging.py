@@ -12,25 +12,24 @@ import json
 import shutil
 import subprocess
 import sys
+import tomllib
 import venv
 from pathlib import Path
 
 import pytest
 from support import REPO, TINY
 
-#: what a build does not need from the checkout (large, or left by earlier builds and runs)
-NOT_SOURCE = (
-    ".git",
-    ".venv",
-    "build",
-    "*.egg-info",
-    ".snakemake",
-    "results",
-    "logs",
-    "data",
-    "figures",
-    ".*cache",
-)
+#: what a build does not need from the checkout's top level (large, or left by earlier builds and
+#: runs); only there: a package may be named like one of them (``vhct.pipeline.data``)
+NOT_SOURCE = (".git", ".venv", "build", ".snakemake", "results", "logs", "data", "figures")
+#: what a build does not need from any folder (left by earlier builds and tools)
+NOT_SOURCE_ANYWHERE = ("*.egg-info", ".*cache", "__pycache__")
+
+
+def not_source(folder: str, names: list[str]) -> set[str]:
+    """The names ``shutil.copytree`` leaves out of ``folder``: NOT_SOURCE at the top, the rest anywhere."""
+    patterns = NOT_SOURCE_ANYWHERE + (NOT_SOURCE if Path(folder) == REPO else ())
+    return set(shutil.ignore_patterns(*patterns)(folder, names))
 #: what validating a config and loading the claims import, beyond the core's numpy
 LIGHT_PIPELINE = ["pyyaml", "jsonschema", "pandas", "scipy", "pydantic", "jinja2"]
 
@@ -63,7 +62,7 @@ def installed(tmp_path_factory) -> Path:
     # build from a clean copy: a stale build/ or *.egg-info in the checkout could add old files or
     # hide missing package data
     source = root / "source"
-    shutil.copytree(REPO, source, symlinks=True, ignore=shutil.ignore_patterns(*NOT_SOURCE))
+    shutil.copytree(REPO, source, symlinks=True, ignore=not_source)
     built = run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(root)]
         + [str(source)],
@@ -118,8 +117,11 @@ def test_wheel_metadata_core_is_light_and_resources_ship(installed):
     )
     assert [c.split(">")[0].split("=")[0] for c in core] == ["numpy", "scipy"]
     extras = sorted(x.split(":", 1)[1].strip() for x in lines if x.startswith("Provides-Extra:"))
-    assert extras == ["all", "bo", "optuna", "pipeline", "real-data", "test"]
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert extras == sorted(declared["optional-dependencies"])  # every extra the project declares
     for name in ("config.schema.yaml", "claims.schema.yaml", "claims.yaml"):
         assert f"vhct/resources/{name}" in names
     for name in ("audit.j2", "findings.j2", "headline.j2"):  # the renderer's prose
         assert f"vhct/reporting/templates/{name}" in names
+    for name in ("article.typ.j2", "remarks.typ.j2"):  # the article's prose
+        assert f"vhct/article/templates/{name}" in names
