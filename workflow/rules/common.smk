@@ -5,6 +5,7 @@ from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
+import vhct.pipeline.aggregate as vagg
 import vhct.pipeline.config as vc
 import vhct.pipeline.stale as vstale
 import vhct.pipeline.tables as vt
@@ -40,9 +41,12 @@ RUN_META = str(sidecar_path(RUN_TABLE))
 REGRET = f"{RESULTS}/aggregates/{{experiment}}/regret.csv"
 FINAL = f"{RESULTS}/aggregates/{{experiment}}/final.csv"
 TIMING = f"{RESULTS}/aggregates/{{experiment}}/timing.csv"
-#: one setting's aggregates (made by aggregate_setting): what the figures read
-CURVE = f"{RESULTS}/aggregates/{{experiment}}/settings/{{setting}}/regret.csv"
-SETTING_TIMING = f"{RESULTS}/aggregates/{{experiment}}/settings/{{setting}}/timing.csv"
+#: one setting's aggregates (made by aggregate_setting): what the figures read (the layout is
+#: vhct.pipeline.aggregate's, which `make findings` ships)
+CURVE, SETTING_TIMING = (
+    f"{RESULTS}/{vagg.SETTING_TABLE.format(experiment='{experiment}', setting='{setting}', table=table)}"
+    for table in vagg.SETTING_TABLES
+)
 FIGURE = f"{FIGURES}/{{figure}}.{{ext}}"
 FIGURE_EXTS = ["pdf", "png"]
 DATA_DIR = "data"
