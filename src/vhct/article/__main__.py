@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from vhct.article.build import build
-from vhct.article.sources import ArticleError
+from vhct.article.sources import command
 
 DEFAULT_FINDINGS = Path("docs") / "findings"
 DEFAULT_OUT = Path("docs") / "article.pdf"
@@ -39,13 +39,12 @@ def main(argv: list[str] | None = None) -> int:
     kind = "results" if args.results is not None else "findings"
     folder = args.results if args.results is not None else (args.findings or DEFAULT_FINDINGS)
     started = time.perf_counter()
-    try:
+
+    def write() -> str:
         build(folder, args.out, SOURCE_KINDS[kind], args.checkout, args.typst)
-    except (ArticleError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(f"wrote {args.out} from {folder} in {time.perf_counter() - started:.1f} s")
-    return 0
+        return f"wrote {args.out} from {folder} in {time.perf_counter() - started:.1f} s"
+
+    return command(write)
 
 
 if __name__ == "__main__":

@@ -203,7 +203,8 @@ def _data_sets(cfg, experiments: dict[str, ExperimentInfo]) -> list[DataSet]:
     ]
 
 
-def _figures(sources: Sources, cfg) -> list[RegretFigure]:
+def regret_figures(sources: Sources, cfg) -> list[RegretFigure]:
+    """The run's curve figures, each with its curve files (present or not) and its seeds per curve."""
     made = set(sources.provenance.get("figures", []))
     out = []
     for name, fig in cfg.figures.items():
@@ -272,7 +273,7 @@ def collect(sources: Sources, source_kind: str) -> Article:
         algorithm_costs=algorithm_costs(sources.timings),
         experiment_seconds=experiment_seconds(sources.timings), wall_seconds=float(prov["wall_seconds"]),
         machine=dict(prov["machine"]), versions=dict(prov["versions"]),
-        full_scale=scale, memory_recorded=False, figures=_figures(sources, cfg),
+        full_scale=scale, memory_recorded=False, figures=regret_figures(sources, cfg),
         upstream=[(p.name, _heading(p)) for p in sources.upstream],
         alpha=alphas.pop() if len(alphas) == 1 else math.nan, rules=dict(audit.rules),
     )  # fmt: skip

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 from vhct.article.figures import draw_forest, draw_regret
-from vhct.article.record import collect, run_config
-from vhct.article.sources import ArticleError, read_sources
+from vhct.article.record import regret_figures, run_config
+from vhct.article.sources import ArticleError, command, read_sources
 from vhct.reporting.plots import figure_job
 
 DEFAULT_FINDINGS = Path("docs") / "findings"
@@ -27,15 +27,14 @@ FOREST = "audit_forest"
 def redraw(inputs: Path | str, out: Path | str, checkout: Path | str = ".") -> list[Path]:
     """Draw every figure the shipped run made into ``out`` (PDF and PNG); return the PNGs."""
     sources = read_sources(inputs, checkout)
-    article = collect(sources, "shipped findings")
-    absent = {f.name: f.missing for f in article.figures if not f.present}
+    cfg = run_config(sources)
+    regret = {f.name: f for f in regret_figures(sources, cfg)}
+    absent = {f.name: f.missing for f in regret.values() if not f.present}
     if absent:
         named = ", ".join(f"{name} ({n} curve files)" for name, n in absent.items())
         raise ArticleError(f"{sources.folder}: the per-round curves of {named} are not in the input")
-    cfg = run_config(sources)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    regret = {f.name: f for f in article.figures}
     drawn = []
     for name in sources.provenance.get("figures", []):
         if name == FOREST:
@@ -60,13 +59,10 @@ def main(argv: list[str] | None = None) -> int:
         "--checkout", type=Path, default=Path("."), help="the checkout whose config/ it reads"
     )
     args = parser.parse_args(argv)
-    try:
-        drawn = redraw(args.findings, args.out, args.checkout)
-    except (ArticleError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(f"drew {len(drawn)} figures into {args.out} from {args.findings}")
-    return 0
+    return command(
+        lambda: f"drew {len(redraw(args.findings, args.out, args.checkout))} figures into {args.out} "
+        f"from {args.findings}"
+    )
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,6 +45,18 @@ PROVENANCE_KEYS = (
 
 class ArticleError(RuntimeError):
     """An input of the article that is missing or unreadable; the message names the file."""
+
+
+def command(action: Callable[[], str]) -> int:
+    """A command line's exit status: 0 with ``action``'s message printed, or 2 with a bad input's one
+    line on stderr (nothing is written then)."""
+    try:
+        message = action()
+    except (ArticleError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(message)
+    return 0
 
 
 @dataclass(frozen=True)
