@@ -36,6 +36,7 @@ Require = Annotated[
 Statistic = Literal[
     "cumulative_regret", "average_regret", "normalized_regret", "max_depth", "seconds_per_round",
     "optimizer_seconds_per_round",
+    "guarantee_share", "guarantee_share_finite",
 ]  # fmt: skip
 
 #: every kind of claim: its name -> its class in ``vhct.reporting.audit.kinds`` (imported on first
@@ -45,6 +46,7 @@ for _name, _cls in (
     ("lowest", "Lowest"), ("among_fastest", "AmongFastest"), ("similar", "Similar"),
     ("best_parameter", "BestParameter"), ("sublinear", "Sublinear"), ("greater", "Greater"),
     ("contrast", "Contrast"), ("easier", "Easier"),
+    ("share_at_least", "ShareAtLeast"),
 ):  # fmt: skip
     CLAIM_KINDS.register(_name, f"vhct.reporting.audit.kinds:{_cls}")
 #: a claim's keys filled from ``defaults`` when absent (optional in the file, set in the record)
@@ -84,6 +86,7 @@ class Thresholds(Record):
     max_slope: Positive | None = None  # type: ignore[valid-type]
     refuted_above: Positive | None = None  # type: ignore[valid-type]
     min_factor: number(ge=1) | None = None  # type: ignore[valid-type]
+    min_share: number(gt=0, le=1) | None = None  # type: ignore[valid-type]
 
     def given(self) -> dict[str, Any]:
         """The thresholds the file gives (as recorded in the audit)."""
