@@ -57,10 +57,13 @@ HIGH = list(2.0 + 0.06 * np.random.default_rng(2).standard_normal(SEEDS))
 OWN_SHARE = 0.25
 
 
-def make_run(seed, final, horizon=HORIZON, power=1.0, depth=3.0, seconds=1e-3, offset=0.0, f_star=0.0) -> Run:
+def make_run(
+    seed, final, horizon=HORIZON, power=1.0, depth=3.0, seconds=1e-3, offset=0.0, f_star=0.0, bound=1.0
+) -> Run:
     """A run whose cumulative regret grows like offset + final * (t / horizon)**power (against f*,
     or against 1 when f* is None, as a run table's ``value`` column says); each round takes
-    ``seconds``, ``OWN_SHARE`` of them the optimizer's own."""
+    ``seconds``, ``OWN_SHARE`` of them the optimizer's own; every selected node's max(SE, OE) is
+    ``bound``."""
     t = np.arange(1, horizon + 1)
     cumulative = offset + final * (t / horizon) ** power
     table = pd.DataFrame(
@@ -69,6 +72,7 @@ def make_run(seed, final, horizon=HORIZON, power=1.0, depth=3.0, seconds=1e-3, o
             "value": (1.0 if f_star is None else f_star) - np.diff(cumulative, prepend=0.0),
             "cumulative_regret": cumulative,
             "depth": np.full(horizon, float(depth)),
+            "selection_bound": np.full(horizon, float(bound)),
             "step_seconds": np.full(horizon, seconds),
             "optimizer_seconds": np.full(horizon, OWN_SHARE * seconds),
         }

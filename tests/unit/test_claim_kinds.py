@@ -138,15 +138,18 @@ def check_contract_on_samples(claim: Claim) -> None:
 
 def made_up_runs(values: np.ndarray, additive: bool) -> list[Run]:
     """Runs (against f* = 0), one per per-seed value: for a ratio, cumulative regret growing linearly
-    to the value at the last round; for a difference (the slope of log R_t on log t), R_t = t ** value."""
+    to the value at the last round; for a difference (the slope of log R_t on log t), R_t = t ** value.
+    A share of rounds (the selection guarantee's) is the value too: the first value x n rounds have a
+    bound max(SE, OE) that covers their regret, the others a bound of 0 (every round's regret is > 0)."""
     t = np.arange(1, HORIZON + 1, dtype=float)
     runs = []
     for seed, value in enumerate(values):
         cumulative = t**value if additive else value * t / HORIZON
+        holds = np.arange(HORIZON) < round(value * HORIZON)
         table = pd.DataFrame({
             "t": t.astype(int), "value": -np.diff(cumulative, prepend=0.0), "cumulative_regret": cumulative,
-            "depth": np.full(HORIZON, 3.0), "step_seconds": np.full(HORIZON, 1e-3),
-            "optimizer_seconds": np.full(HORIZON, 2.5e-4),
+            "depth": np.full(HORIZON, 3.0), "selection_bound": np.where(holds, 1e9, 0.0),
+            "step_seconds": np.full(HORIZON, 1e-3), "optimizer_seconds": np.full(HORIZON, 2.5e-4),
         })  # fmt: skip
         assert tuple(table.columns) == AUDITED_COLUMNS
         runs.append(Run(seed, table, 0.0))

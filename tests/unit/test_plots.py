@@ -108,7 +108,7 @@ def test_every_figure_kind_has_a_registered_drawer_and_every_drawer_a_kind():
         assert callable(plots.DRAWERS.lookup(kind)), kind
     public = {
         value
-        for family in (plots.functions, plots.osc, plots.regret)
+        for family in (plots.cells, plots.functions, plots.osc, plots.regret)
         for name, value in vars(family).items()
         if name.endswith("_figure") and callable(value) and value.__module__ == family.__name__
     }

@@ -47,8 +47,8 @@ def test_every_algorithm_runs_2000_rounds_on_every_objective(algorithm, objectiv
 def test_run_table_columns_and_regret():
     table, meta = run_experiment(run_spec("VHCT", "himmelblau", 300, 0, params={"rho": 0.75}))
     assert list(table.columns) == [
-        "t", "x0", "x1", "reward", "value", "regret", "cumulative_regret", "depth", "step_seconds",
-        "optimizer_seconds",
+        "t", "x0", "x1", "reward", "value", "regret", "cumulative_regret", "depth", "selection_bound",
+        "step_seconds", "optimizer_seconds",
     ]
     assert table["t"].tolist() == list(range(1, 301))
     np.testing.assert_allclose(table["regret"], meta["f_star"] - table["value"])

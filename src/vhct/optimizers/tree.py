@@ -58,6 +58,9 @@ class TreeSearch(Optimizer):
         self.b_value: list[float] = [INF]
         self._path: list[int] = []
         self._last_pulled: int | None = None
+        #: ``max(SE, OE)`` of the node selected in the current round, at its selection (before its pull)
+        self._selected_bound: float | None = None
+        self._last_bound: float | None = None
 
     # -- tree structure -------------------------------------------------------------
     def _expand(self, node: int) -> None:
@@ -101,6 +104,14 @@ class TreeSearch(Optimizer):
     @property
     def pulled_depth(self) -> int | None:
         return None if self._last_pulled is None else self.partition.depth[self._last_pulled]
+
+    @property
+    def selection_bound(self) -> float | None:
+        """``max(SE_{h_t,i_t}(T, t), OE_{h_t})`` of the node pulled in the last round, as it was when the
+        round selected it (before the pull: ``+inf`` for a node never pulled); None before any round or
+        for a tree search without the two quantities. The paper's selection guarantee (Sec. 4.3, App.
+        lemma "upper bound of simple regret") is ``f* - f(x_{h_t,i_t}) <= 3 max(SE, OE)``."""
+        return self._last_bound
 
     @property
     def tree_depth(self) -> int:
@@ -247,7 +258,11 @@ class OSC(TreeSearch):
     def _ask(self) -> np.ndarray:
         self._update_log_term(self.t + 1)
         self._path = self._descend()
-        return self.partition.centre(self._path[-1])
+        node = self._path[-1]
+        # O(1): the selected node's SE with its count before the pull, and its depth's cached OE
+        se, oe = self.se(node), self.oe(self.partition.depth[node])
+        self._selected_bound = se if se >= oe else oe
+        return self.partition.centre(node)
 
     def _tell(self, reward: float) -> None:
         node = self._path[-1]  # never the root
@@ -273,6 +288,7 @@ class OSC(TreeSearch):
             self._expand(node)
         self._backup(self._path)
         self._last_pulled = node
+        self._last_bound = self._selected_bound
         if variance > self._variance_bound:
             b = self.uncertainty.b
             self._flag_reward_range(

@@ -111,3 +111,8 @@ register(FigureKind(
 #: figures the audit stage draws from its own JSON, beside the config's figures (not a config kind:
 #: they read no aggregates and take no panels); the provenance records and ship copies them too
 AUDIT_FIGURES = ("audit_forest",)
+register(FigureKind(
+    "near_optimal",
+    "near-optimal cells per depth of a 1-D objective on the standard partition (computed, no runs)",
+    False, frozenset({"objective"}), frozenset({"title", "objective"}),
+))  # fmt: skip

@@ -36,6 +36,7 @@ Require = Annotated[
 Statistic = Literal[
     "cumulative_regret", "average_regret", "normalized_regret", "max_depth", "seconds_per_round",
     "optimizer_seconds_per_round",
+    "guarantee_share", "guarantee_share_finite",
 ]  # fmt: skip
 
 #: every kind of claim: its name -> its class in ``vhct.reporting.audit.kinds`` (imported on first
@@ -45,6 +46,7 @@ for _name, _cls in (
     ("lowest", "Lowest"), ("among_fastest", "AmongFastest"), ("similar", "Similar"),
     ("best_parameter", "BestParameter"), ("sublinear", "Sublinear"), ("greater", "Greater"),
     ("contrast", "Contrast"), ("easier", "Easier"),
+    ("share_at_least", "ShareAtLeast"),
 ):  # fmt: skip
     CLAIM_KINDS.register(_name, f"vhct.reporting.audit.kinds:{_cls}")
 #: a claim's keys filled from ``defaults`` when absent (optional in the file, set in the record)
@@ -84,6 +86,7 @@ class Thresholds(Record):
     max_slope: Positive | None = None  # type: ignore[valid-type]
     refuted_above: Positive | None = None  # type: ignore[valid-type]
     min_factor: number(ge=1) | None = None  # type: ignore[valid-type]
+    min_share: number(gt=0, le=1) | None = None  # type: ignore[valid-type]
 
     def given(self) -> dict[str, Any]:
         """The thresholds the file gives (as recorded in the audit)."""
@@ -252,6 +255,41 @@ class Discrepancy(Record):
     resolution: Text
 
 
+class ComputedClaim(Record):
+    """A statement of the paper about a function on the standard partition, checked by a deterministic
+    computation (``vhct.objectives.cells``, evaluated by ``vhct.reporting.audit.computed``), not on runs:
+    reproduced or not reproduced, never a p-value. ``gls``: for each resolution of ``resolutions`` (a
+    config's ``resolution`` mapping), whether f >= f* - phi(h) on the optimal cell at every depth up to
+    ``max_depth`` (``claimed: holds``) or fails at some depth (``violated``). ``near_optimal_growth``: the
+    exponential part of the growth per depth of the near-optimal cells N_h (the paper's threshold for the
+    objective), at least ``min_growth`` (``claimed: exponential``) or below it (``polynomial``)."""
+
+    id: Name
+    quote: Text
+    location: Text
+    note: Text | None = None
+    objective: Name
+    check: Literal["gls", "near_optimal_growth"]
+    claimed: Literal["holds", "violated", "exponential", "polynomial"]
+    resolutions: list[dict[str, Any]] | None = Field(None, min_length=1)
+    max_depth: Annotated[int, Field(ge=1)] | None = None
+    min_growth: number(gt=1) | None = None  # type: ignore[valid-type]
+
+    @model_validator(mode="after")
+    def _needs(self) -> ComputedClaim:
+        needs, claims = (
+            (("resolutions", "max_depth"), ("holds", "violated"))
+            if self.check == "gls"
+            else (("min_growth",), ("exponential", "polynomial"))
+        )
+        for key in needs:
+            if getattr(self, key) is None:
+                raise key_error((key,), f"a {self.check} check needs '{key}'")
+        if self.claimed not in claims:
+            raise key_error(("claimed",), f"a {self.check} check claims {' or '.join(claims)}")
+        return self
+
+
 class Condition(Record):
     """How the paper ran an experiment its claims read: the objective (and the parameters that make it
     the paper's, such as Rastrigin's dimension) and the noise half-width. An experiment the config runs
@@ -325,6 +363,11 @@ class ClaimsFile(Record):
         "default ones, and every claim naming a substituted setting is evaluated again under the variant",
     )
     discrepancies: list[Discrepancy]
+    computed: list[ComputedClaim] = Field(
+        default_factory=list,
+        description="statements about a function on the standard partition, decided by a deterministic "
+        "computation (vhct.objectives.cells), not on runs",
+    )
     conditions: dict[Name, Condition] = Field(
         description="how the paper ran each experiment the claims read (objective, noise); an experiment "
         "the config runs otherwise is not evaluated"
@@ -338,7 +381,7 @@ class ClaimsFile(Record):
     @model_validator(mode="after")
     def _across(self) -> ClaimsFile:
         """Unique ids per section, a rule text for every kind used, conditions for every experiment read."""
-        for section in ("claims", "discrepancies", "sensitivity"):
+        for section in ("claims", "discrepancies", "sensitivity", "computed"):
             unique_ids(getattr(self, section), section)
         for i, claim in enumerate(self.claims):
             if claim.kind not in self.rules.texts():

@@ -10,6 +10,7 @@ from vhct.pipeline.config import Config
 from vhct.pipeline.specs import ExperimentInfo
 from vhct.reporting.audit.claims import substitute_settings
 from vhct.reporting.audit.claims_model import Claim, ClaimsFile
+from vhct.reporting.audit.computed import evaluate_computed
 from vhct.reporting.audit.records import (
     AUDIT_FORMAT,
     Audit,
@@ -223,6 +224,7 @@ def run_audit(
         sensitivity=sensitivity,
         discrepancies=claims.discrepancies,
         conditions=claims.conditions,
+        computed=[evaluate_computed(claim) for claim in claims.computed],
     )
 
 

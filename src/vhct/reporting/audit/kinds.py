@@ -17,6 +17,7 @@ import numpy as np
 from vhct.reporting import stats
 from vhct.reporting.audit.checks import (
     Region,
+    _at_round,
     compare_samples,
     contrast_comparison,
     no_effect_regions,
@@ -25,7 +26,7 @@ from vhct.reporting.audit.checks import (
 )
 from vhct.reporting.audit.claims_model import Claim, key_error
 from vhct.reporting.audit.records import Comparison
-from vhct.reporting.audit.runs import Run, horizon, samples, statistic
+from vhct.reporting.audit.runs import GUARANTEE_STATISTICS, Run, horizon, samples, statistic
 from vhct.reporting.audit.verdicts import NOT_EVALUATED
 
 #: one experiment's runs: setting -> its runs
@@ -301,3 +302,54 @@ class Easier(Lowest):
             comp = pair(common, unit, r1, r2, s, s, min(horizon(r1), horizon(r2)), tuple(scales))
             out.append(dataclasses.replace(comp, a=f"{s} on {first}", b=f"{s} on {second}"))
         return out
+
+
+class ShareAtLeast(ClaimKind):
+    """Per seed, a share of rounds (a statistic in [0, 1], such as the rounds where the selection
+    guarantee holds); its mean over seeds at least ``min_share`` (one-sample, against an absolute level),
+    refuted below ``refuted_below`` (default ``min_share``)."""
+
+    name = "share_at_least"
+    keys = ("target",)
+    thresholds = ("min_share",)
+    statistics = GUARANTEE_STATISTICS
+    additive = True
+    example = {"target": "A", "thresholds": {"min_share": 0.5}}
+
+    def validate(self, claim: Claim) -> None:
+        if claim.others:
+            raise key_error(("others",), "a share_at_least check reads only its target")
+        th = claim.thresholds
+        if th.refuted_below is not None and th.refuted_below > th.min_share:
+            raise key_error(("thresholds",), "refuted_below exceeds min_share")
+
+    def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
+        th = claim.thresholds
+        refuting = th.min_share if th.refuted_below is None else th.refuted_below
+        return (Region("greater", th.min_share),), (Region("less", refuting),)
+
+    def check(self, claim, unit, runs, scales, reference):  # type: ignore[no-untyped-def]
+        a, full = claim.target, _full(runs[0])
+        seeds = runs[0][a]
+        base = Comparison(unit, a, "-", horizon=full)
+        at = _at_round(claim, horizon(seeds), horizon(seeds), full)
+        if isinstance(at, str):
+            return [dataclasses.replace(base, verdict=NOT_EVALUATED, reason=at)]
+        sample = samples(seeds, claim.statistic, at)
+        if any(math.isnan(v) for v in sample.values()):
+            why = f"{claim.statistic} is undefined for {a}"
+            return [dataclasses.replace(base, round=at, verdict=NOT_EVALUATED, reason=why)]
+        return [self._compare(claim, dataclasses.replace(base, round=at), sample, True)]
+
+    def made_up(self, claim: Claim, name: str, truth: float, draw: Draw, n: int) -> Comparison:
+        shares = truth + SHARE_SD * (draw(1.0, n, True, 1.0) - 1.0)  # a unit-mean draw's deviations
+        return self._compare(claim, Comparison(name, "A", "-"), dict(enumerate(shares.tolist())), False)
+
+    @staticmethod
+    def _compare(claim: Claim, base: Comparison, sample: Mapping[int, float], interval: bool) -> Comparison:
+        name = f"mean share of rounds ({claim.statistic})"
+        return slope_comparison(claim, base, sample, interval, effect_name=name, quantity="mean share")
+
+
+#: standard deviation of made-up per-seed shares (the calibration's)
+SHARE_SD = 0.02

@@ -15,7 +15,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, Valida
 from pydantic.dataclasses import dataclass
 
 from vhct.pipeline.specs import ExperimentInfo
-from vhct.reporting.audit.claims_model import Choice, Claim, Condition, Discrepancy
+from vhct.reporting.audit.claims_model import Choice, Claim, ComputedClaim, Condition, Discrepancy
 from vhct.reporting.audit.questions_model import Question
 
 #: version of the audit's JSON shape; the reader refuses any other (6: records embed their claim,
@@ -224,6 +224,16 @@ class AuditContext(_Record):
     versions: dict[str, str | None] | None = None
 
 
+class ComputedVerdict(_Record):
+    """A statement checked by computation (``vhct.reporting.audit.computed``): its verdict (reproduced or
+    not reproduced), why, and the per-depth table it was decided on (column name -> one value per depth)."""
+
+    claim: ComputedClaim
+    verdict: str
+    reason: str
+    table: dict[str, list[float]]
+
+
 class Audit(_Record):
     """The whole audit (one JSON file): verdicts, sensitivity, readings, discrepancies, context."""
 
@@ -239,6 +249,8 @@ class Audit(_Record):
     #: how the paper ran each experiment the claims read (the claims file's ``conditions``)
     conditions: dict[str, Condition]
     beyond: Beyond | None = None
+    #: statements checked by computation, not on runs (the claims file's ``computed``)
+    computed: list[ComputedVerdict] = []
 
     @property
     def paper_seeds(self) -> int:
