@@ -215,10 +215,12 @@ def _figures(sources: Sources, cfg) -> list[RegretFigure]:
         paths = [p for by in curves.values() for p in by.values()]
         missing = sum(not p.is_file() for p in paths)
         run = sources.audit.context.experiments
-        seeds = {
-            e: {s: len((run[e] if e in run else cfg.experiment_info(e)).settings[s].seeds) for s in by}
-            for e, by in curves.items()
-        }
+
+        def seeds_of(e: str, s: str) -> int:  # as run, else as the config runs it (a setting added since)
+            info = run[e] if e in run and s in run[e].settings else cfg.experiment_info(e)
+            return len(info.settings[s].seeds)
+
+        seeds = {e: {s: seeds_of(e, s) for s in by} for e, by in curves.items()}
         out.append(
             RegretFigure(
                 name, fig.kind, fig.title or name, curves, missing == 0, missing, seeds, cfg.figure_spec(name)
