@@ -120,7 +120,8 @@ def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
             }
         },
         "claims": [
-            {"id": "C1", "reading_of": "S", "quote": "VHCT is fastest", "note": "read as the lowest final regret",
+            {"id": "C1", "reading_of": "S", "quote": "VHCT is fastest",
+             "note": "read as the lowest final regret",
              "location": "Sec. 5", "verdict": "reproduced", "coverage": "garland, mnist",
              "reason": "VHCT below BO", "sensitivity": [{"choice": "osc-refresh", "verdict": "inconclusive",
                                                          "flips": True}],

@@ -36,13 +36,16 @@ def test_a_shipped_run_renders_every_part(tmp_path):
                    "#### C2\n\n**inconclusive** on garland. Fig. 3. VHCT and HCT alike",
                    # the table by statement: S's verdict, its two readings under it
                    "| S | **readings disagree** | 2 readings, which disagree (a flip) |  |  |\n"
-                   "| - reading 1: C1 | reproduced | VHCT below BO | osc-refresh (inconclusive) | [why](#c1) |\n"
+                   "| - reading 1: C1 | reproduced | VHCT below BO | osc-refresh (inconclusive) "
+                   "| [why](#c1) |\n"
                    "| - reading 2: C3 | not reproduced | mnist: BO vs VHCT-rho0.75 at t = 50 of 100",
                    # the opening summary, from the audit JSON: 2 statements, 3 readings
-                   "- **Scope.** 2 statements of the paper (3 readings", "2 experiments (garland, mnist) at 20 seeds",
+                   "- **Scope.** 2 statements of the paper (3 readings",
+                   "2 experiments (garland, mnist) at 20 seeds",
                    "- **Reproduced:** none.", "- **Not reproduced:** none.",
                    "- **Readings disagree** (1 statement):\n  - S (Sec. 5), 2 readings:\n"
-                   "    - [C1](#c1): **reproduced**; VHCT below BO\n    - [C3](#c3): **not reproduced**; mnist: "
+                   "    - [C1](#c1): **reproduced**; VHCT below BO\n"
+                   "    - [C3](#c3): **not reproduced**; mnist: "
                    "BO vs VHCT-rho0.75 at t = 50 of 100, ratio of means 7",
                    "- **Inconclusive** (1 statement), neither the claim nor its refutation significant: C2.",
                    "- **Read before the horizon** (1 comparison, each labelled with its round"):  # fmt: skip

@@ -92,9 +92,11 @@ def gaps(small: tuple[float, float], large: tuple[float, float]) -> dict[str, di
     "small, large, expected",
     [
         # VHCT leads by 5 (5 %) on the two, by 30 (30 %) on the others: both readings hold
-        ((95.0, 100.0), (70.0, 100.0), {GAP[0]: (REPRODUCED, REPRODUCED), GAP[1]: (REPRODUCED, REPRODUCED)}),
+        ((95.0, 100.0), (70.0, 100.0),
+         {GAP[0]: (REPRODUCED, REPRODUCED), GAP[1]: (REPRODUCED, REPRODUCED)}),
         # the opposite: the larger gap on the two, in ratio and in difference
-        ((70.0, 100.0), (95.0, 100.0), {GAP[0]: (NOT_REPRODUCED, OPPOSITE), GAP[1]: (NOT_REPRODUCED, OPPOSITE)}),
+        ((70.0, 100.0), (95.0, 100.0),
+         {GAP[0]: (NOT_REPRODUCED, OPPOSITE), GAP[1]: (NOT_REPRODUCED, OPPOSITE)}),
         # no effect: the same gap everywhere (no margin: neither side is significant)
         ((80.0, 100.0), (80.0, 100.0), {GAP[0]: (INCONCLUSIVE, UNDERPOWERED),
                                          GAP[1]: (INCONCLUSIVE, UNDERPOWERED)}),
@@ -121,7 +123,8 @@ def test_ratio_and_difference_readings_that_disagree_are_a_flip_and_the_statemen
     assert audit.reading_flips[0].flips
     assert audit.summary[READINGS_DISAGREE] == 1 and audit.summary[REPRODUCED] == 0
     text = render_markdown(audit)
-    assert "| synthetic-vhct-hct-gap-small | readings disagree | 2 readings, which disagree (a flip) |" in text
+    row = "| synthetic-vhct-hct-gap-small | readings disagree | 2 readings, which disagree (a flip) |"
+    assert row in text
     assert ("of the paper's 1 audited statement (2 readings): 0 reproduced, 0 not reproduced, 0 inconclusive "
             "and 1 readings disagree") in headline(audit)
 
@@ -133,7 +136,8 @@ PHI = ("phi-conjecture-with-phi-oe", "phi-conjecture-with-default-oe", "phi-conj
 
 @pytest.mark.parametrize(
     "ratio, expected",
-    [(0.8, (REPRODUCED, REPRODUCED)), (1.25, (NOT_REPRODUCED, OPPOSITE)), (1.0, (NOT_REPRODUCED, NO_EFFECT))],
+    [(0.8, (REPRODUCED, REPRODUCED)), (1.25, (NOT_REPRODUCED, OPPOSITE)),
+     (1.0, (NOT_REPRODUCED, NO_EFFECT))],
 )
 def test_the_phi_conjecture_at_equal_resolution_on_runs_of_known_truth(ratio, expected):
     """VHCT-phi2overh against HCT-phi2overh alone (the quantifier's effect at OE = 2/h), with the
@@ -142,8 +146,8 @@ def test_the_phi_conjecture_at_equal_resolution_on_runs_of_known_truth(ratio, ex
     assert (claim.target, claim.others, claim.reading_of) == ("VHCT-phi2overh", ["HCT-phi2overh"],
                                                                "phi-2-over-h-conjecture")  # fmt: skip
     assert claim.thresholds == shipped(PHI[0])[0].thresholds
-    audit = audit_of([claim], {"counterexample": {"VHCT-phi2overh": 100.0 * ratio, "HCT-phi2overh": 100.0,
-                                                  "HCT-rho0.75": 50.0}})  # fmt: skip
+    means = {"VHCT-phi2overh": 100.0 * ratio, "HCT-phi2overh": 100.0, "HCT-rho0.75": 50.0}
+    audit = audit_of([claim], {"counterexample": means})
     assert verdicts(audit)[PHI[2]] == expected
     (c,) = audit.claims[0].experiments[0].comparisons
     assert (c.a, c.b) == ("VHCT-phi2overh", "HCT-phi2overh") and c.effect == pytest.approx(ratio, rel=0.02)
@@ -164,12 +168,15 @@ def test_the_three_readings_of_the_phi_conjecture_are_one_statement():
 
 # ---------------------------------------------------------------- "similar": margins and direction
 
-HIGH_NOISE = ("garland-high-noise", "doublesine-high-noise", "himmelblau-high-noise", "rastrigin1d-high-noise")
+HIGH_NOISE = (
+    "garland-high-noise", "doublesine-high-noise", "himmelblau-high-noise", "rastrigin1d-high-noise"
+)  # fmt: skip
 
 
 def similar_audit(ratios: tuple[float, ...]) -> Audit:
     (claim,) = shipped("high-noise-vhct-hct-similar")
-    means = {e: {"VHCT-rho0.75": 100.0 * r, "HCT-rho0.75": 100.0} for e, r in zip(HIGH_NOISE, ratios, strict=True)}
+    means = {e: {"VHCT-rho0.75": 100.0 * r, "HCT-rho0.75": 100.0}
+             for e, r in zip(HIGH_NOISE, ratios, strict=True)}  # fmt: skip
     return audit_of([claim], means)
 
 
@@ -188,7 +195,8 @@ def test_similar_is_read_at_its_other_margins_and_the_table_renders_each():
     assert head in text
     assert ("| lower_ratio = 0.8, upper_ratio = 1.05 (the claim's) | not reproduced: the opposite | "
             + " | ".join(["not reproduced"] * 4) + " |") in text  # fmt: skip
-    assert "| lower_ratio = 0.8, upper_ratio = 1.1 | reproduced | " + " | ".join(["reproduced"] * 4) + " |" in text
+    assert ("| lower_ratio = 0.8, upper_ratio = 1.1 | reproduced | "
+            + " | ".join(["reproduced"] * 4) + " |") in text  # fmt: skip
     # VHCT 30 % above: refuted at every margin
     worse = similar_audit((1.3, 1.3, 1.3, 1.3)).claims[0]
     assert [m.verdict for m in worse.margins] == [NOT_REPRODUCED, NOT_REPRODUCED]
@@ -198,7 +206,8 @@ def test_the_direction_sentence_is_rendered_from_the_comparisons_and_follows_the
     higher = similar_audit((1.02, 1.09, 1.08, 1.07))
     assert direction_sentence(higher.claims[0], higher) == (
         "VHCT-rho0.75's mean final regret is higher than HCT-rho0.75's on 4 of 4 experiments "
-        "(garland-high-noise, doublesine-high-noise, himmelblau-high-noise, rastrigin1d-high-noise), by 2% to 9%."
+        "(garland-high-noise, doublesine-high-noise, himmelblau-high-noise, rastrigin1d-high-noise), "
+        "by 2% to 9%."
     )
     assert "Direction: VHCT-rho0.75's mean final regret is higher" in render_markdown(higher)
     mixed = similar_audit((0.9, 1.03, 1.03, 1.03))
@@ -284,5 +293,7 @@ def test_the_headline_counts_statements_with_their_readings():
     assert "| r5 | inconclusive |" in text
     # readings that agree once one is not evaluated: the statement takes their verdict
     agree = made_up_audit({"r1": ("S1", REPRODUCED), "r2": ("S1", "not evaluated")})
-    assert headline(agree).startswith("At 20 seeds per curve, of the paper's 1 audited statement (2 readings): "
-                                      "1 reproduced, 0 not reproduced and 0 inconclusive;")
+    assert headline(agree).startswith(
+        "At 20 seeds per curve, of the paper's 1 audited statement (2 readings): 1 reproduced, "
+        "0 not reproduced and 0 inconclusive;"
+    )

@@ -204,11 +204,13 @@ def direction_sentence(claim: ClaimVerdict, audit: Audit) -> str | None:
     others = list(dict.fromkeys(c.b for c in comps))
     than = " and ".join(f"{name(b)}'s" for b in others)
     parts = []
-    for word, side in (("higher", [c for c in comps if c.effect > 1.0]), ("lower", [c for c in comps if c.effect < 1.0])):
+    above, below = [c for c in comps if c.effect > 1.0], [c for c in comps if c.effect < 1.0]
+    for word, side in (("higher", above), ("lower", below)):
         if not side:
             continue
         sizes = sorted(abs(c.effect - 1.0) * 100 for c in side)
-        by = f"{sizes[0]:.0f}%" if round(sizes[0]) == round(sizes[-1]) else f"{sizes[0]:.0f}% to {sizes[-1]:.0f}%"
+        low, high = f"{sizes[0]:.0f}%", f"{sizes[-1]:.0f}%"
+        by = low if low == high else f"{low} to {high}"
         where = ", ".join(dict.fromkeys(c.experiment for c in side))
         parts.append(f"{word} than {than} on {len(side)} of {len(comps)} experiments ({where}), by {by}")
     equal = [c.experiment for c in comps if c.effect == 1.0]

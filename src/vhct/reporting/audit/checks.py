@@ -218,7 +218,9 @@ def _seed_values(sample) -> dict[str, float]:
     return {str(k): float(v) for k, v in enumerate(stats.values(sample))}
 
 
-def contrast_comparison(claim: Claim, base: Comparison, a1, b1, a2, b2, differences: bool = False) -> Comparison:
+def contrast_comparison(
+    claim: Claim, base: Comparison, a1, b1, a2, b2, differences: bool = False
+) -> Comparison:
     """Ratio a1/b1 against ratio a2/b2 on the claim's direction and margin (delta method), with the
     interval of the ratio of ratios; with ``differences``, the difference a1 - b1 against a2 - b2
     (``mean_a``/``mean_b`` the two differences, the effect their difference, the margin additive).
