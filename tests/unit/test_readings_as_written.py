@@ -11,6 +11,8 @@ truth (reproduced, the opposite, no effect), through the shipped claims file's o
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -20,7 +22,7 @@ from support import conditions_of
 from vhct.reporting.audit.claims import ClaimsError, load_claims
 from vhct.reporting.audit.claims_model import Claim, ClaimsFile
 from vhct.reporting.audit.evaluate import run_audit
-from vhct.reporting.audit.records import AUDIT_FORMAT, Audit, AuditContext, parse_audit
+from vhct.reporting.audit.records import AUDIT_FORMAT, Audit, AuditContext, audit_json, parse_audit
 from vhct.reporting.audit.runs import Run
 from vhct.reporting.audit.verdicts import (
     INCONCLUSIVE,
@@ -190,6 +192,8 @@ def test_similar_is_read_at_its_other_margins_and_the_table_renders_each():
         ({"lower_ratio": 0.8, "upper_ratio": 1.2}, REPRODUCED),
     ]
     assert all(e.verdict == REPRODUCED for m in c.margins for e in m.experiments)
+    # the one writer and the one reader keep them
+    assert parse_audit(json.loads(audit_json(audit))).claims[0].margins == c.margins
     text = render_markdown(audit)
     head = "| margins | verdict | " + " | ".join(HIGH_NOISE) + " |"
     assert head in text
