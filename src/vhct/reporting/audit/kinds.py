@@ -318,8 +318,10 @@ class Easier(Lowest):
         return out
 
 
-#: the mean of the samples of a made-up difference comparison (its margins are in these units)
-MADE_UP_UNIT = 1.0
+#: the mean of the reference samples of a made-up difference comparison (its margins and truths are in
+#: these units): small enough that the calibration's steps in the difference (0.05 to 0.2, as for a
+#: slope) stand several standard errors apart at its spreads, so "far inside" is far
+MADE_UP_UNIT = 0.2
 
 
 class DifferenceContrast(Contrast):
