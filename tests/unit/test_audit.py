@@ -485,7 +485,8 @@ def test_every_shipped_claim_evaluates_on_runs_shaped_like_the_tiny_config():
     # and the reason says how many seeds ran and how many the claim needs)
     new_claims = [
         "vhct-faster-low-noise", "vhct-lead-low-vs-high-noise", "high-noise-vhct-hct-similar",
-        "phi-conjecture-with-phi-oe", "phi-conjecture-with-default-oe", "himmelblau-easier",
+        "phi-conjecture-with-phi-oe", "phi-conjecture-with-default-oe", "phi-conjecture-equal-resolution",
+        "himmelblau-easier-fig6", "synthetic-vhct-hct-small-gap-differences",
     ]  # fmt: skip
     for new in new_claims:
         assert by_id[new].verdict == NOT_EVALUATED, new
@@ -498,8 +499,10 @@ def test_every_shipped_claim_evaluates_on_runs_shaped_like_the_tiny_config():
     by_id = {c.claim.id: c for c in result.claims}
     counter = by_id["phi-conjecture-with-phi-oe"].experiments[0]
     assert [c.b for c in counter.comparisons] == ["HCT-rho0.75", "T-HOO-rho0.25"]
+    (equal,) = by_id["phi-conjecture-equal-resolution"].experiments[0].comparisons  # HCT at 2/h: tiny runs it
+    assert (equal.a, equal.b, equal.n_a) == ("VHCT-phi2overh", "HCT-phi2overh", 2)
     # rastrigin10d is not in the tiny config: that pair alone is not evaluated
-    easier = {e.experiment: e.verdict for e in by_id["himmelblau-easier"].experiments}
+    easier = {e.experiment: e.verdict for e in by_id["himmelblau-easier-fig6"].experiments}
     assert easier["himmelblau / rastrigin10d"] == NOT_EVALUATED
     assert easier["himmelblau / rastrigin2d"] != NOT_EVALUATED
     # the questions beyond the paper are answered on garland-beyond, capped settings at their round

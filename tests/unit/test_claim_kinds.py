@@ -136,15 +136,15 @@ def check_contract_on_samples(claim: Claim) -> None:
 # ---------------------------------------------------------------- made-up runs
 
 
-def made_up_runs(values: np.ndarray, additive: bool) -> list[Run]:
-    """Runs (against f* = 0), one per per-seed value: for a ratio, cumulative regret growing linearly
-    to the value at the last round; for a difference (the slope of log R_t on log t), R_t = t ** value.
-    A share of rounds (the selection guarantee's) is the value too: the first value x n rounds have a
-    bound max(SE, OE) that covers their regret, the others a bound of 0 (every round's regret is > 0)."""
+def made_up_runs(values: np.ndarray, slope: bool) -> list[Run]:
+    """Runs (against f* = 0), one per per-seed value: cumulative regret growing linearly to the value
+    at the last round; for a slope of log R_t on log t, R_t = t ** value. A share of rounds (the
+    selection guarantee's) is the value too: the first value x n rounds have a bound max(SE, OE) that
+    covers their regret, the others a bound of 0 (every round's regret is > 0)."""
     t = np.arange(1, HORIZON + 1, dtype=float)
     runs = []
     for seed, value in enumerate(values):
-        cumulative = t**value if additive else value * t / HORIZON
+        cumulative = t**value if slope else value * t / HORIZON
         holds = np.arange(HORIZON) < round(value * HORIZON)
         table = pd.DataFrame({
             "t": t.astype(int), "value": -np.diff(cumulative, prepend=0.0), "cumulative_regret": cumulative,
@@ -160,21 +160,26 @@ def experiment_runs(claim: Claim, truth: float, rng: np.random.Generator) -> dic
     """Runs of every setting the claim reads on every experiment it reads, whose effect is ``truth``:
     the leading settings (the target, or the claimed settings, or, where the claim names only
     others, those) at ``truth`` times the rest (on the first experiment of a pair only, where the
-    claim compares pairs), every value with a small spread. For a difference the truth is the slope
-    itself."""
+    claim compares pairs), every value with a small spread. For a difference of one setting's own the
+    truth is the slope itself; for a difference between settings the leading ones lie ``truth`` above
+    the rest, whose level is 1."""
     kind = claim.spec
     leading = [claim.target] if claim.target else list(claim.claimed or claim.others)
     first = {p[0] for p in claim.pairs or []}
+    slope = kind.additive and not claim.others  # a difference of one setting's own: its slope
     out = {}
     for e in claim.experiments_read:
         at_truth = (e in first) if kind.over_pairs else True
         out[e] = {}
         for s in claim.settings:
-            rest = truth if kind.additive else 1.0  # a slope is its setting's own, a ratio against 1
-            level = truth if (s in leading and at_truth) else rest
             noise = rng.standard_normal(RUN_SEEDS)
-            values = level + SPREAD * noise if kind.additive else 100.0 * level * (1.0 + SPREAD * noise)
-            out[e][s] = made_up_runs(values, kind.additive)
+            if slope:
+                values = truth + SPREAD * noise
+            elif kind.additive:  # a difference between settings: the leading ones ``truth`` above 1
+                values = (1.0 + (truth if s in leading and at_truth else 0.0)) * (1.0 + SPREAD * noise)
+            else:  # a ratio against 1
+                values = 100.0 * (truth if s in leading and at_truth else 1.0) * (1.0 + SPREAD * noise)
+            out[e][s] = made_up_runs(values, slope)
     return out
 
 

@@ -203,6 +203,13 @@ def _data_sets(cfg, experiments: dict[str, ExperimentInfo]) -> list[DataSet]:
     ]
 
 
+def _seeds(sources: Sources, cfg, experiment: str, setting: str) -> int:
+    """The seeds a setting ran on an experiment, else (a setting the run lacks) the config's."""
+    run = sources.audit.context.experiments.get(experiment)
+    info = run if run is not None and setting in run.settings else cfg.experiment_info(experiment)
+    return len(info.settings[setting].seeds)
+
+
 def regret_figures(sources: Sources, cfg) -> list[RegretFigure]:
     """The run's curve figures, each with its curve files (present or not) and its seeds per curve."""
     made = set(sources.provenance.get("figures", []))
@@ -215,11 +222,7 @@ def regret_figures(sources: Sources, cfg) -> list[RegretFigure]:
         }
         paths = [p for by in curves.values() for p in by.values()]
         missing = sum(not p.is_file() for p in paths)
-        run = sources.audit.context.experiments
-        seeds = {
-            e: {s: len((run[e] if e in run else cfg.experiment_info(e)).settings[s].seeds) for s in by}
-            for e, by in curves.items()
-        }
+        seeds = {e: {s: _seeds(sources, cfg, e, s) for s in by} for e, by in curves.items()}
         out.append(
             RegretFigure(
                 name, fig.kind, fig.title or name, curves, missing == 0, missing, seeds, cfg.figure_spec(name)

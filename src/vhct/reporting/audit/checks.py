@@ -224,27 +224,42 @@ def _seed_values(sample) -> dict[str, float]:
     return {str(k): float(v) for k, v in enumerate(stats.values(sample))}
 
 
-def contrast_comparison(claim: Claim, base: Comparison, a1, b1, a2, b2) -> Comparison:
+def contrast_comparison(
+    claim: Claim, base: Comparison, a1, b1, a2, b2, differences: bool = False
+) -> Comparison:
     """Ratio a1/b1 against ratio a2/b2 on the claim's direction and margin (delta method), with the
-    interval of the ratio of ratios; the per-seed values of all four samples are kept."""
+    interval of the ratio of ratios; with ``differences``, the difference a1 - b1 against a2 - b2
+    (``mean_a``/``mean_b`` the two differences, the effect their difference, the margin additive).
+    The per-seed values of all four samples are kept."""
     first, _, second = base.experiment.partition(" / ")
-    on = f"ratio on {first}", f"x ratio on {second or 'the second'}"
+    second = second or "the second"
     kept = dict(values_a=_seed_values(a1), values_b=_seed_values(b1), values_a2=_seed_values(a2),
                 values_b2=_seed_values(b2))  # fmt: skip
     a1, b1, a2, b2 = (stats.values(x) for x in (a1, b1, a2, b2))
-    r1, r2 = a1.mean() / b1.mean(), a2.mean() / b2.mean()
+    if differences:
+        r1, r2 = a1.mean() - b1.mean(), a2.mean() - b2.mean()
+        effect = r1 - r2
+
+        def text(r: Region) -> str:
+            sign, margin = "<" if r.alternative == "less" else ">", f" {r.factor:+.4g}" if r.factor else ""
+            return f"difference on {first} {sign} difference on {second}{margin}"
+    else:
+        r1, r2 = a1.mean() / b1.mean(), a2.mean() / b2.mean()
+        effect = r1 / r2
+
+        def text(r: Region) -> str:
+            return r.text(f"ratio on {first}", f"x ratio on {second}")
+
     comp = dataclasses.replace(
         base, n_a=int(min(a1.size, b1.size)), n_b=int(min(a2.size, b2.size)), mean_a=float(r1),
-        mean_b=float(r2), effect=float(r1 / r2), **kept,
+        mean_b=float(r2), effect=float(effect), **kept,
     )  # fmt: skip
     def delta_sd(r: Region) -> tuple[float, float]:
-        d, v, _ = stats._contrast(a1, b1, a2, b2)
-        return d - math.log(r.factor), math.sqrt(v * min(comp.n_a, comp.n_b))
+        d, v, _ = stats._contrast(a1, b1, a2, b2, differences)
+        return d - (r.factor if differences else math.log(r.factor)), math.sqrt(v * min(comp.n_a, comp.n_b))
 
     def test(regions: Sequence[Region]) -> tuple[list[float], int | None, tuple[float | None, float | None]]:
-        ps = [stats.contrast_test(a1, b1, a2, b2, r.alternative, r.factor) for r in regions]
-        return ps, None, stats.contrast_interval(a1, b1, a2, b2, claim.alpha)
+        ps = [stats.contrast_test(a1, b1, a2, b2, r.alternative, r.factor, differences) for r in regions]
+        return ps, None, stats.contrast_interval(a1, b1, a2, b2, claim.alpha, differences)
 
-    return _tested(
-        claim, comp, test, delta_sd, (comp.n_a, comp.n_b), text=lambda r: r.text(*on)
-    )
+    return _tested(claim, comp, test, delta_sd, (comp.n_a, comp.n_b), text=text)

@@ -45,7 +45,7 @@ CLAIM_KINDS: Registry[Any] = Registry("claim kind")
 for _name, _cls in (
     ("lowest", "Lowest"), ("among_fastest", "AmongFastest"), ("similar", "Similar"),
     ("best_parameter", "BestParameter"), ("sublinear", "Sublinear"), ("greater", "Greater"),
-    ("contrast", "Contrast"), ("easier", "Easier"),
+    ("contrast", "Contrast"), ("easier", "Easier"), ("difference_contrast", "DifferenceContrast"),
     ("share_at_least", "ShareAtLeast"),
 ):  # fmt: skip
     CLAIM_KINDS.register(_name, f"vhct.reporting.audit.kinds:{_cls}")
@@ -87,6 +87,7 @@ class Thresholds(Record):
     refuted_above: Positive | None = None  # type: ignore[valid-type]
     min_factor: number(ge=1) | None = None  # type: ignore[valid-type]
     min_share: number(gt=0, le=1) | None = None  # type: ignore[valid-type]
+    min_difference: number(ge=0) | None = None  # type: ignore[valid-type]
 
     def given(self) -> dict[str, Any]:
         """The thresholds the file gives (as recorded in the audit)."""
@@ -141,6 +142,12 @@ class Claim(Record):
     min_seeds: MinSeeds = Field(description="defaults/min_seeds when absent")
     round: Round = Field(description="defaults/round when absent")
     thresholds: Thresholds
+    margins: list[Thresholds] | None = Field(
+        None,
+        min_length=1,
+        description="other margins the verdict is also read at (the margin sensitivity): each replaces the "
+        "thresholds it names, e.g. [{upper_ratio: 1.1}, {upper_ratio: 1.2}]",
+    )
 
     @model_validator(mode="after")
     def _semantics(self) -> Claim:
@@ -163,7 +170,23 @@ class Claim(Record):
         if points is not None and any(b <= a for a, b in zip(points, points[1:], strict=False)):
             raise key_error(("checkpoints",), f"must increase, got {points}")
         kind.validate(self)
+        for i, margin in enumerate(self.margins or []):
+            unknown = sorted(set(margin.given()) - set(kind.thresholds) - set(self.thresholds.given()))
+            if unknown:
+                raise key_error(("margins", str(i)), f"not a threshold of this {self.kind} claim: {unknown}")
+            try:
+                kind.validate(self._at(margin))
+            except ConfigError as exc:
+                raise key_error(("margins", str(i)), exc.text) from None
         return self
+
+    def _at(self, margin: Thresholds) -> Claim:
+        thresholds = Thresholds.model_validate({**self.thresholds.given(), **margin.given()})
+        return self.model_copy(update={"thresholds": thresholds, "margins": None})
+
+    def at_margins(self) -> list[Claim]:
+        """The claim at each of its other ``margins`` (none: an empty list)."""
+        return [self._at(margin) for margin in self.margins or []]
 
     @property
     def spec(self) -> Any:

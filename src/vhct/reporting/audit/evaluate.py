@@ -18,6 +18,7 @@ from vhct.reporting.audit.records import (
     ClaimVerdict,
     Comparison,
     ExperimentVerdict,
+    MarginReading,
     ReadingFlip,
     SensitivityChoice,
     SensitivityRow,
@@ -26,7 +27,6 @@ from vhct.reporting.audit.runs import REGRET_STATISTICS, Run, Runs, rebase
 from vhct.reporting.audit.verdicts import (
     INCONCLUSIVE,
     NOT_EVALUATED,
-    VERDICTS,
     category_of,
     combine,
     combined_reason,
@@ -35,6 +35,7 @@ from vhct.reporting.audit.verdicts import (
     flips,
     majority,
     seeds_to_decide,
+    statement_counts,
 )
 
 
@@ -95,10 +96,17 @@ def evaluate_claim(
     runs: Runs,
     scales: Mapping[str, float | None] | None = None,
     left_out: Mapping[str, str] | None = None,
+    margins: bool = True,
 ) -> ClaimVerdict:
-    """The claim's verdict on every experiment it names (but those ``left_out``) and combined."""
+    """The claim's verdict on every experiment it names (but those ``left_out``) and combined, and with
+    ``margins`` its verdict at each of the other margins it names (``Claim.at_margins``)."""
     parts = claim_comparisons(claim, runs, scales or {}, left_out)
-    return ClaimVerdict(claim=claim, **conclude(claim, parts))
+    readings = [
+        MarginReading(thresholds=other.thresholds.given(),
+                      **conclude(other, claim_comparisons(other, runs, scales or {}, left_out)))
+        for other in (claim.at_margins() if margins else [])
+    ]  # fmt: skip
+    return ClaimVerdict(claim=claim, **conclude(claim, parts), margins=readings)
 
 
 def conclude(claim: Claim, parts: Sequence[tuple[str, list[Comparison] | str]]) -> dict[str, Any]:
@@ -161,9 +169,9 @@ def evaluate_sensitivity(
             if variant_claim is None:
                 continue
             skipped = left_out.get(claim.id)
-            variant = evaluate_claim(variant_claim, runs, scales, skipped)
+            variant = evaluate_claim(variant_claim, runs, scales, skipped, margins=False)
             if common_rounds:  # a variant run to fewer rounds: the default read where both reach
-                default = evaluate_claim(claim, common_runs, scales, skipped)
+                default = evaluate_claim(claim, common_runs, scales, skipped, margins=False)
             rows.append(
                 SensitivityRow(
                     claim=claim.id,
@@ -211,12 +219,11 @@ def run_audit(
     left_out = left_out or {}
     results = [evaluate_claim(claim, runs, scales, left_out.get(claim.id)) for claim in claims.claims]
     sensitivity = evaluate_sensitivity(claims, runs, results, scales, left_out)
-    counts = {v: sum(r.verdict == v for r in results) for v in VERDICTS}
     flipped = sorted({row.claim for choice in sensitivity for row in choice.claims if row.flips})
     return Audit(
         format=AUDIT_FORMAT,
         context=context or AuditContext(experiments={}),
-        summary=counts,
+        summary=statement_counts(results),
         flipped_claims=flipped,
         reading_flips=reading_flips(results),
         rules=claims.rules.texts(),

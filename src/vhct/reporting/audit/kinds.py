@@ -64,6 +64,8 @@ class ClaimKind:
     additive: ClassVar[bool] = False
     #: a made-up claim's keys and thresholds of this kind (the contract test and docs/audit.md)
     example: ClassVar[dict[str, Any]]
+    #: its verdict does not say which way the target differs (a band): the renderers state it plainly
+    states_direction: ClassVar[bool] = False
 
     def validate(self, claim: Claim) -> None:
         """What a type cannot say about a claim of this kind (a ``key_error`` naming the key)."""
@@ -167,6 +169,7 @@ class Similar(ClaimKind):
 
     name = "similar"
     thresholds = ("lower_ratio", "upper_ratio")
+    states_direction = True
     example = {"target": "A", "others": ["B"], "thresholds": {"lower_ratio": 0.95, "upper_ratio": 1.05}}
 
     def validate(self, claim: Claim) -> None:
@@ -246,6 +249,8 @@ class Contrast(ClaimKind):
     thresholds = ("min_factor",)
     over_pairs = True
     example = {"target": "A", "others": ["B"], "direction": "less", "thresholds": {"min_factor": 1.1}}
+    #: the name of its effect, of the target ``a`` and the other setting ``b``
+    effect_label: ClassVar[str] = "ratio of ratios {a}/{b}"
 
     def validate(self, claim: Claim) -> None:
         if len(claim.others) != 1:
@@ -259,7 +264,7 @@ class Contrast(ClaimKind):
 
     def check(self, claim, unit, runs, scales, reference):  # type: ignore[no-untyped-def]
         a, b = claim.target, claim.others[0]
-        base = Comparison(unit, a, b, effect_name=f"ratio of ratios {a}/{b}")
+        base = Comparison(unit, a, b, effect_name=self.effect_label.format(a=a, b=b))
         got = []
         for exp_runs in runs:
             for s in (a, b):
@@ -270,12 +275,22 @@ class Contrast(ClaimKind):
                 return [dataclasses.replace(base, verdict=NOT_EVALUATED, reason="a setting stopped early")]
             got.append([samples(exp_runs[s], claim.statistic, full) for s in (a, b)])
         (a1, b1), (a2, b2) = got
-        return [contrast_comparison(claim, base, a1, b1, a2, b2)]
+        return [self.compare(claim, base, a1, b1, a2, b2)]
+
+    def compare(self, claim: Claim, base: Comparison, a1, b1, a2, b2) -> Comparison:  # type: ignore[no-untyped-def]
+        """The pair's comparison of its four per-seed samples (a ratio of ratios)."""
+        return contrast_comparison(claim, base, a1, b1, a2, b2)
+
+    def made_up_means(self, truth: float) -> tuple[float, float]:
+        """The means of a made-up comparison's reference samples and of its first target sample."""
+        return MADE_UP_SCALE, MADE_UP_SCALE * truth
 
     def made_up(self, claim: Claim, name: str, truth: float, draw: Draw, n: int) -> Comparison:
-        b1, a2, b2 = (draw(MADE_UP_SCALE, n, False) for _ in range(3))
-        a1 = draw(MADE_UP_SCALE * truth, n, True)
-        return contrast_comparison(claim, Comparison(f"{name} / {name}2", "A", "B"), a1, b1, a2, b2)
+        reference, first = self.made_up_means(truth)
+        b1, a2, b2 = (draw(reference, n, False) for _ in range(3))
+        a1 = draw(first, n, True)
+        base = Comparison(f"{name} / {name}2", "A", "B", effect_name=self.effect_label.format(a="A", b="B"))
+        return self.compare(claim, base, a1, b1, a2, b2)
 
 
 class Easier(Lowest):
@@ -353,3 +368,42 @@ class ShareAtLeast(ClaimKind):
 
 #: standard deviation of made-up per-seed shares (the calibration's)
 SHARE_SD = 0.02
+
+
+#: the mean of the reference samples of a made-up difference comparison (its margins and truths are in
+#: these units): small enough that the calibration's steps in the difference (0.05 to 0.2, as for a
+#: slope) stand several standard errors apart at its spreads, so "far inside" is far
+MADE_UP_UNIT = 0.2
+
+
+class DifferenceContrast(Contrast):
+    """The difference target - other on the first experiment of a pair against the same difference on
+    the second, in ``direction`` by at least ``min_difference`` (in the statistic's units): a contrast
+    of the gaps themselves, as the paper's "the regret differences ... are small" words it."""
+
+    name = "difference_contrast"
+    thresholds = ("min_difference",)
+    additive = True
+    example = {"target": "A", "others": ["B"], "direction": "greater", "thresholds": {"min_difference": 0.1}}
+    effect_label = "difference of differences {a} - {b}"
+
+    def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
+        m = claim.thresholds.min_difference
+        if claim.direction == "less":
+            return (Region("less", -m),), (Region("greater", m),)
+        return (Region("greater", m),), (Region("less", -m),)
+
+    def intervals(self, claim: Claim) -> tuple[Intervals, Intervals]:
+        """As :meth:`ClaimKind.intervals`, on the whole line: a difference may be negative."""
+        claimed, refuting = self.regions(claim)
+
+        def span(r: Region) -> tuple[float, float]:
+            return (-math.inf, r.factor) if r.alternative == "less" else (r.factor, math.inf)
+
+        return [span(r) for r in claimed], [span(r) for r in refuting]
+
+    def compare(self, claim: Claim, base: Comparison, a1, b1, a2, b2) -> Comparison:  # type: ignore[no-untyped-def]
+        return contrast_comparison(claim, base, a1, b1, a2, b2, differences=True)
+
+    def made_up_means(self, truth: float) -> tuple[float, float]:
+        return MADE_UP_UNIT, MADE_UP_UNIT + truth

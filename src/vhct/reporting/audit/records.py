@@ -145,8 +145,21 @@ class ExperimentVerdict(_Record):
     comparisons: list[ComparisonRecord]
 
 
+class MarginReading(_Record):
+    """A claim's verdict at other margins than its own (its ``margins``): the thresholds in full."""
+
+    thresholds: dict[str, float]
+    verdict: str
+    category: str = ""
+    seeds_needed: int | None = None
+    reason: str
+    coverage: str
+    experiments: list[ExperimentVerdict]
+
+
 class ClaimVerdict(_Record):
-    """One claim of the paper (the claims file's record) with its verdict and why."""
+    """One claim of the paper (the claims file's record) with its verdict and why, and its verdicts at
+    the other margins it names (``margins``: the margin sensitivity)."""
 
     claim: Claim
     verdict: str
@@ -155,6 +168,7 @@ class ClaimVerdict(_Record):
     reason: str
     coverage: str
     experiments: list[ExperimentVerdict]
+    margins: list[MarginReading] = []
 
 
 class SensitivityRow(_Record):
@@ -239,6 +253,7 @@ class Audit(_Record):
 
     format: int
     context: AuditContext
+    #: statements per verdict (``verdicts.statement_counts``)
     summary: dict[str, int]
     flipped_claims: list[str]
     reading_flips: list[ReadingFlip]
