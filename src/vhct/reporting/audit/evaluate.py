@@ -16,6 +16,7 @@ from vhct.reporting.audit.records import (
     AuditContext,
     ClaimVerdict,
     Comparison,
+    Design,
     ExperimentVerdict,
     ReadingFlip,
     SensitivityChoice,
@@ -208,6 +209,9 @@ def run_audit(
     """The whole audit of ``claims`` on ``runs``. ``scales``: experiment -> ``random_search_regret`` (for
     ``normalized_regret``); ``left_out``: claim id -> experiment -> why no verdict there."""
     left_out = left_out or {}
+    if context is not None and context.design is not None:  # a confirmatory run: its seeds only
+        runs, dropped = confirmatory_runs(runs, context.design)
+        context = context.model_copy(update={"design": context.design.model_copy(update={"left_out_runs": dropped})})
     results = [evaluate_claim(claim, runs, scales, left_out.get(claim.id)) for claim in claims.claims]
     sensitivity = evaluate_sensitivity(claims, runs, results, scales, left_out)
     counts = {v: sum(r.verdict == v for r in results) for v in VERDICTS}
@@ -224,6 +228,21 @@ def run_audit(
         discrepancies=claims.discrepancies,
         conditions=claims.conditions,
     )
+
+
+def confirmatory_runs(runs: Runs, design: Design) -> tuple[Runs, int]:
+    """``runs`` on the design's confirmatory seeds only (a setting it plans no seeds for keeps none), and
+    how many runs on other seeds (the pilot's, or any not planned) were left out of every verdict."""
+    kept: dict[str, dict[str, list[Run]]] = {}
+    dropped = 0
+    for experiment, by_setting in runs.items():
+        planned = design.confirmatory_seeds.get(experiment, {})
+        for setting, setting_runs in by_setting.items():
+            seeds = set(planned.get(setting, ()))
+            mine = [r for r in setting_runs if r.seed in seeds]
+            dropped += len(setting_runs) - len(mine)
+            kept.setdefault(experiment, {})[setting] = mine
+    return kept, dropped
 
 
 def config_summary(config: Config, experiments: Sequence[str]) -> dict[str, ExperimentInfo]:
