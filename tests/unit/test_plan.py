@@ -206,6 +206,16 @@ def test_without_the_plan_a_config_is_only_inspected(world):
     assert cfg.seeds("garland") == list(range(20, 22))  # tiny's 2 seeds, after the pilot's 0-19
 
 
+def test_paper_local_runs_a_plan_built_from_made_up_pilot_data(tmp_path):
+    """What dry-runs paper-local without its pilot (tests/integration) uses: a plan the real loader
+    accepts, every arm at the claims' minimum after the pilot's seeds."""
+    from support import made_up_plan
+
+    cfg, _ = load([made_up_plan(tmp_path)])
+    assert cfg.setting_seeds("garland", "VHCT-rho0.75") == list(range(20, 40))
+    assert cfg.folder("results") == "results/paper-local"
+
+
 def test_paper_local_declares_a_plan_from_the_quick_start():
     cfg, _ = load([REPO / "config" / "paper-local.yaml"], plan=False)
     assert cfg.plan is not None and cfg.plan.pilot == "config/config.yaml"
@@ -227,7 +237,9 @@ def test_the_audit_decides_on_the_confirmatory_seeds_only(world):
     seeds = cfg.setting_seeds("garland", "VHCT-rho0.75")
     rng = np.random.default_rng(3)
     a, b = 80.0 + 5.0 * rng.standard_normal(len(seeds)), 100.0 + 5.0 * rng.standard_normal(len(seeds))
-    confirmatory = {"garland": {"VHCT-rho0.75": made_up_runs(a, seeds), "HCT-rho0.75": made_up_runs(b, seeds)}}
+    confirmatory = {
+        "garland": {"VHCT-rho0.75": made_up_runs(a, seeds), "HCT-rho0.75": made_up_runs(b, seeds)}
+    }
     clean = run_audit(claims, confirmatory, context)
     polluted = {"garland": {s: [*made_up_runs([1e6], [0]), *r] for s, r in confirmatory["garland"].items()}}
     polluted["garland"]["HCT-rho0.75"] = [*made_up_runs([-1e6], [1]), *confirmatory["garland"]["HCT-rho0.75"]]
@@ -236,7 +248,10 @@ def test_the_audit_decides_on_the_confirmatory_seeds_only(world):
     assert clean.claims[0].experiments == dirty.claims[0].experiments  # the same comparisons, numbers
     assert dirty.context.design.left_out_runs == 2 and clean.context.design.left_out_runs == 0
     # without the design the extreme pilot seeds do move it
-    assert run_audit(claims, polluted, context.model_copy(update={"design": None})).claims[0].verdict != "reproduced"
+    assert (
+        run_audit(claims, polluted, context.model_copy(update={"design": None})).claims[0].verdict
+        != "reproduced"
+    )
     design = dirty.context.design
     assert design.pilot_seeds["garland"] == list(range(20)) and design.seed_span == f"20-{19 + CAP}"
     assert design.plan_file == "config/plans/confirm.yaml" and design.underpowered
@@ -253,7 +268,9 @@ def test_an_audit_without_a_plan_says_it_is_exploratory(world, tmp_path):
 
     cfg, _ = load(["config/pilot.yaml"])
     claims = load_claims("config/claims.yaml")
-    audit = run_audit(claims, pilot_runs(), audit_context(cfg, claims, "config/claims.yaml", ["config/pilot.yaml"]))
+    audit = run_audit(
+        claims, pilot_runs(), audit_context(cfg, claims, "config/claims.yaml", ["config/pilot.yaml"])
+    )
     assert audit.context.design is None
     write_audit(audit, tmp_path / "a.md", tmp_path / "a.json", tmp_path / "a.html")
     assert "Design: exploratory" in (tmp_path / "a.md").read_text()

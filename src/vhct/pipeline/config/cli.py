@@ -32,7 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--without-plan", action="store_true",
-        help="validate a config declaring an analysis plan with its own seeds, the plan unchecked (not a run)",
+        help="validate a config declaring an analysis plan with its own seeds, the plan unread (no run)",
     )
     args = parser.parse_args(argv)
     if args.schema:
@@ -51,7 +51,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(cfg.folder(args.folder))
         return 0
     names = ", ".join(map(str, args.files))
-    unchecked = " with its own seed counts after the pilot's seeds, its analysis plan not checked (--without-plan)" if args.without_plan else ""
+    unchecked = ""
+    if args.without_plan:
+        unchecked = " with its own seed counts after the pilot's, its analysis plan unread (--without-plan)"
     print(f"{names}: valid{unchecked} ({len(cfg.experiments)} experiments, {len(cfg.run_jobs())} runs)")
     return 0
 

@@ -118,7 +118,7 @@ class Plan(_Record):
     format: int
     config: str
     config_sha256: str = Field(description="of the merged config without its seeds (see config_sha256)")
-    claims_file: str
+    claims_file: str = Field(description="the claims file, relative to the plan's folder")
     claims_sha256: str
     commit: str | None
     dirty: bool | None
@@ -206,7 +206,9 @@ def seed_table(
     for experiment, by_setting in table.items():
         for default, variant in substitutes.items():
             if default in by_setting and variant in by_setting:
-                by_setting[variant] = min(max(by_setting[variant], by_setting[default]), cap(experiment, variant))
+                by_setting[variant] = min(
+                    max(by_setting[variant], by_setting[default]), cap(experiment, variant)
+                )
     return table
 
 
@@ -222,7 +224,9 @@ def read_plan(path: Path | str, where: str = "") -> Plan:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise PlanError(f"{prefix}cannot read the analysis plan {display_path(path)} ({exc}): {REMEDY}") from None
+        raise PlanError(
+            f"{prefix}cannot read the analysis plan {display_path(path)} ({exc}): {REMEDY}"
+        ) from None
     if not isinstance(data, dict) or data.get("format") != PLAN_FORMAT:
         found = data.get("format") if isinstance(data, dict) else None
         raise PlanError(
@@ -234,7 +238,9 @@ def read_plan(path: Path | str, where: str = "") -> Plan:
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         at = "/".join(map(str, first["loc"])) or "record"
-        raise PlanError(f"{prefix}analysis plan {display_path(path)}: {at}: {first['msg']}: {REMEDY}") from None
+        raise PlanError(
+            f"{prefix}analysis plan {display_path(path)}: {at}: {first['msg']}: {REMEDY}"
+        ) from None
 
 
 def plan_text(plan: Plan) -> str:
@@ -250,16 +256,19 @@ def plan_text(plan: Plan) -> str:
 # ---------------------------------------------------------------- what the loader does
 
 
-def declaring_file(chain: Sequence[tuple[Path, Mapping[str, Any]]]) -> Path:
-    """The last config file of a base chain that gives the ``plan`` key (its paths are relative to it)."""
-    return [path for path, content in chain if PLAN_KEY in content][-1]
+def declaring_file(chain: Sequence[tuple[Path, Mapping[str, Any]]], key: str) -> Path | None:
+    """The last config file of a base chain whose ``plan`` gives ``key`` (that path is relative to it)."""
+    found = [p for p, c in chain if isinstance(c.get(PLAN_KEY), Mapping) and key in c[PLAN_KEY]]
+    return found[-1] if found else None
 
 
-def resolve(spec: Mapping[str, Any], declared_in: Path) -> dict[str, Any]:
-    """The ``plan`` key with its ``file`` and ``pilot`` as the working directory names them."""
+def resolve(spec: Mapping[str, Any], chain: Sequence[tuple[Path, Mapping[str, Any]]]) -> dict[str, Any]:
+    """The ``plan`` key with its ``file`` and ``pilot`` as the working directory names them (each
+    relative to the config file that gives it)."""
     out = dict(spec)
     for key in ("file", "pilot"):
-        if isinstance(out.get(key), str):
+        declared_in = declaring_file(chain, key)
+        if isinstance(out.get(key), str) and declared_in is not None:
             out[key] = display_path((declared_in.parent / out[key]).resolve())
     return out
 
@@ -275,7 +284,7 @@ def check_plan(plan: Plan, source: Mapping[str, Any], cap: Any, where: str) -> N
             f"{at} was written for another config (its config hash {plan.config_sha256[:12]}, this "
             f"config's {here[:12]}: the config changed after the plan): {REMEDY}"
         )
-    claims = Path(plan.claims_file)
+    claims = claims_path(plan, plan_path(source))
     now = sha256(claims) if claims.is_file() else "missing"
     if plan.claims_sha256 != now:
         raise PlanError(
@@ -298,9 +307,7 @@ def check_plan(plan: Plan, source: Mapping[str, Any], cap: Any, where: str) -> N
                     f"the plan's computation gives {want} (needed {comp.seeds_needed}, floor "
                     f"{claim.min_seeds}, cap {limit}): {REMEDY}"
                 )
-    arms = {
-        name: list(exp.get("settings") or []) for name, exp in (source.get("experiments") or {}).items()
-    }
+    arms = {name: list(exp.get("settings") or []) for name, exp in (source.get("experiments") or {}).items()}
     want_table = seed_table(plan.claims, arms, plan.floor, cap, plan.substitutes)
     if plan.seeds != want_table:
         diff = _first_difference(plan.seeds, want_table)
@@ -320,6 +327,11 @@ def _first_difference(have: Mapping[str, Mapping[str, int]], want: Mapping[str, 
             if a.get(setting) != b.get(setting):
                 return f"{experiment}/{setting}: {a.get(setting)} in the plan, {b.get(setting)} computed"
     return "none"
+
+
+def claims_path(plan: Plan, path: Path | str) -> Path:
+    """The claims file of the plan at ``path`` (recorded relative to the plan's folder)."""
+    return Path(path).parent / plan.claims_file
 
 
 def plan_path(source: Mapping[str, Any]) -> str:
@@ -363,7 +375,7 @@ def resolved(source: dict[str, Any], chain: Sequence[tuple[Path, Mapping[str, An
     spec = source.get(PLAN_KEY)
     if not isinstance(spec, dict):
         return source  # (absent, or malformed: the model reports it)
-    return {**source, PLAN_KEY: resolve(spec, declaring_file(chain))}
+    return {**source, PLAN_KEY: resolve(spec, chain)}
 
 
 def provisional(source: dict[str, Any], pilot_source: Mapping[str, Any]) -> dict[str, Any]:

@@ -211,7 +211,8 @@ def run_audit(
     left_out = left_out or {}
     if context is not None and context.design is not None:  # a confirmatory run: its seeds only
         runs, dropped = confirmatory_runs(runs, context.design)
-        context = context.model_copy(update={"design": context.design.model_copy(update={"left_out_runs": dropped})})
+        design = context.design.model_copy(update={"left_out_runs": dropped})
+        context = context.model_copy(update={"design": design})
     results = [evaluate_claim(claim, runs, scales, left_out.get(claim.id)) for claim in claims.claims]
     sensitivity = evaluate_sensitivity(claims, runs, results, scales, left_out)
     counts = {v: sum(r.verdict == v for r in results) for v in VERDICTS}

@@ -17,6 +17,7 @@ audit, each comparison's seeds computed again from them, and the pilot's results
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -46,7 +47,7 @@ from vhct.pipeline.config.plan import (
 )
 from vhct.pipeline.files import atomic_paths, display_path, sha256
 from vhct.pipeline.provenance import commit_state
-from vhct.reporting.audit.claims import CLAIMS_PATH, load_claims
+from vhct.reporting.audit.claims import load_claims
 from vhct.reporting.audit.claims_model import Claim, ClaimsFile
 from vhct.reporting.audit.records import Audit, AuditRecordError, Comparison, read_audit
 from vhct.reporting.audit.verdicts import NOT_EVALUATED
@@ -71,7 +72,9 @@ def sides(comp: Comparison) -> dict[str, dict[str, float]]:
     return {side: dict(got[side]) for side in SIDES if got[side]}
 
 
-def seeds_needed(claim: Claim, experiment: str, a: str, b: str, samples: Mapping[str, Mapping[str, float]]) -> int | None:
+def seeds_needed(
+    claim: Claim, experiment: str, a: str, b: str, samples: Mapping[str, Mapping[str, float]]
+) -> int | None:
     """Seeds per arm that decide a comparison at 80 % power, computed from its per-seed ``samples``
     alone (side -> seed -> value) by the audit's computation; the plan's writer and its check call this."""
     comp = Comparison(
@@ -105,7 +108,11 @@ def planned_claims(
             limit = min((cap(e, s) for e, s in read), default=claim.min_seeds)
             wall_time = claim.statistic in WALL_TIME_STATISTICS
             samples = {} if wall_time else sides(comp)
-            needed = None if wall_time or not recompute else seeds_needed(claim, comp.experiment, comp.a, comp.b, samples)
+            needed = (
+                None
+                if wall_time or not recompute
+                else seeds_needed(claim, comp.experiment, comp.a, comp.b, samples)
+            )
             seeds, short = planned_seeds(needed, claim.min_seeds, limit)
             if wall_time:
                 short, note = False, "a wall time: not sized from the pilot (not reproducible), min_seeds"
@@ -117,17 +124,33 @@ def planned_claims(
                 note = f"needs {needed} seeds per arm" + (f", at least {seeds}" if needed < seeds else "")
             planned.append(
                 PlannedComparison(
-                    experiment=comp.experiment, a=comp.a, b=comp.b, arms=read, effect_name=comp.effect_name,
-                    estimate=_finite(comp.effect), std_a=_finite(comp.std_a), std_b=_finite(comp.std_b),
-                    pilot_seeds=[comp.n_a, comp.n_b], samples=samples,
-                    seeds_needed=needed, seeds=seeds, underpowered=short, note=note,
+                    experiment=comp.experiment,
+                    a=comp.a,
+                    b=comp.b,
+                    arms=read,
+                    effect_name=comp.effect_name,
+                    estimate=_finite(comp.effect),
+                    std_a=_finite(comp.std_a),
+                    std_b=_finite(comp.std_b),
+                    pilot_seeds=[comp.n_a, comp.n_b],
+                    samples=samples,
+                    seeds_needed=needed,
+                    seeds=seeds,
+                    underpowered=short,
+                    note=note,
                 )  # fmt: skip
             )
         out.append(
             PlannedClaim(
-                id=claim.id, reading_of=claim.reading_of, kind=claim.kind, statistic=claim.statistic,
-                round=claim.round, alpha=claim.alpha, min_seeds=claim.min_seeds,
-                thresholds=claim.thresholds.given(), comparisons=planned,
+                id=claim.id,
+                reading_of=claim.reading_of,
+                kind=claim.kind,
+                statistic=claim.statistic,
+                round=claim.round,
+                alpha=claim.alpha,
+                min_seeds=claim.min_seeds,
+                thresholds=claim.thresholds.given(),
+                comparisons=planned,
             )  # fmt: skip
         )
     return out
@@ -173,7 +196,7 @@ def _spec(config: Path | str) -> tuple[dict, PlanSpec]:
 
 
 def make_plan(config: Path | str, claims_path: Path | str = CLAIMS_FILE) -> Plan:
-    """The analysis plan of ``config`` from its pilot's results (not written)."""
+    """The analysis plan of ``config`` from its pilot's results (not written, its file the config names)."""
     where = str(config)
     source, spec = _spec(config)
     claims = load_claims(claims_path)
@@ -190,7 +213,8 @@ def make_plan(config: Path | str, claims_path: Path | str = CLAIMS_FILE) -> Plan
     commit, dirty = commit_state()
     return Plan(
         format=PLAN_FORMAT, config=display_path(config), config_sha256=config_sha256(source),
-        claims_file=display_path(claims_path), claims_sha256=sha256(claims_path), commit=commit, dirty=dirty,
+        claims_file=os.path.relpath(Path(claims_path).resolve(), Path(spec.file).resolve().parent),
+        claims_sha256=sha256(claims_path), commit=commit, dirty=dirty,
         pilot=Pilot(config=display_path(spec.pilot), results=display_path(results.parent), seeds=pilot_seeds,
                     samples_sha256=samples_sha256(plan_claims)),
         floor=floor, start=largest + 1, substitutes=substitutes,
@@ -237,18 +261,22 @@ def check(config: Path | str, claims_path: Path | str = CLAIMS_FILE) -> Plan:
     audit_path = Path(plan.pilot.results) / PILOT_AUDIT
     if audit_path.is_file():
         audit = read_audit(audit_path)
-        again = samples_sha256(planned_claims(load_claims(claims_path), audit, lambda e, s: 1, recompute=False))
+        again = samples_sha256(
+            planned_claims(load_claims(claims_path), audit, lambda e, s: 1, recompute=False)
+        )
         if again != plan.pilot.samples_sha256:
             raise PlanError(
-                f"{at}: the pilot's results {display_path(audit_path)} hash to {again[:12]}, the plan's pilot "
-                f"hash is {plan.pilot.samples_sha256[:12]} (the pilot changed after the plan): {REMEDY}"
+                f"{at}: the pilot's results {display_path(audit_path)} hash to {again[:12]}, the plan's "
+                f"pilot hash is {plan.pilot.samples_sha256[:12]} (the pilot changed after the plan): {REMEDY}"
             )
     return plan
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Write (or ``--check``) a config's analysis plan; 0 when done, 1 with one line on stderr if not."""
-    parser = argparse.ArgumentParser(prog="python -m vhct.reporting.audit.plan", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m vhct.reporting.audit.plan", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("config", type=Path, help="the confirmatory config (config/paper-local.yaml)")
     parser.add_argument("--check", action="store_true", help="check the plan, write nothing")
     parser.add_argument("--claims", type=Path, default=CLAIMS_FILE, help="the claims file the audit reads")
@@ -273,8 +301,9 @@ def plan_summary(plan: Plan) -> str:
     runs = sum(n for by_setting in plan.seeds.values() for n in by_setting.values())
     most = max(n for by_setting in plan.seeds.values() for n in by_setting.values())
     return (
-        f"{runs:,} confirmatory runs, seeds {plan.start} to {plan.start + most - 1} (pilot {plan.pilot.config}: "
-        f"seeds up to {plan.start - 1}), {len(plan.underpowered())} comparisons underpowered at the caps"
+        f"{runs:,} confirmatory runs, seeds {plan.start} to {plan.start + most - 1} "
+        f"(pilot {plan.pilot.config}: seeds up to {plan.start - 1}), "
+        f"{len(plan.underpowered())} comparisons underpowered at the caps"
     )
 
 
