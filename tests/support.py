@@ -307,10 +307,19 @@ def made_up_plan(folder: Path, config: Path = CONFIG_DIR / "paper-local.yaml") -
     from vhct.pipeline.config import load
     from vhct.pipeline.config.loading import base_chain, merged_files
     from vhct.pipeline.config.plan import (
-        PLAN_FORMAT, Pilot, Plan, caps_of, config_sha256, plan_text, resolved, samples_sha256, seed_table,
+        PLAN_FORMAT,
+        Pilot,
+        Plan,
+        caps_of,
+        config_sha256,
+        plan_text,
+        resolved,
+        samples_sha256,
+        seed_table,
     )  # fmt: skip
     from vhct.pipeline.files import sha256
 
+    folder.mkdir(parents=True, exist_ok=True)
     claims = CONFIG_DIR / "claims.yaml"
     source = resolved(merged_files([config])[0], base_chain([config]))
     pilot, _ = load([CONFIG_DIR / "config.yaml"])

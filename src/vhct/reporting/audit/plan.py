@@ -45,6 +45,7 @@ from vhct.pipeline.config.plan import (
     samples_sha256,
     seed_table,
 )
+from vhct.pipeline.config.plan import claims_path as plan_claims_file
 from vhct.pipeline.files import atomic_paths, display_path, sha256
 from vhct.pipeline.provenance import commit_state
 from vhct.reporting.audit.claims import load_claims
@@ -235,7 +236,7 @@ def write_plan(config: Path | str, claims_path: Path | str = CLAIMS_FILE) -> tup
 # ---------------------------------------------------------------- the full check
 
 
-def check(config: Path | str, claims_path: Path | str = CLAIMS_FILE) -> Plan:
+def check(config: Path | str) -> Plan:
     """Everything a confirmatory run checks before it starts (a PlanError naming what differs): the
     loader's checks (config and claims hashes, samples hash, seed table), then each comparison's seeds
     computed again from its embedded samples, and the pilot's results, when present, hashed again."""
@@ -243,7 +244,8 @@ def check(config: Path | str, claims_path: Path | str = CLAIMS_FILE) -> Plan:
     load([config])  # the pipeline's checks
     _, spec = _spec(config)
     plan = read_plan(spec.file, where)
-    claims = {c.id: c for c in load_claims(claims_path).claims}
+    claims_file = plan_claims_file(plan, spec.file)  # the one whose hash the loader checked
+    claims = {c.id: c for c in load_claims(claims_file).claims}
     at = f"{where}: analysis plan {display_path(spec.file)}"
     for planned in plan.claims:
         claim = claims.get(planned.id)
@@ -262,7 +264,7 @@ def check(config: Path | str, claims_path: Path | str = CLAIMS_FILE) -> Plan:
     if audit_path.is_file():
         audit = read_audit(audit_path)
         again = samples_sha256(
-            planned_claims(load_claims(claims_path), audit, lambda e, s: 1, recompute=False)
+            planned_claims(load_claims(claims_file), audit, lambda e, s: 1, recompute=False)
         )
         if again != plan.pilot.samples_sha256:
             raise PlanError(
@@ -279,11 +281,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("config", type=Path, help="the confirmatory config (config/paper-local.yaml)")
     parser.add_argument("--check", action="store_true", help="check the plan, write nothing")
-    parser.add_argument("--claims", type=Path, default=CLAIMS_FILE, help="the claims file the audit reads")
+    parser.add_argument(
+        "--claims", type=Path, default=CLAIMS_FILE,
+        help="the claims file the plan is written for (--check reads the one the plan names)",
+    )
     args = parser.parse_args(argv)
     try:
         if args.check:
-            plan = check(args.config, args.claims)
+            plan = check(args.config)
             print(f"{args.config}: analysis plan {plan_summary(plan)}")
         else:
             plan, path = write_plan(args.config, args.claims)
