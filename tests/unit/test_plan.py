@@ -274,3 +274,28 @@ def test_an_audit_without_a_plan_says_it_is_exploratory(world, tmp_path):
     assert audit.context.design is None
     write_audit(audit, tmp_path / "a.md", tmp_path / "a.json", tmp_path / "a.html")
     assert "Design: exploratory" in (tmp_path / "a.md").read_text()
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")
+def test_make_paper_local_fails_fast_on_a_plan_error(tmp_path):
+    """`make paper-local` checks the plan first: a missing one stops it in one line naming the file and
+    `make plan`, before Snakemake (or the provenance recorder around it) is started."""
+    import subprocess
+    import sys
+
+    config = tmp_path / "paper-local.yaml"
+    config.write_text(f"base: {REPO / 'config' / 'paper-local.yaml'}\nplan: {{file: missing-plan.yaml}}\n")
+    stamp = tmp_path / "stamp"
+    stamp.touch()
+    done = subprocess.run(
+        ["make", "--no-print-directory", "-C", str(REPO), f"BIN={Path(sys.executable).parent}",
+         f"STAMP={stamp}", f"PAPER_LOCAL={config}", "paper-local"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode != 0
+    errors = [line for line in done.stderr.splitlines() if not line.startswith("make")]
+    assert errors == [
+        f"{config}: the analysis plan {tmp_path / 'missing-plan.yaml'} is missing: run `make plan` "
+        "(after the pilot, `make figures`)"
+    ]
+    assert "snakemake" not in done.stdout and "provenance" not in done.stdout

@@ -99,7 +99,8 @@ def config_record(files: Sequence[Path | str]) -> dict[str, Any]:
     No file given: the default config, as the workflow reads it. Raises ``ConfigError`` for an
     invalid config (the command would fail on it too).
     """
-    cfg, paths = load(files or [DEFAULT_CONFIG])
+    # (after the command: a confirmatory config's plan was checked when it ran; its figures need no seeds)
+    cfg, paths = load(files or [DEFAULT_CONFIG], plan=False)
     return {
         "config_files": [display_path(p) for p in paths],
         "config_sha256": {display_path(p): sha256(p) for p in paths},
