@@ -125,16 +125,48 @@ def one_line_error(path: str) -> str:
     return message
 
 
+PLAN = Path("config/plans/confirm.yaml")
+
+
+def written_plan() -> dict:
+    """The plan the real writer writes for the confirmatory config, as plain data (to tamper with)."""
+    writer.write_plan("config/confirm.yaml")
+    return yaml.safe_load(PLAN.read_text())
+
+
 def test_a_missing_plan_is_refused_in_one_line(world):
     message = one_line_error("config/confirm.yaml")
     assert "config/plans/confirm.yaml is missing" in message
 
 
-def test_a_changed_config_is_refused(world):
+def edited_after_the_plan(file: str, old: str, new: str) -> str:
+    """The loader's one-line error once ``file`` is edited (``old`` -> ``new``) after the plan was written."""
     writer.write_plan("config/confirm.yaml")
-    confirm = Path("config/confirm.yaml")
-    confirm.write_text(confirm.read_text().replace("output: confirm", "output: confirm\nprogress_every: 7"))
-    assert "written for another config" in one_line_error("config/confirm.yaml")
+    path = Path(file)
+    path.write_text(path.read_text().replace(old, new))
+    return one_line_error("config/confirm.yaml")
+
+
+@pytest.mark.parametrize(
+    "file, old, new, said",
+    [
+        (
+            "config/confirm.yaml",
+            "output: confirm",
+            "output: confirm\nprogress_every: 7",
+            "written for another config",
+        ),
+        (
+            "config/claims.yaml",
+            "min_relative_effect: 0.05",
+            "min_relative_effect: 0.06",
+            "another claims file",
+        ),
+    ],
+    ids=["config", "claims"],
+)
+def test_a_changed_config_or_claims_file_is_refused(world, file, old, new, said):
+    assert said in edited_after_the_plan(file, old, new)
 
 
 def test_a_changed_seed_count_of_the_config_is_not_a_change_of_the_config(world):
@@ -145,46 +177,33 @@ def test_a_changed_seed_count_of_the_config_is_not_a_change_of_the_config(world)
     assert config_sha256(source) != config_sha256({**source, "progress_every": 3})
 
 
-def test_a_changed_claims_file_is_refused(world):
-    writer.write_plan("config/confirm.yaml")
-    claims = Path("config/claims.yaml")
-    claims.write_text(claims.read_text().replace("min_relative_effect: 0.05", "min_relative_effect: 0.06"))
-    assert "another claims file" in one_line_error("config/confirm.yaml")
-
-
 def test_a_tampered_seed_count_is_refused(world):
-    writer.write_plan("config/confirm.yaml")
-    path = Path("config/plans/confirm.yaml")
-    data = yaml.safe_load(path.read_text())
+    data = written_plan()
     data["seeds"]["garland"]["VHCT-rho0.75"] = 30
-    path.write_text(yaml.safe_dump(data))
+    PLAN.write_text(yaml.safe_dump(data))
     assert "seed counts are not its computation's" in one_line_error("config/confirm.yaml")
     data["seeds"]["garland"]["VHCT-rho0.75"] = CAP
     data["claims"][0]["comparisons"][0]["seeds"] = 30  # a comparison's own count
-    path.write_text(yaml.safe_dump(data))
+    PLAN.write_text(yaml.safe_dump(data))
     assert "the plan's computation gives 60" in one_line_error("config/confirm.yaml")
 
 
 def test_a_tampered_need_is_refused_by_the_full_check(world):
     """A need edited with its count (consistent for the loader) is refused by the recomputation."""
-    writer.write_plan("config/confirm.yaml")
-    path = Path("config/plans/confirm.yaml")
-    data = yaml.safe_load(path.read_text())
+    data = written_plan()
     data["claims"][0]["comparisons"][0]["seeds_needed"] = 25
     data["claims"][0]["comparisons"][0]["seeds"] = 25
     data["seeds"]["garland"]["VHCT-rho0.75"] = data["seeds"]["garland"]["HCT-rho0.75"] = 25
-    path.write_text(yaml.safe_dump(data))
+    PLAN.write_text(yaml.safe_dump(data))
     load(["config/confirm.yaml"])  # consistent arithmetic
     with pytest.raises(PlanError, match="its samples need .* the plan says 25"):
         writer.check("config/confirm.yaml")
 
 
 def test_edited_samples_are_refused(world):
-    writer.write_plan("config/confirm.yaml")
-    path = Path("config/plans/confirm.yaml")
-    data = yaml.safe_load(path.read_text())
+    data = written_plan()
     data["claims"][0]["comparisons"][0]["samples"]["a"]["0"] = 1.0
-    path.write_text(yaml.safe_dump(data))
+    PLAN.write_text(yaml.safe_dump(data))
     assert "not to its pilot hash" in one_line_error("config/confirm.yaml")
 
 
