@@ -181,10 +181,11 @@ def _settings(experiments: dict[str, ExperimentInfo]) -> list[Setting]:
 
 
 def run_config(sources: Sources):
-    """The config the run named last (its leaf; the bases it extends load with it)."""
+    """The config the run named last (its leaf; the bases it extends load with it), read for its data
+    files: a confirmatory config's analysis plan is not read (the run's seeds are the audit's record)."""
     leaf = sources.checkout / sources.provenance["config_files"][-1]
     try:
-        cfg, _ = load([leaf])
+        cfg, _ = load([leaf], plan=False)
     except (ConfigError, OSError) as exc:
         raise ArticleError(f"{leaf}: cannot load the run's config ({exc})") from exc
     return cfg

@@ -60,6 +60,12 @@ def _git(*args: str) -> str | None:
     return done.stdout.strip()
 
 
+def commit_state() -> tuple[str | None, bool | None]:
+    """The checkout's commit (git HEAD) and whether tracked files differ from it (None outside git)."""
+    status = _git("status", "--porcelain", "--untracked-files=no")
+    return _git("rev-parse", "HEAD"), bool(status) if status is not None else None
+
+
 def cpu_model() -> str:
     """The processor's model name (Linux), else what ``platform`` knows."""
     try:
@@ -93,7 +99,8 @@ def config_record(files: Sequence[Path | str]) -> dict[str, Any]:
     No file given: the default config, as the workflow reads it. Raises ``ConfigError`` for an
     invalid config (the command would fail on it too).
     """
-    cfg, paths = load(files or [DEFAULT_CONFIG])
+    # (after the command: a confirmatory config's plan was checked when it ran; its figures need no seeds)
+    cfg, paths = load(files or [DEFAULT_CONFIG], plan=False)
     return {
         "config_files": [display_path(p) for p in paths],
         "config_sha256": {display_path(p): sha256(p) for p in paths},
@@ -152,14 +159,14 @@ def record(
 ) -> dict[str, Any]:
     """The provenance record of a finished command (``config``: its :func:`config_record`;
     ``outputs``: its :func:`output_hashes`, none when not given)."""
-    status = _git("status", "--porcelain", "--untracked-files=no")
+    commit, dirty = commit_state()
     config = dict(config) if config is not None else config_record(config_files(command))
     return {
         "run_id": run or run_id(started),
         "command": shlex.join(command),
         **config,
-        "commit": _git("rev-parse", "HEAD"),
-        "uncommitted_changes": bool(status) if status is not None else None,
+        "commit": commit,
+        "uncommitted_changes": dirty,
         "started_utc": started.isoformat(timespec="seconds"),
         "finished_utc": (started + timedelta(seconds=wall_seconds)).isoformat(timespec="seconds"),
         "wall_seconds": round(wall_seconds, 1),

@@ -17,6 +17,7 @@ from vhct.reporting.audit.records import (
     AuditContext,
     ClaimVerdict,
     Comparison,
+    Design,
     ExperimentVerdict,
     MarginReading,
     ReadingFlip,
@@ -217,6 +218,10 @@ def run_audit(
     """The whole audit of ``claims`` on ``runs``. ``scales``: experiment -> ``random_search_regret`` (for
     ``normalized_regret``); ``left_out``: claim id -> experiment -> why no verdict there."""
     left_out = left_out or {}
+    if context is not None and context.design is not None:  # a confirmatory run: its seeds only
+        runs, dropped = confirmatory_runs(runs, context.design)
+        design = context.design.model_copy(update={"left_out_runs": dropped})
+        context = context.model_copy(update={"design": design})
     results = [evaluate_claim(claim, runs, scales, left_out.get(claim.id)) for claim in claims.claims]
     sensitivity = evaluate_sensitivity(claims, runs, results, scales, left_out)
     flipped = sorted({row.claim for choice in sensitivity for row in choice.claims if row.flips})
@@ -233,6 +238,21 @@ def run_audit(
         conditions=claims.conditions,
         computed=[evaluate_computed(claim) for claim in claims.computed],
     )
+
+
+def confirmatory_runs(runs: Runs, design: Design) -> tuple[Runs, int]:
+    """``runs`` on the design's confirmatory seeds only (a setting it plans no seeds for keeps none), and
+    how many runs on other seeds (the pilot's, or any not planned) were left out of every verdict."""
+    kept: dict[str, dict[str, list[Run]]] = {}
+    dropped = 0
+    for experiment, by_setting in runs.items():
+        planned = design.confirmatory_seeds.get(experiment, {})
+        for setting, setting_runs in by_setting.items():
+            seeds = set(planned.get(setting, ()))
+            mine = [r for r in setting_runs if r.seed in seeds]
+            dropped += len(setting_runs) - len(mine)
+            kept.setdefault(experiment, {})[setting] = mine
+    return kept, dropped
 
 
 def config_summary(config: Config, experiments: Sequence[str]) -> dict[str, ExperimentInfo]:

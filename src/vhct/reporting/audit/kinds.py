@@ -120,6 +120,14 @@ class ClaimKind:
         a, b = dict(enumerate(sa.tolist())), dict(enumerate(sb.tolist()))
         return compare_samples(claim, name, "A", "B", a, b, with_interval=False)
 
+    def from_values(self, claim: Claim, comp: Comparison) -> Comparison:
+        """``comp`` computed again from its recorded per-seed values (the analysis plan's seed computation
+        on a pilot's samples, ``vhct.reporting.audit.plan``): here two samples on the ratio regions."""
+        return compare_samples(
+            claim, comp.experiment, comp.a, comp.b, comp.values_a, comp.values_b, comp.round, comp.horizon,
+            comp.reference, with_interval=False,
+        )  # fmt: skip
+
 
 class Lowest(ClaimKind):
     """The target's statistic is lower than each other's by at least ``min_relative_effect``."""
@@ -235,6 +243,10 @@ class Sublinear(ClaimKind):
         slopes = truth + SLOPE_SD * (draw(1.0, n, True, 1.0) - 1.0)  # a unit-mean draw's deviations
         return slope_comparison(claim, Comparison(name, "A", "-"), dict(enumerate(slopes.tolist())), False)
 
+    def from_values(self, claim: Claim, comp: Comparison) -> Comparison:
+        base = Comparison(comp.experiment, comp.a, "-", round=comp.round, horizon=comp.horizon)
+        return slope_comparison(claim, base, comp.values_a, False)
+
 
 #: standard deviation of made-up per-seed slopes of log R_t on log t (the calibration's)
 SLOPE_SD = 0.03
@@ -291,6 +303,10 @@ class Contrast(ClaimKind):
         a1 = draw(first, n, True)
         base = Comparison(f"{name} / {name}2", "A", "B", effect_name=self.effect_label.format(a="A", b="B"))
         return self.compare(claim, base, a1, b1, a2, b2)
+
+    def from_values(self, claim: Claim, comp: Comparison) -> Comparison:
+        base = Comparison(comp.experiment, comp.a, comp.b, effect_name=comp.effect_name)
+        return self.compare(claim, base, comp.values_a, comp.values_b, comp.values_a2, comp.values_b2)
 
 
 class Easier(Lowest):
@@ -355,6 +371,10 @@ class ShareAtLeast(ClaimKind):
             why = f"{claim.statistic} is undefined for {a}"
             return [dataclasses.replace(base, round=at, verdict=NOT_EVALUATED, reason=why)]
         return [self._compare(claim, dataclasses.replace(base, round=at), sample, True)]
+
+    def from_values(self, claim: Claim, comp: Comparison) -> Comparison:
+        base = Comparison(comp.experiment, comp.a, "-", round=comp.round, horizon=comp.horizon)
+        return self._compare(claim, base, comp.values_a, False)
 
     def made_up(self, claim: Claim, name: str, truth: float, draw: Draw, n: int) -> Comparison:
         shares = truth + SHARE_SD * (draw(1.0, n, True, 1.0) - 1.0)  # a unit-mean draw's deviations

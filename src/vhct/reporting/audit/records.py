@@ -223,6 +223,38 @@ class Beyond(_Record):
     questions: list[QuestionAnswer]
 
 
+class Design(_Record):
+    """The confirmatory design the audit decided on: its analysis plan (``make plan``, from the pilot,
+    before the run), the pilot's seeds and the confirmatory ones. Runs on other seeds are not used."""
+
+    plan_file: str
+    plan_sha256: str
+    commit: str | None
+    dirty: bool | None
+    config_sha256: str
+    claims_sha256: str
+    pilot_config: str
+    pilot_samples_sha256: str
+    pilot_seeds: dict[str, list[int]]
+    #: experiment -> setting -> the seeds the verdicts are decided on
+    confirmatory_seeds: dict[str, dict[str, list[int]]]
+    #: the comparisons the plan's caps leave short of 80 % power
+    underpowered: list[str]
+    #: runs read on seeds outside the confirmatory ones, not used for any verdict
+    left_out_runs: int = 0
+
+    @property
+    def seed_span(self) -> str:
+        """``20-219``: the confirmatory seeds' range."""
+        seeds = [s for by in self.confirmatory_seeds.values() for run in by.values() for s in run]
+        return f"{min(seeds)}-{max(seeds)}" if seeds else "-"
+
+    @property
+    def pilot_span(self) -> str:
+        seeds = [s for run in self.pilot_seeds.values() for s in run]
+        return f"{min(seeds)}-{max(seeds)}" if seeds else "-"
+
+
 class AuditContext(_Record):
     """What the audit was made from (None outside the pipeline): files and sha256, run, each experiment
     as the config computes it (no reader derives it again), the package versions the job saw."""
@@ -236,6 +268,8 @@ class AuditContext(_Record):
     beyond_file: str | None = None
     beyond_sha256: str | None = None
     versions: dict[str, str | None] | None = None
+    #: the confirmatory design (an analysis plan) the verdicts are decided on; None: exploratory (a pilot)
+    design: Design | None = None
 
 
 class ComputedVerdict(_Record):
