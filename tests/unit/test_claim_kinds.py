@@ -158,7 +158,8 @@ def experiment_runs(claim: Claim, truth: float, rng: np.random.Generator) -> dic
     the leading settings (the target, or the claimed settings, or, where the claim names only
     others, those) at ``truth`` times the rest (on the first experiment of a pair only, where the
     claim compares pairs), every value with a small spread. For a difference the truth is the slope
-    itself."""
+    itself, or, where the claim compares pairs, the slope on the first against a flat R_t (slope 0) on
+    the second."""
     kind = claim.spec
     leading = [claim.target] if claim.target else list(claim.claimed or claim.others)
     first = {p[0] for p in claim.pairs or []}
@@ -167,7 +168,8 @@ def experiment_runs(claim: Claim, truth: float, rng: np.random.Generator) -> dic
         at_truth = (e in first) if kind.over_pairs else True
         out[e] = {}
         for s in claim.settings:
-            rest = truth if kind.additive else 1.0  # a slope is its setting's own, a ratio against 1
+            # a slope is its setting's own (against 0 on a pair's second experiment), a ratio against 1
+            rest = (0.0 if kind.over_pairs else truth) if kind.additive else 1.0
             level = truth if (s in leading and at_truth) else rest
             noise = rng.standard_normal(RUN_SEEDS)
             values = level + SPREAD * noise if kind.additive else 100.0 * level * (1.0 + SPREAD * noise)

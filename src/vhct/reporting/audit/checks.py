@@ -197,18 +197,20 @@ def compare_samples(
 
 
 def slope_comparison(
-    claim: Claim, base: Comparison, sample: Mapping[int, float], with_interval: bool = True
-) -> Comparison:
-    """The per-seed slopes' mean against the claim's bounds (one-sample bootstrap-t), and its interval."""
+    claim: Claim, base: Comparison, sample: Mapping[int, float], with_interval: bool = True,
+    what: str = "slope",
+) -> Comparison:  # fmt: skip
+    """The per-seed slopes' mean (``what``: or of another per-seed quantity, such as a difference of
+    slopes) against the claim's bounds (one-sample bootstrap-t), and its interval."""
     d = stats.describe(sample)
     comp = dataclasses.replace(
         base, n_a=d["n"], mean_a=d["mean"], std_a=d["std"], effect=d["mean"],
-        effect_name="mean slope of log R_t on log t", values_a={str(k): v for k, v in sample.items()},
+        effect_name=f"mean {what} of log R_t on log t", values_a={str(k): v for k, v in sample.items()},
     )  # fmt: skip
     test = _bootstrap(claim, sample, 1.0, False, with_interval)
     return _tested(
         claim, comp, test, lambda r: (d["mean"] - r.factor, d["std"]), (d["n"], d["n"]),
-        text=lambda r: f"mean slope {'<' if r.alternative == 'less' else '>'} {r.factor:g}",
+        text=lambda r: f"mean {what} {'<' if r.alternative == 'less' else '>'} {r.factor:g}",
     )
 
 

@@ -222,8 +222,7 @@ class Sublinear(ClaimKind):
         if len(rounds) < 2:
             why = f"horizon {n}: fewer than 2 checkpoints"
             return [dataclasses.replace(base, verdict=NOT_EVALUATED, reason=why)]
-        matrix = np.array([[statistic(r, "cumulative_regret", t) for t in rounds] for r in seeds])
-        slopes = stats.log_slopes(matrix, rounds)
+        slopes = _slopes(seeds, rounds)
         sample = {r.seed: float(v) for r, v in zip(seeds, slopes, strict=True) if not np.isnan(v)}
         return [slope_comparison(claim, base, sample)]
 
@@ -301,3 +300,64 @@ class Easier(Lowest):
             comp = pair(common, unit, r1, r2, s, s, min(horizon(r1), horizon(r2)), tuple(scales))
             out.append(dataclasses.replace(comp, a=f"{s} on {first}", b=f"{s} on {second}"))
         return out
+
+
+class SameRate(ClaimKind):
+    """Each setting's rate, the per-seed slope of log R_t on log t at the checkpoints, is the same on
+    the first experiment of a pair as on the second within +-``max_slope_difference`` (equivalence by
+    two one-sided tests on the seeds' paired differences: the pair's experiments run the same seeds)."""
+
+    name = "same_rate"
+    keys = ("others", "pairs", "checkpoints")
+    thresholds = ("max_slope_difference",)
+    statistics = ("cumulative_regret",)
+    over_pairs = True
+    additive = True
+    example = {"others": ["A"], "checkpoints": [0.5, 1.0], "thresholds": {"max_slope_difference": 0.25}}
+
+    def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
+        d = claim.thresholds.max_slope_difference
+        return (Region("greater", -d), Region("less", d)), (Region("less", -d), Region("greater", d))
+
+    def intervals(self, claim: Claim) -> tuple[Intervals, Intervals]:
+        d = claim.thresholds.max_slope_difference
+        return [(-d, d)], [(-math.inf, -d), (d, math.inf)]
+
+    def check(self, claim, unit, runs, scales, reference):  # type: ignore[no-untyped-def]
+        first, second = unit.split(" / ")
+        out = []
+        for s in claim.others:
+            base = Comparison(unit, f"{s} on {first}", f"{s} on {second}", reference=reference)
+            r1, r2 = runs[0].get(s), runs[1].get(s)
+            if r1 is None or r2 is None:
+                why = f"setting {s} not run in both"
+                out.append(dataclasses.replace(base, verdict=NOT_EVALUATED, reason=why))
+                continue
+            n = min(horizon(r1), horizon(r2))  # both read at the same rounds
+            rounds = list(dict.fromkeys(max(1, round(f * n)) for f in claim.checkpoints))
+            if len(rounds) < 2:
+                why = f"horizon {n}: fewer than 2 checkpoints"
+                out.append(dataclasses.replace(base, verdict=NOT_EVALUATED, reason=why))
+                continue
+            slopes = [
+                {r.seed: float(v) for r, v in zip(rs, _slopes(rs, rounds), strict=True) if not np.isnan(v)}
+                for rs in (r1, r2)
+            ]
+            paired = sorted(set(slopes[0]) & set(slopes[1]))  # the seeds both experiments ran
+            sample = {seed: slopes[0][seed] - slopes[1][seed] for seed in paired}
+            base = dataclasses.replace(base, round=n, horizon=n)
+            what = f"difference ({first} - {second}) of the slopes"
+            out.append(slope_comparison(claim, base, sample, what=what))
+        return out
+
+    def made_up(self, claim: Claim, name: str, truth: float, draw: Draw, n: int) -> Comparison:
+        differences = truth + SLOPE_SD * (draw(1.0, n, True, 1.0) - 1.0)  # a unit-mean draw's deviations
+        base = Comparison(f"{name} / {name}2", "A", "A")
+        sample = dict(enumerate(differences.tolist()))
+        return slope_comparison(claim, base, sample, False, "difference of the slopes")
+
+
+def _slopes(runs: Sequence[Run], rounds: list[int]) -> np.ndarray:
+    """Per run, the slope of log R_t on log t at ``rounds`` (nan where R_t is not positive)."""
+    matrix = np.array([[statistic(r, "cumulative_regret", t) for t in rounds] for r in runs])
+    return stats.log_slopes(matrix, rounds)
