@@ -1,0 +1,199 @@
+"""The claims of issue 37 item 4 (the paper's statements that runs can check), as shipped in
+config/claims.yaml, each decided on made-up runs of known truth: reproduced where the truth lies in
+its claimed region, "the opposite" where it lies in the refuting one and "no effect of the claimed
+size" between its margins (where the claim has that category)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from vhct.reporting.audit.claims import load_claims
+from vhct.reporting.audit.evaluate import evaluate_claim
+from vhct.reporting.audit.runs import Run
+from vhct.reporting.audit.verdicts import NO_EFFECT, NOT_REPRODUCED, OPPOSITE, REPRODUCED
+
+SEEDS, HORIZON, SPREAD = 20, 400, 0.02
+#: a made-up run's regret grows like final * (t / horizon) ** power; the base power of the slopes
+POWER = 0.6
+#: setting -> final regret (or power), given experiment and setting
+Level = Callable[[str, str], float]
+
+
+def claim_of(claim_id: str):
+    return next(c for c in load_claims().claims if c.id == claim_id)
+
+
+def runs_of(claim, final: Level, power: Level | None = None, seed: int = 0) -> dict:
+    """Runs of every setting the claim reads on every experiment it reads: per seed, cumulative regret
+    final(e, s) (t / horizon) ** power(e, s), each with a small multiplicative spread (the same seeds
+    in every experiment, as the pipeline runs them)."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(1, HORIZON + 1, dtype=float)
+    out: dict = {}
+    for e in claim.experiments_read:
+        out[e] = {}
+        for s in claim.settings:
+            runs = []
+            for k in range(SEEDS):
+                p = (power or (lambda *_: POWER))(e, s) + SPREAD * rng.standard_normal()
+                cumulative = final(e, s) * (1.0 + SPREAD * rng.standard_normal()) * (t / HORIZON) ** p
+                table = pd.DataFrame({
+                    "t": t.astype(int), "value": -np.diff(cumulative, prepend=0.0),
+                    "cumulative_regret": cumulative, "depth": np.full(HORIZON, 3.0),
+                    "step_seconds": np.full(HORIZON, 1e-3), "optimizer_seconds": np.full(HORIZON, 1e-4),
+                })  # fmt: skip
+                runs.append(Run(k, table, 0.0))
+            out[e][s] = runs
+    return out
+
+
+def decided(claim, runs, scales=None) -> tuple[str, str]:
+    result = evaluate_claim(claim, runs, scales or dict.fromkeys(runs, 1.0))
+    assert all(e.verdict != "not evaluated" for e in result.experiments), result.reason
+    return result.verdict, result.category
+
+
+# ---------------------------------------------------------------- the counterexample, "very easy"
+
+EASY = ("counterexample-very-easy-fig6", "counterexample-very-easy-normalized")
+
+
+@pytest.mark.parametrize("claim_id", EASY)
+@pytest.mark.parametrize(
+    ("factor", "expected"),
+    [(0.5, (REPRODUCED, REPRODUCED)), (2.0, (NOT_REPRODUCED, OPPOSITE)), (1.0, (NOT_REPRODUCED, NO_EFFECT))],
+)
+def test_counterexample_very_easy_on_runs_of_known_truth(claim_id, factor, expected):
+    """The counterexample's regret ``factor`` times every other function's, for every tree algorithm."""
+    claim = claim_of(claim_id)
+    runs = runs_of(claim, lambda e, s: 100.0 * (factor if e == "counterexample" else 1.0))
+    assert decided(claim, runs) == expected
+
+
+def test_counterexample_very_easy_readings_differ_by_the_random_search_scale():
+    """The same raw regret on every function: the normalized reading divides by random search's regret,
+    so a counterexample whose random-search regret is a quarter of the others' is the harder one."""
+    fig6, normalized = (claim_of(c) for c in EASY)
+    runs = runs_of(fig6, lambda e, s: 100.0 * (0.5 if e == "counterexample" else 1.0))
+    scales = {e: (0.125 if e == "counterexample" else 1.0) for e in runs}
+    assert decided(fig6, runs, scales)[0] == REPRODUCED
+    assert decided(normalized, runs, scales) == (NOT_REPRODUCED, OPPOSITE)
+
+
+# ---------------------------------------------------------------- variance and regret: the noise sweep
+
+LEVELS = {"noise0.01": 0.01, "": 0.05, "noise0.1": 0.1, "noise0.2": 0.2, "high-noise": 0.5}
+
+
+def noise_of(experiment: str) -> float:
+    """The noise half-width of a sweep experiment, by its name (garland, garland-noise0.1, ...)."""
+    suffix = experiment.partition("-")[2]
+    return LEVELS[suffix]
+
+
+@pytest.mark.parametrize(
+    ("regret", "expected"),
+    [(lambda b: 100.0 * (1.0 + 4.0 * b), (REPRODUCED, REPRODUCED)),  # rises with the noise
+     (lambda b: 100.0 * (3.0 - 4.0 * b), (NOT_REPRODUCED, OPPOSITE))],  # falls with it
+)  # fmt: skip
+def test_vhct_regret_rises_with_the_noise_on_runs_of_known_truth(regret, expected):
+    claim = claim_of("variance-regret-positive")
+    assert decided(claim, runs_of(claim, lambda e, s: regret(noise_of(e)))) == expected
+
+
+def test_vhct_regret_that_rises_except_at_one_level_is_not_reproduced():
+    """Monotone over every consecutive pair: a dip between 0.1 and 0.2 on DoubleSine refutes it."""
+    claim = claim_of("variance-regret-positive")
+
+    def regret(e: str, s: str) -> float:
+        dip = e == "doublesine-noise0.2"
+        return 100.0 * (1.0 + 4.0 * noise_of(e)) * (0.7 if dip else 1.0)
+
+    assert decided(claim, runs_of(claim, regret)) == (NOT_REPRODUCED, OPPOSITE)
+
+
+@pytest.mark.parametrize(
+    ("ratio", "expected"),
+    [(lambda b: 0.5 + b, (REPRODUCED, REPRODUCED)),  # VHCT/HCT rises with the noise: the lead shrinks
+     (lambda b: 1.2 - b, (NOT_REPRODUCED, OPPOSITE))],  # the lead grows with the noise
+)  # fmt: skip
+def test_vhct_lead_over_hct_shrinks_with_the_noise_on_runs_of_known_truth(ratio, expected):
+    claim = claim_of("variance-regret-lead-shrinks")
+    runs = runs_of(claim, lambda e, s: 100.0 * (ratio(noise_of(e)) if s == "VHCT-rho0.75" else 1.0))
+    assert decided(claim, runs) == expected
+
+
+# ---------------------------------------------------------------- the rescaling remark
+
+
+@pytest.mark.parametrize(
+    ("shift", "expected"),
+    [(0.0, (REPRODUCED, REPRODUCED)), (0.2, (NOT_REPRODUCED, OPPOSITE)), (-0.2, (NOT_REPRODUCED, OPPOSITE))],
+)
+def test_rescaling_keeps_the_rate_on_runs_of_known_truth(shift, expected):
+    """The rescaled objective's regret a times f's (a rescaling of R_t alone keeps the slope), its
+    slope of log R_t on log t ``shift`` above f's."""
+    claim = claim_of("rescaling-keeps-the-rate")
+    rescaled = {p[0] for p in claim.pairs}
+    scale = {"garland-scale2": 2.0, "garland-scale0.25": 0.25, "himmelblau-scale890": 890.0,
+             "himmelblau-scale0.25": 0.25}  # fmt: skip
+    assert rescaled == set(scale)
+    runs = runs_of(
+        claim, lambda e, s: 100.0 * scale.get(e, 1.0), lambda e, s: POWER + (shift if e in rescaled else 0.0)
+    )
+    assert decided(claim, runs) == expected
+    comp = evaluate_claim(claim, runs).experiments[0].comparisons[0]
+    assert comp.effect == pytest.approx(shift, abs=0.02) and comp.a == "VHCT-rho0.75 on garland-scale2"
+    assert comp.effect_name == "mean difference (garland-scale2 - garland) of the slopes of log R_t on log t"
+
+
+def test_rescaling_pairs_the_seeds_both_experiments_ran():
+    """A seed either experiment lacks is left out of the paired differences (the claim's minimum
+    lowered below the seeds both ran)."""
+    claim = claim_of("rescaling-keeps-the-rate").model_copy(update={"min_seeds": SEEDS - 2})
+    runs = runs_of(claim, lambda e, s: 100.0)
+    runs["garland"]["HCT-rho0.75"] = [r for r in runs["garland"]["HCT-rho0.75"] if r.seed != 5]
+    runs["garland-scale2"]["HCT-rho0.75"] = [r for r in runs["garland-scale2"]["HCT-rho0.75"] if r.seed != 7]
+    result = evaluate_claim(claim, runs)
+    hct = next(c for c in result.experiments[0].comparisons if c.a.startswith("HCT"))
+    assert hct.n_a == SEEDS - 2 and sorted(map(int, hct.values_a)) == sorted(set(range(SEEDS)) - {5, 7})
+
+
+# ---------------------------------------------------------------- the conclusion: phi(h) needed
+
+
+@pytest.mark.parametrize(
+    ("factor", "expected"),
+    [(2.0, (REPRODUCED, REPRODUCED)), (0.8, (NOT_REPRODUCED, OPPOSITE)), (1.05, (NOT_REPRODUCED, NO_EFFECT))],
+)
+def test_a_wrong_rho_costs_regret_on_runs_of_known_truth(factor, expected):
+    """VHCT at rho = 0.25 ``factor`` times its regret at rho = 0.5 and 0.75, on every function."""
+    claim = claim_of("phi-knowledge-needed-wrong-rho")
+    runs = runs_of(claim, lambda e, s: 100.0 * (factor if s == "VHCT-rho0.25" else 1.0))
+    assert decided(claim, runs) == expected
+
+
+@pytest.mark.parametrize(
+    ("factor", "expected"),
+    [(0.5, (REPRODUCED, REPRODUCED)), (1.7, (NOT_REPRODUCED, OPPOSITE)),
+     (0.975, (NOT_REPRODUCED, NO_EFFECT))],
+)  # fmt: skip
+def test_knowing_phi_gives_the_best_performance_on_runs_of_known_truth(factor, expected):
+    """VHCT told phi(h) = 2/h at ``factor`` times VHCT's regret with rho = 0.75 on the counterexample."""
+    claim = claim_of("phi-knowledge-needed-counterexample")
+    runs = runs_of(claim, lambda e, s: 100.0 * (factor if s == "VHCT-phi2overh" else 1.0))
+    assert decided(claim, runs) == expected
+
+
+def test_the_two_readings_of_each_statement_share_it():
+    claims = {c.id: c for c in load_claims().claims}
+    for statement, readings in {
+        "counterexample-very-easy": EASY,
+        "phi-knowledge-needed": ("phi-knowledge-needed-wrong-rho", "phi-knowledge-needed-counterexample"),
+    }.items():
+        assert {claims[r].reading_of for r in readings} == {statement}
+        assert len({claims[r].quote for r in readings}) == 1
