@@ -34,7 +34,7 @@ from vhct.reporting.audit.checks import Region, no_effect_regions
 from vhct.reporting.audit.claims import load_claims
 from vhct.reporting.audit.claims_model import CLAIM_KINDS, Claim, ClaimsFile, Rules, Thresholds
 from vhct.reporting.audit.evaluate import conclude, run_audit
-from vhct.reporting.audit.kinds import ClaimKind
+from vhct.reporting.audit.kinds import MADE_UP_SCALE, ClaimKind
 from vhct.reporting.audit.records import AuditContext, audit_json, parse_audit, read_audit
 from vhct.reporting.audit.runs import AUDITED_COLUMNS, Run
 from vhct.reporting.audit.verdicts import NO_EFFECT, NOT_REPRODUCED, OPPOSITE, REPRODUCED
@@ -138,15 +138,17 @@ def check_contract_on_samples(claim: Claim) -> None:
 
 def made_up_runs(values: np.ndarray, additive: bool) -> list[Run]:
     """Runs (against f* = 0), one per per-seed value: for a ratio, cumulative regret growing linearly
-    to the value at the last round; for a difference (the slope of log R_t on log t), R_t = t ** value."""
+    to the value at the last round, and a run's wall time in seconds the value over the made-up scale
+    (100: the truth itself), a quarter of it the optimizer's own; for a difference (the slope of log R_t
+    on log t), R_t = t ** value."""
     t = np.arange(1, HORIZON + 1, dtype=float)
     runs = []
     for seed, value in enumerate(values):
         cumulative = t**value if additive else value * t / HORIZON
         table = pd.DataFrame({
             "t": t.astype(int), "value": -np.diff(cumulative, prepend=0.0), "cumulative_regret": cumulative,
-            "depth": np.full(HORIZON, 3.0), "step_seconds": np.full(HORIZON, 1e-3),
-            "optimizer_seconds": np.full(HORIZON, 2.5e-4),
+            "depth": np.full(HORIZON, 3.0), "step_seconds": np.full(HORIZON, value / MADE_UP_SCALE / HORIZON),
+            "optimizer_seconds": np.full(HORIZON, value / MADE_UP_SCALE / HORIZON / 4),
         })  # fmt: skip
         assert tuple(table.columns) == AUDITED_COLUMNS
         runs.append(Run(seed, table, 0.0))

@@ -13,6 +13,7 @@ import pytest
 
 from vhct.reporting.audit.claims import load_claims
 from vhct.reporting.audit.evaluate import evaluate_claim
+from vhct.reporting.audit.kinds import seconds_to
 from vhct.reporting.audit.runs import Run
 from vhct.reporting.audit.verdicts import NO_EFFECT, NOT_REPRODUCED, OPPOSITE, REPRODUCED
 
@@ -27,24 +28,30 @@ def claim_of(claim_id: str):
     return next(c for c in load_claims().claims if c.id == claim_id)
 
 
-def runs_of(claim, final: Level, power: Level | None = None, seed: int = 0) -> dict:
+def runs_of(
+    claim, final: Level, power: Level | None = None, seconds: Level | None = None,
+    rounds: Level | None = None, seed: int = 0,
+) -> dict:  # fmt: skip
     """Runs of every setting the claim reads on every experiment it reads: per seed, cumulative regret
     final(e, s) (t / horizon) ** power(e, s), each with a small multiplicative spread (the same seeds
-    in every experiment, as the pipeline runs them)."""
+    in every experiment, as the pipeline runs them); each round takes seconds(e, s) (1 ms), a tenth
+    of it the optimizer's own; rounds(e, s) rounds (the horizon: a setting that stopped early)."""
     rng = np.random.default_rng(seed)
-    t = np.arange(1, HORIZON + 1, dtype=float)
     out: dict = {}
     for e in claim.experiments_read:
         out[e] = {}
         for s in claim.settings:
+            n = int(rounds(e, s)) if rounds else HORIZON
+            t = np.arange(1, n + 1, dtype=float)
             runs = []
             for k in range(SEEDS):
                 p = (power or (lambda *_: POWER))(e, s) + SPREAD * rng.standard_normal()
                 cumulative = final(e, s) * (1.0 + SPREAD * rng.standard_normal()) * (t / HORIZON) ** p
+                spent = (seconds(e, s) if seconds else 1e-3) * (1.0 + SPREAD * rng.standard_normal())
                 table = pd.DataFrame({
                     "t": t.astype(int), "value": -np.diff(cumulative, prepend=0.0),
-                    "cumulative_regret": cumulative, "depth": np.full(HORIZON, 3.0),
-                    "step_seconds": np.full(HORIZON, 1e-3), "optimizer_seconds": np.full(HORIZON, 1e-4),
+                    "cumulative_regret": cumulative, "depth": np.full(n, 3.0),
+                    "step_seconds": np.full(n, spent), "optimizer_seconds": np.full(n, spent / 10),
                 })  # fmt: skip
                 runs.append(Run(k, table, 0.0))
             out[e][s] = runs
@@ -197,3 +204,53 @@ def test_the_two_readings_of_each_statement_share_it():
     }.items():
         assert {claims[r].reading_of for r in readings} == {statement}
         assert len({claims[r].quote for r in readings}) == 1
+
+
+# ---------------------------------------------------------------- BO's days against the others' minutes
+
+HOUR = 3600.0
+
+
+def test_a_run_that_stopped_early_is_extended_at_its_last_rounds_cost():
+    """Rounds costing t ms, stopped at t = 100 of 1000: measured 5.05 s, then 900 rounds at the mean of
+    its last 10 (0.0955 s): a lower bound of the growing cost's true 500.5 s."""
+    t = np.arange(1, 101, dtype=float)
+    table = pd.DataFrame({"step_seconds": t / 1000, "optimizer_seconds": t / 2000})
+    run = Run(0, table, 0.0)
+    assert seconds_to(run, "step_seconds", 100) == pytest.approx(5.05)
+    assert seconds_to(run, "step_seconds", 1000) == pytest.approx(5.05 + 900 * 0.0955)
+    assert seconds_to(run, "optimizer_seconds", 1000) == pytest.approx((5.05 + 900 * 0.0955) / 2)
+    assert seconds_to(run, "step_seconds", 1000) < float(np.arange(1, 1001).sum() / 1000)
+
+
+@pytest.mark.parametrize(
+    ("hours", "expected"), [(0.25, (REPRODUCED, REPRODUCED)), (3.0, (NOT_REPRODUCED, OPPOSITE))]
+)
+def test_the_others_take_minutes_on_runs_of_known_truth(hours, expected):
+    """Every tree algorithm's run to the horizon takes ``hours``."""
+    claim = claim_of("others-take-minutes")
+    runs = runs_of(claim, lambda e, s: 100.0, seconds=lambda e, s: hours * HOUR / HORIZON)
+    assert decided(claim, runs) == expected
+
+
+@pytest.mark.parametrize(
+    ("claim_id", "hours", "expected"),
+    [("bo-takes-hours", 2.0, (REPRODUCED, REPRODUCED)), ("bo-takes-hours", 0.1, (NOT_REPRODUCED, OPPOSITE)),
+     ("bo-takes-days", 48.0, (REPRODUCED, REPRODUCED)), ("bo-takes-days", 2.0, (NOT_REPRODUCED, OPPOSITE))],
+)  # fmt: skip
+def test_bo_takes_hours_or_days_read_through_its_extension_to_the_horizon(claim_id, hours, expected):
+    """BO stopped at a tenth of the horizon on Garland, its rounds at a cost that reaches ``hours``
+    only when extended to the horizon; on Landmine and MNIST it ran the horizon at that cost."""
+    claim = claim_of(claim_id)
+    assert claim.experiments_read == ["garland", "landmine", "mnist"]
+    runs = runs_of(
+        claim, lambda e, s: 100.0, seconds=lambda e, s: hours * HOUR / HORIZON,
+        rounds=lambda e, s: HORIZON // 10 if e == "garland" else HORIZON,
+    )  # fmt: skip
+    # another setting ran Garland's horizon (as the tree algorithms do): BO stopped before it
+    runs["garland"]["VHCT-rho0.75"] = runs_of(claim, lambda e, s: 100.0)["garland"]["BO"]
+    assert decided(claim, runs) == expected
+    garland = evaluate_claim(claim, runs).experiments[0].comparisons[0]
+    extended = f"to t = {HORIZON} (measured to t = {HORIZON // 10}, extended: a lower bound)"
+    assert extended in garland.effect_name
+    assert garland.effect == pytest.approx(hours * HOUR / claim.thresholds.seconds, rel=0.02)

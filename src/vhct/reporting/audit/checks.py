@@ -198,14 +198,16 @@ def compare_samples(
 
 def slope_comparison(
     claim: Claim, base: Comparison, sample: Mapping[int, float], with_interval: bool = True,
-    what: str = "slope",
+    what: str = "slope", effect_name: str | None = None,
 ) -> Comparison:  # fmt: skip
     """The per-seed slopes' mean (``what``: or of another per-seed quantity, such as a difference of
-    slopes) against the claim's bounds (one-sample bootstrap-t), and its interval."""
+    slopes or a run's wall time over a threshold, named ``effect_name``) against the claim's bounds
+    (one-sample bootstrap-t), and its interval."""
     d = stats.describe(sample)
     comp = dataclasses.replace(
         base, n_a=d["n"], mean_a=d["mean"], std_a=d["std"], effect=d["mean"],
-        effect_name=f"mean {what} of log R_t on log t", values_a={str(k): v for k, v in sample.items()},
+        effect_name=effect_name or f"mean {what} of log R_t on log t",
+        values_a={str(k): v for k, v in sample.items()},
     )  # fmt: skip
     test = _bootstrap(claim, sample, 1.0, False, with_interval)
     return _tested(

@@ -45,6 +45,7 @@ for _name, _cls in (
     ("lowest", "Lowest"), ("among_fastest", "AmongFastest"), ("similar", "Similar"),
     ("best_parameter", "BestParameter"), ("sublinear", "Sublinear"), ("greater", "Greater"),
     ("contrast", "Contrast"), ("easier", "Easier"), ("same_rate", "SameRate"),
+    ("wall_time", "WallTime"),
 ):  # fmt: skip
     CLAIM_KINDS.register(_name, f"vhct.reporting.audit.kinds:{_cls}")
 #: a claim's keys filled from ``defaults`` when absent (optional in the file, set in the record)
@@ -85,6 +86,7 @@ class Thresholds(Record):
     refuted_above: Positive | None = None  # type: ignore[valid-type]
     min_factor: number(ge=1) | None = None  # type: ignore[valid-type]
     max_slope_difference: Positive | None = None  # type: ignore[valid-type]
+    seconds: Positive | None = None  # type: ignore[valid-type]
 
     def given(self) -> dict[str, Any]:
         """The thresholds the file gives (as recorded in the audit)."""

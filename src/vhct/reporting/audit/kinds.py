@@ -361,3 +361,60 @@ def _slopes(runs: Sequence[Run], rounds: list[int]) -> np.ndarray:
     """Per run, the slope of log R_t on log t at ``rounds`` (nan where R_t is not positive)."""
     matrix = np.array([[statistic(r, "cumulative_regret", t) for t in rounds] for r in runs])
     return stats.log_slopes(matrix, rounds)
+
+
+#: the share of a stopped run's last rounds whose mean cost per round extends it to the horizon
+EXTRAPOLATED_SHARE = 0.1
+
+
+def seconds_to(run: Run, column: str, full: int) -> float:
+    """The run's wall seconds (``column``: ``step_seconds``, the whole rounds, or ``optimizer_seconds``)
+    to round ``full``: measured to its last round, then, if it stopped earlier, each further round at
+    the mean cost of its last ``EXTRAPOLATED_SHARE`` of rounds. A lower bound where the cost per round
+    grows with the rounds (a GP's), exact for a run that reached ``full``."""
+    spent = run.table[column].to_numpy(dtype=float)
+    last = spent[-max(1, round(EXTRAPOLATED_SHARE * spent.size)) :]
+    return float(spent.sum() + max(0, full - spent.size) * last.mean())
+
+
+#: the statistic of a wall-time claim -> the run table's column it sums
+SECONDS_COLUMNS = {"seconds_per_round": "step_seconds", "optimizer_seconds_per_round": "optimizer_seconds"}
+
+
+class WallTime(ClaimKind):
+    """Each named setting's wall time per run to the experiment's horizon, in ``direction`` (less: at
+    most, greater: at least) of an absolute number of ``seconds`` (a one-sample test of the mean over
+    seeds; the effect is that mean over the threshold). A setting that stopped early is extended to
+    the horizon at its last rounds' cost (a lower bound where the cost grows: a GP's)."""
+
+    name = "wall_time"
+    keys = ("others", "direction")
+    thresholds = ("seconds",)
+    statistics = tuple(SECONDS_COLUMNS)
+    example = {"others": ["A"], "direction": "less", "statistic": "seconds_per_round",
+               "thresholds": {"seconds": 1.0}}  # fmt: skip
+
+    def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
+        other = "greater" if claim.direction == "less" else "less"
+        return (Region(claim.direction, 1.0),), (Region(other, 1.0),)
+
+    def check(self, claim, unit, runs, scales, reference):  # type: ignore[no-untyped-def]
+        exp_runs, full, limit = runs[0], _full(runs[0]), claim.thresholds.seconds
+        out = []
+        for s in claim.others:
+            base = Comparison(unit, s, "-")
+            if s not in exp_runs:
+                out.append(dataclasses.replace(base, verdict=NOT_EVALUATED, reason=f"setting {s} not run"))
+                continue
+            h = horizon(exp_runs[s])
+            column = SECONDS_COLUMNS[claim.statistic]
+            sample = {r.seed: seconds_to(r, column, full) / limit for r in exp_runs[s]}
+            to = f"to t = {full}" + (f" (measured to t = {h}, extended: a lower bound)" if h < full else "")
+            name = f"mean wall time per run {to} / {limit:g} s"
+            base = dataclasses.replace(base, round=full, horizon=full)
+            out.append(slope_comparison(claim, base, sample, what="wall time / threshold", effect_name=name))
+        return out
+
+    def made_up(self, claim: Claim, name: str, truth: float, draw: Draw, n: int) -> Comparison:
+        sample = dict(enumerate(draw(truth, n, True).tolist()))
+        return slope_comparison(claim, Comparison(name, "A", "-"), sample, False, "wall time / threshold", "")
