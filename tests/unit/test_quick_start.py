@@ -72,7 +72,8 @@ def test_an_audit_of_runs_shaped_like_the_default_config_evaluates_every_synthet
                 }  # fmt: skip
                 runs[name][setting].append(Run(seed, pd.DataFrame(table), 0.0))
     claims = CLAIMS.model_copy(update={"claims": SYNTHETIC_CLAIMS, "sensitivity": []})
-    scales = {"himmelblau": 0.15, "rastrigin2d": 0.3, "rastrigin10d": 0.3}
+    scales = {"himmelblau": 0.15, "rastrigin2d": 0.3, "rastrigin10d": 0.3, "garland": 0.5, "doublesine": 0.4,
+              "counterexample": 0.2}  # fmt: skip
     result = run_audit(claims, runs, {"experiments": {}}, scales)
     for claim in result.claims:
         assert claim.verdict != NOT_EVALUATED, (claim.id, claim.reason)

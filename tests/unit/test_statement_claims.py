@@ -155,7 +155,8 @@ def test_rescaling_keeps_the_rate_on_runs_of_known_truth(shift, expected):
     assert decided(claim, runs) == expected
     comp = evaluate_claim(claim, runs).experiments[0].comparisons[0]
     assert comp.effect == pytest.approx(shift, abs=0.02) and comp.a == "VHCT-rho0.75 on garland-scale2"
-    assert comp.effect_name == "mean difference (garland-scale2 - garland) of the slopes of log R_t on log t"
+    assert comp.effect_name == "mean slope difference (garland-scale2 - garland) of log R_t on log t"
+    assert comp.claimed == "mean slope difference > -0.05 and mean slope difference < 0.05"
 
 
 def test_rescaling_pairs_the_seeds_both_experiments_ran():

@@ -346,15 +346,15 @@ class SameRate(ClaimKind):
             paired = sorted(set(slopes[0]) & set(slopes[1]))  # the seeds both experiments ran
             sample = {seed: slopes[0][seed] - slopes[1][seed] for seed in paired}
             base = dataclasses.replace(base, round=n, horizon=n)
-            what = f"difference ({first} - {second}) of the slopes"
-            out.append(slope_comparison(claim, base, sample, what=what))
+            name = f"mean slope difference ({first} - {second}) of log R_t on log t"
+            out.append(slope_comparison(claim, base, sample, what="slope difference", effect_name=name))
         return out
 
     def made_up(self, claim: Claim, name: str, truth: float, draw: Draw, n: int) -> Comparison:
         differences = truth + SLOPE_SD * (draw(1.0, n, True, 1.0) - 1.0)  # a unit-mean draw's deviations
         base = Comparison(f"{name} / {name}2", "A", "A")
         sample = dict(enumerate(differences.tolist()))
-        return slope_comparison(claim, base, sample, False, "difference of the slopes")
+        return slope_comparison(claim, base, sample, False, "slope difference")
 
 
 def _slopes(runs: Sequence[Run], rounds: list[int]) -> np.ndarray:
