@@ -255,3 +255,21 @@ def test_bo_takes_hours_or_days_read_through_its_extension_to_the_horizon(claim_
     extended = f"to t = {HORIZON} (measured to t = {HORIZON // 10}, extended: a lower bound)"
     assert extended in garland.effect_name
     assert garland.effect == pytest.approx(hours * HOUR / claim.thresholds.seconds, rel=0.02)
+    # a lower bound below the threshold refutes nothing: Garland alone is left open, the runs that
+    # reached the horizon (Landmine, MNIST) decide
+    assert garland.verdict == (REPRODUCED if expected[0] == REPRODUCED else "inconclusive"), garland.reason
+
+
+@pytest.mark.parametrize(
+    ("hours", "verdict"), [(2.0, (NOT_REPRODUCED, OPPOSITE)), (0.25, ("inconclusive", "underpowered"))]
+)
+def test_a_lower_bound_refutes_at_most_but_never_reproduces_it(hours, verdict):
+    """"At most an hour" for a setting that stopped at a tenth of the horizon: its extended time, a lower
+    bound, above an hour refutes the claim; below it, it decides nothing."""
+    claim = claim_of("others-take-minutes").model_copy(update={"experiments": ["garland"]})
+    runs = runs_of(
+        claim, lambda e, s: 100.0, seconds=lambda e, s: hours * HOUR / HORIZON,
+        rounds=lambda e, s: HORIZON // 10 if s == "PCT" else HORIZON,
+    )  # fmt: skip
+    pct = next(c for c in evaluate_claim(claim, runs).experiments[0].comparisons if c.a == "PCT")
+    assert (pct.verdict, pct.category) == verdict, pct.reason

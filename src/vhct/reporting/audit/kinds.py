@@ -385,7 +385,9 @@ class WallTime(ClaimKind):
     """Each named setting's wall time per run to the experiment's horizon, in ``direction`` (less: at
     most, greater: at least) of an absolute number of ``seconds`` (a one-sample test of the mean over
     seeds; the effect is that mean over the threshold). A setting that stopped early is extended to
-    the horizon at its last rounds' cost (a lower bound where the cost grows: a GP's)."""
+    the horizon at its last rounds' cost (a lower bound where the cost grows: a GP's), so only the
+    test a lower bound can decide is made: "at least" may be reproduced, "at most" refuted; the other
+    test's p is 1 (a lower bound below the threshold says nothing of the time itself)."""
 
     name = "wall_time"
     keys = ("others", "direction")
@@ -412,7 +414,11 @@ class WallTime(ClaimKind):
             to = f"to t = {full}" + (f" (measured to t = {h}, extended: a lower bound)" if h < full else "")
             name = f"mean wall time per run {to} / {limit:g} s"
             base = dataclasses.replace(base, round=full, horizon=full)
-            out.append(slope_comparison(claim, base, sample, what="wall time / threshold", effect_name=name))
+            comp = slope_comparison(claim, base, sample, what="wall time / threshold", effect_name=name)
+            if h < full and comp.p_claimed is not None:  # a lower bound decides one side only
+                side = "p_refuted" if claim.direction == "greater" else "p_claimed"
+                comp = dataclasses.replace(comp, **{side: 1.0})
+            out.append(comp)
         return out
 
     def made_up(self, claim: Claim, name: str, truth: float, draw: Draw, n: int) -> Comparison:
