@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from vhct.pipeline.records import RunSpec
+from vhct.pipeline.run import run_columns, seeded_run
 from vhct.reporting.audit.claims import load_claims
 from vhct.reporting.audit.evaluate import evaluate_claim
 from vhct.reporting.audit.kinds import seconds_to
@@ -157,6 +159,23 @@ def test_rescaling_keeps_the_rate_on_runs_of_known_truth(shift, expected):
     assert comp.effect == pytest.approx(shift, abs=0.02) and comp.a == "VHCT-rho0.75 on garland-scale2"
     assert comp.effect_name == "mean slope difference (garland-scale2 - garland) of log R_t on log t"
     assert comp.claimed == "mean slope difference > -0.05 and mean slope difference < 0.05"
+
+
+@pytest.mark.parametrize("algorithm", ["VHCT", "HCT", "T-HOO"])
+def test_an_offset_alone_leaves_the_tree_algorithms_regret_unchanged(algorithm):
+    """The claim's note: f + b moves every U and B by b, so the runs choose the same points (to
+    rounding); the scale a is what the rescaling claim tests."""
+    params = {"rho": 0.75, "nu": 1.0} if algorithm == "T-HOO" else {"rho": 0.75, "nu": 1.0, "b": 1.0}
+    finals = []
+    for offset in (0.0, 0.5, -3.0):
+        spec = RunSpec(
+            experiment="e", setting="s", algorithm=algorithm, params=params, objective="rescaled",
+            objective_params={"objective": "garland", "offset": offset}, noise=0.05, horizon=500, seed=1,
+            progress_every=1000,
+        )  # fmt: skip
+        f, optimizer, noise = seeded_run(spec)
+        finals.append(run_columns(optimizer, f, spec.horizon, noise, spec.seed)["cumulative_regret"][-1])
+    assert finals == pytest.approx([finals[0]] * 3, rel=1e-9)
 
 
 def test_rescaling_pairs_the_seeds_both_experiments_ran():
