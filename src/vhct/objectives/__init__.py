@@ -58,6 +58,7 @@ def _check(name: str, cls: type[Objective]) -> None:
 OBJECTIVES: Registry[type[Objective]] = Registry("objective", check=_check)
 for _cls in (Garland, DoubleSine, Ackley, CounterExample, Himmelblau, Rastrigin, DifficultFunction, Rescaled):
     OBJECTIVES.register(_cls)
+Rescaled.objectives = OBJECTIVES  # a f + b of any objective registered here
 OBJECTIVES.register("landmine", "vhct.objectives.landmine:LandmineSVM")
 OBJECTIVES.register("mnist", "vhct.objectives.mnist:MnistMLP")
 

@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from vhct.objectives.synthetic import SyntheticObjective
+
+if TYPE_CHECKING:
+    from vhct.objectives.base import Objective
+    from vhct.registry import Registry
 
 #: the objective rescaled when none is named
 DEFAULT_OBJECTIVE = "garland"
@@ -32,6 +36,9 @@ class Rescaled(SyntheticObjective):
     """
 
     name = "rescaled"
+    #: the registry the rescaled objective is looked up in: ``vhct.objectives.OBJECTIVES``, set there
+    #: when it registers this class (this module does not import the package: no import cycle)
+    objectives: ClassVar[Registry[type[Objective]] | None] = None
 
     def __init__(
         self,
@@ -40,25 +47,26 @@ class Rescaled(SyntheticObjective):
         scale: float = 1.0,
         offset: float = 0.0,
     ) -> None:
-        from vhct.objectives import OBJECTIVES  # local: the registry imports this module
-
+        registry = type(self).objectives
+        if registry is None:
+            raise ValueError("Rescaled has no registry to look objectives up in (register it in one)")
         for key, value in (("scale", scale), ("offset", offset)):
             if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
                 raise ValueError(f"{key} must be a finite number, got {value!r}")
         if scale <= 0:
             raise ValueError(f"scale must be positive (a f + b is then maximized where f is), got {scale!r}")
-        if objective not in OBJECTIVES or objective == self.name:
-            known = ", ".join(n for n in OBJECTIVES if n != self.name)
+        if objective not in registry or objective == self.name:
+            known = ", ".join(n for n in registry if n != self.name)
             raise ValueError(
                 f"objective must name an objective to rescale (known: {known}), got {objective!r}"
             )
-        if OBJECTIVES.target(objective) is not None or not OBJECTIVES[objective].exact_optimum:
+        if registry.target(objective) is not None or not registry[objective].exact_optimum:
             raise ValueError(
                 f"objective {objective!r} has no exact optimum: only synthetic objectives are rescaled"
             )
         if objective_params is not None and not isinstance(objective_params, Mapping):
             raise ValueError(f"objective_params must be a mapping, got {objective_params!r}")
-        base = OBJECTIVES[objective](**dict(objective_params or {}))
+        base = registry[objective](**dict(objective_params or {}))
         assert isinstance(base, SyntheticObjective)
         super().__init__(base.domain)
         self.base, self.scale, self.offset = base, float(scale), float(offset)
