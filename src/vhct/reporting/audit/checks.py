@@ -197,24 +197,22 @@ def compare_samples(
 
 
 def slope_comparison(
-    claim: Claim,
-    base: Comparison,
-    sample: Mapping[int, float],
-    with_interval: bool = True,
-    effect_name: str = "mean slope of log R_t on log t",
-    quantity: str = "mean slope",
-) -> Comparison:
-    """The per-seed values' mean (slopes, or the ``quantity`` named) against the claim's bounds (a
-    one-sample bootstrap-t against constants), and its interval."""
+    claim: Claim, base: Comparison, sample: Mapping[int, float], with_interval: bool = True,
+    what: str = "slope", effect_name: str | None = None,
+) -> Comparison:  # fmt: skip
+    """The per-seed slopes' mean (``what``: or of another per-seed quantity, such as a difference of
+    slopes or a run's wall time over a threshold, named ``effect_name``) against the claim's bounds
+    (one-sample bootstrap-t), and its interval."""
     d = stats.describe(sample)
     comp = dataclasses.replace(
         base, n_a=d["n"], mean_a=d["mean"], std_a=d["std"], effect=d["mean"],
-        effect_name=effect_name, values_a={str(k): v for k, v in sample.items()},
+        effect_name=effect_name or f"mean {what} of log R_t on log t",
+        values_a={str(k): v for k, v in sample.items()},
     )  # fmt: skip
     test = _bootstrap(claim, sample, 1.0, False, with_interval)
     return _tested(
         claim, comp, test, lambda r: (d["mean"] - r.factor, d["std"]), (d["n"], d["n"]),
-        text=lambda r: f"{quantity} {'<' if r.alternative == 'less' else '>'} {r.factor:g}",
+        text=lambda r: f"mean {what} {'<' if r.alternative == 'less' else '>'} {r.factor:g}",
     )
 
 

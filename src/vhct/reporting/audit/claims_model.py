@@ -46,7 +46,7 @@ for _name, _cls in (
     ("lowest", "Lowest"), ("among_fastest", "AmongFastest"), ("similar", "Similar"),
     ("best_parameter", "BestParameter"), ("sublinear", "Sublinear"), ("greater", "Greater"),
     ("contrast", "Contrast"), ("easier", "Easier"), ("difference_contrast", "DifferenceContrast"),
-    ("share_at_least", "ShareAtLeast"),
+    ("share_at_least", "ShareAtLeast"), ("same_rate", "SameRate"), ("wall_time", "WallTime"),
 ):  # fmt: skip
     CLAIM_KINDS.register(_name, f"vhct.reporting.audit.kinds:{_cls}")
 #: a claim's keys filled from ``defaults`` when absent (optional in the file, set in the record)
@@ -88,6 +88,8 @@ class Thresholds(Record):
     min_factor: number(ge=1) | None = None  # type: ignore[valid-type]
     min_share: number(gt=0, le=1) | None = None  # type: ignore[valid-type]
     min_difference: number(ge=0) | None = None  # type: ignore[valid-type]
+    max_slope_difference: Positive | None = None  # type: ignore[valid-type]
+    seconds: Positive | None = None  # type: ignore[valid-type]
 
     def given(self) -> dict[str, Any]:
         """The thresholds the file gives (as recorded in the audit)."""
