@@ -317,9 +317,10 @@ def test_the_legend_says_when_a_setting_runs_fewer_seeds_or_rounds():
         },
     })  # fmt: skip
     table = pd.DataFrame(
-        {"setting": ["VHCT"] * 4 + ["BO"] * 2, "t": [1, 2, 3, 4, 1, 2], "mean": 1.0, "std": 0.0}
+        {"setting": ["VHCT"] * 4 + ["BO"] * 2, "t": [1, 2, 3, 4, 1, 2], "n_seeds": [3] * 4 + [2] * 2,
+         "mean": 1.0, "std": 0.0}
     )
     fig, ax = plt.subplots()
     draw_regret_panel(ax, exp, table, ["VHCT", "BO"], average=False, title=None)
-    assert ax.get_legend_handles_labels()[1] == ["VHCT", "BO (stops at t=2; 2 seeds)"]
+    assert ax.get_legend_handles_labels()[1] == ["VHCT (3 seeds)", "BO (stops at t=2; 2 seeds)"]
     plt.close(fig)
