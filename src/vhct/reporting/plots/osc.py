@@ -75,7 +75,8 @@ def stop_text(report: Sequence[Mapping[str, Any]], round_: int) -> str:
     node = f"node (h={row['depth']}, i={row['index']})"
     oe, se, kind = row["resolution"], row["uncertainty"], stop_kind(row)
     if kind == "oe<=se":
-        return (f"red: the descent stops at {node}, pulled {row['T']} times, because OE={oe:.3g} <= "
+        times = "once" if row["T"] == 1 else f"{row['T']} times"
+        return (f"red: the descent stops at {node}, pulled {times} before, because OE={oe:.3g} <= "
                 f"SE={se:.3g} (T={row['T']} < tau={row['tau']}); it is pulled again")  # fmt: skip
     if kind == "unpulled":
         return (f"red: at t = {round_} the descent ends at {node}, never pulled (T=0, SE infinite): "
