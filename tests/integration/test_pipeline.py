@@ -478,11 +478,11 @@ def test_captions_state_settings_and_the_data_mode():
 
     exp = ExperimentInfo(name="e", title="E", noise=0.5, seeds=[0, 1, 2], horizon=80, objective="garland",
                          objective_params={}, settings={})  # fmt: skip
-    assert experiment_caption(exp) == "noise U(-0.5, 0.5), 3 seeds, n = 80"
+    assert experiment_caption(exp) == "noise U(-0.5, 0.5), n = 80"  # seeds: per curve, in the legend
     real = exp.model_copy(update={"objective": "mnist",
                                   "objective_params": {"mode": "test-split", "data_dir": "data/mnist"}})
     caption = experiment_caption(real)  # the data on lines of their own, as wide as a panel
-    assert caption.startswith("noise U(-0.5, 0.5), 3 seeds, n = 80\ndata: test-split")
+    assert caption.startswith("noise U(-0.5, 0.5), n = 80\ndata: test-split")
     assert " ".join(caption.split()).endswith("(2,000 training + 1,000 validation images of the test set)")
     official = real.model_copy(update={"objective_params": {"mode": "official", "n_train": 3000}})
     expected = "data: official (3,000 of 60,000 training, 1,000 of 10,000 test images)"

@@ -190,12 +190,15 @@ REAL_DATA = ("landmine", "mnist")
 MIN_BO_SEEDS = 10
 
 
-def test_bo_horizon_and_seeds_per_experiment_come_from_the_config():
-    """paper-local: BO reaches each real-data experiment's horizon; its seeds are the config's
-    ``max_seeds`` first seeds of the experiment, in the jobs, the run specs and the setting info."""
+def test_bo_horizon_and_seeds_per_experiment_come_from_the_config(tmp_path):
+    """paper-local (its seeds from an analysis plan of a made-up pilot): BO reaches each real-data
+    experiment's horizon; its seeds are the config's ``max_seeds`` first seeds of the experiment, in the
+    jobs, the run specs and the setting info."""
+    from support import made_up_plan
+
     from vhct.pipeline import config as vc
 
-    cfg, _ = vc.load([REPO / "config" / "paper-local.yaml"])
+    cfg, _ = vc.load([made_up_plan(tmp_path)])
     jobs = cfg.run_jobs()
     for experiment in ("garland", *REAL_DATA):
         exp = cfg.experiments[experiment]
@@ -317,9 +320,10 @@ def test_the_legend_says_when_a_setting_runs_fewer_seeds_or_rounds():
         },
     })  # fmt: skip
     table = pd.DataFrame(
-        {"setting": ["VHCT"] * 4 + ["BO"] * 2, "t": [1, 2, 3, 4, 1, 2], "mean": 1.0, "std": 0.0}
+        {"setting": ["VHCT"] * 4 + ["BO"] * 2, "t": [1, 2, 3, 4, 1, 2], "n_seeds": [3] * 4 + [2] * 2,
+         "mean": 1.0, "std": 0.0}
     )
     fig, ax = plt.subplots()
     draw_regret_panel(ax, exp, table, ["VHCT", "BO"], average=False, title=None)
-    assert ax.get_legend_handles_labels()[1] == ["VHCT", "BO (stops at t=2; 2 seeds)"]
+    assert ax.get_legend_handles_labels()[1] == ["VHCT (3 seeds)", "BO (stops at t=2; 2 seeds)"]
     plt.close(fig)

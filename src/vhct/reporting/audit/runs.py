@@ -84,8 +84,9 @@ def check_aggregates(runs: Runs, final_paths: Mapping[str, Path | str]) -> None:
 
 def rebase(exp_runs: Mapping[str, Sequence[Run]]) -> tuple[dict[str, list[Run]], str]:
     """Regret against the best value observed in any run where f* is unknown (real data), and a note
-    saying so; runs with an exact f* unchanged. The paper's regret against 1 halves relative effects;
-    the aggregates' ``*_vs_best`` columns share the definition (``aggregate.best_observed``)."""
+    saying so; runs with an exact f* unchanged. Regret against 1 (the authors' library's; the paper
+    gives no value) halves relative effects; the aggregates' ``*_vs_best`` columns share the
+    definition (``aggregate.best_observed``)."""
     all_runs = [r for runs in exp_runs.values() for r in runs]
     known = {r.f_star is not None for r in all_runs}
     if len(known) > 1:
