@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from pydantic import ValidationError
-from support import REPO, hierarchical_algorithms, run_spec
+from support import hierarchical_algorithms, run_spec
 
 from vhct.objectives import make_objective
 from vhct.objectives.base import Objective
