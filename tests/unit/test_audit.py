@@ -21,7 +21,7 @@ from vhct.reporting.audit import records
 from vhct.reporting.audit.beyond import run_beyond
 from vhct.reporting.audit.claims import ClaimsError, load_beyond, load_claims, substitute_settings
 from vhct.reporting.audit.claims_model import CLAIM_KINDS, Claim, ClaimsFile
-from vhct.reporting.audit.evaluate import evaluate_claim, run_audit
+from vhct.reporting.audit.evaluate import NOT_APPLICABLE, choose_best, evaluate_claim, run_audit
 from vhct.reporting.audit.records import (
     AUDIT_FORMAT,
     Audit,
@@ -897,3 +897,94 @@ def test_a_final_round_claim_reads_an_other_setting_only_where_it_ran_the_horizo
     assert {x.b for x in full.experiments[0].comparisons} == {"B", "BO"} and full.verdict == REPRODUCED
     short = verdict(c, {"A": runs_of(LOW), "B": runs_of(HIGH), "BO": runs_of(HIGH, horizon=HORIZON // 2)})
     assert {x.b for x in short.experiments[0].comparisons} == {"B"} and short.verdict == REPRODUCED
+
+
+# ---------------------------------------------------------------- the open choices of issue 37 (item 3)
+
+
+def choice_audit(choice: dict, claims: list[Claim], exp_runs: dict) -> Audit:
+    """An audit of ``claims`` on ``exp_runs`` (experiment -> setting -> runs) with one sensitivity row."""
+    row = {"id": "open", "choice": "c", "default": "d", "variant": "v", **choice}
+    doc = {"rules": shipped()["rules"], "discrepancies": [], "claims": claims, "sensitivity": [row]}
+    return run_audit(claims_file(doc), exp_runs, NO_CONTEXT)
+
+
+def test_a_claim_that_already_names_the_substitute_is_not_applicable():
+    """rho = 0.5 in place of 0.75: 'A75 lowest vs B' flips when A5 trails B; the claim comparing the
+    two rhos (A5 vs A75) would compare A5 with itself, so it is listed "not applicable", not evaluated."""
+    lowest = claim("lowest", target="A75", others=["B"], thresholds={"min_relative_effect": 0.05})
+    rhos = claim("lowest", id="rhos", target="A5", others=["A75"], thresholds={"min_relative_effect": 0.05})
+    exp = {"A75": runs_of(LOW), "A5": runs_of(scaled(HIGH, 1.5)), "B": runs_of(HIGH)}
+    result = choice_audit({"substitute": {"A75": "A5"}}, [lowest, rhos], {"exp": exp})
+    rows = {r.claim: r for r in result.sensitivity[0].claims}
+    flipped = rows["test-lowest"]
+    assert (flipped.default_verdict, flipped.variant_verdict) == (REPRODUCED, NOT_REPRODUCED)
+    assert rows["test-lowest"].flips and result.flipped_claims == ["test-lowest"]
+    assert rows["rhos"].variant_verdict == NOT_APPLICABLE and rows["rhos"].flips is False
+    assert "already names A5" in rows["rhos"].variant_reason
+    md = render_markdown(result)
+    assert "not applicable" in md and "A75 -> A5" in md
+
+
+def test_the_better_of_two_picks_the_lower_mean_per_experiment_and_reports_it():
+    """On e1 A5 has the lower mean (it stands in for A75, and the claim flips there), on e2 A75 keeps
+    its own runs; the pick is shown in the audit. A claim naming both rhos is not applicable."""
+    lowest = claim("lowest", experiments=["e1", "e2"], target="B", others=["A75"],
+                   thresholds={"min_relative_effect": 0.05})  # fmt: skip
+    rhos = claim("lowest", id="rhos", experiments=["e1"], target="A5", others=["A75"],
+                 thresholds={"min_relative_effect": 0.05})  # fmt: skip
+    e1 = {"A75": runs_of(HIGH), "A5": runs_of(scaled(LOW, 0.5)), "B": runs_of(LOW)}
+    e2 = {"A75": runs_of(scaled(HIGH, 2.0)), "A5": runs_of(scaled(HIGH, 3.0)), "B": runs_of(LOW)}
+    picked = {"e1": {"A75": "A5"}, "e2": {"A75": "A75"}}
+    assert choose_best({"e1": e1, "e2": e2}, {"A75": ["A75", "A5"]}) == picked
+    result = choice_audit({"choose_best": {"A75": ["A75", "A5"]}}, [lowest, rhos], {"e1": e1, "e2": e2})
+    choice = result.sensitivity[0]
+    assert choice.chosen == picked
+    rows = {r.claim: r for r in choice.claims}
+    # B beats A75 on both by default; on e1 the chosen A5 (0.5) beats B (1): not reproduced there
+    assert rows["test-lowest"].default_verdict == REPRODUCED
+    assert [e.verdict for e in rows["test-lowest"].variant_experiments] == [NOT_REPRODUCED, REPRODUCED]
+    assert rows["test-lowest"].flips
+    assert rows["rhos"].variant_verdict == NOT_APPLICABLE
+    assert "e1 (A75 -> A5); e2 (A75 -> A75)" in render_markdown(result)
+
+
+def test_the_round_row_reads_claims_about_the_final_round_at_that_round():
+    """A leads B at round 10 but trails it at the horizon 40 (A grows like t^2, B like t^0.2): read at
+    round 10 the claim 'B lowest' flips. An experiment stopping before the round, and a claim whose
+    experiments all do, are not applicable; a claim about the common round is not re-read."""
+    b_lowest = claim("lowest", experiments=["long", "short"], target="B", others=["A"],
+                     thresholds={"min_relative_effect": 0.05})  # fmt: skip
+    only_short = claim("lowest", id="only-short", experiments=["short"], target="B", others=["A"],
+                       thresholds={"min_relative_effect": 0.05})  # fmt: skip
+    common = claim("lowest", id="common", round="common", target="B", others=["A"],
+                   experiments=["long"], thresholds={"min_relative_effect": 0.05})  # fmt: skip
+    long = {"A": runs_of(LOW, power=2.0), "B": runs_of(scaled(LOW, 0.5), power=0.2)}
+    short = {"A": runs_of(LOW, horizon=5), "B": runs_of(scaled(LOW, 0.5), horizon=5)}
+    result = choice_audit({"round": 10}, [b_lowest, only_short, common], {"long": long, "short": short})
+    rows = {r.claim: r for r in result.sensitivity[0].claims}
+    assert set(rows) == {"test-lowest", "only-short"}  # the common-round claim is not touched
+    row = rows["test-lowest"]
+    assert row.default_verdict == REPRODUCED and row.variant_verdict == NOT_REPRODUCED and row.flips
+    read = {e.experiment: e for e in row.variant_experiments}
+    assert read["long"].comparisons[0].round == 10
+    assert read["short"].verdict == NOT_EVALUATED and "short stops before round 10" in read["short"].reason
+    assert rows["only-short"].variant_verdict == NOT_APPLICABLE
+    assert "read at round 10" in render_markdown(result)
+
+
+@pytest.mark.parametrize(
+    "row, message",
+    [
+        ({"substitute": {"A": "B"}, "round": 10}, "exactly one of substitute, choose_best, round"),
+        ({}, "exactly one of"),
+        ({"choose_best": {"A": ["B", "C"]}}, "needs itself and another setting"),
+        ({"choose_best": {"A": ["A", "A"]}}, "needs itself and another setting"),
+        ({"round": 0}, "round"),
+    ],
+)
+def test_a_malformed_open_choice_is_rejected(tmp_path, row, message):
+    doc = shipped()
+    doc["sensitivity"].append({"id": "bad", "choice": "c", "default": "d", "variant": "v", **row})
+    with pytest.raises(ClaimsError, match=message):
+        load_claims(write_claims(tmp_path, doc))

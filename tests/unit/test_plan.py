@@ -15,7 +15,14 @@ import yaml
 from support import REPO, TINY
 
 from vhct.pipeline.config import ConfigError, load
-from vhct.pipeline.config.plan import PlanError, config_sha256, planned_seeds, read_plan, samples_sha256
+from vhct.pipeline.config.plan import (
+    PlanError,
+    config_sha256,
+    planned_seeds,
+    read_plan,
+    samples_sha256,
+    seed_table,
+)
 from vhct.reporting.audit import plan as writer
 from vhct.reporting.audit.claims import CLAIMS_PATH, load_claims
 from vhct.reporting.audit.evaluate import run_audit
@@ -115,6 +122,23 @@ def test_the_seeds_are_the_audits_own_power_computation(world):
     assert comp.category == "underpowered"
     assert plan.claims[0].comparisons[0].seeds_needed == comp.seeds_needed
     assert planned_seeds(5, 20, 200) == (20, False) and planned_seeds(500, 20, 200) == (200, True)
+
+
+def test_every_variant_of_a_default_runs_the_defaults_seeds(world):
+    """Several sensitivity rows put variants in one default's place (refresh, rho, re-expansion): each
+    variant runs at least its default's seeds, not only the last row's."""
+    from types import SimpleNamespace
+
+    needs = [SimpleNamespace(comparisons=[SimpleNamespace(arms=[("e", "A"), ("e", "B")], seeds=60)])]
+    arms = {"e": ["A", "A-current", "A-reexpand", "B"]}
+    table = seed_table(needs, arms, 20, lambda e, s: 200, {"A": ["A-current", "A-reexpand"]})
+    assert table == {"e": {"A": 60, "A-current": 60, "A-reexpand": 60, "B": 60}}
+    plan, _ = writer.write_plan("config/confirm.yaml")
+    for default, variants in plan.substitutes.items():
+        for experiment, by_setting in plan.seeds.items():
+            for variant in variants:
+                if default in by_setting and variant in by_setting:
+                    assert by_setting[variant] >= by_setting[default], (experiment, default, variant)
 
 
 def one_line_error(path: str) -> str:

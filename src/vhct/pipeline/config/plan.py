@@ -125,8 +125,9 @@ class Plan(_Record):
     pilot: Pilot
     floor: int = Field(ge=1, description="the claims' min_seeds: no arm runs fewer")
     start: int = Field(ge=0, description="the first confirmatory seed (after the pilot's largest)")
-    substitutes: dict[str, str] = Field(
-        default_factory=dict, description="default -> variant setting: a variant runs its default's seeds"
+    substitutes: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="default -> its variants (every sensitivity row's): a variant runs its default's seeds",
     )
     seeds: dict[str, dict[str, int]] = Field(description="experiment -> setting -> confirmatory seeds")
     claims: list[PlannedClaim]
@@ -192,11 +193,11 @@ def seed_table(
     arms: Mapping[str, Sequence[str]],
     floor: int,
     cap: Any,
-    substitutes: Mapping[str, str],
+    substitutes: Mapping[str, Sequence[str]],
 ) -> dict[str, dict[str, int]]:
     """Per (experiment, setting) of ``arms`` (experiment -> its settings): the largest seeds of the
     comparisons reading it, at least ``floor`` (capped: ``cap(experiment, setting)``); a variant
-    setting (``substitutes``: default -> variant) at least its default's."""
+    setting (``substitutes``: default -> its variants) at least its default's."""
     table = {e: {s: min(floor, cap(e, s)) for s in settings} for e, settings in arms.items()}
     for claim in plan_claims:
         for comp in claim.comparisons:
@@ -204,11 +205,12 @@ def seed_table(
                 if setting in table.get(experiment, {}):
                     table[experiment][setting] = max(table[experiment][setting], comp.seeds)
     for experiment, by_setting in table.items():
-        for default, variant in substitutes.items():
-            if default in by_setting and variant in by_setting:
-                by_setting[variant] = min(
-                    max(by_setting[variant], by_setting[default]), cap(experiment, variant)
-                )
+        for default, variants in substitutes.items():
+            for variant in variants:
+                if default in by_setting and variant in by_setting:
+                    by_setting[variant] = min(
+                        max(by_setting[variant], by_setting[default]), cap(experiment, variant)
+                    )
     return table
 
 

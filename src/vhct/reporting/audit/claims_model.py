@@ -251,23 +251,49 @@ class Rules(Record):
 
 
 class Choice(Record):
-    """An implementation choice the paper leaves open: variant settings substituted for default ones,
-    and every claim naming a substituted setting is evaluated again under the variant."""
+    """An implementation choice the paper leaves open, as one of three kinds of variant (exactly one
+    given): ``substitute`` (variant settings in place of default ones), ``choose_best`` (per experiment,
+    the candidate with the lowest mean final cumulative regret, chosen on the audited runs) or
+    ``round`` (every claim about the final round read at this round). Each claim it touches is
+    evaluated again under the variant."""
 
     id: Name
     choice: Text
     default: Text
     variant: Text
     substitute: dict[Name, Name] = Field(
-        min_length=1, description="default setting -> the setting that runs the variant"
+        default_factory=dict, description="default setting -> the setting that runs the variant"
+    )
+    choose_best: dict[Name, list[Name]] = Field(
+        default_factory=dict,
+        description="default setting -> its candidates (itself among them); per experiment the candidate "
+        "with the lowest mean final cumulative regret on the audited runs stands in for it",
+    )
+    round: int | None = Field(
+        default=None, ge=1, description="claims about the final round read at this round instead"
     )
 
     @model_validator(mode="after")
     def _not_itself(self) -> Choice:
+        kinds = [k for k in ("substitute", "choose_best", "round") if getattr(self, k) not in ({}, None)]
+        if len(kinds) != 1:
+            raise key_error((), f"give exactly one of substitute, choose_best, round (got {kinds or 'none'})")
         same = sorted(k for k, v in self.substitute.items() if k == v)
         if same:
             raise key_error(("substitute",), f"a setting substituted by itself: {same}")
+        for default, candidates in self.choose_best.items():
+            if default not in candidates or len(candidates) < 2 or len(set(candidates)) < len(candidates):
+                raise key_error(
+                    ("choose_best", default), f"needs itself and another setting, each once: {candidates}"
+                )
         return self
+
+    @property
+    def variants(self) -> dict[str, list[str]]:
+        """Default setting -> the settings that may stand in for it under the variant."""
+        if self.choose_best:
+            return {d: [c for c in cands if c != d] for d, cands in self.choose_best.items()}
+        return {d: [v] for d, v in self.substitute.items()}
 
 
 class Discrepancy(Record):

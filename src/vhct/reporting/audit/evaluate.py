@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from vhct.pipeline.config import Config
 from vhct.pipeline.specs import ExperimentInfo
 from vhct.reporting.audit.claims import substitute_settings
-from vhct.reporting.audit.claims_model import Claim, ClaimsFile
+from vhct.reporting.audit.claims_model import Choice, Claim, ClaimsFile
 from vhct.reporting.audit.computed import evaluate_computed
 from vhct.reporting.audit.records import (
     AUDIT_FORMAT,
@@ -24,7 +26,7 @@ from vhct.reporting.audit.records import (
     SensitivityChoice,
     SensitivityRow,
 )
-from vhct.reporting.audit.runs import REGRET_STATISTICS, Run, Runs, rebase
+from vhct.reporting.audit.runs import REGRET_STATISTICS, Run, Runs, rebase, statistic
 from vhct.reporting.audit.verdicts import (
     INCONCLUSIVE,
     NOT_EVALUATED,
@@ -152,6 +154,10 @@ def reading_flips(results: Sequence[ClaimVerdict]) -> list[ReadingFlip]:
     ]
 
 
+#: a sensitivity row's variant verdict for a claim the variant cannot be read on (see its reason)
+NOT_APPLICABLE = "not applicable"
+
+
 def evaluate_sensitivity(
     claims: ClaimsFile,
     runs: Runs,
@@ -159,20 +165,41 @@ def evaluate_sensitivity(
     scales: Mapping[str, float | None] | None = None,
     left_out: Mapping[str, Mapping[str, str]] | None = None,
 ) -> list[SensitivityChoice]:
-    """Each claim naming a substituted setting again under each variant, beside its ``results``."""
+    """Each claim the variant touches evaluated again under each choice's variant, beside its
+    ``results``: a claim naming a substituted setting (``substitute``, ``choose_best``) or read at the
+    final round (``round``). A claim the variant would make compare a setting with itself, or whose
+    experiments all stop before the variant's round, is listed "not applicable"."""
     out = []
     left_out = left_out or {}
     for choice in claims.sensitivity:
         rows = []
-        common_runs, common_rounds = at_common_rounds(runs, choice.substitute)
+        chosen: dict[str, dict[str, str]] = {}
+        if choice.round is not None:
+            variant_runs, common_runs, common_rounds = at_round(runs, choice.round), None, {}
+        elif choice.choose_best:
+            chosen = choose_best(runs, choice.choose_best)
+            variant_runs, common_runs, common_rounds = stand_in(runs, chosen), None, {}
+        else:
+            variant_runs = runs
+            common_runs, common_rounds = at_common_rounds(runs, choice.substitute)
         for claim, default in zip(claims.claims, results, strict=True):
-            variant_claim = substitute_settings(claim, choice.substitute)
-            if variant_claim is None:
+            skipped = dict(left_out.get(claim.id) or {})
+            variant_claim, why_not = variant_of(claim, choice)
+            if variant_claim is None and why_not is None:
                 continue
-            skipped = left_out.get(claim.id)
-            variant = evaluate_claim(variant_claim, runs, scales, skipped, margins=False)
-            if common_rounds:  # a variant run to fewer rounds: the default read where both reach
-                default = evaluate_claim(claim, common_runs, scales, skipped, margins=False)
+            if choice.round is not None and why_not is None:
+                short = {e: f"{e} stops before round {choice.round}" for e in claim.experiments_read
+                         if e in runs and _horizon(runs[e]) < choice.round}  # fmt: skip
+                skipped.update(short)
+                if short and all(e in short for e in claim.experiments_read if e in runs):
+                    why_not = "; ".join(short.values())
+            if why_not is not None:
+                rows.append(_not_applicable(claim.id, default.verdict, why_not))
+                continue
+            assert variant_claim is not None
+            variant = evaluate_claim(variant_claim, variant_runs, scales, skipped, margins=False)
+            if common_runs is not None and common_rounds:  # a variant run to fewer rounds
+                default = evaluate_claim(claim, common_runs, scales, left_out.get(claim.id), margins=False)
             rows.append(
                 SensitivityRow(
                     claim=claim.id,
@@ -185,7 +212,81 @@ def evaluate_sensitivity(
                     variant_experiments=variant.experiments,
                 )
             )
-        out.append(SensitivityChoice(choice=choice, claims=rows))
+        out.append(SensitivityChoice(choice=choice, claims=rows, chosen=chosen))
+    return out
+
+
+def variant_of(claim: Claim, choice: Choice) -> tuple[Claim | None, str | None]:
+    """The claim as the variant reads it and None, (None, None) if the variant does not touch it,
+    or (None, why) if it does but cannot be read: it would name one setting twice."""
+    if choice.round is not None:
+        return (claim, None) if claim.round == "final" else (None, None)
+    if choice.choose_best:  # the runs change under the same names; the claim stays
+        touched = [d for d in choice.choose_best if d in claim.settings]
+        if not touched:
+            return None, None
+        both = sorted({c for d in touched for c in choice.variants[d] if c in claim.settings})
+        if both:
+            return None, f"the claim already names {', '.join(both)}, which may stand in for another setting"
+        return claim, None
+    variant = substitute_settings(claim, choice.substitute)
+    if variant is None:
+        return None, None
+    named = [s for s in claim.settings if s in choice.substitute]
+    twice = sorted(choice.substitute[s] for s in named if choice.substitute[s] in claim.settings)
+    if twice:
+        return None, f"the claim already names {', '.join(twice)}: the variant would compare it with itself"
+    return variant, None
+
+
+def _not_applicable(claim: str, default: str, why: str) -> SensitivityRow:
+    return SensitivityRow(
+        claim=claim, common_rounds={}, default_verdict=default, variant_verdict=NOT_APPLICABLE, flips=False,
+        variant_coverage="", variant_reason=why, variant_experiments=[],
+    )  # fmt: skip
+
+
+def choose_best(runs: Runs, candidates: Mapping[str, Sequence[str]]) -> dict[str, dict[str, str]]:
+    """Per experiment, each default setting -> the candidate run there with the lowest mean final
+    cumulative regret (against the experiment's common reference, ``rebase``); ties keep the first listed.
+    Chosen on the very runs the audit reads, the same way for every setting: an optimistic variant."""
+    out: dict[str, dict[str, str]] = {}
+    for experiment, by_setting in runs.items():
+        rebased, _ = rebase(by_setting)
+        for default, cands in candidates.items():
+            ran = [c for c in cands if rebased.get(c)]
+            if default not in rebased or len(ran) < 2:
+                continue
+            means = {c: float(np.mean([statistic(r, "cumulative_regret", r.horizon) for r in rebased[c]]))
+                     for c in ran}  # fmt: skip
+            out.setdefault(experiment, {})[default] = min(ran, key=lambda c: means[c])
+    return out
+
+
+def stand_in(runs: Runs, chosen: Mapping[str, Mapping[str, str]]) -> Runs:
+    """``runs`` with each default setting's runs replaced by its chosen candidate's (``choose_best``)."""
+    out: dict[str, dict[str, list[Run]]] = {}
+    for experiment, by_setting in runs.items():
+        out[experiment] = dict(by_setting)
+        for default, candidate in chosen.get(experiment, {}).items():
+            out[experiment][default] = list(by_setting[candidate])
+    return out
+
+
+def _horizon(by_setting: Mapping[str, Sequence[Run]]) -> int:
+    return max((r.horizon for rs in by_setting.values() for r in rs), default=0)
+
+
+def at_round(runs: Runs, reach: int) -> Runs:
+    """``runs`` cut to their first ``reach`` rounds (a run that stopped earlier stays as it ran, as at
+    the final round); an experiment whose horizon falls short of ``reach`` is kept whole, for its
+    claims leave it out."""
+    out: dict[str, dict[str, list[Run]]] = {}
+    for experiment, by_setting in runs.items():
+        out[experiment] = {
+            s: [Run(r.seed, r.table.iloc[:reach], r.f_star) if r.horizon > reach else r for r in rs]
+            for s, rs in by_setting.items()
+        }
     return out
 
 

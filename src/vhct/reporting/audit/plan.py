@@ -206,7 +206,12 @@ def make_plan(config: Path | str, claims_path: Path | str = CLAIMS_FILE) -> Plan
     target, _ = load([config], plan=False)
     cap = caps_of(spec.model_dump())
     plan_claims = planned_claims(claims, audit, cap)
-    substitutes = {d: v for choice in claims.sensitivity for d, v in choice.substitute.items()}
+    substitutes: dict[str, list[str]] = {}  # default -> the variants every sensitivity row puts in its place
+    for choice in claims.sensitivity:
+        pairs = list((choice.substitute or {}).items())
+        pairs += [(d, c) for d, found in (choice.choose_best or {}).items() for c in found if c != d]
+        for default, variant in pairs:
+            substitutes.setdefault(default, []).append(variant)
     floor = max(c.min_seeds for c in claims.claims)
     pilot_seeds = {name: pilot_cfg.seeds(name) for name in pilot_cfg.experiments}
     largest = max(s for seeds in pilot_seeds.values() for s in seeds)

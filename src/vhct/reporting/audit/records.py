@@ -189,6 +189,8 @@ class SensitivityChoice(_Record):
 
     choice: Choice
     claims: list[SensitivityRow]
+    #: a ``choose_best`` choice's pick: experiment -> default setting -> the candidate standing in
+    chosen: dict[str, dict[str, str]] = {}
 
 
 class ReadingFlip(_Record):
