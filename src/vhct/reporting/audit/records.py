@@ -145,10 +145,9 @@ class ExperimentVerdict(_Record):
     comparisons: list[ComparisonRecord]
 
 
-class MarginReading(_Record):
-    """A claim's verdict at other margins than its own (its ``margins``): the thresholds in full."""
+class Decision(_Record):
+    """A verdict on a claim's experiments, with why: what a claim and each of its other margins get."""
 
-    thresholds: dict[str, float]
     verdict: str
     category: str = ""
     seeds_needed: int | None = None
@@ -157,17 +156,17 @@ class MarginReading(_Record):
     experiments: list[ExperimentVerdict]
 
 
-class ClaimVerdict(_Record):
+class MarginReading(Decision):
+    """A claim's verdict at other margins than its own (its ``margins``): the thresholds in full."""
+
+    thresholds: dict[str, float]
+
+
+class ClaimVerdict(Decision):
     """One claim of the paper (the claims file's record) with its verdict and why, and its verdicts at
     the other margins it names (``margins``: the margin sensitivity)."""
 
     claim: Claim
-    verdict: str
-    category: str = ""
-    seeds_needed: int | None = None
-    reason: str
-    coverage: str
-    experiments: list[ExperimentVerdict]
     margins: list[MarginReading] = []
 
 
