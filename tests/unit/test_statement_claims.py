@@ -15,7 +15,7 @@ from vhct.pipeline.records import RunSpec
 from vhct.pipeline.run import run_columns, seeded_run
 from vhct.reporting.audit.claims import load_claims
 from vhct.reporting.audit.evaluate import evaluate_claim
-from vhct.reporting.audit.kinds import seconds_to
+from vhct.reporting.audit.kinds_one_sample import seconds_to
 from vhct.reporting.audit.runs import Run
 from vhct.reporting.audit.verdicts import NO_EFFECT, NOT_REPRODUCED, OPPOSITE, REPRODUCED
 

@@ -66,7 +66,7 @@ def seeds_needed(
     return min(ns) if ns else None
 
 
-def _at_round(claim: Claim, h_a: int, h_b: int, full: int) -> int | str:
+def comparison_round(claim: Claim, h_a: int, h_b: int, full: int) -> int | str:
     """The round of a comparison, or why there is none: ``final``, the experiment's last (both must
     have run it); ``common``, the last both ran; an integer, that round."""
     at = claim.round
@@ -99,7 +99,7 @@ def pair(
         if runs is None:
             why = f"setting {name} not run in this config"
             return Comparison(experiment, a, b, verdict=NOT_EVALUATED, reason=why)
-    at = _at_round(claim, horizon(runs_a), horizon(runs_b), full)
+    at = comparison_round(claim, horizon(runs_a), horizon(runs_b), full)
     if isinstance(at, str):
         return Comparison(experiment, a, b, verdict=NOT_EVALUATED, reason=at)
     sa = samples(runs_a, claim.statistic, at, scales[0])

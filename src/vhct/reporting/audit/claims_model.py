@@ -39,16 +39,18 @@ Statistic = Literal[
     "guarantee_share", "guarantee_share_finite",
 ]  # fmt: skip
 
-#: every kind of claim: its name -> its class in ``vhct.reporting.audit.kinds`` (imported on first
-#: use); adding a kind is a class there and its row here
+#: every kind of claim: its name -> its class in ``vhct.reporting.audit.kinds`` (two samples) or
+#: ``kinds_one_sample`` (one per-seed quantity against constants), imported on first use; adding a
+#: kind is a class there and its row here
 CLAIM_KINDS: Registry[Any] = Registry("claim kind")
-for _name, _cls in (
-    ("lowest", "Lowest"), ("among_fastest", "AmongFastest"), ("similar", "Similar"),
-    ("best_parameter", "BestParameter"), ("sublinear", "Sublinear"), ("greater", "Greater"),
-    ("contrast", "Contrast"), ("easier", "Easier"), ("difference_contrast", "DifferenceContrast"),
-    ("share_at_least", "ShareAtLeast"), ("same_rate", "SameRate"), ("wall_time", "WallTime"),
+for _name, _target in (
+    ("lowest", "kinds:Lowest"), ("among_fastest", "kinds:AmongFastest"), ("similar", "kinds:Similar"),
+    ("best_parameter", "kinds:BestParameter"), ("greater", "kinds:Greater"), ("contrast", "kinds:Contrast"),
+    ("easier", "kinds:Easier"), ("difference_contrast", "kinds:DifferenceContrast"),
+    ("sublinear", "kinds_one_sample:Sublinear"), ("share_at_least", "kinds_one_sample:ShareAtLeast"),
+    ("same_rate", "kinds_one_sample:SameRate"), ("wall_time", "kinds_one_sample:WallTime"),
 ):  # fmt: skip
-    CLAIM_KINDS.register(_name, f"vhct.reporting.audit.kinds:{_cls}")
+    CLAIM_KINDS.register(_name, f"vhct.reporting.audit.{_target}")
 #: a claim's keys filled from ``defaults`` when absent (optional in the file, set in the record)
 CLAIM_DEFAULTS = ("alpha", "min_seeds", "round", "require")
 
