@@ -141,7 +141,7 @@ def start_mark(folder: Path | str) -> int:
 
 def figures_folder(files: Sequence[Path | str]) -> Path:
     """The folder the config of ``files`` (the command's; none: the default) writes its figures to."""
-    return Path(load(files or [DEFAULT_CONFIG])[0].folder(FIGURES_ROOT))
+    return Path(load(files or [DEFAULT_CONFIG], plan=False)[0].folder(FIGURES_ROOT))
 
 
 def run_id(started: datetime) -> str:

@@ -242,6 +242,10 @@ class WallTime(ClaimKind):
             out.append(comp)
         return out
 
+    def from_values(self, claim: Claim, comp: Comparison) -> Comparison:
+        base = Comparison(comp.experiment, comp.a, "-", round=comp.round, horizon=comp.horizon)
+        return slope_comparison(claim, base, comp.values_a, False, "wall time / threshold", comp.effect_name)
+
     def made_up(self, claim: Claim, name: str, truth: float, draw: Draw, n: int) -> Comparison:
         sample = dict(enumerate(draw(truth, n, True).tolist()))
         return slope_comparison(claim, Comparison(name, "A", "-"), sample, False, "wall time / threshold", "")
