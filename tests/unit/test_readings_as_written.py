@@ -14,10 +14,9 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pandas as pd
 import pytest
 from findings_run import complete
-from support import conditions_of
+from support import conditions_of, runs_from_finals
 
 from vhct.reporting.audit.claims import ClaimsError, load_claims
 from vhct.reporting.audit.claims_model import Claim, ClaimsFile
@@ -43,17 +42,7 @@ NO_CONTEXT = AuditContext(experiments={})
 def runs_at(mean: float, seed: int = 0) -> list[Run]:
     """SEEDS runs whose final cumulative regret is ``mean`` (spread SPREAD), growing linearly."""
     finals = mean * (1.0 + SPREAD * np.random.default_rng(seed).standard_normal(SEEDS))
-    t = np.arange(1, HORIZON + 1)
-    runs = []
-    for s, final in enumerate(finals):
-        cumulative = final * t / HORIZON
-        table = pd.DataFrame({
-            "t": t, "value": -np.diff(cumulative, prepend=0.0), "cumulative_regret": cumulative,
-            "depth": np.full(HORIZON, 3.0), "step_seconds": np.full(HORIZON, 1e-3),
-            "optimizer_seconds": np.full(HORIZON, 2.5e-4),
-        })  # fmt: skip
-        runs.append(Run(s, table, 0.0))
-    return runs
+    return runs_from_finals(finals, HORIZON)
 
 
 def shipped(*ids: str) -> list[Claim]:
