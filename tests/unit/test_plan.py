@@ -102,11 +102,12 @@ def test_the_plan_is_written_from_the_pilot_and_read_by_the_loader(world):
     (comp,) = plan.claims[0].comparisons
     assert comp.arms == [["garland", "VHCT-rho0.75"], ["garland", "HCT-rho0.75"]]
     assert len(comp.samples["a"]) == len(comp.samples["b"]) == 20
-    assert comp.seeds_needed > CAP and comp.seeds == CAP and comp.underpowered
+    # a need past the cap: named underpowered in advance, run at the floor (the cap would not power it)
+    assert comp.seeds_needed > CAP and comp.seeds == 20 and comp.underpowered
     assert plan.underpowered() and plan.start == 20 and plan.pilot.seeds["garland"] == list(range(20))
     cfg, _ = load(["config/confirm.yaml"])
-    assert cfg.setting_seeds("garland", "VHCT-rho0.75") == list(range(20, 20 + CAP))
-    assert cfg.setting_seeds("garland", "HCT-rho0.75") == list(range(20, 20 + CAP))
+    assert cfg.setting_seeds("garland", "VHCT-rho0.75") == list(range(20, 40))
+    assert cfg.setting_seeds("garland", "HCT-rho0.75") == list(range(20, 40))
     assert cfg.setting_seeds("garland", "PCT") == list(range(20, 40))  # read by no claim: the floor
     assert cfg.setting_seeds("rastrigin2d", "POO") == list(range(20, 40))
     assert writer.check("config/confirm.yaml") == plan
@@ -121,7 +122,8 @@ def test_the_seeds_are_the_audits_own_power_computation(world):
     (comp,) = verdict.experiments[0].comparisons
     assert comp.category == "underpowered"
     assert plan.claims[0].comparisons[0].seeds_needed == comp.seeds_needed
-    assert planned_seeds(5, 20, 200) == (20, False) and planned_seeds(500, 20, 200) == (200, True)
+    assert planned_seeds(5, 20, 200) == (20, False) and planned_seeds(500, 20, 200) == (20, True)
+    assert planned_seeds(150, 20, 200) == (150, False)
 
 
 def test_every_variant_of_a_default_runs_the_defaults_seeds(world):
@@ -206,10 +208,10 @@ def test_a_tampered_seed_count_is_refused(world):
     data["seeds"]["garland"]["VHCT-rho0.75"] = 30
     PLAN.write_text(yaml.safe_dump(data))
     assert "seed counts are not its computation's" in one_line_error("config/confirm.yaml")
-    data["seeds"]["garland"]["VHCT-rho0.75"] = CAP
+    data["seeds"]["garland"]["VHCT-rho0.75"] = 20
     data["claims"][0]["comparisons"][0]["seeds"] = 30  # a comparison's own count
     PLAN.write_text(yaml.safe_dump(data))
-    assert "the plan's computation gives 60" in one_line_error("config/confirm.yaml")
+    assert "the plan's computation gives 20" in one_line_error("config/confirm.yaml")
 
 
 def test_a_tampered_need_is_refused_by_the_full_check(world):
@@ -296,7 +298,7 @@ def test_the_audit_decides_on_the_confirmatory_seeds_only(world):
         != "reproduced"
     )
     design = dirty.context.design
-    assert design.pilot_seeds["garland"] == list(range(20)) and design.seed_span == f"20-{19 + CAP}"
+    assert design.pilot_seeds["garland"] == list(range(20)) and design.seed_span == "20-39"
     assert design.plan_file == "config/plans/confirm.yaml" and design.underpowered
     md, js, html = (world / f"audit.{x}" for x in ("md", "json", "html"))
     write_audit(dirty, md, js, html)

@@ -182,10 +182,12 @@ def samples_sha256(claims: Sequence[PlannedClaim]) -> str:
 
 def planned_seeds(needed: int | None, floor: int, cap: int) -> tuple[int, bool]:
     """The seeds per arm a comparison gets, and whether the cap leaves it underpowered: its need
-    (``None``: an estimate on a margin, no number decides it) floored at ``floor``, capped at ``cap``."""
-    if needed is None:
+    floored at ``floor``; a need above ``cap`` (or ``None``: an estimate on a margin, no number
+    decides it) gets the floor, since seeds up to the cap would not power it either (they go to the
+    comparisons they do power)."""
+    if needed is None or needed > cap:
         return max(min(cap, floor), 1), True
-    return min(max(needed, floor), cap), needed > cap
+    return max(needed, floor), False
 
 
 def seed_table(

@@ -8,7 +8,8 @@ The pilot is the config the ``plan`` key names (the quick start, config/config.y
 plan records the pilot's estimate, its spread and samples, and the seeds per arm that decide it at
 80 % power: the audit's own computation (the claim kind's comparison, ``ClaimKind.from_values``,
 whose ``seeds_needed`` is the one behind "underpowered ... seeds per arm"), floored at the claim's
-``min_seeds`` and capped by the config's ``plan`` caps; a comparison the cap leaves short is named.
+``min_seeds``; a comparison whose need passes the config's ``plan`` caps is named underpowered and
+runs at ``min_seeds``, since the seeds up to the cap would not power it either.
 The record and its reader, the hashes and the seed table are the pipeline's
 (``vhct.pipeline.config.plan``); this module adds what needs the audit: the samples from the pilot's
 audit, each comparison's seeds computed again from them, and the pilot's results hashed again.
@@ -120,7 +121,7 @@ def planned_claims(
             elif needed is None:
                 note = "the pilot's estimate sits on a margin: no number of seeds decides it"
             elif short:
-                note = f"needs {needed} seeds per arm, capped at {limit}: underpowered"
+                note = f"needs {needed} seeds per arm, more than the cap {limit}: {seeds} seeds, underpowered"
             else:
                 note = f"needs {needed} seeds per arm" + (f", at least {seeds}" if needed < seeds else "")
             planned.append(
@@ -211,7 +212,9 @@ def make_plan(config: Path | str, claims_path: Path | str = CLAIMS_FILE) -> Plan
         pairs = list((choice.substitute or {}).items())
         pairs += [(d, c) for d, found in (choice.choose_best or {}).items() for c in found if c != d]
         for default, variant in pairs:
-            substitutes.setdefault(default, []).append(variant)
+            found = substitutes.setdefault(default, [])
+            if variant not in found:
+                found.append(variant)
     floor = max(c.min_seeds for c in claims.claims)
     pilot_seeds = {name: pilot_cfg.seeds(name) for name in pilot_cfg.experiments}
     largest = max(s for seeds in pilot_seeds.values() for s in seeds)
