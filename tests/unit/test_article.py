@@ -122,8 +122,19 @@ def test_pdf_states_data_sets_costs_and_the_pending_sections(built):
     assert f"commit {sources.provenance['commit']}" in text
     assert "Memory: not recorded" in text
     assert "[Re] Optimum-statistical Collaboration" in text
-    # today's shipped findings carry no per-round curves and docs/upstream/ does not exist in the copy
-    assert "not in the input" in text and "Pending: the reports" in text
+    # the shipped findings carry the per-round curves; docs/upstream/ does not exist in the copy
+    assert "not in the input" not in text and "Pending: the reports" in text
+    assert all(f.present for f in article.figures) and text.count("band ±1 standard deviation") == len(
+        article.figures
+    )
+    # the design, the statements decided by computation and the implementation choices, from the audit
+    design = sources.audit.context.design
+    assert design is not None and "The audit is confirmatory" in text and design.seed_span in text
+    assert sources.audit.computed and sources.audit.sensitivity
+    for c in sources.audit.computed:
+        assert f"{c.claim.id}: {c.verdict}" in text, c.claim.id
+    for choice in sources.audit.sensitivity:
+        assert choice.choice.id in text, choice.choice.id
 
 
 def test_a_changed_finding_changes_its_sentence(tmp_path):

@@ -16,9 +16,9 @@ from vhct.article.sources import PAPER_CONFIG, ArticleError, Sources
 from vhct.pipeline.config import ConfigError, load
 from vhct.pipeline.figure_kinds import figure_kind
 from vhct.pipeline.specs import ExperimentInfo, FigureSpec
-from vhct.reporting.audit.records import Comparison, QuestionAnswer
+from vhct.reporting.audit.records import Comparison, ComputedVerdict, QuestionAnswer, SensitivityChoice
 from vhct.reporting.audit.verdicts import NOT_EVALUATED
-from vhct.reporting.render import counts, decider, seeds_text
+from vhct.reporting.render import counts, decider, design_text, direction_sentence, margin_rows, seeds_text
 
 #: the article's title: the replicated paper's, marked as a replication as ReScience C asks
 TITLE_MARK = "[Re]"
@@ -72,6 +72,10 @@ class Statement:
     decider: Row | None
     #: the implementation choices under which its verdict flips: (choice id, variant verdict)
     flips: list[tuple[str, str]]
+    #: which way the target's mean differs, in one plain sentence from its comparisons (or None)
+    direction: str | None = None
+    #: its verdict at its own margins and at each other margin it names (``render.margin_rows``)
+    margins: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,12 @@ class Article:
     statements: list[Statement]
     verdicts: dict[str, str]
     readings: list[tuple[str, dict[str, str], bool]]
+    #: the audit's design in one paragraph (confirmatory on a plan's seeds, or exploratory)
+    design: str
+    #: statements decided by computation on the standard partition, not on runs
+    computed: list[ComputedVerdict]
+    #: the implementation choices the paper leaves open, each with the claims it was read again on
+    sensitivity: list[SensitivityChoice]
     discrepancies: list[Any]
     beyond: list[QuestionAnswer]
     settings: list[Setting]
@@ -167,6 +177,8 @@ def _statements(sources: Sources) -> list[Statement]:
             id=c.claim.id, quote=c.claim.quote, location=c.claim.location, note=c.claim.note or "",
             reading_of=c.claim.reading_of, verdict=c.verdict, category=c.category, coverage=c.coverage,
             reason=c.reason, statistic=c.claim.statistic, rows=rows, decider=chosen, flips=flips,
+            direction=direction_sentence(c, audit) if c.claim.spec.states_direction else None,
+            margins=margin_rows(c),
         ))  # fmt: skip
     return out
 
@@ -269,6 +281,7 @@ def collect(sources: Sources, source_kind: str) -> Article:
         meta=meta, counts=counts(audit), seeds_text=seeds_text(audit), experiments=list(experiments.values()),
         statements=_statements(sources), verdicts={c.claim.id: c.verdict for c in audit.claims},
         readings=[(r.statement, r.readings, r.flips) for r in audit.reading_flips],
+        design=design_text(audit), computed=list(audit.computed), sensitivity=list(audit.sensitivity),
         discrepancies=list(audit.discrepancies),
         beyond=[q for q in (audit.beyond.questions if audit.beyond else [])
                 if any(e.verdict != NOT_EVALUATED for e in q.experiments)],

@@ -348,6 +348,11 @@ def render_html(audit: Audit) -> str:
     return _render("audit.j2", "html", audit=audit)
 
 
+def design_text(audit: Audit) -> str:
+    """The audit's design in one plain paragraph (``parts.design``: the audit's and the findings')."""
+    return _render("design.j2", "md", audit=audit).strip()
+
+
 def headline(audit: Audit) -> str:
     """One sentence: the verdict counts at the run's number of seeds, and the flips (the README's)."""
     return _render("headline.j2", "md", audit=audit).strip()
