@@ -156,6 +156,13 @@ class Article:
         """The verdict of a claim id (None: no such claim in the audit)."""
         return self.verdicts.get(claim)
 
+    def rows(self, claim: str, verdict: str | None = None) -> list[Row]:
+        """A claim's comparison rows, those with comparison verdict ``verdict`` if given (a remark
+        names where its finding holds from these)."""
+        found = next((s for s in self.statements if s.id == claim), None)
+        rows = [] if found is None else found.rows
+        return [r for r in rows if verdict is None or r.comparison.verdict == verdict]
+
     def outcome(self, claim: str) -> str | None:
         """``verdict: category`` of a claim id (the verdict alone where the category repeats it)."""
         found = next((s for s in self.statements if s.id == claim), None)
