@@ -19,12 +19,12 @@ from findings_run import write_setting_tables
 from support import REPO
 
 from vhct.article.build import build, compile_pdf
-from vhct.article.costs import full_scale
 from vhct.article.record import collect
 from vhct.article.redraw import main as redraw_main
 from vhct.article.sources import ArticleError, read_sources
 from vhct.article.typeset import render
 from vhct.pipeline.aggregate import curve_table
+from vhct.reporting.costs import full_scale
 from vhct.reporting.plots import figure_job
 from vhct.reporting.render import format_number
 

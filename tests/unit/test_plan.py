@@ -344,3 +344,28 @@ def test_make_paper_local_fails_fast_on_a_plan_error(tmp_path):
         "(after the pilot, `make figures`)"
     ]
     assert "snakemake" not in done.stdout and "provenance" not in done.stdout
+
+
+def test_make_plan_states_the_planned_runs_cost_at_the_pilots_seconds_per_round(world):
+    """The cost `make plan` prints: per (experiment, setting) the pilot's measured seconds per round
+    times the confirmatory rounds and planned seeds; settings the pilot did not time are named."""
+    timing = world / "results" / "pilot" / "aggregates" / "garland"
+    timing.mkdir(parents=True)
+    per_round = {"VHCT-rho0.75": 2e-3, "HCT-rho0.75": 1e-3}
+    pd.DataFrame([
+        {"setting": s, "algorithm": s.split("-")[0], "seed": k, "rounds": 10, "wall_seconds": 1.0,
+         "step_seconds_sum": x * 10, "optimizer_seconds_sum": x * 5}
+        for s, x in per_round.items() for k in range(20)
+    ]).to_csv(timing / "timing.csv", index=False)  # fmt: skip
+    plan, _ = writer.write_plan("config/confirm.yaml")
+    cfg, _ = load(["config/confirm.yaml"])
+    cost = writer.plan_cost("config/confirm.yaml", plan)
+    rows = {(r.experiment, r.setting): r for r in cost.rows}
+    for setting, x in per_round.items():
+        row = rows["garland", setting]
+        runs = len(cfg.setting_seeds("garland", setting)) * cfg.run_horizon("garland", setting)
+        assert row.seconds == pytest.approx(x * runs)
+    assert cost.total_seconds == pytest.approx(sum(r.seconds for r in cost.rows if r.seconds is not None))
+    assert "PCT on garland" in cost.unmeasured  # the made-up pilot timed two settings only
+    line = writer.cost_summary(cost, 2)
+    assert f"at least {cost.total_seconds / 120:.0f} min on 2 cores" in line and "not counted" in line

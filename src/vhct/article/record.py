@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vhct.article.costs import AlgorithmCost, FullScale, algorithm_costs, experiment_seconds, full_scale
 from vhct.article.sources import PAPER_CONFIG, ArticleError, Sources
 from vhct.pipeline.config import ConfigError, load
 from vhct.pipeline.figure_kinds import figure_kind
 from vhct.pipeline.specs import ExperimentInfo, FigureSpec
 from vhct.reporting.audit.records import Comparison, ComputedVerdict, QuestionAnswer, SensitivityChoice
 from vhct.reporting.audit.verdicts import NOT_EVALUATED
+from vhct.reporting.costs import AlgorithmCost, FullScale, algorithm_costs, experiment_seconds, full_scale
 from vhct.reporting.render import counts, decider, design_text, direction_sentence, margin_rows, seeds_text
 
 #: the article's title: the replicated paper's, marked as a replication as ReScience C asks

@@ -13,6 +13,8 @@ runs at ``min_seeds``, since the seeds up to the cap would not power it either.
 The record and its reader, the hashes and the seed table are the pipeline's
 (``vhct.pipeline.config.plan``); this module adds what needs the audit: the samples from the pilot's
 audit, each comparison's seeds computed again from them, and the pilot's results hashed again.
+Writing the plan also prints what its runs cost at the pilot's measured seconds per round
+(``plan_cost``, ``vhct.reporting.costs.full_scale``): a lower bound, to size the caps before the run.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ from vhct.reporting.audit.claims import load_claims
 from vhct.reporting.audit.claims_model import Claim, ClaimsFile
 from vhct.reporting.audit.records import Audit, AuditRecordError, Comparison, read_audit
 from vhct.reporting.audit.verdicts import NOT_EVALUATED
+from vhct.reporting.costs import FullScale, full_scale
 
 #: the pilot's audit in its results folder (the audit rule's output)
 PILOT_AUDIT = "audit.json"
@@ -303,10 +306,45 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"wrote {display_path(path)}: {plan_summary(plan)}")
             for line in plan.underpowered():
                 print(f"  underpowered at the cap: {line}")
+            print(f"  cost {cost_summary(plan_cost(args.config, plan), os.cpu_count() or 1)}")
     except (ConfigError, AuditRecordError) as exc:
         print(exc, file=sys.stderr)
         return 1
     return 0
+
+
+def plan_cost(config: Path | str, plan: Plan) -> FullScale:
+    """What ``config``'s planned runs cost at the pilot's measured seconds per round of the same
+    experiment and setting (``costs.full_scale`` on the pilot's timing aggregates): a lower bound,
+    without process starts and the scheduler, and where a setting runs more rounds than the pilot
+    measured (a Gaussian process's cost per round grows with its rounds)."""
+    import pandas as pd
+
+    pilot_cfg, _ = load([plan.pilot.config])
+    aggregates = Path(plan.pilot.results) / "aggregates"
+    timings = {
+        name: pd.read_csv(aggregates / name / "timing.csv")
+        for name in pilot_cfg.experiments
+        if (aggregates / name / "timing.csv").is_file()
+    }
+    measured = {name: pilot_cfg.experiment_info(name) for name in pilot_cfg.experiments}
+    return full_scale(Path(config), timings, measured)
+
+
+def cost_summary(cost: FullScale, cores: int) -> str:
+    """One line: the planned runs' run-hours at the pilot's costs and the least wall time on ``cores``."""
+    notes = []
+    if cost.extrapolated:
+        notes.append(f"{len(cost.extrapolated)} settings run more rounds than the pilot measured")
+    if cost.unmeasured:
+        notes.append(f"{len(cost.unmeasured)} settings the pilot did not run are not counted")
+    if cost.objective_differs:
+        notes.append(f"the pilot's objective differs on {', '.join(cost.objective_differs)}")
+    said = f" ({'; '.join(notes)})" if notes else ""
+    return (
+        f"at the pilot's seconds per round: {cost.total_seconds / 3600:.1f} run-hours, at least "
+        f"{cost.total_seconds / 60 / cores:.0f} min on {cores} cores{said}"
+    )
 
 
 def plan_summary(plan: Plan) -> str:
