@@ -120,7 +120,8 @@ def test_pdf_states_data_sets_costs_and_the_pending_sections(built):
     article = collect(sources, "shipped findings")
     assert article.data_sets and all(d.sha256 in text for d in article.data_sets)
     assert f"commit {sources.provenance['commit']}" in text
-    assert "Memory: not recorded" in text
+    peak = sources.provenance["max_rss_mb"]  # the recorder's, in the re-shipped provenance
+    assert f"peaked at {format_number(peak)} MB resident" in text
     assert "[Re] Optimum-statistical Collaboration" in text
     # the shipped findings carry the per-round curves; docs/upstream/ does not exist in the copy
     assert "not in the input" not in text and "Pending: the reports" in text
@@ -289,3 +290,16 @@ def test_the_authors_section_lists_each_upstream_report_by_its_title_and_not_the
         title = report.read_text(encoding="utf-8").splitlines()[0].lstrip("# ").strip()
         assert f'#raw("docs/upstream/{report.name}")' in section and title.split(":")[0] in section
     assert "README.md" not in section and "no contact with the original authors" in section
+
+
+def test_memory_is_the_provenance_records_peak_or_said_not_recorded(tmp_path):
+    """The computational requirements give the recorder's peak memory when the record has one, and
+    say it was not recorded when it has none."""
+    root = checkout(tmp_path)
+    path = root / "docs/findings/provenance.json"
+    prov = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**prov, "max_rss_mb": 1234.5}), encoding="utf-8")
+    assert f"peaked at {format_number(1234.5)} MB resident" in source_of(root)
+    path.write_text(json.dumps({k: v for k, v in prov.items() if k != "max_rss_mb"}), encoding="utf-8")
+    text = source_of(root)
+    assert "Memory: not recorded" in text and "peaked at" not in text

@@ -171,9 +171,10 @@ def _scale_section(experiments: dict) -> list[str]:
                                    "context": {"experiments": experiments}}))  # fmt: skip
     prov = {"commit": None, "config_files": [], "command": "c", "started_utc": "s", "wall_seconds": 1.0,
             "machine": {"cpus": 1, "cpu_model": "m", "system": "s", "python": "3"},
-            "versions": {"numpy": "2.0"}}
+            "versions": {"numpy": "2.0"}, "max_rss_mb": 512.0}
     text = render_findings(audit, prov, {}, [], "figures")
     assert "| package versions | numpy 2.0 |" in text  # the provenance's versions, when recorded
+    assert "| peak memory | 512 MB resident, the run's largest process" in text  # and its peak memory
     section = text[text.index("## Not at the paper's full scale") : text.index("## Verdicts")]
     return [line for line in section.split("\n")[1:] if line]
 

@@ -465,6 +465,7 @@ def test_provenance_records_a_successful_command_only(tmp_path, monkeypatch):
         "import os, sys, pathlib; open(sys.argv[1], 'w').write(os.environ['VHCT_RUN_ID']); "
         "p = pathlib.Path(sys.argv[1]).parent; (p / 'audit.json').write_text('{}'); "
         "(p / 'aggregates' / 'g').mkdir(parents=True); (p / 'aggregates' / 'g' / 'final.csv').write_text('a')"
+        "\nheld = b'x' * (300 * 2**20)"  # 300 MB written, so resident: the peak the recorder must see
     )
     ok = [sys.executable, "-c", write_id, str(seen), "--configfile", "config/paper-local.yaml"]
     assert provenance.main([str(out), "--", *ok]) == 0
@@ -478,6 +479,7 @@ def test_provenance_records_a_successful_command_only(tmp_path, monkeypatch):
     started = datetime.fromisoformat(record["started_utc"])
     assert datetime.fromisoformat(record["finished_utc"]) >= started
     assert record["wall_seconds"] >= 0 and record["machine"]["cpus"] >= 1
+    assert record["max_rss_mb"] >= 300  # the command's largest process (here the only one)
     assert re.fullmatch(r"[0-9a-f]{40}", record["commit"])
     # the versions that shape the numbers, and the outputs as the command left them
     assert record["versions"] == package_versions() and record["versions"]["numpy"]

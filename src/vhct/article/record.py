@@ -146,7 +146,8 @@ class Article:
     machine: dict[str, Any]
     versions: dict[str, Any]
     full_scale: FullScale
-    memory_recorded: bool
+    #: the peak resident memory of the run's largest process (one job), MB; None: not recorded
+    memory_mb: float | None
     figures: list[RegretFigure]
     upstream: list[tuple[str, str]]
     alpha: float
@@ -297,7 +298,7 @@ def collect(sources: Sources, source_kind: str) -> Article:
         algorithm_costs=algorithm_costs(sources.timings),
         experiment_seconds=experiment_seconds(sources.timings), wall_seconds=float(prov["wall_seconds"]),
         machine=dict(prov["machine"]), versions=dict(prov["versions"]),
-        full_scale=scale, memory_recorded=False, figures=regret_figures(sources, cfg),
+        full_scale=scale, memory_mb=prov.get("max_rss_mb"), figures=regret_figures(sources, cfg),
         upstream=[(p.name, _heading(p)) for p in sources.upstream],
         alpha=alphas.pop() if len(alphas) == 1 else math.nan, rules=dict(audit.rules),
     )  # fmt: skip
