@@ -160,13 +160,17 @@ class Article:
     def rows(self, claim: str, verdict: str | None = None) -> list[Row]:
         """A claim's comparison rows, those with comparison verdict ``verdict`` if given (a remark
         names where its finding holds from these)."""
-        found = next((s for s in self.statements if s.id == claim), None)
+        found = self.statement(claim)
         rows = [] if found is None else found.rows
         return [r for r in rows if verdict is None or r.comparison.verdict == verdict]
 
+    def statement(self, claim: str) -> Statement | None:
+        """The statement of a claim id (None: no such claim in the audit)."""
+        return next((s for s in self.statements if s.id == claim), None)
+
     def outcome(self, claim: str) -> str | None:
         """``verdict: category`` of a claim id (the verdict alone where the category repeats it)."""
-        found = next((s for s in self.statements if s.id == claim), None)
+        found = self.statement(claim)
         if found is None:
             return None
         same = not found.category or found.category == found.verdict
