@@ -54,7 +54,8 @@ def complete(audit: dict) -> dict:
                                         "horizon": exp["horizon"], "seeds": exp["seeds"], **info}  # fmt: skip
     audit["sensitivity"] = [
         {"choice": {"substitute": {"a": "b"}, **{k: v for k, v in s.items() if k != "claims"}},
-         "claims": [{"common_rounds": {}, "variant_coverage": "", "variant_experiments": [], **r}
+         "claims": [{"common_rounds": {}, "variant_coverage": "", "variant_experiments": [], "unread": {},
+                     **r}
                     for r in s["claims"]]}
         for s in audit["sensitivity"]
     ]  # fmt: skip

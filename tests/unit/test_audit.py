@@ -803,8 +803,8 @@ def test_a_variant_that_agrees_or_was_not_run_does_not_flip():
     assert agrees.flipped_claims == []
     missing = sensitivity_audit(None)
     row = missing.sensitivity[0].claims[0]
-    assert row.variant_verdict == NOT_EVALUATED and row.flips is False
-    assert "setting B2 not run" in row.variant_reason
+    assert row.variant_verdict == "not applicable" and row.flips is False
+    assert row.variant_reason == "B2 not run on exp"
 
 
 @pytest.mark.parametrize(
@@ -867,6 +867,27 @@ def test_a_variant_run_to_fewer_rounds_is_compared_with_the_default_at_its_round
     assert row.common_rounds == {"exp": 10}
     assert row.default_verdict == row.variant_verdict == NOT_REPRODUCED
     assert not row.flips
+
+
+def test_a_variant_not_run_on_an_experiment_leaves_it_out_of_both_verdicts():
+    """A config may run a variant on some experiments only (paper-local runs the OSC variants on the
+    synthetic ones): the row reads both verdicts where the variant ran and names the experiment left
+    out. Here A leads B on "exp" and trails it on "other", where the variant B2 was not run: the
+    default over both is not reproduced, but read without "other", as the variant is, it is."""
+    c = claim("lowest", experiments=["exp", "other"], **LOWEST)
+    claims = claims_file({"rules": shipped()["rules"], "discrepancies": [], "claims": [c],
+                          "sensitivity": [{"id": "v", "choice": "c", "default": "d", "variant": "v",
+                                           "substitute": {"B": "B2"}}]})  # fmt: skip
+    runs = {"exp": {"A": runs_of(LOW), "B": runs_of(HIGH), "B2": runs_of(HIGH)},
+            "other": {"A": runs_of(HIGH), "B": runs_of(LOW)}}  # fmt: skip
+    full = run_audit(claims, runs, NO_CONTEXT)
+    assert full.claims[0].verdict == NOT_REPRODUCED
+    row = full.sensitivity[0].claims[0]
+    assert row.unread == {"other": "B2 not run on other"}
+    assert row.default_verdict == row.variant_verdict == REPRODUCED and not row.flips
+    assert {e.experiment: len(e.comparisons) for e in row.variant_experiments} == {"exp": 1, "other": 0}
+    nowhere = run_audit(claims, {"other": runs["other"]}, NO_CONTEXT).sensitivity[0].claims[0]
+    assert nowhere.variant_verdict == "not applicable" and nowhere.variant_reason == "B2 not run on other"
 
 
 def test_the_audit_context_records_each_experiments_effective_caps():

@@ -41,10 +41,10 @@ def test_a_seed_cap_below_a_claims_minimum_is_refused_naming_claim_setting_and_c
 
 def test_a_setting_cap_of_a_variant_is_refused_for_the_sensitivity_it_feeds():
     config = paper_local()
-    config["experiments"]["landmine"]["caps"]["BO-restarts5"] = {"max_seeds": 10}
+    config["experiments"]["garland"]["caps"]["BO-restarts5"] = {"max_horizon": 50, "max_seeds": 10}
     refused = r"bo-cost \(its sensitivity to bo-fit-restarts\) reads setting BO-restarts5 on experiment "
     with pytest.raises(
-        ClaimsError, match=refused + r"landmine.*experiments/landmine/caps/BO-restarts5/max_seeds: 10"
+        ClaimsError, match=refused + r"garland.*experiments/garland/caps/BO-restarts5/max_seeds: 10"
     ):
         check_claim_seeds(CLAIMS, vc.validate_config(config))
 

@@ -200,6 +200,8 @@ def located(error: ConfigError, files: Sequence[Path | str]) -> ConfigError:
 
 #: suffix of a key whose list is appended to the base's list of that key (``settings+: [X]``)
 APPEND = "+"
+#: suffix of a key whose value replaces the base's, a mapping too (``caps!: {BO: ...}``)
+REPLACE = "!"
 
 
 def merge(base: Mapping[str, Any], update: Mapping[str, Any], at: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -209,11 +211,14 @@ def merge(base: Mapping[str, Any], update: Mapping[str, Any], at: tuple[str, ...
     Two forms add to a base's list instead of re-listing it: ``key+: [...]`` appends to the list
     ``key``, and a mapping of item numbers updates those items (``panels: {0: {settings+: [X]}}``).
     Either form where the base has no such list is a ConfigError naming the key (``at``: its path).
+    ``key!: {...}`` replaces the base's mapping ``key`` instead of merging into it (dropping its keys).
     """
     out = copy.deepcopy(dict(base))
     for key, value in update.items():
         where = (*at, str(key))
-        if isinstance(key, str) and key.endswith(APPEND):
+        if isinstance(key, str) and key.endswith(REPLACE):
+            out[key[: -len(REPLACE)]] = copy.deepcopy(value)
+        elif isinstance(key, str) and key.endswith(APPEND):
             name = key[: -len(APPEND)]
             if not isinstance(value, list) or not isinstance(out.get(name), list):
                 raise key_error(where, f"appends a list to a base config's list {name!r}: none here")

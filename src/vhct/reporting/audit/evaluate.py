@@ -187,19 +187,18 @@ def evaluate_sensitivity(
             variant_claim, why_not = variant_of(claim, choice)
             if variant_claim is None and why_not is None:
                 continue
-            if choice.round is not None and why_not is None:
-                short = {e: f"{e} stops before round {choice.round}" for e in claim.experiments_read
-                         if e in runs and _horizon(runs[e]) < choice.round}  # fmt: skip
-                skipped.update(short)
-                if short and all(e in short for e in claim.experiments_read if e in runs):
-                    why_not = "; ".join(short.values())
+            unread = {} if why_not is not None else unread_experiments(claim, choice, runs)
+            if unread and all(e in unread for e in claim.experiments_read if e in runs):
+                why_not = "; ".join(unread.values())
             if why_not is not None:
                 rows.append(_not_applicable(claim.id, default.verdict, why_not))
                 continue
             assert variant_claim is not None
+            skipped.update(unread)
             variant = evaluate_claim(variant_claim, variant_runs, scales, skipped, margins=False)
-            if common_runs is not None and common_rounds:  # a variant run to fewer rounds
-                default = evaluate_claim(claim, common_runs, scales, left_out.get(claim.id), margins=False)
+            if unread or (common_runs is not None and common_rounds):  # read where the variant is
+                default_runs = common_runs if common_runs is not None and common_rounds else runs
+                default = evaluate_claim(claim, default_runs, scales, skipped, margins=False)
             rows.append(
                 SensitivityRow(
                     claim=claim.id,
@@ -210,9 +209,28 @@ def evaluate_sensitivity(
                     variant_coverage=variant.coverage,
                     variant_reason=variant.reason,
                     variant_experiments=variant.experiments,
+                    unread=unread,
                 )
             )
         out.append(SensitivityChoice(choice=choice, claims=rows, chosen=chosen))
+    return out
+
+
+def unread_experiments(claim: Claim, choice: Choice, runs: Runs) -> dict[str, str]:
+    """Experiment -> why the variant cannot be read there: it stops before the choice's round, or a
+    setting the choice substitutes for one of the claim's is not run there (a config may run a
+    variant on some experiments only). Both verdicts of the row leave these experiments out."""
+    out = {}
+    for e in claim.experiments_read:
+        if e not in runs:
+            continue
+        if choice.round is not None and _horizon(runs[e]) < choice.round:
+            out[e] = f"{e} stops before round {choice.round}"
+        ran = runs[e]
+        substituted = {s: v for s, v in choice.substitute.items() if s in claim.settings}
+        missing = [v for s, v in substituted.items() if s in ran and v not in ran]
+        if missing:
+            out[e] = f"{', '.join(missing)} not run on {e}"
     return out
 
 
@@ -242,7 +260,7 @@ def variant_of(claim: Claim, choice: Choice) -> tuple[Claim | None, str | None]:
 def _not_applicable(claim: str, default: str, why: str) -> SensitivityRow:
     return SensitivityRow(
         claim=claim, common_rounds={}, default_verdict=default, variant_verdict=NOT_APPLICABLE, flips=False,
-        variant_coverage="", variant_reason=why, variant_experiments=[],
+        variant_coverage="", variant_reason=why, variant_experiments=[], unread={},
     )  # fmt: skip
 
 

@@ -171,7 +171,8 @@ class ClaimVerdict(Decision):
 
 
 class SensitivityRow(_Record):
-    """One claim under one choice: both verdicts (the default read at the variant's rounds)."""
+    """One claim under one choice: both verdicts, the default read where and at the rounds the variant
+    is (``unread``: experiment -> why neither verdict reads it)."""
 
     claim: str
     common_rounds: dict[str, int]
@@ -181,6 +182,7 @@ class SensitivityRow(_Record):
     variant_coverage: str
     variant_reason: str
     variant_experiments: list[ExperimentVerdict]
+    unread: dict[str, str]
 
 
 class SensitivityChoice(_Record):
