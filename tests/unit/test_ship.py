@@ -528,6 +528,23 @@ def test_a_recorder_around_a_rerun_covers_only_what_it_made_and_ship_refuses_the
     )  # fmt: skip
 
 
+def test_ship_caches_only_the_curves_the_run_made(shipped):
+    """A setting no figure draws has no curve (the pipeline aggregates a setting's curve for the
+    figures that draw it, paper-local's variant settings among them): nothing to ship, not refused."""
+    results, figures, docs, readme = shipped
+    prov_path = results / findings.PROVENANCE_JSON
+    prov = json.loads(prov_path.read_text())
+    undrawn = [SETTING_TABLE.format(experiment="mnist", setting="BO", table=t) for t in SETTING_TABLES]
+    for rel in undrawn:
+        (results / rel).unlink()
+        del prov["output_sha256"]["results"][rel]
+    prov_path.write_text(json.dumps(prov))
+    ship.ship(results, figures, docs, readme)
+    assert not any((docs / findings.DATA_DIR / rel).exists() for rel in undrawn)
+    kept = SETTING_TABLE.format(experiment="garland", setting="BO", table=SETTING_TABLES[0])
+    assert (docs / findings.DATA_DIR / kept).read_bytes() == (results / kept).read_bytes()
+
+
 def test_output_hashes_cover_the_audit_the_aggregates_and_the_declared_figures(tmp_path):
     results, figures = made_up_run(tmp_path)
     hashes = provenance.output_hashes(results, figures, ["fig3a_garland", "fig3c_mnist", "absent"])
