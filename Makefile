@@ -138,7 +138,7 @@ plan: $(STAMP)
 	$(BIN)/python -m vhct.reporting.audit.plan $(PAPER_LOCAL)
 
 ## paper-local: a confirmatory run on the plan's seeds (refused, before Snakemake plans anything, unless
-## `make plan` wrote a plan that matches the config, the claims and the pilot); paper scale on one machine (config/paper-local.yaml; measured 85 min of pipeline, 86 min with the install, on 2 cores),
+## `make plan` wrote a plan that matches the config, the claims and the pilot); paper scale on one machine (config/paper-local.yaml; measured 84 min 29 s with the venv installed, on 2 cores of an Intel Xeon @ 2.50GHz),
 ## timed: the run's provenance (commit, command, wall time, machine) goes to results/paper-local/provenance.json
 ## (its results in results/paper-local/, its figures in figures/paper-local/: beside the default config's)
 paper-local: $(STAMP)
