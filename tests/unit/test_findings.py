@@ -155,8 +155,8 @@ def test_shipped_findings_are_at_paper_scale_from_committed_code():
     claims = yaml.safe_load((REPO / "config" / "claims.yaml").read_text(encoding="utf-8"))["claims"]
     text = (DOCS / findings.DOCUMENT).read_text(encoding="utf-8")
     assert [c.claim.id for c in audit.claims] == [c["id"] for c in claims]
-    for c in audit.claims:
-        assert f"| {c.claim.id} |" in text, c.claim.id
+    for c in audit.claims:  # a row of the summary table: a statement's, or a reading's under it
+        assert re.search(rf"^\| (- reading \d+: )?{re.escape(c.claim.id)} \|", text, re.M), c.claim.id
     if (REPO / ".git").exists():  # a checkout with history: the commit is one of main's
         ancestry = ["git", "-C", str(REPO), "merge-base", "--is-ancestor", prov["commit"], "HEAD"]
         assert subprocess.run(ancestry, check=False).returncode == 0, f"{prov['commit']} not in history"
@@ -241,7 +241,13 @@ def test_the_headline_and_the_summary_agree_with_the_verdict_table():
         if n:
             assert f"- **{title}** ({n} statement{'s' * (n != 1)})" in summary
     for claim, verdict in rows.items():
-        if verdict in ("reproduced", "not reproduced"):
+        if verdict not in ("reproduced", "not reproduced"):
+            continue
+        read_as = [c.claim.id for c in audit.claims if c.claim.reading_of == claim]
+        if len(read_as) > 1:  # a statement read in several ways that agree: its readings linked under it
+            assert f"  - {claim} (" in summary
+            assert all(f"    - [{r}](#{r.lower()})" in summary for r in read_as), claim
+        else:
             assert f"  - [{claim}](#{claim.lower()})" in summary  # GitHub's heading slug
     assert f"**{head}**" in text and head in ship.readme_block(docs)
     # every reason is linked from its line, and no regret reference is said twice on one line
