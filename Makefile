@@ -86,7 +86,7 @@ PAPER_LOCAL := config/paper-local.yaml
 # a config's folder of results, figures or logs (e.g. $(call folder,results,config/paper-local.yaml))
 folder = $$($(BIN)/python -m vhct.pipeline.config --folder $(1) $(2))
 
-.PHONY: all venv lock figures real-data data paper paper-local findings article findings-figures test test-quick core-example lint dry-run slurm-dry-run unlock clean
+.PHONY: all venv lock figures real-data data paper plan paper-local findings article findings-figures test test-quick core-example lint dry-run slurm-dry-run unlock clean
 
 all: figures
 
@@ -132,10 +132,17 @@ data: $(STAMP)
 paper: $(STAMP)
 	$(MAKE) figures CONFIG=config/paper.yaml
 
-## paper-local: paper scale on one machine (config/paper-local.yaml; measured 85 min of pipeline, 86 min with the install, on 2 cores),
+## plan: the analysis plan of `make paper-local` (config/plans/paper-local.yaml) from the pilot's results,
+## i.e. after `make figures` (the quick start is the pilot): the seeds per arm each comparison needs
+plan: $(STAMP)
+	$(BIN)/python -m vhct.reporting.audit.plan $(PAPER_LOCAL)
+
+## paper-local: a confirmatory run on the plan's seeds (refused, before Snakemake plans anything, unless
+## `make plan` wrote a plan that matches the config, the claims and the pilot); paper scale on one machine (config/paper-local.yaml; measured 84 min 29 s with the venv installed, on 2 cores of an Intel Xeon @ 2.50GHz),
 ## timed: the run's provenance (commit, command, wall time, machine) goes to results/paper-local/provenance.json
 ## (its results in results/paper-local/, its figures in figures/paper-local/: beside the default config's)
 paper-local: $(STAMP)
+	$(BIN)/python -m vhct.reporting.audit.plan --check $(PAPER_LOCAL)
 	results=$(call folder,results,$(PAPER_LOCAL)) && $(MAKE) figures CONFIG=$(PAPER_LOCAL) \
 		RUNNER="$(BIN)/python -m vhct.pipeline.provenance $$results/provenance.json --"
 

@@ -3,13 +3,16 @@
 
     PYTHONPATH=src nice python benchmarks/audit_calibration.py --repetitions 200 \
         --figure docs/calibration/audit_power.png
+    PYTHONPATH=src nice python benchmarks/audit_calibration.py --only-two-stage --two-stage 40
 
 Prints a Markdown table (per rule, seeds and sample shape: the claim-level rate of a false
 "reproduced" with one comparison at the claimed margin and the others far inside, of a false "not
 reproduced" with every comparison at the claimed margin, of a false "the opposite" at the refuting
 margin, and the verdicts of a true tie inside the margins), then the power at two true ratios per
 rule, and draws the power curves (probability of each verdict against the true ratio) as a PNG;
-then ``max false reproduction rate: X`` and, last, ``max false refutation rate: X``. The normal
+then the two-stage design's table (``--two-stage REPS``: a pilot of 20 seeds, the analysis plan's
+seeds, a fresh confirmatory sample, the verdict on it alone; per kind, each rate with its Monte Carlo
+error); then ``max false reproduction rate: X`` and, last, ``max false refutation rate: X``. The normal
 samples' spread is the 90th percentile of the coefficients of variation of the shipped audit's
 per-seed values, measured at run time; the seeds are 20 and those the shipped configuration runs.
 """
@@ -73,6 +76,40 @@ def power_figure(curves, path: str) -> None:
     fig.savefig(path, dpi=110)
 
 
+def two_stage(repetitions: int, seed: int) -> bool:
+    """The two-stage design (issue 37): per kind (its rule of the fewest comparisons, to keep the
+    runtime reasonable: the confirmatory samples reach 200 seeds), a pilot of 20 seeds drawn from the
+    least favourable truth, the analysis plan's seeds per comparison (the audit's power computation,
+    at least 20, at most the synthetic cap 200), a fresh confirmatory sample of that many, the verdict
+    on it alone; every rate printed with its Monte Carlo error (one binomial standard error), and
+    whether each is within alpha + 3 Monte Carlo errors."""
+    cv = cal.shipped_cv()
+    first: dict[str, cal.Rule] = {}
+    for rule in sorted(cal.rules(), key=lambda r: r.experiments * r.comparisons):
+        first.setdefault(rule.claim.kind, rule)
+    print(
+        f"\ntwo-stage design: pilot 20 seeds, plan (80 % power, floor {DEFAULTS.min_seeds}, cap "
+        f"{cal.TWO_STAGE_CAP}), confirmatory sample, verdict on it alone; {repetitions} repetitions per "
+        f"scenario, normal samples' cv {cv:.3f}; bound alpha + 3 MC errors = "
+        f"{cal.binomial_bound(DEFAULTS.alpha, repetitions):.3f}\n"
+    )
+    rows = []
+    lines: list[str] = []
+    for rule in first.values():
+        for distribution in cal.DISTRIBUTIONS:
+            rows.append(cal.two_stage_rates(rule, distribution, repetitions, seed, cv))
+            lines.clear()
+            cal.two_stage_table(rows[-1:], DEFAULTS.alpha, lines.append)
+            print(lines[-1], flush=True)
+    ok = cal.two_stage_table(rows, DEFAULTS.alpha, lambda line: None)
+    rep = max(max(r.false_reproduction for r in rows), 0.0)
+    ref = max(max(r.false_refutation, r.false_opposite) for r in rows)
+    print(f"two-stage max false reproduction rate: {rep:.4f}")
+    print(f"two-stage max false refutation rate: {ref:.4f}")
+    print(f"two-stage within alpha + 3 Monte Carlo errors: {ok}")
+    return ok
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repetitions", type=int, default=200, help="made-up claims per scenario")
@@ -82,8 +119,17 @@ def main() -> None:
         "--seeds", type=int, nargs="+", default=None, help="runs per setting (default: 20 and shipped)"
     )
     parser.add_argument("--figure", default="", help="PNG of the power curves (none if empty)")
+    parser.add_argument(
+        "--two-stage", type=int, default=40, metavar="REPS",
+        help="repetitions per scenario of the two-stage design (pilot, plan, confirmatory); 0: none",
+    )
+    parser.add_argument("--only-two-stage", action="store_true", help="the two-stage table alone")
     args = parser.parse_args()
     start = time.perf_counter()
+    if args.only_two_stage:
+        two_stage(args.two_stage, args.seed)
+        print(f"({time.perf_counter() - start:.0f} s)")
+        return
     cv = cal.shipped_cv()
     seeds = tuple(args.seeds) if args.seeds else tuple(sorted({20, *cal.shipped_seeds()}, reverse=True))
     rules = cal.rules()
@@ -132,6 +178,8 @@ def main() -> None:
     if args.figure:
         power_figure(curves, args.figure)
         print(f"\npower curves: {args.figure}")
+    if args.two_stage:
+        two_stage(args.two_stage, args.seed)
     print(f"({time.perf_counter() - start:.0f} s)\n")
     print(f"over the rows of at least {DEFAULTS.min_seeds} seeds, every rule and scenario:")
     print(f"max false reproduction rate: {worst[0]:.4f}")

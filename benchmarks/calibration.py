@@ -344,3 +344,101 @@ def question_rates(
             side = "A better" if scenario.startswith("A") else "B better"
             out["false A" if side == "A better" else "false B"] = float(np.mean([side in a for a in answers]))
     return out
+
+
+# ---------------------------------------------------------------- the two-stage design (issue 37)
+
+#: the most seeds per arm the two-stage simulation's plan may give (config/paper-local.yaml's synthetic cap)
+TWO_STAGE_CAP = 200
+#: what the two-stage rates are reported on: the least favourable truths of a false verdict
+TWO_STAGE_SCENARIOS = ("one at the claimed margin", "all at the claimed margin", "all at the refuting margin")
+
+
+@dataclass(frozen=True)
+class TwoStageRow:
+    """Claim-level false verdict rates of a rule under the two-stage design, with their Monte Carlo
+    errors (binomial standard errors), and the confirmatory seeds the plan gave (mean per comparison)."""
+
+    rule: str
+    distribution: str
+    false_reproduction: float
+    false_refutation: float
+    false_opposite: float
+    repetitions: int
+    mean_seeds: float
+
+    def error(self, rate: float) -> float:
+        """One binomial standard error of ``rate`` at this row's repetitions (at least that of alpha's)."""
+        return math.sqrt(max(rate, 1e-12) * (1.0 - rate) / self.repetitions)
+
+
+def two_stage_outcomes(
+    rule: Rule, truths: Sequence[float], distribution: str, cv: float, repetitions: int, rng,
+    pilot: int = 20, cap: int = TWO_STAGE_CAP,
+) -> tuple[dict[str, float], float]:  # fmt: skip
+    """Shares of the claim-level outcomes under the two-stage design, and the mean planned seeds: per
+    repetition a pilot of ``pilot`` seeds at the truths, each comparison's seeds computed from the
+    pilot's samples by the analysis plan's own computation (``vhct.reporting.audit.plan``: the audit's
+    power computation, floored at the claims' min_seeds, capped at ``cap``), then a fresh confirmatory
+    sample of that many, and the verdict on the confirmatory sample alone."""
+    from vhct.pipeline.config.plan import planned_seeds
+
+    floor = load_claims().defaults.min_seeds
+    counts = {REPRODUCED: 0, OPPOSITE: 0, NO_EFFECT: 0, "inconclusive": 0}
+    sample = partial(draw, rng, distribution, cv)
+    kind, total, planned = rule.claim.spec, 0, 0
+    for _ in range(repetitions):
+        parts = []
+        it = iter(truths)
+        for e in range(rule.experiments):
+            comps = []
+            for _ in range(rule.comparisons):
+                truth = next(it)
+                first = kind.made_up(rule.claim, f"e{e}", truth, sample, pilot)
+                # the pilot comparison's own need: the audit's computation, which the plan's
+                # seeds_needed runs again from the samples (tests/unit/test_plan.py: the same number)
+                n, _ = planned_seeds(first.seeds_needed, floor, cap)
+                total, planned = total + n, planned + 1
+                comps.append(kind.made_up(rule.claim, f"e{e}", truth, sample, n))
+            parts.append((f"e{e}", comps))
+        result = conclude(rule.claim, parts)
+        key = result["category"] if result["verdict"] == NOT_REPRODUCED else result["verdict"]
+        counts[key if key in counts else "inconclusive"] += 1
+    return {k: v / repetitions for k, v in counts.items()}, total / max(planned, 1)
+
+
+def two_stage_rates(rule: Rule, distribution: str, repetitions: int, seed: int, cv: float,
+                    cap: int = TWO_STAGE_CAP) -> TwoStageRow:  # fmt: skip
+    """A rule's false verdict rates under the two-stage design (pilot, plan, confirmatory sample)."""
+    rng = np.random.default_rng([seed, 37, DISTRIBUTIONS.index(distribution), sum(map(ord, rule.name))])
+    truths = scenarios(rule)
+    got, seeds = {}, []
+    for name in TWO_STAGE_SCENARIOS:
+        got[name], mean = two_stage_outcomes(rule, truths[name], distribution, cv, repetitions, rng, cap=cap)
+        seeds.append(mean)
+    at_claimed = got["all at the claimed margin"]
+    return TwoStageRow(
+        rule.name, distribution,
+        false_reproduction=got["one at the claimed margin"][REPRODUCED],
+        false_refutation=at_claimed[OPPOSITE] + at_claimed[NO_EFFECT],
+        false_opposite=got["all at the refuting margin"][OPPOSITE],
+        repetitions=repetitions, mean_seeds=float(np.mean(seeds)),
+    )  # fmt: skip
+
+
+def two_stage_table(rows: Sequence[TwoStageRow], alpha: float, emit: Callable[[str], None] = print) -> bool:
+    """The two-stage rows as a Markdown table (each rate with its Monte Carlo error); whether every
+    rate is within alpha + 3 Monte Carlo errors (of alpha at the rows' repetitions)."""
+    emit(
+        "| rule | samples | false reproduced (one at margin) | false not reproduced (at claimed margin) "
+        "| false opposite (at refuting margin) | confirmatory seeds per arm (mean) |"
+    )
+    emit("|---|---|---|---|---|---|")
+    ok = True
+    for r in rows:
+        cells = []
+        for rate in (r.false_reproduction, r.false_refutation, r.false_opposite):
+            cells.append(f"{rate:.3f} ± {r.error(rate):.3f}")
+            ok &= rate <= binomial_bound(alpha, r.repetitions)
+        emit(f"| {r.rule} | {r.distribution} | {' | '.join(cells)} | {r.mean_seeds:.0f} |")
+    return ok

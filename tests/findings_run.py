@@ -54,7 +54,8 @@ def complete(audit: dict) -> dict:
                                         "horizon": exp["horizon"], "seeds": exp["seeds"], **info}  # fmt: skip
     audit["sensitivity"] = [
         {"choice": {"substitute": {"a": "b"}, **{k: v for k, v in s.items() if k != "claims"}},
-         "claims": [{"common_rounds": {}, "variant_coverage": "", "variant_experiments": [], **r}
+         "claims": [{"common_rounds": {}, "variant_coverage": "", "variant_experiments": [], "unread": {},
+                     **r}
                     for r in s["claims"]]}
         for s in audit["sensitivity"]
     ]  # fmt: skip
@@ -120,7 +121,8 @@ def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
             }
         },
         "claims": [
-            {"id": "C1", "quote": "VHCT is fastest", "note": "read as the lowest final regret",
+            {"id": "C1", "reading_of": "S", "quote": "VHCT is fastest",
+             "note": "read as the lowest final regret",
              "location": "Sec. 5", "verdict": "reproduced", "coverage": "garland, mnist",
              "reason": "VHCT below BO", "sensitivity": [{"choice": "osc-refresh", "verdict": "inconclusive",
                                                          "flips": True}],
@@ -128,7 +130,8 @@ def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
                              {"experiment": "mnist", "verdict": "reproduced", "reason": "vs BO: p = 0.02"}]},
             {"id": "C2", "quote": "VHCT and HCT alike", "location": "Fig. 3", "verdict": "inconclusive",
              "coverage": "garland", "reason": "p = 0.2", "sensitivity": [], "experiments": []},
-            {"id": "C3", "quote": "BO is expensive", "location": "App.", "verdict": "not reproduced",
+            {"id": "C3", "reading_of": "S", "quote": "BO is expensive", "location": "App.",
+             "verdict": "not reproduced",
              "statistic": "optimizer_seconds_per_round", "target": "BO", "alpha": 0.05,
              "coverage": "mnist", "reason": "mnist: " + cost.reason, "sensitivity": [],
              "experiments": [{"experiment": "mnist", "verdict": "not reproduced", "reason": cost.reason,

@@ -296,3 +296,67 @@ def quick_optimizer(name: str, domain, horizon: int | None = None, seed=0, **par
         return make_optimizer(name, domain, horizon, seed=seed, **(QUICK_PARAMS.get(name, {}) | params))
     except MissingExtraError as exc:
         pytest.skip(f"{name}: {exc}")
+
+
+def made_up_plan(folder: Path, config: Path = CONFIG_DIR / "paper-local.yaml") -> Path:
+    """A config in ``folder`` extending ``config`` (which declares an analysis plan) whose plan, written
+    there, comes from made-up pilot data: no pilot comparisons, so every arm runs the claims' minimum of
+    seeds after the pilot's (for what dry-runs a confirmatory config without its pilot's results)."""
+    import os
+
+    from vhct.pipeline.config import load
+    from vhct.pipeline.config.loading import base_chain, merged_files
+    from vhct.pipeline.config.plan import (
+        PLAN_FORMAT,
+        Pilot,
+        Plan,
+        caps_of,
+        config_sha256,
+        plan_text,
+        resolved,
+        samples_sha256,
+        seed_table,
+    )  # fmt: skip
+    from vhct.pipeline.files import sha256
+
+    folder.mkdir(parents=True, exist_ok=True)
+    claims = CONFIG_DIR / "claims.yaml"
+    source = resolved(merged_files([config])[0], base_chain([config]))
+    pilot, _ = load([CONFIG_DIR / "config.yaml"])
+    target, _ = load([config], plan=False)
+    floor, plan_file = 20, folder / "plan.yaml"
+    plan = Plan(
+        format=PLAN_FORMAT, config=str(config), config_sha256=config_sha256(source),
+        claims_file=os.path.relpath(claims.resolve(), folder.resolve()), claims_sha256=sha256(claims),
+        commit=None, dirty=None,
+        pilot=Pilot(config="config/config.yaml", results=str(folder / "no-pilot-results"),
+                    seeds={e: pilot.seeds(e) for e in pilot.experiments}, samples_sha256=samples_sha256([])),
+        floor=floor, start=20, claims=[],
+        seeds=seed_table([], {e: list(x.settings) for e, x in target.experiments.items()}, floor,
+                         caps_of(source["plan"]), {}),
+    )  # fmt: skip
+    plan_file.write_text(plan_text(plan), encoding="utf-8")
+    made = folder / config.name
+    made.write_text(f"base: {config}\noutput: {config.stem}\nplan: {{file: plan.yaml}}\n", encoding="utf-8")
+    return made
+
+
+def runs_from_finals(finals, horizon: int, power: float = 1.0) -> list:
+    """Audit runs (against f* = 0), one per (seed, final cumulative regret) of ``finals`` (a mapping or a
+    sequence, whose positions are the seeds), whose regret grows like final * (t / horizon) ** power."""
+    import pandas as pd
+
+    from vhct.reporting.audit.runs import Run
+
+    items = finals.items() if hasattr(finals, "items") else enumerate(finals)
+    t = np.arange(1, horizon + 1)
+    runs = []
+    for seed, final in items:
+        cumulative = final * (t / horizon) ** power
+        table = pd.DataFrame({
+            "t": t, "value": -np.diff(cumulative, prepend=0.0), "cumulative_regret": cumulative,
+            "depth": np.full(horizon, 3.0), "step_seconds": np.full(horizon, 1e-3),
+            "optimizer_seconds": np.full(horizon, 2.5e-4),
+        })  # fmt: skip
+        runs.append(Run(seed, table, 0.0))
+    return runs

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.integration
 def test_the_workflow_refuses_the_capped_config_before_any_job(tmp_path):
     config = tmp_path / "capped.yaml"
     config.write_text(
-        f"base: {REPO / 'config' / 'paper-local.yaml'}\nexperiments:\n  landmine:\n    caps:\n"
+        f"base: {REPO / 'config' / 'paper.yaml'}\nexperiments:\n  landmine:\n    caps:\n"
         "      BO: {max_seeds: 10}\n",
         encoding="utf-8",
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from support import CONFIG_DIR, ok, snakemake
+from support import CONFIG_DIR, made_up_plan, ok, snakemake
 
 from vhct.objectives.mnist import MNIST_FILES
 from vhct.pipeline import config as vc
@@ -33,11 +33,14 @@ def job_blocks(dry_run: str) -> list[dict[str, str]]:
 @pytest.mark.parametrize("name", ["paper", "paper-local"])
 def test_the_paper_configs_plan_mnist_with_the_official_training_files(tmp_path, name):
     configfile = CONFIG_DIR / f"{name}.yaml"
+    if name == "paper-local":  # a confirmatory config: its plan from made-up pilot data
+        configfile = made_up_plan(tmp_path / "plan", configfile)
     config = vc.load([configfile])[0]
     assert config.experiments["mnist"].objective_params["mode"] == "official"
     assert sorted(config.data_files("mnist")) == sorted(FILES)
 
-    target = f"results/{name}/runs/mnist/VHCT-rho0.75/seed0.csv.gz"  # the config's own folder
+    first = config.seeds("mnist")[0]  # paper-local's plan starts after the pilot's seeds
+    target = f"results/{name}/runs/mnist/VHCT-rho0.75/seed{first}.csv.gz"  # the config's own folder
     result = ok(snakemake(tmp_path, "--dry-run", target, configfile=configfile))
     jobs = job_blocks(result.stdout + result.stderr)
     run = [j for j in jobs if target in j.get("output", "")]

@@ -192,7 +192,10 @@ def test_the_optimizers_seconds_change_the_timing_table_only(runs, tmp_path):
 def test_a_run_table_made_before_the_optimizers_seconds_fails_naming_it(runs, tmp_path, columns):
     """The aggregates and the audit read it through one reader: the message names the file and says
     the run must be redone."""
-    old = {s: [t.drop(columns="optimizer_seconds").assign(depth=1.0) for t in ts] for s, ts in runs.items()}
+    old = {
+        s: [t.drop(columns="optimizer_seconds").assign(depth=1.0, selection_bound=1.0) for t in ts]
+        for s, ts in runs.items()
+    }
     paths = write_runs(old, tmp_path)
     with pytest.raises(RunTableError) as err:
         read_runs(paths, columns)

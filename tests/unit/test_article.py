@@ -19,12 +19,12 @@ from findings_run import write_setting_tables
 from support import REPO
 
 from vhct.article.build import build, compile_pdf
-from vhct.article.costs import full_scale
 from vhct.article.record import collect
 from vhct.article.redraw import main as redraw_main
 from vhct.article.sources import ArticleError, read_sources
 from vhct.article.typeset import render
 from vhct.pipeline.aggregate import curve_table
+from vhct.reporting.costs import full_scale
 from vhct.reporting.plots import figure_job
 from vhct.reporting.render import format_number
 
@@ -49,6 +49,13 @@ def checkout(tmp: Path) -> Path:
         src, dst = REPO / name, root / name
         dst.parent.mkdir(parents=True, exist_ok=True)
         (shutil.copytree if src.is_dir() else shutil.copy)(src, dst)
+    return root
+
+
+def without_curves(root: Path) -> Path:
+    """The checkout ``root`` with the shipped results cache (every setting's curve) removed."""
+    for folder in (root / "docs/findings/aggregates").glob("*/settings"):
+        shutil.rmtree(folder)
     return root
 
 
@@ -120,10 +127,23 @@ def test_pdf_states_data_sets_costs_and_the_pending_sections(built):
     article = collect(sources, "shipped findings")
     assert article.data_sets and all(d.sha256 in text for d in article.data_sets)
     assert f"commit {sources.provenance['commit']}" in text
-    assert "Memory: not recorded" in text
+    peak = sources.provenance["max_rss_mb"]  # the recorder's, in the re-shipped provenance
+    assert f"peaked at {format_number(peak)} MB resident" in text
     assert "[Re] Optimum-statistical Collaboration" in text
-    # today's shipped findings carry no per-round curves and docs/upstream/ does not exist in the copy
-    assert "not in the input" in text and "Pending: the reports" in text
+    # the shipped findings carry the per-round curves; docs/upstream/ does not exist in the copy
+    assert "not in the input" not in text and "Pending: the reports" in text
+    assert all(f.present for f in article.figures) and text.count("band ±1 standard deviation") == len(
+        article.figures
+    )
+    # the design, the statements decided by computation and the implementation choices, from the audit
+    design = sources.audit.context.design
+    assert design is not None and "The audit is confirmatory" in text and design.seed_span in text
+    assert sources.audit.computed and sources.audit.sensitivity
+    unhyphenated = text.replace("-", "")  # pdftotext drops the hyphen of an id broken at a line's end
+    for c in sources.audit.computed:
+        assert f"{c.claim.id}: {c.verdict}".replace("-", "") in unhyphenated, c.claim.id
+    for choice in sources.audit.sensitivity:
+        assert choice.choice.id in text, choice.choice.id
 
 
 def test_a_changed_finding_changes_its_sentence(tmp_path):
@@ -149,9 +169,13 @@ def test_a_changed_finding_changes_its_sentence(tmp_path):
 def test_a_remark_goes_when_a_claim_it_rests_on_changes(tmp_path):
     root = checkout(tmp_path)
     remark = "VHCT's variance-adaptive confidence term pays at low noise"  # template text: not escaped
-    assert remark in source_of(root)
-    data = audit_data(root)
+    data = audit_data(root)  # the findings it rests on: VHCT faster at low noise, not the fastest in Fig. 3
     claim = next(c for c in data["claims"] if c["claim"]["id"] == "vhct-faster-low-noise")
+    claim.update(verdict="reproduced", category="reproduced")
+    fig3 = next(c for c in data["claims"] if c["claim"]["id"] == "fig3-vhct-lowest")
+    fig3.update(verdict="not reproduced", category="no effect of the claimed size")
+    write_audit(root, data)
+    assert remark in source_of(root)
     claim.update(verdict="not reproduced", category="the opposite")
     write_audit(root, data)
     after = source_of(root)
@@ -170,7 +194,7 @@ def test_every_claim_a_remark_names_is_in_the_shipped_audit():
 
 @needs_pdftotext
 def test_typst_markup_in_a_value_stays_text(tmp_path):
-    root = checkout(tmp_path)
+    root = without_curves(checkout(tmp_path))
     data = audit_data(root)
     quote = "#set page(width: 1cm) $x$ *not bold* [a] // <b> @c ~ \\ - = +"
     data["claims"][0]["claim"]["quote"] = quote
@@ -211,7 +235,7 @@ def test_full_scale_cost_is_measured_seconds_per_round_times_rounds_and_seeds():
 def test_a_regret_figure_is_drawn_when_the_input_holds_its_curves(tmp_path):
     """Curves written by the pipeline's own curve writer (aggregate.curve_table) for fig3a_garland's
     settings: the article draws that figure and no longer lists it as absent."""
-    root = checkout(tmp_path)
+    root = without_curves(checkout(tmp_path))
     sources = read_sources(root / "docs/findings", root)
     figure = next(f for f in collect(sources, "results").figures if f.name == "fig3a_garland")
     info = sources.audit.context.experiments["garland"].settings
@@ -256,7 +280,7 @@ def test_every_figure_of_the_shipped_run_is_redrawn_from_the_results_cache_as_fr
 
 
 def test_redrawing_without_the_curves_is_refused_naming_the_figures(tmp_path, capsys):
-    root = checkout(tmp_path)
+    root = without_curves(checkout(tmp_path))
     out = tmp_path / "redrawn"
     assert (
         redraw_main(["--findings", str(root / "docs/findings"), "--out", str(out), "--checkout", str(root)])
@@ -278,3 +302,16 @@ def test_the_authors_section_lists_each_upstream_report_by_its_title_and_not_the
         title = report.read_text(encoding="utf-8").splitlines()[0].lstrip("# ").strip()
         assert f'#raw("docs/upstream/{report.name}")' in section and title.split(":")[0] in section
     assert "README.md" not in section and "no contact with the original authors" in section
+
+
+def test_memory_is_the_provenance_records_peak_or_said_not_recorded(tmp_path):
+    """The computational requirements give the recorder's peak memory when the record has one, and
+    say it was not recorded when it has none."""
+    root = checkout(tmp_path)
+    path = root / "docs/findings/provenance.json"
+    prov = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**prov, "max_rss_mb": 1234.5}), encoding="utf-8")
+    assert f"peaked at {format_number(1234.5)} MB resident" in source_of(root)
+    path.write_text(json.dumps({k: v for k, v in prov.items() if k != "max_rss_mb"}), encoding="utf-8")
+    text = source_of(root)
+    assert "Memory: not recorded" in text and "peaked at" not in text

@@ -21,7 +21,7 @@ from vhct.reporting.audit import records
 from vhct.reporting.audit.beyond import run_beyond
 from vhct.reporting.audit.claims import ClaimsError, load_beyond, load_claims, substitute_settings
 from vhct.reporting.audit.claims_model import CLAIM_KINDS, Claim, ClaimsFile
-from vhct.reporting.audit.evaluate import evaluate_claim, run_audit
+from vhct.reporting.audit.evaluate import NOT_APPLICABLE, choose_best, evaluate_claim, run_audit
 from vhct.reporting.audit.records import (
     AUDIT_FORMAT,
     Audit,
@@ -57,10 +57,13 @@ HIGH = list(2.0 + 0.06 * np.random.default_rng(2).standard_normal(SEEDS))
 OWN_SHARE = 0.25
 
 
-def make_run(seed, final, horizon=HORIZON, power=1.0, depth=3.0, seconds=1e-3, offset=0.0, f_star=0.0) -> Run:
+def make_run(
+    seed, final, horizon=HORIZON, power=1.0, depth=3.0, seconds=1e-3, offset=0.0, f_star=0.0, bound=1.0
+) -> Run:
     """A run whose cumulative regret grows like offset + final * (t / horizon)**power (against f*,
     or against 1 when f* is None, as a run table's ``value`` column says); each round takes
-    ``seconds``, ``OWN_SHARE`` of them the optimizer's own."""
+    ``seconds``, ``OWN_SHARE`` of them the optimizer's own; every selected node's max(SE, OE) is
+    ``bound``."""
     t = np.arange(1, horizon + 1)
     cumulative = offset + final * (t / horizon) ** power
     table = pd.DataFrame(
@@ -69,6 +72,7 @@ def make_run(seed, final, horizon=HORIZON, power=1.0, depth=3.0, seconds=1e-3, o
             "value": (1.0 if f_star is None else f_star) - np.diff(cumulative, prepend=0.0),
             "cumulative_regret": cumulative,
             "depth": np.full(horizon, float(depth)),
+            "selection_bound": np.full(horizon, float(bound)),
             "step_seconds": np.full(horizon, seconds),
             "optimizer_seconds": np.full(horizon, OWN_SHARE * seconds),
         }
@@ -481,7 +485,8 @@ def test_every_shipped_claim_evaluates_on_runs_shaped_like_the_tiny_config():
     # and the reason says how many seeds ran and how many the claim needs)
     new_claims = [
         "vhct-faster-low-noise", "vhct-lead-low-vs-high-noise", "high-noise-vhct-hct-similar",
-        "phi-conjecture-with-phi-oe", "phi-conjecture-with-default-oe", "himmelblau-easier",
+        "phi-conjecture-with-phi-oe", "phi-conjecture-with-default-oe", "phi-conjecture-equal-resolution",
+        "himmelblau-easier-fig6", "synthetic-vhct-hct-small-gap-differences",
     ]  # fmt: skip
     for new in new_claims:
         assert by_id[new].verdict == NOT_EVALUATED, new
@@ -494,8 +499,10 @@ def test_every_shipped_claim_evaluates_on_runs_shaped_like_the_tiny_config():
     by_id = {c.claim.id: c for c in result.claims}
     counter = by_id["phi-conjecture-with-phi-oe"].experiments[0]
     assert [c.b for c in counter.comparisons] == ["HCT-rho0.75", "T-HOO-rho0.25"]
+    (equal,) = by_id["phi-conjecture-equal-resolution"].experiments[0].comparisons  # HCT at 2/h: tiny runs it
+    assert (equal.a, equal.b, equal.n_a) == ("VHCT-phi2overh", "HCT-phi2overh", 2)
     # rastrigin10d is not in the tiny config: that pair alone is not evaluated
-    easier = {e.experiment: e.verdict for e in by_id["himmelblau-easier"].experiments}
+    easier = {e.experiment: e.verdict for e in by_id["himmelblau-easier-fig6"].experiments}
     assert easier["himmelblau / rastrigin10d"] == NOT_EVALUATED
     assert easier["himmelblau / rastrigin2d"] != NOT_EVALUATED
     # the questions beyond the paper are answered on garland-beyond, capped settings at their round
@@ -796,8 +803,8 @@ def test_a_variant_that_agrees_or_was_not_run_does_not_flip():
     assert agrees.flipped_claims == []
     missing = sensitivity_audit(None)
     row = missing.sensitivity[0].claims[0]
-    assert row.variant_verdict == NOT_EVALUATED and row.flips is False
-    assert "setting B2 not run" in row.variant_reason
+    assert row.variant_verdict == "not applicable" and row.flips is False
+    assert row.variant_reason == "B2 not run on exp"
 
 
 @pytest.mark.parametrize(
@@ -862,6 +869,27 @@ def test_a_variant_run_to_fewer_rounds_is_compared_with_the_default_at_its_round
     assert not row.flips
 
 
+def test_a_variant_not_run_on_an_experiment_leaves_it_out_of_both_verdicts():
+    """A config may run a variant on some experiments only (paper-local runs the OSC variants on the
+    synthetic ones): the row reads both verdicts where the variant ran and names the experiment left
+    out. Here A leads B on "exp" and trails it on "other", where the variant B2 was not run: the
+    default over both is not reproduced, but read without "other", as the variant is, it is."""
+    c = claim("lowest", experiments=["exp", "other"], **LOWEST)
+    claims = claims_file({"rules": shipped()["rules"], "discrepancies": [], "claims": [c],
+                          "sensitivity": [{"id": "v", "choice": "c", "default": "d", "variant": "v",
+                                           "substitute": {"B": "B2"}}]})  # fmt: skip
+    runs = {"exp": {"A": runs_of(LOW), "B": runs_of(HIGH), "B2": runs_of(HIGH)},
+            "other": {"A": runs_of(HIGH), "B": runs_of(LOW)}}  # fmt: skip
+    full = run_audit(claims, runs, NO_CONTEXT)
+    assert full.claims[0].verdict == NOT_REPRODUCED
+    row = full.sensitivity[0].claims[0]
+    assert row.unread == {"other": "B2 not run on other"}
+    assert row.default_verdict == row.variant_verdict == REPRODUCED and not row.flips
+    assert {e.experiment: len(e.comparisons) for e in row.variant_experiments} == {"exp": 1, "other": 0}
+    nowhere = run_audit(claims, {"other": runs["other"]}, NO_CONTEXT).sensitivity[0].claims[0]
+    assert nowhere.variant_verdict == "not applicable" and nowhere.variant_reason == "B2 not run on other"
+
+
 def test_the_audit_context_records_each_experiments_effective_caps():
     """The findings and the audit's coverage read a setting's caps per experiment from here."""
     from support import TINY
@@ -890,3 +918,94 @@ def test_a_final_round_claim_reads_an_other_setting_only_where_it_ran_the_horizo
     assert {x.b for x in full.experiments[0].comparisons} == {"B", "BO"} and full.verdict == REPRODUCED
     short = verdict(c, {"A": runs_of(LOW), "B": runs_of(HIGH), "BO": runs_of(HIGH, horizon=HORIZON // 2)})
     assert {x.b for x in short.experiments[0].comparisons} == {"B"} and short.verdict == REPRODUCED
+
+
+# ---------------------------------------------------------------- the open choices of issue 37 (item 3)
+
+
+def choice_audit(choice: dict, claims: list[Claim], exp_runs: dict) -> Audit:
+    """An audit of ``claims`` on ``exp_runs`` (experiment -> setting -> runs) with one sensitivity row."""
+    row = {"id": "open", "choice": "c", "default": "d", "variant": "v", **choice}
+    doc = {"rules": shipped()["rules"], "discrepancies": [], "claims": claims, "sensitivity": [row]}
+    return run_audit(claims_file(doc), exp_runs, NO_CONTEXT)
+
+
+def test_a_claim_that_already_names_the_substitute_is_not_applicable():
+    """rho = 0.5 in place of 0.75: 'A75 lowest vs B' flips when A5 trails B; the claim comparing the
+    two rhos (A5 vs A75) would compare A5 with itself, so it is listed "not applicable", not evaluated."""
+    lowest = claim("lowest", target="A75", others=["B"], thresholds={"min_relative_effect": 0.05})
+    rhos = claim("lowest", id="rhos", target="A5", others=["A75"], thresholds={"min_relative_effect": 0.05})
+    exp = {"A75": runs_of(LOW), "A5": runs_of(scaled(HIGH, 1.5)), "B": runs_of(HIGH)}
+    result = choice_audit({"substitute": {"A75": "A5"}}, [lowest, rhos], {"exp": exp})
+    rows = {r.claim: r for r in result.sensitivity[0].claims}
+    flipped = rows["test-lowest"]
+    assert (flipped.default_verdict, flipped.variant_verdict) == (REPRODUCED, NOT_REPRODUCED)
+    assert rows["test-lowest"].flips and result.flipped_claims == ["test-lowest"]
+    assert rows["rhos"].variant_verdict == NOT_APPLICABLE and rows["rhos"].flips is False
+    assert "already names A5" in rows["rhos"].variant_reason
+    md = render_markdown(result)
+    assert "not applicable" in md and "A75 -> A5" in md
+
+
+def test_the_better_of_two_picks_the_lower_mean_per_experiment_and_reports_it():
+    """On e1 A5 has the lower mean (it stands in for A75, and the claim flips there), on e2 A75 keeps
+    its own runs; the pick is shown in the audit. A claim naming both rhos is not applicable."""
+    lowest = claim("lowest", experiments=["e1", "e2"], target="B", others=["A75"],
+                   thresholds={"min_relative_effect": 0.05})  # fmt: skip
+    rhos = claim("lowest", id="rhos", experiments=["e1"], target="A5", others=["A75"],
+                 thresholds={"min_relative_effect": 0.05})  # fmt: skip
+    e1 = {"A75": runs_of(HIGH), "A5": runs_of(scaled(LOW, 0.5)), "B": runs_of(LOW)}
+    e2 = {"A75": runs_of(scaled(HIGH, 2.0)), "A5": runs_of(scaled(HIGH, 3.0)), "B": runs_of(LOW)}
+    picked = {"e1": {"A75": "A5"}, "e2": {"A75": "A75"}}
+    assert choose_best({"e1": e1, "e2": e2}, {"A75": ["A75", "A5"]}) == picked
+    result = choice_audit({"choose_best": {"A75": ["A75", "A5"]}}, [lowest, rhos], {"e1": e1, "e2": e2})
+    choice = result.sensitivity[0]
+    assert choice.chosen == picked
+    rows = {r.claim: r for r in choice.claims}
+    # B beats A75 on both by default; on e1 the chosen A5 (0.5) beats B (1): not reproduced there
+    assert rows["test-lowest"].default_verdict == REPRODUCED
+    assert [e.verdict for e in rows["test-lowest"].variant_experiments] == [NOT_REPRODUCED, REPRODUCED]
+    assert rows["test-lowest"].flips
+    assert rows["rhos"].variant_verdict == NOT_APPLICABLE
+    assert "e1 (A75 -> A5); e2 (A75 -> A75)" in render_markdown(result)
+
+
+def test_the_round_row_reads_claims_about_the_final_round_at_that_round():
+    """A leads B at round 10 but trails it at the horizon 40 (A grows like t^2, B like t^0.2): read at
+    round 10 the claim 'B lowest' flips. An experiment stopping before the round, and a claim whose
+    experiments all do, are not applicable; a claim about the common round is not re-read."""
+    b_lowest = claim("lowest", experiments=["long", "short"], target="B", others=["A"],
+                     thresholds={"min_relative_effect": 0.05})  # fmt: skip
+    only_short = claim("lowest", id="only-short", experiments=["short"], target="B", others=["A"],
+                       thresholds={"min_relative_effect": 0.05})  # fmt: skip
+    common = claim("lowest", id="common", round="common", target="B", others=["A"],
+                   experiments=["long"], thresholds={"min_relative_effect": 0.05})  # fmt: skip
+    long = {"A": runs_of(LOW, power=2.0), "B": runs_of(scaled(LOW, 0.5), power=0.2)}
+    short = {"A": runs_of(LOW, horizon=5), "B": runs_of(scaled(LOW, 0.5), horizon=5)}
+    result = choice_audit({"round": 10}, [b_lowest, only_short, common], {"long": long, "short": short})
+    rows = {r.claim: r for r in result.sensitivity[0].claims}
+    assert set(rows) == {"test-lowest", "only-short"}  # the common-round claim is not touched
+    row = rows["test-lowest"]
+    assert row.default_verdict == REPRODUCED and row.variant_verdict == NOT_REPRODUCED and row.flips
+    read = {e.experiment: e for e in row.variant_experiments}
+    assert read["long"].comparisons[0].round == 10
+    assert read["short"].verdict == NOT_EVALUATED and "short stops before round 10" in read["short"].reason
+    assert rows["only-short"].variant_verdict == NOT_APPLICABLE
+    assert "read at round 10" in render_markdown(result)
+
+
+@pytest.mark.parametrize(
+    "row, message",
+    [
+        ({"substitute": {"A": "B"}, "round": 10}, "exactly one of substitute, choose_best, round"),
+        ({}, "exactly one of"),
+        ({"choose_best": {"A": ["B", "C"]}}, "needs itself and another setting"),
+        ({"choose_best": {"A": ["A", "A"]}}, "needs itself and another setting"),
+        ({"round": 0}, "round"),
+    ],
+)
+def test_a_malformed_open_choice_is_rejected(tmp_path, row, message):
+    doc = shipped()
+    doc["sensitivity"].append({"id": "bad", "choice": "c", "default": "d", "variant": "v", **row})
+    with pytest.raises(ClaimsError, match=message):
+        load_claims(write_claims(tmp_path, doc))

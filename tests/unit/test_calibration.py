@@ -152,3 +152,34 @@ def test_a_majority_claims_least_favourable_truth_leaves_only_need_minus_one_exp
     assert len(false) == rule.experiments - need + 1  # so a majority cannot truly hold
     got = cal.outcomes(rule, truths, 20, "normal", 0.05, 40, np.random.default_rng(3))
     assert got[REPRODUCED] <= cal.binomial_bound(rule.claim.alpha, 40)
+
+
+def test_the_two_stage_design_keeps_its_false_verdict_rates_within_alpha():
+    """Issue 37: a pilot of 20 seeds from a known truth, the analysis plan's seeds (the audit's power
+    computation, floored and capped), a fresh confirmatory sample of that many, the verdict on it
+    alone: false reproduction and refutation within alpha + 3 Monte Carlo errors (a few repetitions;
+    benchmarks/audit_calibration.py --only-two-stage has the table)."""
+    rule = min(cal.rules(), key=lambda r: r.experiments * r.comparisons)
+    reps = 30
+    row = cal.two_stage_rates(rule, "normal", reps, 0, 0.1)
+    bound = cal.binomial_bound(rule.claim.alpha, reps)
+    assert max(row.false_reproduction, row.false_refutation, row.false_opposite) <= bound
+    assert row.mean_seeds > 20  # the plan sized the comparisons at the margins past the pilot's 20
+    lines = []
+    assert cal.two_stage_table([row], rule.claim.alpha, lines.append)
+    assert lines[-1].startswith(f"| {rule.name} | normal | {row.false_reproduction:.3f} ± ")
+
+
+def test_the_calibrations_pilot_need_is_the_plans_computation_on_its_samples():
+    """The two-stage simulation reads each pilot comparison's own need; the plan computes it again
+    from the samples alone (``vhct.reporting.audit.plan.seeds_needed``): the same number."""
+    from functools import partial
+
+    from vhct.reporting.audit.plan import seeds_needed, sides
+
+    rng = np.random.default_rng(2)
+    for rule in cal.rules():
+        draw = partial(cal.draw, rng, "normal", 0.2)
+        comp = rule.claim.spec.made_up(rule.claim, "e0", cal.margins(rule)[0], draw, 20)
+        again = seeds_needed(rule.claim, comp.experiment, comp.a, comp.b, sides(comp))
+        assert again == comp.seeds_needed, rule.name

@@ -34,7 +34,7 @@ from vhct.reporting.audit.checks import Region, no_effect_regions
 from vhct.reporting.audit.claims import load_claims
 from vhct.reporting.audit.claims_model import CLAIM_KINDS, Claim, ClaimsFile, Rules, Thresholds
 from vhct.reporting.audit.evaluate import conclude, run_audit
-from vhct.reporting.audit.kinds import ClaimKind
+from vhct.reporting.audit.kinds import MADE_UP_SCALE, ClaimKind
 from vhct.reporting.audit.records import AuditContext, audit_json, parse_audit, read_audit
 from vhct.reporting.audit.runs import AUDITED_COLUMNS, Run
 from vhct.reporting.audit.verdicts import NO_EFFECT, NOT_REPRODUCED, OPPOSITE, REPRODUCED
@@ -136,17 +136,23 @@ def check_contract_on_samples(claim: Claim) -> None:
 # ---------------------------------------------------------------- made-up runs
 
 
-def made_up_runs(values: np.ndarray, additive: bool) -> list[Run]:
-    """Runs (against f* = 0), one per per-seed value: for a ratio, cumulative regret growing linearly
-    to the value at the last round; for a difference (the slope of log R_t on log t), R_t = t ** value."""
+def made_up_runs(values: np.ndarray, slope: bool) -> list[Run]:
+    """Runs (against f* = 0), one per per-seed value: cumulative regret growing linearly to the value
+    at the last round, and a run's wall time in seconds the value over the made-up scale (100: the
+    truth itself), a quarter of it the optimizer's own; for a slope of log R_t on log t, R_t = t **
+    value. A share of rounds (the selection guarantee's) is the value too: the first value x n rounds
+    have a bound max(SE, OE) that covers their regret, the others a bound of 0 (every round's regret is
+    > 0)."""
     t = np.arange(1, HORIZON + 1, dtype=float)
     runs = []
     for seed, value in enumerate(values):
-        cumulative = t**value if additive else value * t / HORIZON
+        cumulative = t**value if slope else value * t / HORIZON
+        holds = np.arange(HORIZON) < round(value * HORIZON)
         table = pd.DataFrame({
             "t": t.astype(int), "value": -np.diff(cumulative, prepend=0.0), "cumulative_regret": cumulative,
-            "depth": np.full(HORIZON, 3.0), "step_seconds": np.full(HORIZON, 1e-3),
-            "optimizer_seconds": np.full(HORIZON, 2.5e-4),
+            "depth": np.full(HORIZON, 3.0), "selection_bound": np.where(holds, 1e9, 0.0),
+            "step_seconds": np.full(HORIZON, value / MADE_UP_SCALE / HORIZON),
+            "optimizer_seconds": np.full(HORIZON, value / MADE_UP_SCALE / HORIZON / 4),
         })  # fmt: skip
         assert tuple(table.columns) == AUDITED_COLUMNS
         runs.append(Run(seed, table, 0.0))
@@ -157,21 +163,28 @@ def experiment_runs(claim: Claim, truth: float, rng: np.random.Generator) -> dic
     """Runs of every setting the claim reads on every experiment it reads, whose effect is ``truth``:
     the leading settings (the target, or the claimed settings, or, where the claim names only
     others, those) at ``truth`` times the rest (on the first experiment of a pair only, where the
-    claim compares pairs), every value with a small spread. For a difference the truth is the slope
-    itself."""
+    claim compares pairs), every value with a small spread. For a quantity of one setting's own (a
+    slope, a share, or a slope on a pair's first experiment against a flat R_t, slope 0, on its second)
+    the truth is the quantity itself; for a difference between settings the leading ones lie ``truth``
+    above the rest, whose level is 1."""
     kind = claim.spec
     leading = [claim.target] if claim.target else list(claim.claimed or claim.others)
     first = {p[0] for p in claim.pairs or []}
+    # a quantity of one setting's own (no target compared with others): its slope or share
+    slope = kind.additive and not (claim.target and claim.others)
     out = {}
     for e in claim.experiments_read:
         at_truth = (e in first) if kind.over_pairs else True
         out[e] = {}
         for s in claim.settings:
-            rest = truth if kind.additive else 1.0  # a slope is its setting's own, a ratio against 1
-            level = truth if (s in leading and at_truth) else rest
             noise = rng.standard_normal(RUN_SEEDS)
-            values = level + SPREAD * noise if kind.additive else 100.0 * level * (1.0 + SPREAD * noise)
-            out[e][s] = made_up_runs(values, kind.additive)
+            if slope:  # against 0 on a pair's second experiment
+                values = (truth if at_truth else 0.0) + SPREAD * noise
+            elif kind.additive:  # a difference between settings: the leading ones ``truth`` above 1
+                values = (1.0 + (truth if s in leading and at_truth else 0.0)) * (1.0 + SPREAD * noise)
+            else:  # a ratio against 1
+                values = 100.0 * (truth if s in leading and at_truth else 1.0) * (1.0 + SPREAD * noise)
+            out[e][s] = made_up_runs(values, slope)
     return out
 
 

@@ -17,13 +17,14 @@ CLAIMS = load_claims()
 
 
 def paper_local() -> dict:
-    """paper-local's plain dict (bases merged, defaults filled in), to change and validate again."""
-    return vc.load([REPO / "config" / "paper-local.yaml"])[0].as_dict()
+    """paper-local's plain dict (bases merged, defaults filled in), to change and validate again; its
+    analysis plan unread (its own seed counts: tests/unit/test_plan.py builds and checks plans)."""
+    return vc.load([REPO / "config" / "paper-local.yaml"], plan=False)[0].as_dict()
 
 
 def test_the_shipped_configs_pass_the_pre_check():
     for name in ("config", "tiny", "paper", "paper-local"):
-        cfg, _ = vc.load([REPO / "config" / f"{name}.yaml"])
+        cfg, _ = vc.load([REPO / "config" / f"{name}.yaml"], plan=name != "paper-local")
         check_claim_seeds(CLAIMS, cfg)
 
 
@@ -40,10 +41,10 @@ def test_a_seed_cap_below_a_claims_minimum_is_refused_naming_claim_setting_and_c
 
 def test_a_setting_cap_of_a_variant_is_refused_for_the_sensitivity_it_feeds():
     config = paper_local()
-    config["experiments"]["landmine"]["caps"]["BO-restarts5"] = {"max_seeds": 10}
+    config["experiments"]["garland"]["caps"]["BO-restarts5"] = {"max_horizon": 50, "max_seeds": 10}
     refused = r"bo-cost \(its sensitivity to bo-fit-restarts\) reads setting BO-restarts5 on experiment "
     with pytest.raises(
-        ClaimsError, match=refused + r"landmine.*experiments/landmine/caps/BO-restarts5/max_seeds: 10"
+        ClaimsError, match=refused + r"garland.*experiments/garland/caps/BO-restarts5/max_seeds: 10"
     ):
         check_claim_seeds(CLAIMS, vc.validate_config(config))
 
@@ -52,7 +53,8 @@ def test_leaving_the_claim_out_of_the_experiment_accepts_the_cap():
     config = paper_local()
     config["experiments"]["landmine"]["caps"]["BO"] = {"max_seeds": 10}
     config["experiments"]["landmine"]["skip_claims"] = [
-        "bo-cost", "bo-regret-not-better", "fig3-vhct-lowest", "fig3-vhct-lowest-no-margin"
+        "bo-cost", "bo-regret-not-better", "fig3-vhct-lowest", "fig3-vhct-lowest-no-margin",
+        "bo-takes-hours", "bo-takes-days",
     ]  # fmt: skip
     check_claim_seeds(CLAIMS, vc.validate_config(copy.deepcopy(config)))
 
@@ -68,11 +70,14 @@ def test_a_reduced_experiment_is_not_a_cap_and_a_setting_stopped_early_is_not_re
     check_claim_seeds(claims, vc.validate_config(config))
 
 
-def test_paper_local_runs_every_setting_a_claim_reads_at_the_claims_minimum_without_exemptions():
-    """Issue 32: paper-local's seeds per experiment and setting, read from the config, meet every
-    claim's minimum where the claim reads the setting (BO and BO-restarts5 included), with no
-    claim left out of any experiment; the settings of the underpowered comparisons run more."""
-    cfg = vc.load([REPO / "config" / "paper-local.yaml"])[0]
+def test_paper_local_runs_every_setting_a_claim_reads_at_the_claims_minimum_without_exemptions(tmp_path):
+    """Issue 32: paper-local's seeds per experiment and setting, read from the config on a plan (here
+    from made-up pilot data: the plan's floor), meet every claim's minimum where the claim reads the
+    setting (BO and BO-restarts5 included), with no claim left out of any experiment; how many more
+    the underpowered comparisons get is the plan's (tests/unit/test_plan.py)."""
+    from support import made_up_plan
+
+    cfg = vc.load([made_up_plan(tmp_path)])[0]
     assert all(not exp.skip_claims for exp in cfg.experiments.values())
     read = 0
     for claim in CLAIMS.claims:
@@ -82,10 +87,6 @@ def test_paper_local_runs_every_setting_a_claim_reads_at_the_claims_minimum_with
                     assert len(cfg.setting_seeds(e, s)) >= claim.min_seeds, (claim.id, e, s)
                     read += 1
     assert read > 100
-    high_noise = [f"{f}-high-noise" for f in ("garland", "doublesine", "himmelblau", "rastrigin1d")]
-    for e in (*high_noise, "rastrigin10d"):
-        assert len(cfg.setting_seeds(e, "VHCT-rho0.75")) == len(cfg.setting_seeds(e, "HCT-rho0.75")) == 200, e
-        assert len(cfg.setting_seeds(e, "POO")) == 20, e
     for e in ("landmine", "mnist"):
         assert len(cfg.setting_seeds(e, "BO")) == len(cfg.setting_seeds(e, "BO-restarts5")) == 20, e
 

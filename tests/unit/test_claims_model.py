@@ -145,7 +145,10 @@ def test_the_real_claims_file_is_read_by_the_real_evaluator():
             assert reasons and all("leaves this claim out" in r for r in reasons), (claim.id, e)
     assert result.rules == doc["rules"]
     assert [d.model_dump() for d in result.discrepancies] == doc["discrepancies"]
-    assert [s.choice.substitute for s in result.sensitivity] == [c["substitute"] for c in doc["sensitivity"]]
+    for key in ("substitute", "choose_best"):  # each row gives one kind of variant, the others empty
+        given = [c.get(key, {}) for c in doc["sensitivity"]]
+        assert [getattr(s.choice, key) for s in result.sensitivity] == given
+    assert [s.choice.round for s in result.sensitivity] == [c.get("round") for c in doc["sensitivity"]]
     assert [s.choice for s in result.sensitivity] == claims.sensitivity
 
 

@@ -180,6 +180,21 @@ figures:
     assert set(base.run_batches()) <= set(mine.run_batches())  # no other batch changes
 
 
+def test_a_config_replaces_a_bases_mapping_with_the_bang_suffix():
+    """``key!`` replaces the base's mapping where a plain key merges into it: config/paper-local.yaml
+    drops paper.yaml's Landmine caps (they name a setting it does not run there) this way."""
+    from vhct.pipeline.config.loading import merge
+
+    base = {"caps": {"A": {"max_seeds": 2}, "B": {"max_horizon": 5}}, "seeds": 3}
+    assert merge(base, {"caps": {"B": {"max_seeds": 1}}})["caps"] == {
+        "A": {"max_seeds": 2}, "B": {"max_horizon": 5, "max_seeds": 1}}  # fmt: skip
+    assert merge(base, {"caps!": {"B": {"max_seeds": 1}}}) == {"caps": {"B": {"max_seeds": 1}}, "seeds": 3}
+    assert base["caps"]["A"] == {"max_seeds": 2}  # the base is not changed
+    local, _ = vc.load([REPO / "config" / "paper-local.yaml"], plan=False)
+    assert "BO-restarts5" not in local.experiments["landmine"].settings
+    assert local.experiment_info("landmine").settings["BO"].horizon == 200
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

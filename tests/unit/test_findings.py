@@ -27,20 +27,27 @@ def test_a_shipped_run_renders_every_part(tmp_path):
     assert (docs / "figures" / "audit_forest.png").is_file()
     assert text.index("[audit_forest](figures/audit_forest.png)") < text.index("## Summary")
     assert headline(read_audit(results / findings.AUDIT_JSON)) in text
-    for needle in ("| C1 |", "| C2 |", "C1 flips: reproduced -> inconclusive", "| D1 |", "BO stops at t = 50",
+    for needle in ("| - reading 1: C1 |", "| C2 |", "C1 flips: reproduced -> inconclusive", "| D1 |",
+                   "BO stops at t = 50",
                    "mnist runs in test-split mode", "1 h 02 min 05 s", "config/paper-local.yaml",
                    "12.5 ± 1.5",
                    "#### C1\n\n**reproduced** on garland, mnist. Sec. 5. read as the lowest final regret",
                    "- mnist: reproduced (vs BO: p = 0.02)",
                    "#### C2\n\n**inconclusive** on garland. Fig. 3. VHCT and HCT alike",
-                   "| C1 | **reproduced** | VHCT below BO | osc-refresh (inconclusive) | [why](#c1) |",
-                   # the opening summary, from the audit JSON
-                   "- **Scope.** 3 claims of the paper", "2 experiments (garland, mnist) at 20 seeds",
-                   "- **Reproduced** (1):\n  - [C1](#c1) (Sec. 5)",
-                   "- **Not reproduced** (1):\n  - [C3](#c3) (App.): mnist: "
+                   # the table by statement: S's verdict, its two readings under it
+                   "| S | **readings disagree** | 2 readings, which disagree (a flip) |  |  |\n"
+                   "| - reading 1: C1 | reproduced | VHCT below BO | osc-refresh (inconclusive) "
+                   "| [why](#c1) |\n"
+                   "| - reading 2: C3 | not reproduced | mnist: BO vs VHCT-rho0.75 at t = 50 of 100",
+                   # the opening summary, from the audit JSON: 2 statements, 3 readings
+                   "- **Scope.** 2 statements of the paper (3 readings",
+                   "2 experiments (garland, mnist) at 20 seeds",
+                   "- **Reproduced:** none.", "- **Not reproduced:** none.",
+                   "- **Readings disagree** (1 statement):\n  - S (Sec. 5), 2 readings:\n"
+                   "    - [C1](#c1): **reproduced**; VHCT below BO\n"
+                   "    - [C3](#c3): **not reproduced**; mnist: "
                    "BO vs VHCT-rho0.75 at t = 50 of 100, ratio of means 7",
-                   "- **Inconclusive** (1), neither the claim nor its refutation significant: C2.",
-                   "- **Two readings disagree** on S: C1: reproduced, C3: not reproduced.",
+                   "- **Inconclusive** (1 statement), neither the claim nor its refutation significant: C2.",
                    "- **Read before the horizon** (1 comparison, each labelled with its round"):  # fmt: skip
         assert needle in text, needle
     # the cost table: the very comparison the cost claim tested (the optimizer's own seconds), the
@@ -66,7 +73,7 @@ def test_a_shipped_run_renders_every_part(tmp_path):
     (docs / findings.DATA_DIR / findings.AUDIT_JSON).write_text(json.dumps(shipped))
     changed = findings.render(docs)
     assert "| C2 | **reproduced** |" in changed and "| C2 | **inconclusive** |" in text
-    assert "- **Reproduced** (2):" in changed and "- **Inconclusive**" not in changed
+    assert "- **Reproduced** (1 statement):\n  - [C2](#c2)" in changed and "- **Inconclusive**" not in changed
 
 
 def test_an_audit_of_another_format_is_refused_by_name(tmp_path):
@@ -95,8 +102,8 @@ def test_headline_counts_the_verdicts_and_flips():
         }))  # fmt: skip
 
     assert headline(made_up({"a": {"seeds": list(range(20))}})) == (
-        "At 20 seeds per curve, of the paper's 4 audited claims: 2 reproduced, 1 not reproduced and "
-        "1 inconclusive; 1 claim flips under an implementation choice the paper leaves open."
+        "At 20 seeds per curve, of the paper's 4 audited statements: 2 reproduced, 1 not reproduced and "
+        "1 inconclusive; 1 statement flips under an implementation choice the paper leaves open."
     )
     # a setting that ran fewer seeds than its experiment lists is named, with its count and where
     few = {"BO-restarts5": {"seeds": list(range(4))}, "VHCT": {}}
@@ -148,8 +155,8 @@ def test_shipped_findings_are_at_paper_scale_from_committed_code():
     claims = yaml.safe_load((REPO / "config" / "claims.yaml").read_text(encoding="utf-8"))["claims"]
     text = (DOCS / findings.DOCUMENT).read_text(encoding="utf-8")
     assert [c.claim.id for c in audit.claims] == [c["id"] for c in claims]
-    for c in audit.claims:
-        assert f"| {c.claim.id} |" in text, c.claim.id
+    for c in audit.claims:  # a row of the summary table: a statement's, or a reading's under it
+        assert re.search(rf"^\| (- reading \d+: )?{re.escape(c.claim.id)} \|", text, re.M), c.claim.id
     if (REPO / ".git").exists():  # a checkout with history: the commit is one of main's
         ancestry = ["git", "-C", str(REPO), "merge-base", "--is-ancestor", prov["commit"], "HEAD"]
         assert subprocess.run(ancestry, check=False).returncode == 0, f"{prov['commit']} not in history"
@@ -164,9 +171,10 @@ def _scale_section(experiments: dict) -> list[str]:
                                    "context": {"experiments": experiments}}))  # fmt: skip
     prov = {"commit": None, "config_files": [], "command": "c", "started_utc": "s", "wall_seconds": 1.0,
             "machine": {"cpus": 1, "cpu_model": "m", "system": "s", "python": "3"},
-            "versions": {"numpy": "2.0"}}
+            "versions": {"numpy": "2.0"}, "max_rss_mb": 512.0}
     text = render_findings(audit, prov, {}, [], "figures")
     assert "| package versions | numpy 2.0 |" in text  # the provenance's versions, when recorded
+    assert "| peak memory | 512 MB resident, the run's largest process" in text  # and its peak memory
     section = text[text.index("## Not at the paper's full scale") : text.index("## Verdicts")]
     return [line for line in section.split("\n")[1:] if line]
 
@@ -211,24 +219,41 @@ def test_the_headline_and_the_summary_agree_with_the_verdict_table():
     docs = DOCS
     audit = findings.read_audit(docs / findings.DATA_DIR / findings.AUDIT_JSON)
     text = findings.render(docs)
-    table = text[text.index("| claim | verdict | decided by |") : text.index("### Why, claim by claim")]
+    table = text[text.index("| statement / its readings | verdict | decided by |") :
+                 text.index("### Why, claim by claim")]  # fmt: skip
+    # a statement's line (its verdict in bold), a reading's under it
     rows = {m[0]: m[1] for m in re.findall(r"^\| ([\w-]+) \| \*\*([^*]+)\*\* \|", table, re.M)}
-    assert list(rows) == [c.claim.id for c in audit.claims]
+    readings = re.findall(r"^\| - reading \d: ([\w-]+) \|", table, re.M)
+    statements = list(dict.fromkeys(c.claim.reading_of or c.claim.id for c in audit.claims))
+    assert list(rows) == statements
+    several = [c.claim.id for c in audit.claims if c.claim.reading_of
+               and sum(d.claim.reading_of == c.claim.reading_of for d in audit.claims) > 1]  # fmt: skip
+    assert readings == several and several
     counts = {v: list(rows.values()).count(v) for v in set(rows.values())}
     head = headline(audit)
+    assert f"of the paper's {len(statements)} audited statements ({len(audit.claims)} readings)" in head
     for verdict, n in counts.items():
         assert f"{n} {verdict}" in head
     summary = text[text.index("## Summary") : text.index("## Provenance")]
-    assert f"- **Reproduced** ({counts.get('reproduced', 0)}):" in summary
-    assert f"- **Not reproduced** ({counts.get('not reproduced', 0)}):" in summary
-    assert f"- **Inconclusive** ({counts.get('inconclusive', 0)})" in summary
+    for verdict, title in (("reproduced", "Reproduced"), ("not reproduced", "Not reproduced"),
+                           ("inconclusive", "Inconclusive"), ("readings disagree", "Readings disagree")):
+        n = counts.get(verdict, 0)
+        if n:
+            assert f"- **{title}** ({n} statement{'s' * (n != 1)})" in summary
     for claim, verdict in rows.items():
-        if verdict in ("reproduced", "not reproduced"):
+        if verdict not in ("reproduced", "not reproduced"):
+            continue
+        read_as = [c.claim.id for c in audit.claims if c.claim.reading_of == claim]
+        if len(read_as) > 1:  # a statement read in several ways that agree: its readings linked under it
+            assert f"  - {claim} (" in summary
+            assert all(f"    - [{r}](#{r.lower()})" in summary for r in read_as), claim
+        else:
             assert f"  - [{claim}](#{claim.lower()})" in summary  # GitHub's heading slug
     assert f"**{head}**" in text and head in ship.readme_block(docs)
     # every reason is linked from its line, and no regret reference is said twice on one line
-    for claim in rows:
-        assert f"[why](#{claim.lower()})" in table and f"\n#### {claim}\n" in text
+    for claim in audit.claims:
+        name = claim.claim.id
+        assert f"[why](#{name.lower()})" in table and f"\n#### {name}\n" in text
     for line in text.split("\n"):
         assert line.count("regret against the best value observed") <= 1 or line.startswith("  - "), line
 

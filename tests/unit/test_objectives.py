@@ -19,6 +19,7 @@ from support import garland, run_spec, write_landmine_mat, write_mnist_dir
 from vhct.extras import MissingExtraError
 from vhct.objectives import OBJECTIVES, Objective, make_objective, objective_names
 from vhct.objectives import synthetic as syn
+from vhct.objectives.rescaled import Rescaled
 
 GRID_1D = 1_000_001
 GRID_2D = 777  # deliberately not the library's own search grid
@@ -265,7 +266,8 @@ def test_the_papers_objectives_are_registered() -> None:
         "rastrigin", "difficult", "landmine", "mnist",
     }  # fmt: skip
     assert paper <= set(objective_names()) and list(OBJECTIVES) == objective_names()
-    assert set(ONE_D) == {syn.Garland, syn.DoubleSine, syn.CounterExample, syn.DifficultFunction}
+    # Rescaled: a f + b of another synthetic objective (the rescaling remark), by default Garland's identity
+    assert set(ONE_D) == {syn.Garland, syn.DoubleSine, syn.CounterExample, syn.DifficultFunction, Rescaled}
     assert make_objective("rastrigin", dim=3).dim == 3
 
 
@@ -445,3 +447,35 @@ def test_random_search_regret_is_f_star_minus_the_mean_over_the_domain():
         f_star = None
 
     assert Unknown().random_search_regret() is None
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "scale", "offset"),
+    [("garland", {}, 2.0, -1.0), ("himmelblau", {}, 890.0, 0.0), ("rastrigin", {"dim": 2}, 0.25, 3.0)],
+)
+def test_rescaled_is_a_times_the_values_plus_b(name, params, scale, offset) -> None:
+    """The rescaling remark's objective: a f + b at every point (scalar and vectorized), its maximum
+    a f* + b at f's maximizer, the domain f's."""
+    f = make_objective(name, **params)
+    g = make_objective("rescaled", objective=name, objective_params=params, scale=scale, offset=offset)
+    X = np.random.default_rng(0).uniform(f.domain[:, 0], f.domain[:, 1], (200, f.dim))
+    assert np.allclose(g.values(X), scale * f.values(X) + offset, rtol=1e-12, atol=1e-12)
+    assert all(g(x) == pytest.approx(scale * f(x) + offset, rel=1e-12, abs=1e-12) for x in X[:20])
+    assert g.f_star == pytest.approx(scale * f.f_star + offset) and np.array_equal(g.maximizer, f.maximizer)
+    assert g(g.maximizer) == pytest.approx(g.f_star, abs=1e-6 * scale)
+    assert np.array_equal(g.domain, f.domain) and g.exact_optimum
+    assert g.random_search_regret() == pytest.approx(scale * f.random_search_regret(), rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [({"scale": 0.0}, "scale must be positive"), ({"scale": -1.0}, "scale must be positive"),
+     ({"offset": math.inf}, "offset must be a finite number"), ({"scale": "2"}, "scale must be a finite"),
+     ({"objective": "nope"}, "objective must name an objective"),
+     ({"objective": "rescaled"}, "objective must name an objective"),
+     ({"objective": "landmine"}, "has no exact optimum"),
+     ({"objective": "rastrigin", "objective_params": {"dim": 0}}, "dim must be an integer")],
+)  # fmt: skip
+def test_rescaled_refuses_what_it_cannot_rescale(params, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        make_objective("rescaled", **params)

@@ -33,7 +33,8 @@ def write(path: Path, text: str) -> Path:
 
 
 def folders(*files: Path, **overrides) -> list[str]:
-    cfg, _ = vc.load(list(files), overrides or None)
+    # a folder is named without reading a config's analysis plan (paper-local's: tests/unit/test_plan.py)
+    cfg, _ = vc.load(list(files), overrides or None, plan=False)
     return [cfg.folder(root) for root in vc.OUTPUT_ROOTS]
 
 

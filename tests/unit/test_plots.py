@@ -22,8 +22,8 @@ def write_tables(tmp_path) -> dict[str, str]:
     curves = {}
     for setting, algorithm in SETTINGS.items():
         horizon = 4 if setting == "GP" else 10
-        rows = [{"setting": setting, "algorithm": algorithm, "t": t, "mean": 0.5 * t, "std": 0.1}
-                for t in range(1, horizon + 1)]  # fmt: skip
+        rows = [{"setting": setting, "algorithm": algorithm, "t": t, "n_seeds": 2, "mean": 0.5 * t,
+                 "std": 0.1} for t in range(1, horizon + 1)]  # fmt: skip
         timing = [{"setting": setting, "algorithm": algorithm, "seed": seed, "step_seconds_mean": seconds}
                   for seed, seconds in enumerate(COST[setting])]  # fmt: skip
         folder = tmp_path / setting
@@ -65,7 +65,7 @@ def test_cost_panel_draws_each_settings_mean_and_range_in_its_colour(tmp_path):
     assert ranges == [COST[s] for s in SETTINGS]
     assert [t.get_text() for t in cost_ax.texts] == ["0.2 ms", "0.7 ms", "300 ms"]
     assert cost_ax.get_xscale() == "log"
-    assert [line.get_label() for line in regret_ax.lines][:1] == ["VHCT-a"]
+    assert [line.get_label() for line in regret_ax.lines][:1] == ["VHCT-a (2 seeds)"]
     plots.common.plt.close(fig)
 
 
@@ -80,19 +80,25 @@ def test_seconds_text():
 
 
 def test_a_setting_has_one_legend_label_across_panels_naming_where_it_stops():
-    """GP stops early only in E, runs 1 seed in both: one label, not one per panel."""
+    """GP stops early only in E, runs 1 seed in both: one label, not one per panel; each label gives
+    the seeds of its curves, by panel where they differ."""
 
     def exp(name, title, gp_horizon):
         return experiment(name, title, horizons={"GP": gp_horizon}, seeds={"GP": [0]})
 
     exps = [exp("e", "E: one", 4), exp("f", "F: two", 10)]
-    labels = plots.regret.legend_labels(exps, [list(SETTINGS), list(SETTINGS)])
-    assert labels == {"VHCT-a": "VHCT-a", "Random": "Random", "GP": "GP (stops at t=4 on E; 1 seed)"}
-    assert plots.regret.legend_labels(exps[:1], [list(SETTINGS)])["GP"] == "GP (stops at t=4; 1 seed)"
+    seeds = [{"VHCT-a": 2, "Random": 2, "GP": 1}, {"VHCT-a": 2, "Random": 5, "GP": 1}]
+    labels = plots.regret.legend_labels(exps, [list(SETTINGS), list(SETTINGS)], seeds)
+    assert labels == {"VHCT-a": "VHCT-a (2 seeds)", "Random": "Random (2 seeds on E; 5 seeds on F)",
+                      "GP": "GP (stops at t=4 on E; 1 seed)"}  # fmt: skip
+    one = plots.regret.legend_labels(exps[:1], [list(SETTINGS)], seeds[:1])
+    assert one["GP"] == "GP (stops at t=4; 1 seed)"
     spec = FigureSpec(name="f", kind="regret", experiments={"e": exps[0], "f": exps[1]},
                       panels=[PanelSpec(experiment="e"),
                               PanelSpec(experiment="f", settings=["VHCT-a", "GP"])])  # fmt: skip
-    assert plots.regret.figure_labels(spec)["GP"] == labels["GP"]
+    tables = {name: pd.DataFrame({"setting": list(SETTINGS), "n_seeds": list(n.values())})
+              for name, n in zip("ef", seeds, strict=True)}  # fmt: skip
+    assert plots.regret.figure_labels(spec, tables)["GP"] == labels["GP"]
 
 
 def test_every_figure_kind_has_a_registered_drawer_and_every_drawer_a_kind():
@@ -108,7 +114,7 @@ def test_every_figure_kind_has_a_registered_drawer_and_every_drawer_a_kind():
         assert callable(plots.DRAWERS.lookup(kind)), kind
     public = {
         value
-        for family in (plots.functions, plots.osc, plots.regret)
+        for family in (plots.cells, plots.functions, plots.osc, plots.regret)
         for name, value in vars(family).items()
         if name.endswith("_figure") and callable(value) and value.__module__ == family.__name__
     }
@@ -168,8 +174,8 @@ def test_the_figure_spec_of_a_real_config_crosses_to_the_plots_as_the_rule_passe
     for exp_name, settings in config.figure_settings("regret").items():  # the curves the rule passes
         for s in settings:
             info = spec.experiments[exp_name].settings[s]
-            rows = [{"setting": s, "algorithm": info.algorithm, "t": t, "mean": 0.5 * t, "std": 0.1}
-                    for t in range(1, info.horizon + 1)]  # fmt: skip
+            rows = [{"setting": s, "algorithm": info.algorithm, "t": t, "n_seeds": len(info.seeds),
+                     "mean": 0.5 * t, "std": 0.1} for t in range(1, info.horizon + 1)]  # fmt: skip
             path = tmp_path / exp_name / s / "regret.csv"
             path.parent.mkdir(parents=True)
             pd.DataFrame(rows).to_csv(path, index=False)
@@ -177,7 +183,8 @@ def test_the_figure_spec_of_a_real_config_crosses_to_the_plots_as_the_rule_passe
     pdf, png = tmp_path / "regret.pdf", tmp_path / "regret.png"
     plots.figure_job(spec.model_dump(mode="json"), curves, pdf, png)
     assert pdf.stat().st_size > 0 and png.read_bytes().startswith(b"\x89PNG")
-    labels = plots.regret.figure_labels(spec)  # the capped setting's legend names its own horizon
+    tables = plots.regret.read_curves(curves)
+    labels = plots.regret.figure_labels(spec, tables)  # the capped setting's legend names its own horizon
     short = spec.experiments["garland"].settings["short"]
     assert labels["short"].startswith(f"{short.label} (stops at t={short.horizon}")
 

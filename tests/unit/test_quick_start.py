@@ -67,13 +67,15 @@ def test_an_audit_of_runs_shaped_like_the_default_config_evaluates_every_synthet
                 cumulative = (5.0 + rng.random()) * (t / horizon) ** 0.7
                 table = {
                     "t": t, "value": -np.diff(cumulative, prepend=0.0), "cumulative_regret": cumulative,
-                    "depth": np.full(stop, 3.0), "step_seconds": np.full(stop, 1e-3),
+                    "depth": np.full(stop, 3.0), "selection_bound": np.full(stop, 1e9),
+                    "step_seconds": np.full(stop, 1e-3),
                     "optimizer_seconds": np.full(stop, 1e-3),
                 }  # fmt: skip
                 runs[name][setting].append(Run(seed, pd.DataFrame(table), 0.0))
     claims = CLAIMS.model_copy(update={"claims": SYNTHETIC_CLAIMS, "sensitivity": []})
-    scales = {"himmelblau": 0.15, "rastrigin2d": 0.3, "rastrigin10d": 0.3}
-    result = run_audit(claims, runs, {"experiments": {}}, scales)
+    scales = {"himmelblau": 0.15, "rastrigin2d": 0.3, "rastrigin10d": 0.3, "garland": 0.5, "doublesine": 0.4,
+              "counterexample": 0.2}  # fmt: skip
+    result = run_audit(claims, runs, None, scales)
     for claim in result.claims:
         assert claim.verdict != NOT_EVALUATED, (claim.id, claim.reason)
         assert "this configuration runs" not in claim.reason, claim.id

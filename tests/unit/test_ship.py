@@ -465,6 +465,7 @@ def test_provenance_records_a_successful_command_only(tmp_path, monkeypatch):
         "import os, sys, pathlib; open(sys.argv[1], 'w').write(os.environ['VHCT_RUN_ID']); "
         "p = pathlib.Path(sys.argv[1]).parent; (p / 'audit.json').write_text('{}'); "
         "(p / 'aggregates' / 'g').mkdir(parents=True); (p / 'aggregates' / 'g' / 'final.csv').write_text('a')"
+        "\nheld = b'x' * (300 * 2**20)"  # 300 MB written, so resident: the peak the recorder must see
     )
     ok = [sys.executable, "-c", write_id, str(seen), "--configfile", "config/paper-local.yaml"]
     assert provenance.main([str(out), "--", *ok]) == 0
@@ -478,6 +479,7 @@ def test_provenance_records_a_successful_command_only(tmp_path, monkeypatch):
     started = datetime.fromisoformat(record["started_utc"])
     assert datetime.fromisoformat(record["finished_utc"]) >= started
     assert record["wall_seconds"] >= 0 and record["machine"]["cpus"] >= 1
+    assert record["max_rss_mb"] >= 300  # the command's largest process (here the only one)
     assert re.fullmatch(r"[0-9a-f]{40}", record["commit"])
     # the versions that shape the numbers, and the outputs as the command left them
     assert record["versions"] == package_versions() and record["versions"]["numpy"]
@@ -524,6 +526,23 @@ def test_a_recorder_around_a_rerun_covers_only_what_it_made_and_ship_refuses_the
         r"final\.csv: the provenance record has no checksum of results/aggregates/\w+/final\.csv: the "
         r"recorded run did not make it .*`" + re.escape(provenance.REMAKE_OUTPUTS) + "`, then ship",
     )  # fmt: skip
+
+
+def test_ship_caches_only_the_curves_the_run_made(shipped):
+    """A setting no figure draws has no curve (the pipeline aggregates a setting's curve for the
+    figures that draw it, paper-local's variant settings among them): nothing to ship, not refused."""
+    results, figures, docs, readme = shipped
+    prov_path = results / findings.PROVENANCE_JSON
+    prov = json.loads(prov_path.read_text())
+    undrawn = [SETTING_TABLE.format(experiment="mnist", setting="BO", table=t) for t in SETTING_TABLES]
+    for rel in undrawn:
+        (results / rel).unlink()
+        del prov["output_sha256"]["results"][rel]
+    prov_path.write_text(json.dumps(prov))
+    ship.ship(results, figures, docs, readme)
+    assert not any((docs / findings.DATA_DIR / rel).exists() for rel in undrawn)
+    kept = SETTING_TABLE.format(experiment="garland", setting="BO", table=SETTING_TABLES[0])
+    assert (docs / findings.DATA_DIR / kept).read_bytes() == (results / kept).read_bytes()
 
 
 def test_output_hashes_cover_the_audit_the_aggregates_and_the_declared_figures(tmp_path):

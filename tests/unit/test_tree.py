@@ -338,3 +338,79 @@ def test_t_hoo_truncations_differ_only_below_depth_h():
     first_deep = a_depths.index(h + 1)
     assert a_points[:first_deep] == s_points[:first_deep]
     assert a_points[first_deep] != s_points[first_deep]
+
+
+# ---------------------------------------------------------------- re-expansion (the authors' library)
+
+
+def _wavy(x, rng):
+    return float(np.sin(13 * x[0]) * np.cos(7 * x[1]) * 0.5 + 0.5 + rng.uniform(-0.05, 0.05))
+
+
+def _run_points(factory, rounds, **kwargs):
+    """The points of a deterministic 2-D run (seeded split and noise) and the optimizer after it."""
+    opt = factory([[0.0, 1.0], [0.0, 1.0]], rho=0.75, seed=5, **kwargs)
+    rng = np.random.default_rng(11)
+    out = []
+    for _ in range(rounds):
+        x = opt.ask()
+        out.append(x.copy())
+        opt.tell(x, _wavy(x, rng))
+    return np.array(out), opt
+
+
+#: sha256 of the 1500 points (rounded to 12 decimals) of ``_run_points`` before ``reexpand`` existed
+#: (commit 22de3f4): VHCT, HCT
+POINTS_BEFORE_REEXPAND = {
+    "VHCT": "ae0d2a192e70be1a7f3ffe15d4cfd1bdaae01ee84d10c4edc224ca07e9525fda",
+    "HCT": "af496af3263766d32e7b46064d51291b2f277a7dc130d9599b2fe9b6c3583d1d",
+}
+
+
+@pytest.mark.parametrize("factory", [VHCT, HCT])
+def test_reexpand_off_gives_the_points_of_before(factory):
+    import hashlib
+
+    points, _ = _run_points(factory, 1500, reexpand=False)
+    digest = hashlib.sha256(np.round(points, 12).tobytes()).hexdigest()
+    assert digest == POINTS_BEFORE_REEXPAND[factory.__name__]
+
+
+@pytest.mark.parametrize("factory", [VHCT, HCT])
+def test_reexpand_on_expands_an_internal_node_again_and_drops_its_subtree(factory):
+    """As PyXAB 0.3.0 does: once the traversal stops at an internal node (tau grew past its count)
+    and its count reaches tau, the node gets two fresh leaves; its old subtree is unreachable. Until
+    the first such round the runs with and without re-expansion coincide."""
+    on = factory([[0.0, 1.0], [0.0, 1.0]], rho=0.75, seed=5, reexpand=True)
+    rng = np.random.default_rng(11)
+    for _ in range(3000):
+        x = on.ask()
+        node = on._path[-1]
+        old_left = on.partition.left[node]
+        on.tell(x, _wavy(x, rng))
+        if old_left >= 0 and on.partition.left[node] != old_left:
+            break
+    else:
+        pytest.fail("no internal node was expanded again in 3000 rounds")
+    new = on.partition.left[node]
+    assert new > old_left and on.count[new] == on.count[new + 1] == 0
+    assert on.b_value[new] == on.b_value[new + 1] == math.inf
+    reachable, stack = set(), [0]
+    while stack:
+        n = stack.pop()
+        reachable.add(n)
+        if on.partition.left[n] >= 0:
+            stack += [on.partition.left[n], on.partition.left[n] + 1]
+    assert old_left not in reachable and old_left + 1 not in reachable
+    check_b_invariants(on)
+    # the same run without re-expansion: identical points up to round t, then it keeps the subtree
+    t = on.t
+    before_on, _ = _run_points(factory, t, reexpand=True)
+    off_points, off = _run_points(factory, t, reexpand=False)
+    assert np.array_equal(before_on, off_points)
+    assert off.partition.left[node] == old_left
+
+
+def test_reexpand_is_validated():
+    with pytest.raises(ValueError, match="reexpand must be true or false"):
+        VHCT([[0.0, 1.0]], reexpand="yes")

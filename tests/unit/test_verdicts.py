@@ -9,8 +9,8 @@ import re
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
+from support import runs_from_finals
 
 from vhct.reporting.audit.checks import Comparison, compare_samples, contrast_comparison
 from vhct.reporting.audit.claims import load_claims
@@ -137,17 +137,7 @@ HORIZON = 40
 
 def made_up_runs(finals: dict[int, float], power: float = 1.0) -> list[Run]:
     """Runs (against f* = 0) whose cumulative regret grows like final * (t / HORIZON)**power."""
-    t = np.arange(1, HORIZON + 1)
-    runs = []
-    for seed, final in finals.items():
-        cumulative = final * (t / HORIZON) ** power
-        table = pd.DataFrame({
-            "t": t, "value": -np.diff(cumulative, prepend=0.0), "cumulative_regret": cumulative,
-            "depth": np.full(HORIZON, 3.0), "step_seconds": np.full(HORIZON, 1e-3),
-            "optimizer_seconds": np.full(HORIZON, 2.5e-4),
-        })  # fmt: skip
-        runs.append(Run(seed, table, 0.0))
-    return runs
+    return runs_from_finals(finals, HORIZON, power)
 
 
 #: a claim of every kind on two made-up experiments x and y of settings A, B, C

@@ -44,6 +44,8 @@ AUDIT_EXPERIMENTS = [
 SPEC_FILES[AUDIT_SPEC] = {
     "config": CFG.source,
     "configfiles": {str(p): file_sha256(p) for p in CONFIG_FILES},
+    # a confirmatory run's analysis plan (recorded in the audit's design)
+    "plan": file_sha256(CFG.plan.file) if CFG.plan is not None else None,
     "run_paths": {e: run_paths(e) for e in AUDIT_EXPERIMENTS},
     "final_paths": {e: FINAL.format(experiment=e) for e in AUDIT_EXPERIMENTS},
     "source": {"audit": source_hash("audit"), "run": source_hash("run")},

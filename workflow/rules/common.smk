@@ -26,6 +26,17 @@ try:
     CFG, CONFIG_FILES = vc.load(CONFIG_FILES, dict(workflow.config_settings.config))
 except vc.ConfigError as _error:
     raise WorkflowError(f"invalid config: {_error}") from None
+# A confirmatory config (key `plan`, config/paper-local.yaml) runs its analysis plan's seeds: the loader
+# above refused a plan that is missing or does not match the config, the claims or its own counts; in
+# the main process, the rest of the check (each comparison's seeds computed again from the pilot's
+# samples, the pilot's results hashed again) runs here too, before any job is planned.
+if CFG.plan is not None and workflow.is_main_process:
+    import vhct.reporting.audit.plan as vplan
+
+    try:
+        vplan.check(CONFIG_FILES[-1])
+    except vc.ConfigError as _error:
+        raise WorkflowError(f"invalid config: {_error}") from None
 # Snakemake's `config` stays the plain dict (defaults filled in); the rules read the typed model CFG
 config.clear()
 config.update(CFG.source)

@@ -11,14 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vhct.article.costs import AlgorithmCost, FullScale, algorithm_costs, experiment_seconds, full_scale
 from vhct.article.sources import PAPER_CONFIG, ArticleError, Sources
 from vhct.pipeline.config import ConfigError, load
 from vhct.pipeline.figure_kinds import figure_kind
 from vhct.pipeline.specs import ExperimentInfo, FigureSpec
-from vhct.reporting.audit.records import Comparison, QuestionAnswer
+from vhct.reporting.audit.records import Comparison, ComputedVerdict, QuestionAnswer, SensitivityChoice
 from vhct.reporting.audit.verdicts import NOT_EVALUATED
-from vhct.reporting.render import counts, decider, seeds_text
+from vhct.reporting.costs import AlgorithmCost, FullScale, algorithm_costs, experiment_seconds, full_scale
+from vhct.reporting.render import counts, decider, design_text, direction_sentence, margin_rows, seeds_text
 
 #: the article's title: the replicated paper's, marked as a replication as ReScience C asks
 TITLE_MARK = "[Re]"
@@ -72,6 +72,10 @@ class Statement:
     decider: Row | None
     #: the implementation choices under which its verdict flips: (choice id, variant verdict)
     flips: list[tuple[str, str]]
+    #: which way the target's mean differs, in one plain sentence from its comparisons (or None)
+    direction: str | None = None
+    #: its verdict at its own margins and at each other margin it names (``render.margin_rows``)
+    margins: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,12 @@ class Article:
     statements: list[Statement]
     verdicts: dict[str, str]
     readings: list[tuple[str, dict[str, str], bool]]
+    #: the audit's design in one paragraph (confirmatory on a plan's seeds, or exploratory)
+    design: str
+    #: statements decided by computation on the standard partition, not on runs
+    computed: list[ComputedVerdict]
+    #: the implementation choices the paper leaves open, each with the claims it was read again on
+    sensitivity: list[SensitivityChoice]
     discrepancies: list[Any]
     beyond: list[QuestionAnswer]
     settings: list[Setting]
@@ -136,7 +146,8 @@ class Article:
     machine: dict[str, Any]
     versions: dict[str, Any]
     full_scale: FullScale
-    memory_recorded: bool
+    #: the peak resident memory of the run's largest process (one job), MB; None: not recorded
+    memory_mb: float | None
     figures: list[RegretFigure]
     upstream: list[tuple[str, str]]
     alpha: float
@@ -146,9 +157,20 @@ class Article:
         """The verdict of a claim id (None: no such claim in the audit)."""
         return self.verdicts.get(claim)
 
+    def rows(self, claim: str, verdict: str | None = None) -> list[Row]:
+        """A claim's comparison rows, those with comparison verdict ``verdict`` if given (a remark
+        names where its finding holds from these)."""
+        found = self.statement(claim)
+        rows = [] if found is None else found.rows
+        return [r for r in rows if verdict is None or r.comparison.verdict == verdict]
+
+    def statement(self, claim: str) -> Statement | None:
+        """The statement of a claim id (None: no such claim in the audit)."""
+        return next((s for s in self.statements if s.id == claim), None)
+
     def outcome(self, claim: str) -> str | None:
         """``verdict: category`` of a claim id (the verdict alone where the category repeats it)."""
-        found = next((s for s in self.statements if s.id == claim), None)
+        found = self.statement(claim)
         if found is None:
             return None
         same = not found.category or found.category == found.verdict
@@ -167,6 +189,8 @@ def _statements(sources: Sources) -> list[Statement]:
             id=c.claim.id, quote=c.claim.quote, location=c.claim.location, note=c.claim.note or "",
             reading_of=c.claim.reading_of, verdict=c.verdict, category=c.category, coverage=c.coverage,
             reason=c.reason, statistic=c.claim.statistic, rows=rows, decider=chosen, flips=flips,
+            direction=direction_sentence(c, audit) if c.claim.spec.states_direction else None,
+            margins=margin_rows(c),
         ))  # fmt: skip
     return out
 
@@ -181,10 +205,11 @@ def _settings(experiments: dict[str, ExperimentInfo]) -> list[Setting]:
 
 
 def run_config(sources: Sources):
-    """The config the run named last (its leaf; the bases it extends load with it)."""
+    """The config the run named last (its leaf; the bases it extends load with it), read for its data
+    files: a confirmatory config's analysis plan is not read (the run's seeds are the audit's record)."""
     leaf = sources.checkout / sources.provenance["config_files"][-1]
     try:
-        cfg, _ = load([leaf])
+        cfg, _ = load([leaf], plan=False)
     except (ConfigError, OSError) as exc:
         raise ArticleError(f"{leaf}: cannot load the run's config ({exc})") from exc
     return cfg
@@ -203,6 +228,13 @@ def _data_sets(cfg, experiments: dict[str, ExperimentInfo]) -> list[DataSet]:
     ]
 
 
+def _seeds(sources: Sources, cfg, experiment: str, setting: str) -> int:
+    """The seeds a setting ran on an experiment, else (a setting the run lacks) the config's."""
+    run = sources.audit.context.experiments.get(experiment)
+    info = run if run is not None and setting in run.settings else cfg.experiment_info(experiment)
+    return len(info.settings[setting].seeds)
+
+
 def regret_figures(sources: Sources, cfg) -> list[RegretFigure]:
     """The run's curve figures, each with its curve files (present or not) and its seeds per curve."""
     made = set(sources.provenance.get("figures", []))
@@ -215,11 +247,7 @@ def regret_figures(sources: Sources, cfg) -> list[RegretFigure]:
         }
         paths = [p for by in curves.values() for p in by.values()]
         missing = sum(not p.is_file() for p in paths)
-        run = sources.audit.context.experiments
-        seeds = {
-            e: {s: len((run[e] if e in run else cfg.experiment_info(e)).settings[s].seeds) for s in by}
-            for e, by in curves.items()
-        }
+        seeds = {e: {s: _seeds(sources, cfg, e, s) for s in by} for e, by in curves.items()}
         out.append(
             RegretFigure(
                 name, fig.kind, fig.title or name, curves, missing == 0, missing, seeds, cfg.figure_spec(name)
@@ -265,6 +293,7 @@ def collect(sources: Sources, source_kind: str) -> Article:
         meta=meta, counts=counts(audit), seeds_text=seeds_text(audit), experiments=list(experiments.values()),
         statements=_statements(sources), verdicts={c.claim.id: c.verdict for c in audit.claims},
         readings=[(r.statement, r.readings, r.flips) for r in audit.reading_flips],
+        design=design_text(audit), computed=list(audit.computed), sensitivity=list(audit.sensitivity),
         discrepancies=list(audit.discrepancies),
         beyond=[q for q in (audit.beyond.questions if audit.beyond else [])
                 if any(e.verdict != NOT_EVALUATED for e in q.experiments)],
@@ -273,7 +302,7 @@ def collect(sources: Sources, source_kind: str) -> Article:
         algorithm_costs=algorithm_costs(sources.timings),
         experiment_seconds=experiment_seconds(sources.timings), wall_seconds=float(prov["wall_seconds"]),
         machine=dict(prov["machine"]), versions=dict(prov["versions"]),
-        full_scale=scale, memory_recorded=False, figures=regret_figures(sources, cfg),
+        full_scale=scale, memory_mb=prov.get("max_rss_mb"), figures=regret_figures(sources, cfg),
         upstream=[(p.name, _heading(p)) for p in sources.upstream],
         alpha=alphas.pop() if len(alphas) == 1 else math.nan, rules=dict(audit.rules),
     )  # fmt: skip

@@ -12,6 +12,7 @@ import inspect
 from typing import Any
 
 from vhct.objectives.base import Objective
+from vhct.objectives.rescaled import Rescaled
 from vhct.objectives.synthetic import (
     Ackley,
     CounterExample,
@@ -34,6 +35,7 @@ __all__ = [
     "Himmelblau",
     "Objective",
     "Rastrigin",
+    "Rescaled",
     "SyntheticObjective",
     "make_objective",
     "objective_names",
@@ -54,8 +56,9 @@ def _check(name: str, cls: type[Objective]) -> None:
 
 #: every objective by name; the real-data ones lazily, as "module:attribute" (scikit-learn, torch)
 OBJECTIVES: Registry[type[Objective]] = Registry("objective", check=_check)
-for _cls in (Garland, DoubleSine, Ackley, CounterExample, Himmelblau, Rastrigin, DifficultFunction):
+for _cls in (Garland, DoubleSine, Ackley, CounterExample, Himmelblau, Rastrigin, DifficultFunction, Rescaled):
     OBJECTIVES.register(_cls)
+Rescaled.objectives = OBJECTIVES  # a f + b of any objective registered here
 OBJECTIVES.register("landmine", "vhct.objectives.landmine:LandmineSVM")
 OBJECTIVES.register("mnist", "vhct.objectives.mnist:MnistMLP")
 

@@ -21,7 +21,8 @@ class Objective(ABC):
 
     ``f_star`` and ``maximizer`` are exact (to 1e-9) where known, and the class says so
     (``exact_optimum``); for objectives whose maximum is unknown (real-data tuning) ``f_star``
-    is None and ``regret_reference`` is the value regret is measured against (the paper uses 1).
+    is None and ``regret_reference`` is the value regret is measured against (1, as the authors'
+    library PyXAB does; the paper defines regret against f* only).
     ``seed`` lets objectives whose evaluation is itself random (training a network)
     draw from a generator derived from (run seed, round); deterministic objectives ignore it.
     """
@@ -79,5 +80,5 @@ class Objective(ABC):
 
     @property
     def regret_reference(self) -> float:
-        """Value the regret is measured against: ``f_star`` when known, else 1 (the paper's convention)."""
+        """Value the regret is measured against: ``f_star`` when known, else 1 (the authors' library's)."""
         return 1.0 if self.f_star is None else self.f_star

@@ -236,3 +236,9 @@ class Optimizer(ABC):
     def pulled_depth(self) -> int | None:
         """Depth of the node pulled in the last round (tree methods), else None."""
         return None
+
+    @property
+    def selection_bound(self) -> float | None:
+        """``max(SE, OE)`` of the node pulled in the last round, at its selection (the OSC methods;
+        ``vhct.optimizers.tree.OSC``), else None."""
+        return None

@@ -93,9 +93,11 @@ class BoxPartition:
             return int(np.argmax(0.5 * self._hi[node] - 0.5 * self._lo[node]))
         return int(np.argmax(self._hi[node] - self._lo[node]))
 
-    def split(self, node: int) -> tuple[int, int]:
-        """Create the two children of a leaf and return their ids (left, right)."""
-        if self.left[node] >= 0:
+    def split(self, node: int, again: bool = False) -> tuple[int, int]:
+        """Create the two children of a leaf and return their ids (left, right). ``again``: the node
+        may be internal; its fresh children replace the old ones, whose subtree leaves the tree (it stays
+        in the arrays, unreachable from the root), as the authors' library's re-expansion does."""
+        if self.left[node] >= 0 and not again:
             raise ValueError(f"node {node} is already split")
         k = len(self.depth)
         if k + 2 > self._lo.shape[0]:

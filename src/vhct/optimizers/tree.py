@@ -58,11 +58,15 @@ class TreeSearch(Optimizer):
         self.b_value: list[float] = [INF]
         self._path: list[int] = []
         self._last_pulled: int | None = None
+        #: ``max(SE, OE)`` of the node selected in the current round, at its selection (before its pull)
+        self._selected_bound: float | None = None
+        self._last_bound: float | None = None
 
     # -- tree structure -------------------------------------------------------------
-    def _expand(self, node: int) -> None:
-        """Split a leaf; the new children start unvisited with U = B = +inf."""
-        self.partition.split(node)
+    def _expand(self, node: int, again: bool = False) -> None:
+        """Split a leaf (``again``: or an internal node, dropping its subtree); the new children
+        start unvisited with U = B = +inf."""
+        self.partition.split(node, again)
         self.count += [0, 0]
         self.mean += [0.0, 0.0]
         self.upper_bound += [INF, INF]
@@ -103,6 +107,14 @@ class TreeSearch(Optimizer):
         return None if self._last_pulled is None else self.partition.depth[self._last_pulled]
 
     @property
+    def selection_bound(self) -> float | None:
+        """``max(SE_{h_t,i_t}(T, t), OE_{h_t})`` of the node pulled in the last round, as it was when the
+        round selected it (before the pull: ``+inf`` for a node never pulled); None before any round or
+        for a tree search without the two quantities. The paper's selection guarantee (Sec. 4.3, App.
+        lemma "upper bound of simple regret") is ``f* - f(x_{h_t,i_t}) <= 3 max(SE, OE)``."""
+        return self._last_bound
+
+    @property
     def tree_depth(self) -> int:
         """Maximum depth of the tree built so far."""
         return max(self.partition.depth)
@@ -122,6 +134,11 @@ class OSC(TreeSearch):
     its statistics, ``U = mean + OE_h + SE`` and B back up the path; expand a leaf once
     ``T >= tau``. The root is never pulled (the paper sets ``T_{0,1} = tau_0 = 1``) and the
     tree starts with the root's two children.
+
+    ``reexpand``: also expand a pulled internal node once ``T >= tau`` (the traversal stops at one
+    when tau has grown past its count), replacing its children by fresh leaves and dropping its
+    subtree, as the authors' library PyXAB 0.3.0 does (docs/upstream/reexpansion.md); off by
+    default, the paper's algorithm.
     """
 
     name = "OSC"
@@ -136,8 +153,12 @@ class OSC(TreeSearch):
         seed: SeedLike = None,
         name: str | None = None,
         refresh: Refresh = "paper",
+        reexpand: bool = False,
     ):
         super().__init__(domain, split=split, seed=seed)
+        if not isinstance(reexpand, bool):
+            raise ValueError(f"reexpand must be true or false, got {reexpand!r}")
+        self.reexpand = reexpand
         if not callable(resolution):
             raise ValueError(f"resolution must be callable depth -> float, got {resolution!r}")
         self.refresh = check_choice("refresh", refresh, REFRESHES)
@@ -203,8 +224,8 @@ class OSC(TreeSearch):
         if node != 0:
             self._tau[node] = self._threshold(node)
 
-    def _expand(self, node: int) -> None:
-        super()._expand(node)
+    def _expand(self, node: int, again: bool = False) -> None:
+        super()._expand(node, again or self.reexpand)
         self._m2 += [0.0, 0.0]
         self._tau += [0, 0]
         k = len(self.count)
@@ -247,7 +268,11 @@ class OSC(TreeSearch):
     def _ask(self) -> np.ndarray:
         self._update_log_term(self.t + 1)
         self._path = self._descend()
-        return self.partition.centre(self._path[-1])
+        node = self._path[-1]
+        # O(1): the selected node's SE with its count before the pull, and its depth's cached OE
+        se, oe = self.se(node), self.oe(self.partition.depth[node])
+        self._selected_bound = se if se >= oe else oe
+        return self.partition.centre(node)
 
     def _tell(self, reward: float) -> None:
         node = self._path[-1]  # never the root
@@ -261,7 +286,7 @@ class OSC(TreeSearch):
         variance, oe = m2 / n, self.oe(h)
         upper = mean + oe + self.uncertainty(n, variance, self._log_term)
         tau = self.uncertainty.threshold(oe, variance, self._log_term)
-        expand = self.partition.left[node] < 0 and n >= tau
+        expand = (self.reexpand or self.partition.left[node] < 0) and n >= tau
         if expand:
             self.oe(h + 1)  # a bad resolution raises here, not half-way through the expansion
         self.count[node] = n
@@ -273,6 +298,7 @@ class OSC(TreeSearch):
             self._expand(node)
         self._backup(self._path)
         self._last_pulled = node
+        self._last_bound = self._selected_bound
         if variance > self._variance_bound:
             b = self.uncertainty.b
             self._flag_reward_range(
@@ -341,6 +367,7 @@ def _osc(
     resolution: Resolution | Mapping[str, Any] | None,
     split: SplitPolicy,
     refresh: Refresh,
+    reexpand: bool,
     seed: SeedLike,
 ) -> OSC:
     schedule = ConfidenceSchedule.for_smoothness(delta=delta, nu=nu, rho=rho)
@@ -353,6 +380,7 @@ def _osc(
         seed=seed,
         name=name,
         refresh=refresh,
+        reexpand=reexpand,
     )
 
 
@@ -367,12 +395,14 @@ def VHCT(
     split: SplitPolicy = "random",
     variance_floor: float | None = None,
     refresh: Refresh = "paper",
+    reexpand: bool = False,
     seed: SeedLike = None,
 ) -> OSC:
-    """VHCT: OSC with ``OE_h = nu rho^h`` (or ``resolution``) and the Bernstein quantifier."""
+    """VHCT: OSC with ``OE_h = nu rho^h`` (or ``resolution``) and the Bernstein quantifier
+    (``reexpand``: internal nodes expanded again, as the authors' library does; :class:`OSC`)."""
     extra = {} if variance_floor is None else {"variance_floor": variance_floor}
     quantifier = Bernstein(c=c, b=b, **extra)
-    return _osc("VHCT", quantifier, domain, rho, nu, delta, resolution, split, refresh, seed)
+    return _osc("VHCT", quantifier, domain, rho, nu, delta, resolution, split, refresh, reexpand, seed)
 
 
 def HCT(
@@ -385,7 +415,10 @@ def HCT(
     resolution: Resolution | Mapping[str, Any] | None = None,
     split: SplitPolicy = "random",
     refresh: Refresh = "paper",
+    reexpand: bool = False,
     seed: SeedLike = None,
 ) -> OSC:
-    """HCT (Azar et al. 2014): OSC with ``OE_h = nu rho^h`` and the Hoeffding quantifier."""
-    return _osc("HCT", Hoeffding(c=c, b=b), domain, rho, nu, delta, resolution, split, refresh, seed)
+    """HCT (Azar et al. 2014): OSC with ``OE_h = nu rho^h`` and the Hoeffding quantifier
+    (``reexpand``: as for :func:`VHCT`)."""
+    quantifier = Hoeffding(c=c, b=b)
+    return _osc("HCT", quantifier, domain, rho, nu, delta, resolution, split, refresh, reexpand, seed)

@@ -9,9 +9,9 @@ two depend only on the run results, never on wall time, and are written with a f
 format so that two complete runs of the pipeline give byte-identical files.
 
 Regret is read from the run tables: against ``f*``, or against 1 when ``f*`` is unknown (the
-real-data objectives, the paper's convention). Since a score of 1 may be out of reach, both
-tables also give the regret against the best value observed in any run of the experiment
-(``best_observed``): ``mean_vs_best`` per round and ``final_vs_best_*`` at the end.
+real-data objectives, as the authors' library PyXAB does; the paper gives no value). Since a score
+of 1 may be out of reach, both tables also give the regret against the best value observed in any
+run of the experiment (``best_observed``): ``mean_vs_best`` per round and ``final_vs_best_*`` at the end.
 """
 
 from __future__ import annotations

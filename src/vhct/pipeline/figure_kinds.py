@@ -26,7 +26,9 @@ class FigureKind:
     (``results/aggregates/<experiment>/settings/<setting>/``, its input files; no other setting's).
     ``required`` and ``allowed``: the panel keys it must and may give
     (``title`` is always allowed). ``osc``: its panel's setting must be an algorithm exposing the OSC
-    traversal report (the optimizer registry's ``osc`` column). Its drawer (registered in
+    traversal report (the optimizer registry's ``osc`` column). ``band``: it draws each setting's mean
+    curve over seeds with a band (:data:`BAND_NOTE`), so its figure and caption say what the band is
+    and its legend gives each curve's seeds. Its drawer (registered in
     ``vhct.reporting.plots.drawers``) is called as ``drawer(figure_spec, curves)`` when it reads
     aggregates, else ``drawer(figure_spec)``, and returns the matplotlib figure.
     """
@@ -37,6 +39,7 @@ class FigureKind:
     required: frozenset[str]
     allowed: frozenset[str]
     osc: bool = False
+    band: bool = False
 
     def __post_init__(self) -> None:
         unknown = (self.required | self.allowed) - set(PANEL_KEYS)
@@ -65,6 +68,15 @@ def figure_kind(name: str) -> FigureKind:
 
 _CURVES = frozenset({"title", "experiment", "settings"})
 
+#: what the band around a mean curve is (``vhct.pipeline.aggregate.std_across``: the sample standard
+#: deviation across seeds, 0 for one seed), in the figure (the legend's title) and in its caption
+BAND_NOTE = "lines: mean over seeds; bands: mean ± 1 standard deviation across seeds"
+BAND_CAPTION = (
+    "Each curve is the mean over its seeds; its band is the mean plus or minus one standard deviation "
+    "across seeds (the sample standard deviation, n - 1 in the denominator; no band for a single seed). "
+    "The legend gives each curve's number of seeds."
+)
+
 register(
     FigureKind(
         "regret",
@@ -72,6 +84,7 @@ register(
         True,
         frozenset({"experiment"}),
         _CURVES,
+        band=True,
     )
 )
 register(
@@ -81,6 +94,7 @@ register(
         True,
         frozenset({"experiment"}),
         _CURVES,
+        band=True,
     )
 )
 register(
@@ -90,6 +104,7 @@ register(
         True,
         frozenset({"experiment"}),
         _CURVES,
+        band=True,
     )
 )
 register(
@@ -111,3 +126,8 @@ register(FigureKind(
 #: figures the audit stage draws from its own JSON, beside the config's figures (not a config kind:
 #: they read no aggregates and take no panels); the provenance records and ship copies them too
 AUDIT_FIGURES = ("audit_forest",)
+register(FigureKind(
+    "near_optimal",
+    "near-optimal cells per depth of a 1-D objective on the standard partition (computed, no runs)",
+    False, frozenset({"objective"}), frozenset({"title", "objective"}),
+))  # fmt: skip

@@ -118,7 +118,8 @@ def table_csv(table: Any) -> bytes:
     few milliseconds, where Python's ``repr`` takes some 50), so every value reads back exactly;
     the text is pandas' ``to_csv(index=False)`` except for the exponent form (orjson writes
     ``1e-7`` and ``0.00001`` where pandas writes ``1e-07`` and ``1e-05``). A missing value (NaN)
-    is an empty field, as pandas writes it. Other columns are written with ``str``.
+    is an empty field, as pandas writes it; an infinite one ``inf`` or ``-inf``, as pandas reads it.
+    Other columns are written with ``str``.
     """
     import orjson
 
@@ -132,8 +133,8 @@ def table_csv(table: Any) -> bytes:
         array = orjson.dumps(np.ascontiguousarray(values), option=orjson.OPT_SERIALIZE_NUMPY)
         texts = array[1:-1].split(b",")
         if values.dtype.kind == "f":
-            for i in np.flatnonzero(np.isnan(values)):  # orjson's null
-                texts[i] = b""
+            for i in np.flatnonzero(~np.isfinite(values)):  # orjson's null: NaN empty, inf as pandas reads it
+                texts[i] = b"" if np.isnan(values[i]) else (b"inf" if values[i] > 0 else b"-inf")
         columns.append(texts if len(values) else [])
     lines = [",".join(map(str, names)).encode(), *map(b",".join, zip(*columns, strict=True))]
     return b"\n".join(lines) + b"\n"

@@ -7,15 +7,18 @@ runs the command and, when it succeeds, writes a JSON record of it (``make paper
 this). The findings document (``vhct.reporting.findings``) prints the record; the wall time in
 it is that of the command, data download included.
 
-The record identifies the run, so that ``make findings`` ships the outputs of this run only: a
-run id (also given to the command's jobs as ``$VHCT_RUN_ID``), its start and end, the config
-files it read (bases first, as ``vhct.pipeline.config.load`` reads them) with the
-sha256 of each at the start, and the figures the config declares; the versions of the packages
-that shape the numbers (``vhct.pipeline.versions``); and, when the command has ended, the sha256
-of every output it made (``output_sha256``: the audit JSON and the aggregates under the results
-folder, the declared figures' PNGs, each only if written after the command started), so ``ship``
-ships exactly the content this run made, and refuses an output the run did not make: a recorder
-wrapped around a rerun that had nothing to do records no output, not the older run's.
+The record identifies the run, so that ``make findings`` ships the outputs of this run only: a run
+id (also given to the command's jobs as ``$VHCT_RUN_ID``), its start and end, the config files it
+read (bases first, as ``vhct.pipeline.config.load`` reads them) with the sha256 of each at the
+start, and the figures the config declares; the versions of the packages that shape the numbers
+(``vhct.pipeline.versions``); the peak resident memory of the command's largest process
+(``max_rss_mb``: the largest ``ru_maxrss`` of the processes it waited for, jobs included,
+``getrusage(RUSAGE_CHILDREN)``; one process's, not the sum of jobs that ran at once); and, when the
+command has ended, the sha256 of every output it made (``output_sha256``: the audit JSON and the
+aggregates under the results folder, the declared figures' PNGs, each only if written after the
+command started), so ``ship`` ships exactly the content this run made, and refuses an output the run
+did not make: a recorder wrapped around a rerun that had nothing to do records no output, not the
+older run's.
 The results folder is the record's; the figures folder the config's (``figures/paper-local`` for
 ``config/paper-local.yaml``, see ``Config.folder``).
 """
@@ -26,6 +29,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shlex
 import subprocess
 import sys
@@ -58,6 +62,12 @@ def _git(*args: str) -> str | None:
     except (OSError, subprocess.CalledProcessError):
         return None
     return done.stdout.strip()
+
+
+def commit_state() -> tuple[str | None, bool | None]:
+    """The checkout's commit (git HEAD) and whether tracked files differ from it (None outside git)."""
+    status = _git("status", "--porcelain", "--untracked-files=no")
+    return _git("rev-parse", "HEAD"), bool(status) if status is not None else None
 
 
 def cpu_model() -> str:
@@ -93,7 +103,8 @@ def config_record(files: Sequence[Path | str]) -> dict[str, Any]:
     No file given: the default config, as the workflow reads it. Raises ``ConfigError`` for an
     invalid config (the command would fail on it too).
     """
-    cfg, paths = load(files or [DEFAULT_CONFIG])
+    # (after the command: a confirmatory config's plan was checked when it ran; its figures need no seeds)
+    cfg, paths = load(files or [DEFAULT_CONFIG], plan=False)
     return {
         "config_files": [display_path(p) for p in paths],
         "config_sha256": {display_path(p): sha256(p) for p in paths},
@@ -134,7 +145,7 @@ def start_mark(folder: Path | str) -> int:
 
 def figures_folder(files: Sequence[Path | str]) -> Path:
     """The folder the config of ``files`` (the command's; none: the default) writes its figures to."""
-    return Path(load(files or [DEFAULT_CONFIG])[0].folder(FIGURES_ROOT))
+    return Path(load(files or [DEFAULT_CONFIG], plan=False)[0].folder(FIGURES_ROOT))
 
 
 def run_id(started: datetime) -> str:
@@ -149,17 +160,19 @@ def record(
     config: Mapping[str, Any] | None = None,
     run: str | None = None,
     outputs: Mapping[str, Mapping[str, str]] | None = None,
+    max_rss_mb: float | None = None,
 ) -> dict[str, Any]:
     """The provenance record of a finished command (``config``: its :func:`config_record`;
-    ``outputs``: its :func:`output_hashes`, none when not given)."""
-    status = _git("status", "--porcelain", "--untracked-files=no")
+    ``outputs``: its :func:`output_hashes`, none when not given; ``max_rss_mb``: its largest
+    process's peak resident memory, :func:`children_peak_mb`)."""
+    commit, dirty = commit_state()
     config = dict(config) if config is not None else config_record(config_files(command))
     return {
         "run_id": run or run_id(started),
         "command": shlex.join(command),
         **config,
-        "commit": _git("rev-parse", "HEAD"),
-        "uncommitted_changes": bool(status) if status is not None else None,
+        "commit": commit,
+        "uncommitted_changes": dirty,
         "started_utc": started.isoformat(timespec="seconds"),
         "finished_utc": (started + timedelta(seconds=wall_seconds)).isoformat(timespec="seconds"),
         "wall_seconds": round(wall_seconds, 1),
@@ -171,8 +184,16 @@ def record(
             "python": platform.python_version(),
         },
         "versions": package_versions(),
+        "max_rss_mb": None if max_rss_mb is None else round(max_rss_mb, 1),
         "output_sha256": dict(outputs) if outputs is not None else {"results": {}, "figures": {}},
     }
+
+
+def children_peak_mb() -> float:
+    """The largest peak resident memory, in MB, of the processes this one has waited for (each
+    waited-for process's own includes the processes it waited for): Linux gives KiB, macOS bytes."""
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return peak / (2**20 if sys.platform == "darwin" else 2**10)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -201,7 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     args.out.parent.mkdir(parents=True, exist_ok=True)
     outputs = output_hashes(args.out.parent, figures, config["figures"], since)
-    prov = record(command, started, wall, config, run, outputs)
+    prov = record(command, started, wall, config, run, outputs, children_peak_mb())
     with atomic_paths(args.out) as (tmp,):
         tmp.write_text(json.dumps(prov, indent=2) + "\n", encoding="utf-8")
     made = sum(map(len, outputs.values()))

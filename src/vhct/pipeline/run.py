@@ -68,6 +68,9 @@ def run_columns(
     ``f(x)`` plus noise); ``value`` ``f(x)``; ``regret`` = reference - ``f(x)`` (the
     pseudo-regret the paper plots, with reference ``f*`` or 1 when unknown);
     ``cumulative_regret``; ``depth`` of the pulled node (NaN for non-tree methods);
+    ``selection_bound``, ``max(SE, OE)`` of the pulled node when the round selected it (VHCT and HCT:
+    ``inf`` for a node never pulled before; NaN for the other methods), from which the audit checks
+    the selection guarantee ``f* - f(x_t) <= 3 max(SE, OE)`` per round;
     ``step_seconds``, the wall time of the round (ask + evaluate + tell);
     ``optimizer_seconds``, the optimizer's own part of it (ask + tell, without the objective's
     evaluation and its noise): the cost a paper attributes to the method, not to the objective.
@@ -83,6 +86,7 @@ def run_columns(
     rewards = np.empty(horizon)
     values = np.empty(horizon)
     depths = np.full(horizon, np.nan)
+    bounds = np.full(horizon, np.nan)
     nanoseconds = np.empty(horizon, dtype=np.int64)  # the clock's resolution: short table text
     optimizer_nanoseconds = np.empty(horizon, dtype=np.int64)
     stochastic = objective.stochastic
@@ -105,6 +109,9 @@ def run_columns(
         depth = optimizer.pulled_depth
         if depth is not None:
             depths[k] = depth
+        bound = optimizer.selection_bound
+        if bound is not None:
+            bounds[k] = bound
         if progress_every and (k + 1) % progress_every == 0:
             elapsed = time.perf_counter() - started
             log.info("round %d/%d (%.0f%%), %.1f s elapsed", k + 1, horizon, 100 * (k + 1) / horizon, elapsed)
@@ -119,6 +126,7 @@ def run_columns(
         "regret": regret,
         "cumulative_regret": np.cumsum(regret),
         "depth": depths,
+        "selection_bound": bounds,
         "step_seconds": nanoseconds / 1e9,
         "optimizer_seconds": optimizer_nanoseconds / 1e9,
     }

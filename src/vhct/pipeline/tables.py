@@ -52,6 +52,7 @@ MEASURE_COLUMNS = (
     "regret",
     "cumulative_regret",
     "depth",
+    "selection_bound",
     "step_seconds",
     "optimizer_seconds",
 )
@@ -60,8 +61,9 @@ MEASURE_COLUMNS = (
 WALL_TIME_COLUMNS = ("step_seconds", "optimizer_seconds")
 #: a run table's file name, which carries its seed
 TABLE_NAME = re.compile(r"seed(\d+)" + re.escape(TABLE_SUFFIX) + "$")
-#: columns that may hold NaN (the depth of a pulled node, undefined for non-tree methods)
-NAN_COLUMNS = frozenset({"depth"})
+#: columns that may hold NaN or inf (the depth of a pulled node, undefined for non-tree methods; the
+#: selected node's ``max(SE, OE)``, infinite for a node never pulled, undefined for non-OSC methods)
+NAN_COLUMNS = frozenset({"depth", "selection_bound"})
 
 
 def run_table_columns(dim: int) -> list[str]:

@@ -21,7 +21,15 @@ from vhct.pipeline.files import atomic_paths
 from vhct.pipeline.specs import ExperimentInfo, SettingInfo
 from vhct.reporting.audit.checks import TOTAL_BESIDE
 from vhct.reporting.audit.records import Audit, ClaimVerdict, Comparison, audit_json
-from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED, VERDICTS
+from vhct.reporting.audit.verdicts import (
+    INCONCLUSIVE,
+    NOT_EVALUATED,
+    NOT_REPRODUCED,
+    READINGS_DISAGREE,
+    REPRODUCED,
+    statement_counts,
+    statements,
+)
 
 #: the audit's forest figure, linked first in the findings
 (FOREST,) = AUDIT_FIGURES
@@ -29,7 +37,7 @@ from vhct.reporting.audit.verdicts import INCONCLUSIVE, NOT_EVALUATED, NOT_REPRO
 DIGITS = 4
 #: background colour of a verdict's cell in the HTML page
 VERDICT_COLORS = {REPRODUCED: "#d4edda", NOT_REPRODUCED: "#f8d7da", INCONCLUSIVE: "#fff3cd",
-                  NOT_EVALUATED: "#e2e3e5"}  # fmt: skip
+                  NOT_EVALUATED: "#e2e3e5", READINGS_DISAGREE: "#e8d7f8"}  # fmt: skip
 
 
 def format_number(value: Any) -> str:
@@ -161,10 +169,69 @@ def mnist_subsets(experiments: Mapping[str, ExperimentInfo]) -> list[dict[str, A
 
 
 def counts(audit: Audit) -> dict[str, int]:
-    """Claims per verdict (the known ones first, then any other category the records carry)."""
-    found = [c.verdict for c in audit.claims]
-    order = list(VERDICTS) + [v for v in dict.fromkeys(found) if v not in VERDICTS]
-    return {v: found.count(v) for v in order}
+    """The paper's statements per verdict (``verdicts.statement_counts``: a statement whose readings
+    disagree counts once, as "readings disagree")."""
+    return statement_counts(audit.claims)
+
+
+def flipped_statements(audit: Audit) -> list[str]:
+    """The statements with a reading whose verdict flips under an implementation choice."""
+    flipped = set(audit.flipped_claims)
+    return [s.id for s in statements(audit.claims) if any(r.claim.id in flipped for r in s.readings)]
+
+
+#: the statistics a plain sentence names, and the round it reads
+SAID = {"cumulative_regret": "regret", "average_regret": "average regret", "normalized_regret":
+        "normalized regret"}  # fmt: skip
+
+
+def direction_sentence(claim: ClaimVerdict, audit: Audit) -> str | None:
+    """One plain sentence on which way the target's mean differs from each other's, from the claim's
+    comparisons (ratios of means): "VHCT's mean final regret is higher than HCT's on 4 of 4
+    experiments (..), by 2% to 9%". Settings are named by their labels where the run records them;
+    None for a claim without ratio-of-means comparisons of its target."""
+    comps = [c for c in claim_comparisons(claim) if c.n_a and c.effect_name == "ratio of means"]
+    if not comps or claim.claim.target is None:
+        return None
+    labels = {s: info.label.split(",")[0] for e in audit.context.experiments.values()
+              for s, info in e.settings.items()}  # fmt: skip
+
+    def name(setting: str) -> str:
+        return labels.get(setting, setting)
+
+    at = "final " if claim.claim.round == "final" else ""
+    what = f"mean {at}{SAID.get(claim.claim.statistic, claim.claim.statistic.replace('_', ' '))}"
+    others = list(dict.fromkeys(c.b for c in comps))
+    than = " and ".join(f"{name(b)}'s" for b in others)
+    parts = []
+    above, below = [c for c in comps if c.effect > 1.0], [c for c in comps if c.effect < 1.0]
+    for word, side in (("higher", above), ("lower", below)):
+        if not side:
+            continue
+        sizes = sorted(abs(c.effect - 1.0) * 100 for c in side)
+        low, high = f"{sizes[0]:.0f}%", f"{sizes[-1]:.0f}%"
+        by = low if low == high else f"{low} to {high}"
+        where = ", ".join(dict.fromkeys(c.experiment for c in side))
+        parts.append(f"{word} than {than} on {len(side)} of {len(comps)} experiments ({where}), by {by}")
+    equal = [c.experiment for c in comps if c.effect == 1.0]
+    if equal:
+        parts.append(f"equal on {len(equal)} of {len(comps)} experiments ({', '.join(equal)})")
+    return f"{name(claim.claim.target)}'s {what} is " + "; ".join(parts) + "."
+
+
+def margin_rows(claim: ClaimVerdict) -> list[dict[str, Any]]:
+    """The margin sensitivity of a claim with other ``margins``: its own thresholds and verdict first,
+    then each other's; per row the verdict on every experiment."""
+    if not claim.margins:
+        return []
+    own = {"thresholds": claim.claim.thresholds.given(), "verdict": claim.verdict, "category": claim.category,
+           "experiments": claim.experiments}  # fmt: skip
+    rows = [own] + [{"thresholds": m.thresholds, "verdict": m.verdict, "category": m.category,
+                     "experiments": m.experiments} for m in claim.margins]  # fmt: skip
+    for row in rows:
+        row["text"] = ", ".join(f"{k} = {format_number(float(v))}" for k, v in row["thresholds"].items())
+        row["by"] = {e.experiment: e.verdict for e in row["experiments"]}
+    return rows
 
 
 def seeds_span(audit: Audit) -> str:
@@ -257,6 +324,8 @@ def _environment(autoescape: bool) -> Environment:
     env.tests["link"] = lambda x: isinstance(x, Link)
     env.globals.update(
         Link=Link, decider=decider, counts=counts, seeds_text=seeds_text, seeds_span=seeds_span,
+        statements=lambda audit: statements(audit.claims), flipped_statements=flipped_statements,
+        direction_sentence=direction_sentence, margin_rows=margin_rows, READINGS_DISAGREE=READINGS_DISAGREE,
         early_labels=early_labels, comparisons=claim_comparisons, beyond_rows=beyond_rows,
         colors=VERDICT_COLORS, REPRODUCED=REPRODUCED, NOT_REPRODUCED=NOT_REPRODUCED,
         INCONCLUSIVE=INCONCLUSIVE, NOT_EVALUATED=NOT_EVALUATED,
@@ -277,6 +346,11 @@ def render_markdown(audit: Audit) -> str:
 def render_html(audit: Audit) -> str:
     """``results/audit.html``: the same document as a standalone page; verdict cells coloured."""
     return _render("audit.j2", "html", audit=audit)
+
+
+def design_text(audit: Audit) -> str:
+    """The audit's design in one plain paragraph (``parts.design``: the audit's and the findings')."""
+    return _render("design.j2", "md", audit=audit).strip()
 
 
 def headline(audit: Audit) -> str:

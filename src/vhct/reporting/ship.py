@@ -6,8 +6,9 @@
     python -m vhct.reporting.ship render         # re-render docs/findings.md and the README block
     python -m vhct.reporting.ship recover        # finish an interrupted ship, remove its staging
 
-``ship`` copies the run's audit JSON, final and timing aggregates, each setting's per-round curve
-and timing aggregates (the results cache the article and ``make findings-figures`` draw from) and
+``ship`` copies the run's audit JSON, final and timing aggregates, the per-round curve and timing
+aggregates of each setting its figures draw (the results cache the article and ``make
+findings-figures`` draw from; the ones its provenance record lists) and
 provenance record into ``docs/findings/`` and the PNGs the document links into ``docs/figures/``, renders
 ``docs/findings.md`` (``vhct.reporting.findings.render``) and the README's findings block (between
 ``README_BEGIN`` and ``README_END``). It refuses, changing nothing (``vhct.reporting.ship_checks``):
@@ -289,12 +290,16 @@ def ship(
     audit_path, prov_path = results / AUDIT_JSON, results / PROVENANCE_JSON
     audit, prov = read_audit(audit_path), read_json(prov_path)
     data = {audit_path: Path(DATA_DIR) / AUDIT_JSON, prov_path: Path(DATA_DIR) / PROVENANCE_JSON}
+    # the curves the run made (those its figures draw; the provenance record hashed each), not every
+    # audited setting's: a setting no figure draws has none
+    made = set(prov.get("output_sha256", {}).get("results", {}))
     for name, exp in audit.context.experiments.items():
         for file in AGGREGATES:
             data[results / "aggregates" / name / file] = Path(DATA_DIR) / "aggregates" / name / file
         for setting, table in product(exp.settings, SETTING_TABLES):
             curve = SETTING_TABLE.format(experiment=name, setting=setting, table=table)
-            data[results / curve] = Path(DATA_DIR) / curve
+            if curve in made:
+                data[results / curve] = Path(DATA_DIR) / curve
     finals = {name: results / "aggregates" / name / AGGREGATES[0] for name in audit.context.experiments}
     pngs = {figures / f"{name}.png": Path(FIGURES_DIR) / f"{name}.png" for name in prov.get("figures", [])}
     missing = [str(p) for p in (*data, *pngs) if not p.is_file()]

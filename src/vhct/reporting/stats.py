@@ -235,30 +235,43 @@ def log_ratio(a, b) -> tuple[float, float, int]:
     return math.log(ma / mb), float(var), int(min(x.size, y.size))
 
 
-def _contrast(a1, b1, a2, b2) -> tuple[float, float, int]:
-    r1, v1, n1 = log_ratio(a1, b1)
-    r2, v2, n2 = log_ratio(a2, b2)
+def difference(a, b) -> tuple[float, float, int]:
+    """``mean_a - mean_b``, its variance (Welch's, unpooled), and the smaller sample size."""
+    x, y = values(a), values(b)
+    var = x.var(ddof=1) / x.size + y.var(ddof=1) / y.size
+    return float(x.mean() - y.mean()), float(var), int(min(x.size, y.size))
+
+
+def _contrast(a1, b1, a2, b2, differences: bool = False) -> tuple[float, float, int]:
+    """The contrast of the first pair's effect against the second's: the difference of their log
+    ratios, or with ``differences`` of their differences of means; its variance; its degrees of freedom."""
+    one = difference if differences else log_ratio
+    r1, v1, n1 = one(a1, b1)
+    r2, v2, n2 = one(a2, b2)
     return r1 - r2, v1 + v2, min(n1, n2) - 1
 
 
-def contrast_test(a1, b1, a2, b2, alternative: str, factor: float = 1.0) -> float:
+def contrast_test(a1, b1, a2, b2, alternative: str, factor: float = 1.0, differences: bool = False) -> float:
     """One-sided p of ``mean_a1/mean_b1 < factor * mean_a2/mean_b2`` (or ``>``): log ratios'
-    difference over its delta-method standard error, Student's t at ``min(n) - 1`` (conservative)."""
+    difference over its delta-method standard error, Student's t at ``min(n) - 1`` (conservative).
+    With ``differences``: of ``(mean_a1 - mean_b1) - (mean_a2 - mean_b2) < factor`` (or ``>``), the
+    same t on its exact standard error (``factor`` a margin in the statistic's units)."""
     _check_alternative(alternative)
-    d, v, df = _contrast(a1, b1, a2, b2)
-    diff = d - math.log(factor)
+    d, v, df = _contrast(a1, b1, a2, b2, differences)
+    diff = d - (factor if differences else math.log(factor))
     if v == 0.0:
         return _degenerate(diff, alternative)
     t = diff / math.sqrt(v)
     return float(stats.t.cdf(t, df) if alternative == "less" else stats.t.sf(t, df))
 
 
-def contrast_interval(a1, b1, a2, b2, alpha: float) -> tuple[float, float]:
-    """The factors neither one-sided :func:`contrast_test` at ``alpha`` rejects (1 - 2 alpha interval
-    of the ratio of ratios ``(mean_a1/mean_b1) / (mean_a2/mean_b2)``)."""
-    d, v, df = _contrast(a1, b1, a2, b2)
+def contrast_interval(a1, b1, a2, b2, alpha: float, differences: bool = False) -> tuple[float, float]:
+    """The factors (margins, with ``differences``) neither one-sided :func:`contrast_test` at ``alpha``
+    rejects: the 1 - 2 alpha interval of the ratio of ratios ``(mean_a1/mean_b1) / (mean_a2/mean_b2)``,
+    or of the difference of differences."""
+    d, v, df = _contrast(a1, b1, a2, b2, differences)
     half = float(stats.t.ppf(1.0 - alpha, df)) * math.sqrt(v)
-    return math.exp(d - half), math.exp(d + half)
+    return (d - half, d + half) if differences else (math.exp(d - half), math.exp(d + half))
 
 
 def holm(p_values: Sequence[float]) -> list[float]:

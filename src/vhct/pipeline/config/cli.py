@@ -3,7 +3,8 @@
 Snakemake parses ``--configfile`` itself, before the workflow's own checks run, and reports a YAML
 syntax error or an empty file without its name; this check names the file, the line and the key.
 ``--schema`` rewrites the JSON schema generated from the model. ``--folder figures`` prints only the
-config's folder there (``figures/paper-local``), for commands that name a config's outputs (make).
+config's folder there (``figures/paper-local``), for commands that name a config's outputs (make);
+neither it nor ``--without-plan`` (a config validated with its own seeds) reads a config's analysis plan.
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--folder", choices=OUTPUT_ROOTS, help="print only the config's folder of these outputs"
     )
+    parser.add_argument(
+        "--without-plan", action="store_true",
+        help="validate a config declaring an analysis plan with its own seeds, the plan unread (no run)",
+    )
     args = parser.parse_args(argv)
     if args.schema:
         print(f"wrote {write_schema()}")
@@ -37,7 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.files:
         parser.error("give config files (or --schema)")
     try:
-        cfg, _ = load(args.files)
+        # printing a folder or validating without the plan starts no run: the plan is not read
+        cfg, _ = load(args.files, plan=not (args.folder or args.without_plan))
     except ConfigError as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -45,7 +51,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(cfg.folder(args.folder))
         return 0
     names = ", ".join(map(str, args.files))
-    print(f"{names}: valid ({len(cfg.experiments)} experiments, {len(cfg.run_jobs())} runs)")
+    unchecked = ""
+    if args.without_plan:
+        unchecked = " with its own seed counts after the pilot's, its analysis plan unread (--without-plan)"
+    print(f"{names}: valid{unchecked} ({len(cfg.experiments)} experiments, {len(cfg.run_jobs())} runs)")
     return 0
 
 

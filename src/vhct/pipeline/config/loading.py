@@ -17,6 +17,7 @@ import yaml
 
 from vhct.pipeline.config.errors import NOT_MERGED, REQUIRED_SECTIONS, ConfigError, key_error
 from vhct.pipeline.config.model import Config, output_problem
+from vhct.pipeline.config.plan import PLAN_KEY, load_plan, provisional, resolved
 
 #: key of a config file naming the config file it extends (its keys are read first)
 BASE_KEY = "base"
@@ -199,6 +200,8 @@ def located(error: ConfigError, files: Sequence[Path | str]) -> ConfigError:
 
 #: suffix of a key whose list is appended to the base's list of that key (``settings+: [X]``)
 APPEND = "+"
+#: suffix of a key whose value replaces the base's, a mapping too (``caps!: {BO: ...}``)
+REPLACE = "!"
 
 
 def merge(base: Mapping[str, Any], update: Mapping[str, Any], at: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -208,11 +211,14 @@ def merge(base: Mapping[str, Any], update: Mapping[str, Any], at: tuple[str, ...
     Two forms add to a base's list instead of re-listing it: ``key+: [...]`` appends to the list
     ``key``, and a mapping of item numbers updates those items (``panels: {0: {settings+: [X]}}``).
     Either form where the base has no such list is a ConfigError naming the key (``at``: its path).
+    ``key!: {...}`` replaces the base's mapping ``key`` instead of merging into it (dropping its keys).
     """
     out = copy.deepcopy(dict(base))
     for key, value in update.items():
         where = (*at, str(key))
-        if isinstance(key, str) and key.endswith(APPEND):
+        if isinstance(key, str) and key.endswith(REPLACE):
+            out[key[: -len(REPLACE)]] = copy.deepcopy(value)
+        elif isinstance(key, str) and key.endswith(APPEND):
             name = key[: -len(APPEND)]
             if not isinstance(value, list) or not isinstance(out.get(name), list):
                 raise key_error(where, f"appends a list to a base config's list {name!r}: none here")
@@ -300,7 +306,7 @@ def output_folder(path: Path | str) -> Any:
 
 
 def load(
-    files: Sequence[Path | str], overrides: Mapping[str, Any] | None = None
+    files: Sequence[Path | str], overrides: Mapping[str, Any] | None = None, plan: bool = True
 ) -> tuple[Config, list[Path]]:
     """The config a pipeline run uses, and the files it was read from (bases first).
 
@@ -310,8 +316,19 @@ def load(
     pre-check (``python -m vhct.pipeline.config``), the workflow (``workflow/rules/common.smk``) and
     the provenance recorder call it. Errors name the file, the line and the key. The key ``output``
     is the last file's own (:func:`output_folder`) unless ``overrides`` give it.
+
+    A config declaring an analysis plan (key ``plan``, ``vhct.pipeline.config.plan``) runs the seeds
+    the plan fixes, and is refused (a PlanError naming the file and what differs) unless the plan
+    matches it; ``plan=False`` validates the config with its own seed counts instead, on seeds after
+    the pilot's, the plan unread (for what only inspects a config, never for a run).
     """
     source, paths = merged_files(files, overrides)
+    if files and PLAN_KEY in source:
+        source = resolved(source, base_chain(files))
+        if plan:
+            source, _ = load_plan(source, str(files[-1]))
+        elif isinstance(source[PLAN_KEY], dict) and isinstance(source[PLAN_KEY].get("pilot"), str):
+            source = provisional(source, merged_files([source[PLAN_KEY]["pilot"]])[0])
     if files and OUTPUT_KEY not in (overrides or {}):
         source[OUTPUT_KEY] = output_folder(files[-1])
     return validated(source, paths), paths

@@ -21,6 +21,7 @@ from pydantic import Field, ValidationError, ValidationInfo, WithJsonSchema, fie
 
 from vhct.pipeline.config import checks
 from vhct.pipeline.config.errors import ConfigError, key_error, validation_error
+from vhct.pipeline.config.plan import PlanSpec
 from vhct.pipeline.config.planning import Planning, rule_safe
 from vhct.pipeline.config.sections import (
     NAME_PATTERN,
@@ -92,6 +93,11 @@ class Config(Planning, Section):
     settings: dict[DeclaredName, Setting] = Field(min_length=1, description="named algorithm settings")
     experiments: dict[DeclaredName, Experiment] = Field(min_length=1)
     figures: dict[DeclaredName, Figure] = Field(min_length=1)
+    plan: PlanSpec | None = Field(
+        None,
+        description="the analysis plan whose seeds this config runs (a confirmatory run: `make plan` "
+        "writes it from the pilot; the loader refuses the config unless the plan matches it)",
+    )
 
     _FILLED: ClassVar[dict[str, Any]] = {"output": "", "progress_every": 500, "resources": {}, "data": {}}
 
@@ -152,6 +158,11 @@ class Config(Planning, Section):
                 )
             except ConfigError as exc:
                 raise key_error(["experiments", name, *(exc.key or ())], exc.text) from None
+        if self.plan is not None:
+            for name in self.plan.experiments:
+                self._need(self.experiments, name, f"plan/experiments/{name}", "experiment")
+            for name in self.plan.settings:
+                self._need(self.settings, name, f"plan/settings/{name}", "setting")
         self._check_run_count()
         domains = {name: self._domain(name, deep) for name in self.experiments}
         for fig_name, fig in self.figures.items():

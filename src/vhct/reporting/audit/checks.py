@@ -66,7 +66,7 @@ def seeds_needed(
     return min(ns) if ns else None
 
 
-def _at_round(claim: Claim, h_a: int, h_b: int, full: int) -> int | str:
+def comparison_round(claim: Claim, h_a: int, h_b: int, full: int) -> int | str:
     """The round of a comparison, or why there is none: ``final``, the experiment's last (both must
     have run it); ``common``, the last both ran; an integer, that round."""
     at = claim.round
@@ -99,7 +99,7 @@ def pair(
         if runs is None:
             why = f"setting {name} not run in this config"
             return Comparison(experiment, a, b, verdict=NOT_EVALUATED, reason=why)
-    at = _at_round(claim, horizon(runs_a), horizon(runs_b), full)
+    at = comparison_round(claim, horizon(runs_a), horizon(runs_b), full)
     if isinstance(at, str):
         return Comparison(experiment, a, b, verdict=NOT_EVALUATED, reason=at)
     sa = samples(runs_a, claim.statistic, at, scales[0])
@@ -197,18 +197,22 @@ def compare_samples(
 
 
 def slope_comparison(
-    claim: Claim, base: Comparison, sample: Mapping[int, float], with_interval: bool = True
-) -> Comparison:
-    """The per-seed slopes' mean against the claim's bounds (one-sample bootstrap-t), and its interval."""
+    claim: Claim, base: Comparison, sample: Mapping[int, float], with_interval: bool = True,
+    what: str = "slope", effect_name: str | None = None,
+) -> Comparison:  # fmt: skip
+    """The per-seed slopes' mean (``what``: or of another per-seed quantity, such as a difference of
+    slopes or a run's wall time over a threshold, named ``effect_name``) against the claim's bounds
+    (one-sample bootstrap-t), and its interval."""
     d = stats.describe(sample)
     comp = dataclasses.replace(
         base, n_a=d["n"], mean_a=d["mean"], std_a=d["std"], effect=d["mean"],
-        effect_name="mean slope of log R_t on log t", values_a={str(k): v for k, v in sample.items()},
+        effect_name=effect_name or f"mean {what} of log R_t on log t",
+        values_a={str(k): v for k, v in sample.items()},
     )  # fmt: skip
     test = _bootstrap(claim, sample, 1.0, False, with_interval)
     return _tested(
         claim, comp, test, lambda r: (d["mean"] - r.factor, d["std"]), (d["n"], d["n"]),
-        text=lambda r: f"mean slope {'<' if r.alternative == 'less' else '>'} {r.factor:g}",
+        text=lambda r: f"mean {what} {'<' if r.alternative == 'less' else '>'} {r.factor:g}",
     )
 
 
@@ -218,27 +222,42 @@ def _seed_values(sample) -> dict[str, float]:
     return {str(k): float(v) for k, v in enumerate(stats.values(sample))}
 
 
-def contrast_comparison(claim: Claim, base: Comparison, a1, b1, a2, b2) -> Comparison:
+def contrast_comparison(
+    claim: Claim, base: Comparison, a1, b1, a2, b2, differences: bool = False
+) -> Comparison:
     """Ratio a1/b1 against ratio a2/b2 on the claim's direction and margin (delta method), with the
-    interval of the ratio of ratios; the per-seed values of all four samples are kept."""
+    interval of the ratio of ratios; with ``differences``, the difference a1 - b1 against a2 - b2
+    (``mean_a``/``mean_b`` the two differences, the effect their difference, the margin additive).
+    The per-seed values of all four samples are kept."""
     first, _, second = base.experiment.partition(" / ")
-    on = f"ratio on {first}", f"x ratio on {second or 'the second'}"
+    second = second or "the second"
     kept = dict(values_a=_seed_values(a1), values_b=_seed_values(b1), values_a2=_seed_values(a2),
                 values_b2=_seed_values(b2))  # fmt: skip
     a1, b1, a2, b2 = (stats.values(x) for x in (a1, b1, a2, b2))
-    r1, r2 = a1.mean() / b1.mean(), a2.mean() / b2.mean()
+    if differences:
+        r1, r2 = a1.mean() - b1.mean(), a2.mean() - b2.mean()
+        effect = r1 - r2
+
+        def text(r: Region) -> str:
+            sign, margin = "<" if r.alternative == "less" else ">", f" {r.factor:+.4g}" if r.factor else ""
+            return f"difference on {first} {sign} difference on {second}{margin}"
+    else:
+        r1, r2 = a1.mean() / b1.mean(), a2.mean() / b2.mean()
+        effect = r1 / r2
+
+        def text(r: Region) -> str:
+            return r.text(f"ratio on {first}", f"x ratio on {second}")
+
     comp = dataclasses.replace(
         base, n_a=int(min(a1.size, b1.size)), n_b=int(min(a2.size, b2.size)), mean_a=float(r1),
-        mean_b=float(r2), effect=float(r1 / r2), **kept,
+        mean_b=float(r2), effect=float(effect), **kept,
     )  # fmt: skip
     def delta_sd(r: Region) -> tuple[float, float]:
-        d, v, _ = stats._contrast(a1, b1, a2, b2)
-        return d - math.log(r.factor), math.sqrt(v * min(comp.n_a, comp.n_b))
+        d, v, _ = stats._contrast(a1, b1, a2, b2, differences)
+        return d - (r.factor if differences else math.log(r.factor)), math.sqrt(v * min(comp.n_a, comp.n_b))
 
     def test(regions: Sequence[Region]) -> tuple[list[float], int | None, tuple[float | None, float | None]]:
-        ps = [stats.contrast_test(a1, b1, a2, b2, r.alternative, r.factor) for r in regions]
-        return ps, None, stats.contrast_interval(a1, b1, a2, b2, claim.alpha)
+        ps = [stats.contrast_test(a1, b1, a2, b2, r.alternative, r.factor, differences) for r in regions]
+        return ps, None, stats.contrast_interval(a1, b1, a2, b2, claim.alpha, differences)
 
-    return _tested(
-        claim, comp, test, delta_sd, (comp.n_a, comp.n_b), text=lambda r: r.text(*on)
-    )
+    return _tested(claim, comp, test, delta_sd, (comp.n_a, comp.n_b), text=text)

@@ -36,17 +36,21 @@ Require = Annotated[
 Statistic = Literal[
     "cumulative_regret", "average_regret", "normalized_regret", "max_depth", "seconds_per_round",
     "optimizer_seconds_per_round",
+    "guarantee_share", "guarantee_share_finite",
 ]  # fmt: skip
 
-#: every kind of claim: its name -> its class in ``vhct.reporting.audit.kinds`` (imported on first
-#: use); adding a kind is a class there and its row here
+#: every kind of claim: its name -> its class in ``vhct.reporting.audit.kinds`` (two samples) or
+#: ``kinds_one_sample`` (one per-seed quantity against constants), imported on first use; adding a
+#: kind is a class there and its row here
 CLAIM_KINDS: Registry[Any] = Registry("claim kind")
-for _name, _cls in (
-    ("lowest", "Lowest"), ("among_fastest", "AmongFastest"), ("similar", "Similar"),
-    ("best_parameter", "BestParameter"), ("sublinear", "Sublinear"), ("greater", "Greater"),
-    ("contrast", "Contrast"), ("easier", "Easier"),
+for _name, _target in (
+    ("lowest", "kinds:Lowest"), ("among_fastest", "kinds:AmongFastest"), ("similar", "kinds:Similar"),
+    ("best_parameter", "kinds:BestParameter"), ("greater", "kinds:Greater"), ("contrast", "kinds:Contrast"),
+    ("easier", "kinds:Easier"), ("difference_contrast", "kinds:DifferenceContrast"),
+    ("sublinear", "kinds_one_sample:Sublinear"), ("share_at_least", "kinds_one_sample:ShareAtLeast"),
+    ("same_rate", "kinds_one_sample:SameRate"), ("wall_time", "kinds_one_sample:WallTime"),
 ):  # fmt: skip
-    CLAIM_KINDS.register(_name, f"vhct.reporting.audit.kinds:{_cls}")
+    CLAIM_KINDS.register(_name, f"vhct.reporting.audit.{_target}")
 #: a claim's keys filled from ``defaults`` when absent (optional in the file, set in the record)
 CLAIM_DEFAULTS = ("alpha", "min_seeds", "round", "require")
 
@@ -84,6 +88,10 @@ class Thresholds(Record):
     max_slope: Positive | None = None  # type: ignore[valid-type]
     refuted_above: Positive | None = None  # type: ignore[valid-type]
     min_factor: number(ge=1) | None = None  # type: ignore[valid-type]
+    min_share: number(gt=0, le=1) | None = None  # type: ignore[valid-type]
+    min_difference: number(ge=0) | None = None  # type: ignore[valid-type]
+    max_slope_difference: Positive | None = None  # type: ignore[valid-type]
+    seconds: Positive | None = None  # type: ignore[valid-type]
 
     def given(self) -> dict[str, Any]:
         """The thresholds the file gives (as recorded in the audit)."""
@@ -138,6 +146,12 @@ class Claim(Record):
     min_seeds: MinSeeds = Field(description="defaults/min_seeds when absent")
     round: Round = Field(description="defaults/round when absent")
     thresholds: Thresholds
+    margins: list[Thresholds] | None = Field(
+        None,
+        min_length=1,
+        description="other margins the verdict is also read at (the margin sensitivity): each replaces the "
+        "thresholds it names, e.g. [{upper_ratio: 1.1}, {upper_ratio: 1.2}]",
+    )
 
     @model_validator(mode="after")
     def _semantics(self) -> Claim:
@@ -160,7 +174,23 @@ class Claim(Record):
         if points is not None and any(b <= a for a, b in zip(points, points[1:], strict=False)):
             raise key_error(("checkpoints",), f"must increase, got {points}")
         kind.validate(self)
+        for i, margin in enumerate(self.margins or []):
+            unknown = sorted(set(margin.given()) - set(kind.thresholds) - set(self.thresholds.given()))
+            if unknown:
+                raise key_error(("margins", str(i)), f"not a threshold of this {self.kind} claim: {unknown}")
+            try:
+                kind.validate(self._at(margin))
+            except ConfigError as exc:
+                raise key_error(("margins", str(i)), exc.text) from None
         return self
+
+    def _at(self, margin: Thresholds) -> Claim:
+        thresholds = Thresholds.model_validate({**self.thresholds.given(), **margin.given()})
+        return self.model_copy(update={"thresholds": thresholds, "margins": None})
+
+    def at_margins(self) -> list[Claim]:
+        """The claim at each of its other ``margins`` (none: an empty list)."""
+        return [self._at(margin) for margin in self.margins or []]
 
     @property
     def spec(self) -> Any:
@@ -223,23 +253,49 @@ class Rules(Record):
 
 
 class Choice(Record):
-    """An implementation choice the paper leaves open: variant settings substituted for default ones,
-    and every claim naming a substituted setting is evaluated again under the variant."""
+    """An implementation choice the paper leaves open, as one of three kinds of variant (exactly one
+    given): ``substitute`` (variant settings in place of default ones), ``choose_best`` (per experiment,
+    the candidate with the lowest mean final cumulative regret, chosen on the audited runs) or
+    ``round`` (every claim about the final round read at this round). Each claim it touches is
+    evaluated again under the variant."""
 
     id: Name
     choice: Text
     default: Text
     variant: Text
     substitute: dict[Name, Name] = Field(
-        min_length=1, description="default setting -> the setting that runs the variant"
+        default_factory=dict, description="default setting -> the setting that runs the variant"
+    )
+    choose_best: dict[Name, list[Name]] = Field(
+        default_factory=dict,
+        description="default setting -> its candidates (itself among them); per experiment the candidate "
+        "with the lowest mean final cumulative regret on the audited runs stands in for it",
+    )
+    round: int | None = Field(
+        default=None, ge=1, description="claims about the final round read at this round instead"
     )
 
     @model_validator(mode="after")
     def _not_itself(self) -> Choice:
+        kinds = [k for k in ("substitute", "choose_best", "round") if getattr(self, k) not in ({}, None)]
+        if len(kinds) != 1:
+            raise key_error((), f"give exactly one of substitute, choose_best, round (got {kinds or 'none'})")
         same = sorted(k for k, v in self.substitute.items() if k == v)
         if same:
             raise key_error(("substitute",), f"a setting substituted by itself: {same}")
+        for default, candidates in self.choose_best.items():
+            if default not in candidates or len(candidates) < 2 or len(set(candidates)) < len(candidates):
+                raise key_error(
+                    ("choose_best", default), f"needs itself and another setting, each once: {candidates}"
+                )
         return self
+
+    @property
+    def variants(self) -> dict[str, list[str]]:
+        """Default setting -> the settings that may stand in for it under the variant."""
+        if self.choose_best:
+            return {d: [c for c in cands if c != d] for d, cands in self.choose_best.items()}
+        return {d: [v] for d, v in self.substitute.items()}
 
 
 class Discrepancy(Record):
@@ -250,6 +306,41 @@ class Discrepancy(Record):
     paper: Text
     issue: Text
     resolution: Text
+
+
+class ComputedClaim(Record):
+    """A statement of the paper about a function on the standard partition, checked by a deterministic
+    computation (``vhct.objectives.cells``, evaluated by ``vhct.reporting.audit.computed``), not on runs:
+    reproduced or not reproduced, never a p-value. ``gls``: for each resolution of ``resolutions`` (a
+    config's ``resolution`` mapping), whether f >= f* - phi(h) on the optimal cell at every depth up to
+    ``max_depth`` (``claimed: holds``) or fails at some depth (``violated``). ``near_optimal_growth``: the
+    exponential part of the growth per depth of the near-optimal cells N_h (the paper's threshold for the
+    objective), at least ``min_growth`` (``claimed: exponential``) or below it (``polynomial``)."""
+
+    id: Name
+    quote: Text
+    location: Text
+    note: Text | None = None
+    objective: Name
+    check: Literal["gls", "near_optimal_growth"]
+    claimed: Literal["holds", "violated", "exponential", "polynomial"]
+    resolutions: list[dict[str, Any]] | None = Field(None, min_length=1)
+    max_depth: Annotated[int, Field(ge=1)] | None = None
+    min_growth: number(gt=1) | None = None  # type: ignore[valid-type]
+
+    @model_validator(mode="after")
+    def _needs(self) -> ComputedClaim:
+        needs, claims = (
+            (("resolutions", "max_depth"), ("holds", "violated"))
+            if self.check == "gls"
+            else (("min_growth",), ("exponential", "polynomial"))
+        )
+        for key in needs:
+            if getattr(self, key) is None:
+                raise key_error((key,), f"a {self.check} check needs '{key}'")
+        if self.claimed not in claims:
+            raise key_error(("claimed",), f"a {self.check} check claims {' or '.join(claims)}")
+        return self
 
 
 class Condition(Record):
@@ -325,6 +416,11 @@ class ClaimsFile(Record):
         "default ones, and every claim naming a substituted setting is evaluated again under the variant",
     )
     discrepancies: list[Discrepancy]
+    computed: list[ComputedClaim] = Field(
+        default_factory=list,
+        description="statements about a function on the standard partition, decided by a deterministic "
+        "computation (vhct.objectives.cells), not on runs",
+    )
     conditions: dict[Name, Condition] = Field(
         description="how the paper ran each experiment the claims read (objective, noise); an experiment "
         "the config runs otherwise is not evaluated"
@@ -338,7 +434,7 @@ class ClaimsFile(Record):
     @model_validator(mode="after")
     def _across(self) -> ClaimsFile:
         """Unique ids per section, a rule text for every kind used, conditions for every experiment read."""
-        for section in ("claims", "discrepancies", "sensitivity"):
+        for section in ("claims", "discrepancies", "sensitivity", "computed"):
             unique_ids(getattr(self, section), section)
         for i, claim in enumerate(self.claims):
             if claim.kind not in self.rules.texts():

@@ -6,26 +6,30 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from vhct.pipeline.config import Config
 from vhct.pipeline.specs import ExperimentInfo
 from vhct.reporting.audit.claims import substitute_settings
-from vhct.reporting.audit.claims_model import Claim, ClaimsFile
+from vhct.reporting.audit.claims_model import Choice, Claim, ClaimsFile
+from vhct.reporting.audit.computed import evaluate_computed
 from vhct.reporting.audit.records import (
     AUDIT_FORMAT,
     Audit,
     AuditContext,
     ClaimVerdict,
     Comparison,
+    Design,
     ExperimentVerdict,
+    MarginReading,
     ReadingFlip,
     SensitivityChoice,
     SensitivityRow,
 )
-from vhct.reporting.audit.runs import REGRET_STATISTICS, Run, Runs, rebase
+from vhct.reporting.audit.runs import REGRET_STATISTICS, Run, Runs, rebase, statistic
 from vhct.reporting.audit.verdicts import (
     INCONCLUSIVE,
     NOT_EVALUATED,
-    VERDICTS,
     category_of,
     combine,
     combined_reason,
@@ -34,6 +38,7 @@ from vhct.reporting.audit.verdicts import (
     flips,
     majority,
     seeds_to_decide,
+    statement_counts,
 )
 
 
@@ -94,10 +99,17 @@ def evaluate_claim(
     runs: Runs,
     scales: Mapping[str, float | None] | None = None,
     left_out: Mapping[str, str] | None = None,
+    margins: bool = True,
 ) -> ClaimVerdict:
-    """The claim's verdict on every experiment it names (but those ``left_out``) and combined."""
+    """The claim's verdict on every experiment it names (but those ``left_out``) and combined, and with
+    ``margins`` its verdict at each of the other margins it names (``Claim.at_margins``)."""
     parts = claim_comparisons(claim, runs, scales or {}, left_out)
-    return ClaimVerdict(claim=claim, **conclude(claim, parts))
+    readings = [
+        MarginReading(thresholds=other.thresholds.given(),
+                      **conclude(other, claim_comparisons(other, runs, scales or {}, left_out)))
+        for other in (claim.at_margins() if margins else [])
+    ]  # fmt: skip
+    return ClaimVerdict(claim=claim, **conclude(claim, parts), margins=readings)
 
 
 def conclude(claim: Claim, parts: Sequence[tuple[str, list[Comparison] | str]]) -> dict[str, Any]:
@@ -142,6 +154,10 @@ def reading_flips(results: Sequence[ClaimVerdict]) -> list[ReadingFlip]:
     ]
 
 
+#: a sensitivity row's variant verdict for a claim the variant cannot be read on (see its reason)
+NOT_APPLICABLE = "not applicable"
+
+
 def evaluate_sensitivity(
     claims: ClaimsFile,
     runs: Runs,
@@ -149,20 +165,40 @@ def evaluate_sensitivity(
     scales: Mapping[str, float | None] | None = None,
     left_out: Mapping[str, Mapping[str, str]] | None = None,
 ) -> list[SensitivityChoice]:
-    """Each claim naming a substituted setting again under each variant, beside its ``results``."""
+    """Each claim the variant touches evaluated again under each choice's variant, beside its
+    ``results``: a claim naming a substituted setting (``substitute``, ``choose_best``) or read at the
+    final round (``round``). A claim the variant would make compare a setting with itself, or whose
+    experiments all stop before the variant's round, is listed "not applicable"."""
     out = []
     left_out = left_out or {}
     for choice in claims.sensitivity:
         rows = []
-        common_runs, common_rounds = at_common_rounds(runs, choice.substitute)
+        chosen: dict[str, dict[str, str]] = {}
+        if choice.round is not None:
+            variant_runs, common_runs, common_rounds = at_round(runs, choice.round), None, {}
+        elif choice.choose_best:
+            chosen = choose_best(runs, choice.choose_best)
+            variant_runs, common_runs, common_rounds = stand_in(runs, chosen), None, {}
+        else:
+            variant_runs = runs
+            common_runs, common_rounds = at_common_rounds(runs, choice.substitute)
         for claim, default in zip(claims.claims, results, strict=True):
-            variant_claim = substitute_settings(claim, choice.substitute)
-            if variant_claim is None:
+            skipped = dict(left_out.get(claim.id) or {})
+            variant_claim, why_not = variant_of(claim, choice)
+            if variant_claim is None and why_not is None:
                 continue
-            skipped = left_out.get(claim.id)
-            variant = evaluate_claim(variant_claim, runs, scales, skipped)
-            if common_rounds:  # a variant run to fewer rounds: the default read where both reach
-                default = evaluate_claim(claim, common_runs, scales, skipped)
+            unread = {} if why_not is not None else unread_experiments(claim, choice, runs)
+            if unread and all(e in unread for e in claim.experiments_read if e in runs):
+                why_not = "; ".join(unread.values())
+            if why_not is not None:
+                rows.append(_not_applicable(claim.id, default.verdict, why_not))
+                continue
+            assert variant_claim is not None
+            skipped.update(unread)
+            variant = evaluate_claim(variant_claim, variant_runs, scales, skipped, margins=False)
+            if unread or (common_runs is not None and common_rounds):  # read where the variant is
+                default_runs = common_runs if common_runs is not None and common_rounds else runs
+                default = evaluate_claim(claim, default_runs, scales, skipped, margins=False)
             rows.append(
                 SensitivityRow(
                     claim=claim.id,
@@ -173,9 +209,102 @@ def evaluate_sensitivity(
                     variant_coverage=variant.coverage,
                     variant_reason=variant.reason,
                     variant_experiments=variant.experiments,
+                    unread=unread,
                 )
             )
-        out.append(SensitivityChoice(choice=choice, claims=rows))
+        out.append(SensitivityChoice(choice=choice, claims=rows, chosen=chosen))
+    return out
+
+
+def unread_experiments(claim: Claim, choice: Choice, runs: Runs) -> dict[str, str]:
+    """Experiment -> why the variant cannot be read there: it stops before the choice's round, or a
+    setting the choice substitutes for one of the claim's is not run there (a config may run a
+    variant on some experiments only). Both verdicts of the row leave these experiments out."""
+    out = {}
+    for e in claim.experiments_read:
+        if e not in runs:
+            continue
+        if choice.round is not None and _horizon(runs[e]) < choice.round:
+            out[e] = f"{e} stops before round {choice.round}"
+        ran = runs[e]
+        substituted = {s: v for s, v in choice.substitute.items() if s in claim.settings}
+        missing = [v for s, v in substituted.items() if s in ran and v not in ran]
+        if missing:
+            out[e] = f"{', '.join(missing)} not run on {e}"
+    return out
+
+
+def variant_of(claim: Claim, choice: Choice) -> tuple[Claim | None, str | None]:
+    """The claim as the variant reads it and None, (None, None) if the variant does not touch it,
+    or (None, why) if it does but cannot be read: it would name one setting twice."""
+    if choice.round is not None:
+        return (claim, None) if claim.round == "final" else (None, None)
+    if choice.choose_best:  # the runs change under the same names; the claim stays
+        touched = [d for d in choice.choose_best if d in claim.settings]
+        if not touched:
+            return None, None
+        both = sorted({c for d in touched for c in choice.variants[d] if c in claim.settings})
+        if both:
+            return None, f"the claim already names {', '.join(both)}, which may stand in for another setting"
+        return claim, None
+    variant = substitute_settings(claim, choice.substitute)
+    if variant is None:
+        return None, None
+    named = [s for s in claim.settings if s in choice.substitute]
+    twice = sorted(choice.substitute[s] for s in named if choice.substitute[s] in claim.settings)
+    if twice:
+        return None, f"the claim already names {', '.join(twice)}: the variant would compare it with itself"
+    return variant, None
+
+
+def _not_applicable(claim: str, default: str, why: str) -> SensitivityRow:
+    return SensitivityRow(
+        claim=claim, common_rounds={}, default_verdict=default, variant_verdict=NOT_APPLICABLE, flips=False,
+        variant_coverage="", variant_reason=why, variant_experiments=[], unread={},
+    )  # fmt: skip
+
+
+def choose_best(runs: Runs, candidates: Mapping[str, Sequence[str]]) -> dict[str, dict[str, str]]:
+    """Per experiment, each default setting -> the candidate run there with the lowest mean final
+    cumulative regret (against the experiment's common reference, ``rebase``); ties keep the first listed.
+    Chosen on the very runs the audit reads, the same way for every setting: an optimistic variant."""
+    out: dict[str, dict[str, str]] = {}
+    for experiment, by_setting in runs.items():
+        rebased, _ = rebase(by_setting)
+        for default, cands in candidates.items():
+            ran = [c for c in cands if rebased.get(c)]
+            if default not in rebased or len(ran) < 2:
+                continue
+            means = {c: float(np.mean([statistic(r, "cumulative_regret", r.horizon) for r in rebased[c]]))
+                     for c in ran}  # fmt: skip
+            out.setdefault(experiment, {})[default] = min(ran, key=lambda c: means[c])
+    return out
+
+
+def stand_in(runs: Runs, chosen: Mapping[str, Mapping[str, str]]) -> Runs:
+    """``runs`` with each default setting's runs replaced by its chosen candidate's (``choose_best``)."""
+    out: dict[str, dict[str, list[Run]]] = {}
+    for experiment, by_setting in runs.items():
+        out[experiment] = dict(by_setting)
+        for default, candidate in chosen.get(experiment, {}).items():
+            out[experiment][default] = list(by_setting[candidate])
+    return out
+
+
+def _horizon(by_setting: Mapping[str, Sequence[Run]]) -> int:
+    return max((r.horizon for rs in by_setting.values() for r in rs), default=0)
+
+
+def at_round(runs: Runs, reach: int) -> Runs:
+    """``runs`` cut to their first ``reach`` rounds (a run that stopped earlier stays as it ran, as at
+    the final round); an experiment whose horizon falls short of ``reach`` is kept whole, for its
+    claims leave it out."""
+    out: dict[str, dict[str, list[Run]]] = {}
+    for experiment, by_setting in runs.items():
+        out[experiment] = {
+            s: [Run(r.seed, r.table.iloc[:reach], r.f_star) if r.horizon > reach else r for r in rs]
+            for s, rs in by_setting.items()
+        }
     return out
 
 
@@ -208,14 +337,17 @@ def run_audit(
     """The whole audit of ``claims`` on ``runs``. ``scales``: experiment -> ``random_search_regret`` (for
     ``normalized_regret``); ``left_out``: claim id -> experiment -> why no verdict there."""
     left_out = left_out or {}
+    if context is not None and context.design is not None:  # a confirmatory run: its seeds only
+        runs, dropped = confirmatory_runs(runs, context.design)
+        design = context.design.model_copy(update={"left_out_runs": dropped})
+        context = context.model_copy(update={"design": design})
     results = [evaluate_claim(claim, runs, scales, left_out.get(claim.id)) for claim in claims.claims]
     sensitivity = evaluate_sensitivity(claims, runs, results, scales, left_out)
-    counts = {v: sum(r.verdict == v for r in results) for v in VERDICTS}
     flipped = sorted({row.claim for choice in sensitivity for row in choice.claims if row.flips})
     return Audit(
         format=AUDIT_FORMAT,
         context=context or AuditContext(experiments={}),
-        summary=counts,
+        summary=statement_counts(results),
         flipped_claims=flipped,
         reading_flips=reading_flips(results),
         rules=claims.rules.texts(),
@@ -223,7 +355,23 @@ def run_audit(
         sensitivity=sensitivity,
         discrepancies=claims.discrepancies,
         conditions=claims.conditions,
+        computed=[evaluate_computed(claim) for claim in claims.computed],
     )
+
+
+def confirmatory_runs(runs: Runs, design: Design) -> tuple[Runs, int]:
+    """``runs`` on the design's confirmatory seeds only (a setting it plans no seeds for keeps none), and
+    how many runs on other seeds (the pilot's, or any not planned) were left out of every verdict."""
+    kept: dict[str, dict[str, list[Run]]] = {}
+    dropped = 0
+    for experiment, by_setting in runs.items():
+        planned = design.confirmatory_seeds.get(experiment, {})
+        for setting, setting_runs in by_setting.items():
+            seeds = set(planned.get(setting, ()))
+            mine = [r for r in setting_runs if r.seed in seeds]
+            dropped += len(setting_runs) - len(mine)
+            kept.setdefault(experiment, {})[setting] = mine
+    return kept, dropped
 
 
 def config_summary(config: Config, experiments: Sequence[str]) -> dict[str, ExperimentInfo]:

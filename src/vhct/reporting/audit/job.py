@@ -9,6 +9,7 @@ from pathlib import Path
 
 from vhct.objectives import make_objective
 from vhct.pipeline.config import Config
+from vhct.pipeline.config.plan import read_plan
 from vhct.pipeline.files import display_path, sha256
 from vhct.pipeline.provenance import RUN_ID_ENV
 from vhct.pipeline.versions import package_versions
@@ -16,7 +17,7 @@ from vhct.reporting.audit.beyond import run_beyond
 from vhct.reporting.audit.claims import left_out, load_beyond, load_claims
 from vhct.reporting.audit.claims_model import ClaimsFile
 from vhct.reporting.audit.evaluate import config_summary, run_audit
-from vhct.reporting.audit.records import Audit, AuditContext
+from vhct.reporting.audit.records import Audit, AuditContext, Design
 from vhct.reporting.audit.runs import check_aggregates, read_runs
 from vhct.reporting.render import write_audit
 
@@ -41,7 +42,26 @@ def audit_context(
         beyond_sha256=None if beyond_path is None else sha256(beyond_path),
         # the packages that shape the numbers, as the audit job saw them (ship refuses a mix)
         versions=package_versions(),
+        design=design_of(config, claims.experiments),
     )
+
+
+def design_of(config: Config, experiments: Sequence[str]) -> Design | None:
+    """The confirmatory design of a config that runs an analysis plan (its record), else None."""
+    if config.plan is None:
+        return None
+    plan = read_plan(config.plan.file)
+    audited = [e for e in experiments if e in config.experiments]
+    return Design(
+        plan_file=display_path(config.plan.file), plan_sha256=sha256(config.plan.file), commit=plan.commit,
+        dirty=plan.dirty, config_sha256=plan.config_sha256, claims_sha256=plan.claims_sha256,
+        pilot_config=plan.pilot.config, pilot_samples_sha256=plan.pilot.samples_sha256,
+        pilot_seeds=plan.pilot.seeds,
+        confirmatory_seeds={
+            e: {s: config.setting_seeds(e, s) for s in config.experiments[e].settings} for e in audited
+        },
+        underpowered=plan.underpowered(),
+    )  # fmt: skip
 
 
 def audit_job(

@@ -14,18 +14,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from vhct.reporting import stats
 from vhct.reporting.audit.checks import (
     Region,
     compare_samples,
     contrast_comparison,
     no_effect_regions,
     pair,
-    slope_comparison,
 )
 from vhct.reporting.audit.claims_model import Claim, key_error
 from vhct.reporting.audit.records import Comparison
-from vhct.reporting.audit.runs import Run, horizon, samples, statistic
+from vhct.reporting.audit.runs import Run, horizon, samples
 from vhct.reporting.audit.verdicts import NOT_EVALUATED
 
 #: one experiment's runs: setting -> its runs
@@ -39,7 +37,7 @@ Draw = Callable[..., np.ndarray]
 MADE_UP_SCALE = 100.0
 
 
-def _full(exp_runs: ExperimentRuns) -> int:
+def full_horizon(exp_runs: ExperimentRuns) -> int:
     """The experiment's horizon: the most rounds any of its settings ran."""
     return max(horizon(r) for r in exp_runs.values())
 
@@ -63,6 +61,8 @@ class ClaimKind:
     additive: ClassVar[bool] = False
     #: a made-up claim's keys and thresholds of this kind (the contract test and docs/audit.md)
     example: ClassVar[dict[str, Any]]
+    #: its verdict does not say which way the target differs (a band): the renderers state it plainly
+    states_direction: ClassVar[bool] = False
 
     def validate(self, claim: Claim) -> None:
         """What a type cannot say about a claim of this kind (a ``key_error`` naming the key)."""
@@ -101,7 +101,7 @@ class ClaimKind:
         """The comparisons of one experiment (``runs`` holds its runs) or pair (both experiments'): here
         the target against each other setting. A claim about the final round leaves out an other
         setting that stopped early there (BO on Garland), rather than count it against the target."""
-        exp_runs, a, full = runs[0], claim.target, _full(runs[0])
+        exp_runs, a, full = runs[0], claim.target, full_horizon(runs[0])
         kept = [
             b for b in claim.others
             if not (claim.round == "final" and exp_runs.get(b) and horizon(exp_runs[b]) < full)
@@ -116,6 +116,14 @@ class ClaimKind:
         sa = draw(MADE_UP_SCALE * truth, n, True)
         a, b = dict(enumerate(sa.tolist())), dict(enumerate(sb.tolist()))
         return compare_samples(claim, name, "A", "B", a, b, with_interval=False)
+
+    def from_values(self, claim: Claim, comp: Comparison) -> Comparison:
+        """``comp`` computed again from its recorded per-seed values (the analysis plan's seed computation
+        on a pilot's samples, ``vhct.reporting.audit.plan``): here two samples on the ratio regions."""
+        return compare_samples(
+            claim, comp.experiment, comp.a, comp.b, comp.values_a, comp.values_b, comp.round, comp.horizon,
+            comp.reference, with_interval=False,
+        )  # fmt: skip
 
 
 class Lowest(ClaimKind):
@@ -153,7 +161,7 @@ class BestParameter(AmongFastest):
         return len(claim.claimed) * len(claim.others)
 
     def check(self, claim, unit, runs, scales, reference):  # type: ignore[no-untyped-def]
-        exp_runs, full = runs[0], _full(runs[0])
+        exp_runs, full = runs[0], full_horizon(runs[0])
         return [
             pair(claim, unit, exp_runs.get(c), exp_runs.get(o), c, o, full, reference=reference)
             for c in claim.claimed
@@ -166,6 +174,7 @@ class Similar(ClaimKind):
 
     name = "similar"
     thresholds = ("lower_ratio", "upper_ratio")
+    states_direction = True
     example = {"target": "A", "others": ["B"], "thresholds": {"lower_ratio": 0.95, "upper_ratio": 1.05}}
 
     def validate(self, claim: Claim) -> None:
@@ -195,47 +204,6 @@ class Greater(ClaimKind):
         return (Region("greater", th.min_ratio),), (Region("less", refuting),)
 
 
-class Sublinear(ClaimKind):
-    """Per seed, the slope of log R_t on log t at the checkpoints; its mean below ``max_slope``."""
-
-    name = "sublinear"
-    keys = ("target", "checkpoints")
-    thresholds = ("max_slope",)
-    additive = True
-    example = {"target": "A", "checkpoints": [0.25, 1.0], "thresholds": {"max_slope": 0.9}}
-
-    def validate(self, claim: Claim) -> None:
-        if claim.others:
-            raise key_error(("others",), "a sublinear check reads only its target")
-
-    def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
-        th = claim.thresholds  # refuted above refuted_above, else above 1 (linear regret)
-        refuting = 1.0 if th.refuted_above is None else th.refuted_above
-        return (Region("less", th.max_slope),), (Region("greater", refuting),)
-
-    def check(self, claim, unit, runs, scales, reference):  # type: ignore[no-untyped-def]
-        a = claim.target
-        seeds = sorted(runs[0][a], key=lambda r: r.seed)
-        n = horizon(seeds)
-        rounds = list(dict.fromkeys(max(1, round(f * n)) for f in claim.checkpoints))
-        base = Comparison(unit, a, "-", round=n, horizon=_full(runs[0]), reference=reference)
-        if len(rounds) < 2:
-            why = f"horizon {n}: fewer than 2 checkpoints"
-            return [dataclasses.replace(base, verdict=NOT_EVALUATED, reason=why)]
-        matrix = np.array([[statistic(r, "cumulative_regret", t) for t in rounds] for r in seeds])
-        slopes = stats.log_slopes(matrix, rounds)
-        sample = {r.seed: float(v) for r, v in zip(seeds, slopes, strict=True) if not np.isnan(v)}
-        return [slope_comparison(claim, base, sample)]
-
-    def made_up(self, claim: Claim, name: str, truth: float, draw: Draw, n: int) -> Comparison:
-        slopes = truth + SLOPE_SD * (draw(1.0, n, True, 1.0) - 1.0)  # a unit-mean draw's deviations
-        return slope_comparison(claim, Comparison(name, "A", "-"), dict(enumerate(slopes.tolist())), False)
-
-
-#: standard deviation of made-up per-seed slopes of log R_t on log t (the calibration's)
-SLOPE_SD = 0.03
-
-
 class Contrast(ClaimKind):
     """The ratio target/other on the first experiment of a pair against the same ratio on the second,
     in ``direction`` by at least ``min_factor``."""
@@ -245,6 +213,8 @@ class Contrast(ClaimKind):
     thresholds = ("min_factor",)
     over_pairs = True
     example = {"target": "A", "others": ["B"], "direction": "less", "thresholds": {"min_factor": 1.1}}
+    #: the name of its effect, of the target ``a`` and the other setting ``b``
+    effect_label: ClassVar[str] = "ratio of ratios {a}/{b}"
 
     def validate(self, claim: Claim) -> None:
         if len(claim.others) != 1:
@@ -258,23 +228,37 @@ class Contrast(ClaimKind):
 
     def check(self, claim, unit, runs, scales, reference):  # type: ignore[no-untyped-def]
         a, b = claim.target, claim.others[0]
-        base = Comparison(unit, a, b, effect_name=f"ratio of ratios {a}/{b}")
+        base = Comparison(unit, a, b, effect_name=self.effect_label.format(a=a, b=b))
         got = []
         for exp_runs in runs:
             for s in (a, b):
                 if s not in exp_runs:
                     return [dataclasses.replace(base, verdict=NOT_EVALUATED, reason=f"setting {s} not run")]
-            full = _full(exp_runs)
+            full = full_horizon(exp_runs)
             if min(horizon(exp_runs[a]), horizon(exp_runs[b])) < full:
                 return [dataclasses.replace(base, verdict=NOT_EVALUATED, reason="a setting stopped early")]
             got.append([samples(exp_runs[s], claim.statistic, full) for s in (a, b)])
         (a1, b1), (a2, b2) = got
-        return [contrast_comparison(claim, base, a1, b1, a2, b2)]
+        return [self.compare(claim, base, a1, b1, a2, b2)]
+
+    def compare(self, claim: Claim, base: Comparison, a1, b1, a2, b2) -> Comparison:  # type: ignore[no-untyped-def]
+        """The pair's comparison of its four per-seed samples (a ratio of ratios)."""
+        return contrast_comparison(claim, base, a1, b1, a2, b2)
+
+    def made_up_means(self, truth: float) -> tuple[float, float]:
+        """The means of a made-up comparison's reference samples and of its first target sample."""
+        return MADE_UP_SCALE, MADE_UP_SCALE * truth
 
     def made_up(self, claim: Claim, name: str, truth: float, draw: Draw, n: int) -> Comparison:
-        b1, a2, b2 = (draw(MADE_UP_SCALE, n, False) for _ in range(3))
-        a1 = draw(MADE_UP_SCALE * truth, n, True)
-        return contrast_comparison(claim, Comparison(f"{name} / {name}2", "A", "B"), a1, b1, a2, b2)
+        reference, first = self.made_up_means(truth)
+        b1, a2, b2 = (draw(reference, n, False) for _ in range(3))
+        a1 = draw(first, n, True)
+        base = Comparison(f"{name} / {name}2", "A", "B", effect_name=self.effect_label.format(a="A", b="B"))
+        return self.compare(claim, base, a1, b1, a2, b2)
+
+    def from_values(self, claim: Claim, comp: Comparison) -> Comparison:
+        base = Comparison(comp.experiment, comp.a, comp.b, effect_name=comp.effect_name)
+        return self.compare(claim, base, comp.values_a, comp.values_b, comp.values_a2, comp.values_b2)
 
 
 class Easier(Lowest):
@@ -301,3 +285,42 @@ class Easier(Lowest):
             comp = pair(common, unit, r1, r2, s, s, min(horizon(r1), horizon(r2)), tuple(scales))
             out.append(dataclasses.replace(comp, a=f"{s} on {first}", b=f"{s} on {second}"))
         return out
+
+
+#: the mean of the reference samples of a made-up difference comparison (its margins and truths are in
+#: these units): small enough that the calibration's steps in the difference (0.05 to 0.2, as for a
+#: slope) stand several standard errors apart at its spreads, so "far inside" is far
+MADE_UP_UNIT = 0.2
+
+
+class DifferenceContrast(Contrast):
+    """The difference target - other on the first experiment of a pair against the same difference on
+    the second, in ``direction`` by at least ``min_difference`` (in the statistic's units): a contrast
+    of the gaps themselves, as the paper's "the regret differences ... are small" words it."""
+
+    name = "difference_contrast"
+    thresholds = ("min_difference",)
+    additive = True
+    example = {"target": "A", "others": ["B"], "direction": "greater", "thresholds": {"min_difference": 0.1}}
+    effect_label = "difference of differences {a} - {b}"
+
+    def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
+        m = claim.thresholds.min_difference
+        if claim.direction == "less":
+            return (Region("less", -m),), (Region("greater", m),)
+        return (Region("greater", m),), (Region("less", -m),)
+
+    def intervals(self, claim: Claim) -> tuple[Intervals, Intervals]:
+        """As :meth:`ClaimKind.intervals`, on the whole line: a difference may be negative."""
+        claimed, refuting = self.regions(claim)
+
+        def span(r: Region) -> tuple[float, float]:
+            return (-math.inf, r.factor) if r.alternative == "less" else (r.factor, math.inf)
+
+        return [span(r) for r in claimed], [span(r) for r in refuting]
+
+    def compare(self, claim: Claim, base: Comparison, a1, b1, a2, b2) -> Comparison:  # type: ignore[no-untyped-def]
+        return contrast_comparison(claim, base, a1, b1, a2, b2, differences=True)
+
+    def made_up_means(self, truth: float) -> tuple[float, float]:
+        return MADE_UP_UNIT, MADE_UP_UNIT + truth

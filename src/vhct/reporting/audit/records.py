@@ -15,7 +15,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, Valida
 from pydantic.dataclasses import dataclass
 
 from vhct.pipeline.specs import ExperimentInfo
-from vhct.reporting.audit.claims_model import Choice, Claim, Condition, Discrepancy
+from vhct.reporting.audit.claims_model import Choice, Claim, ComputedClaim, Condition, Discrepancy
 from vhct.reporting.audit.questions_model import Question
 
 #: version of the audit's JSON shape; the reader refuses any other (6: records embed their claim,
@@ -145,10 +145,9 @@ class ExperimentVerdict(_Record):
     comparisons: list[ComparisonRecord]
 
 
-class ClaimVerdict(_Record):
-    """One claim of the paper (the claims file's record) with its verdict and why."""
+class Decision(_Record):
+    """A verdict on a claim's experiments, with why: what a claim and each of its other margins get."""
 
-    claim: Claim
     verdict: str
     category: str = ""
     seeds_needed: int | None = None
@@ -157,8 +156,23 @@ class ClaimVerdict(_Record):
     experiments: list[ExperimentVerdict]
 
 
+class MarginReading(Decision):
+    """A claim's verdict at other margins than its own (its ``margins``): the thresholds in full."""
+
+    thresholds: dict[str, float]
+
+
+class ClaimVerdict(Decision):
+    """One claim of the paper (the claims file's record) with its verdict and why, and its verdicts at
+    the other margins it names (``margins``: the margin sensitivity)."""
+
+    claim: Claim
+    margins: list[MarginReading] = []
+
+
 class SensitivityRow(_Record):
-    """One claim under one choice: both verdicts (the default read at the variant's rounds)."""
+    """One claim under one choice: both verdicts, the default read where and at the rounds the variant
+    is (``unread``: experiment -> why neither verdict reads it)."""
 
     claim: str
     common_rounds: dict[str, int]
@@ -168,6 +182,7 @@ class SensitivityRow(_Record):
     variant_coverage: str
     variant_reason: str
     variant_experiments: list[ExperimentVerdict]
+    unread: dict[str, str]
 
 
 class SensitivityChoice(_Record):
@@ -175,6 +190,8 @@ class SensitivityChoice(_Record):
 
     choice: Choice
     claims: list[SensitivityRow]
+    #: a ``choose_best`` choice's pick: experiment -> default setting -> the candidate standing in
+    chosen: dict[str, dict[str, str]] = {}
 
 
 class ReadingFlip(_Record):
@@ -209,6 +226,38 @@ class Beyond(_Record):
     questions: list[QuestionAnswer]
 
 
+class Design(_Record):
+    """The confirmatory design the audit decided on: its analysis plan (``make plan``, from the pilot,
+    before the run), the pilot's seeds and the confirmatory ones. Runs on other seeds are not used."""
+
+    plan_file: str
+    plan_sha256: str
+    commit: str | None
+    dirty: bool | None
+    config_sha256: str
+    claims_sha256: str
+    pilot_config: str
+    pilot_samples_sha256: str
+    pilot_seeds: dict[str, list[int]]
+    #: experiment -> setting -> the seeds the verdicts are decided on
+    confirmatory_seeds: dict[str, dict[str, list[int]]]
+    #: the comparisons the plan's caps leave short of 80 % power
+    underpowered: list[str]
+    #: runs read on seeds outside the confirmatory ones, not used for any verdict
+    left_out_runs: int = 0
+
+    @property
+    def seed_span(self) -> str:
+        """``20-219``: the confirmatory seeds' range."""
+        seeds = [s for by in self.confirmatory_seeds.values() for run in by.values() for s in run]
+        return f"{min(seeds)}-{max(seeds)}" if seeds else "-"
+
+    @property
+    def pilot_span(self) -> str:
+        seeds = [s for run in self.pilot_seeds.values() for s in run]
+        return f"{min(seeds)}-{max(seeds)}" if seeds else "-"
+
+
 class AuditContext(_Record):
     """What the audit was made from (None outside the pipeline): files and sha256, run, each experiment
     as the config computes it (no reader derives it again), the package versions the job saw."""
@@ -222,6 +271,18 @@ class AuditContext(_Record):
     beyond_file: str | None = None
     beyond_sha256: str | None = None
     versions: dict[str, str | None] | None = None
+    #: the confirmatory design (an analysis plan) the verdicts are decided on; None: exploratory (a pilot)
+    design: Design | None = None
+
+
+class ComputedVerdict(_Record):
+    """A statement checked by computation (``vhct.reporting.audit.computed``): its verdict (reproduced or
+    not reproduced), why, and the per-depth table it was decided on (column name -> one value per depth)."""
+
+    claim: ComputedClaim
+    verdict: str
+    reason: str
+    table: dict[str, list[float]]
 
 
 class Audit(_Record):
@@ -229,6 +290,7 @@ class Audit(_Record):
 
     format: int
     context: AuditContext
+    #: statements per verdict (``verdicts.statement_counts``)
     summary: dict[str, int]
     flipped_claims: list[str]
     reading_flips: list[ReadingFlip]
@@ -239,6 +301,8 @@ class Audit(_Record):
     #: how the paper ran each experiment the claims read (the claims file's ``conditions``)
     conditions: dict[str, Condition]
     beyond: Beyond | None = None
+    #: statements checked by computation, not on runs (the claims file's ``computed``)
+    computed: list[ComputedVerdict] = []
 
     @property
     def paper_seeds(self) -> int:

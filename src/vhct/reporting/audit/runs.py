@@ -18,9 +18,17 @@ from vhct.pipeline.tables import read_runs as read_setting_runs
 
 #: columns of a run table (``vhct.pipeline.tables.run_table_columns``) the audit reads (``value``:
 #: for the regret against the best value observed, where f* is unknown)
-AUDITED_COLUMNS = ("t", "value", "cumulative_regret", "depth", "step_seconds", "optimizer_seconds")
+AUDITED_COLUMNS = (
+    "t", "value", "cumulative_regret", "depth", "selection_bound", "step_seconds", "optimizer_seconds"
+)
 #: statistics that are regrets (rebased onto the best value observed where f* is unknown)
 REGRET_STATISTICS = ("cumulative_regret", "average_regret", "normalized_regret")
+#: the constant a of the paper's selection guarantee f* - f(x_{h_t,i_t}) <= a max(SE, OE) (Sec. 4.3 and
+#: the appendix lemma "upper bound of simple regret": a = 3)
+GUARANTEE_FACTOR = 3.0
+#: shares of rounds 1..t where the guarantee holds: over every round (a node never pulled has SE = inf,
+#: where it holds trivially), and over the rounds whose selected node had a finite SE
+GUARANTEE_STATISTICS = ("guarantee_share", "guarantee_share_finite")
 #: relative tolerance of the cross-check of per-seed finals against the aggregate table
 AGGREGATE_RTOL = 1e-8
 
@@ -76,8 +84,9 @@ def check_aggregates(runs: Runs, final_paths: Mapping[str, Path | str]) -> None:
 
 def rebase(exp_runs: Mapping[str, Sequence[Run]]) -> tuple[dict[str, list[Run]], str]:
     """Regret against the best value observed in any run where f* is unknown (real data), and a note
-    saying so; runs with an exact f* unchanged. The paper's regret against 1 halves relative effects;
-    the aggregates' ``*_vs_best`` columns share the definition (``aggregate.best_observed``)."""
+    saying so; runs with an exact f* unchanged. Regret against 1 (the authors' library's; the paper
+    gives no value) halves relative effects; the aggregates' ``*_vs_best`` columns share the
+    definition (``aggregate.best_observed``)."""
     all_runs = [r for runs in exp_runs.values() for r in runs]
     known = {r.f_star is not None for r in all_runs}
     if len(known) > 1:
@@ -96,7 +105,8 @@ def rebase(exp_runs: Mapping[str, Sequence[Run]]) -> tuple[dict[str, list[Run]],
 def statistic(run: Run, name: str, at_round: int, scale: float | None = None) -> float:
     """The named statistic of one run at round ``at_round`` (1-based); nan if undefined for the run.
     ``normalized_regret``: ``R_t / (t * scale)``, 1 for random search; ``*seconds_per_round``: mean
-    over rounds 1..at_round of ask + tell (``optimizer_``) or of the whole round."""
+    over rounds 1..at_round of ask + tell (``optimizer_``) or of the whole round; ``guarantee_share*``:
+    :func:`guarantee_share`."""
     if not 1 <= at_round <= run.horizon:
         raise ValueError(f"round {at_round} is outside the run's rounds 1..{run.horizon}")
     head = run.table.iloc[:at_round]
@@ -110,11 +120,34 @@ def statistic(run: Run, name: str, at_round: int, scale: float | None = None) ->
     if name == "max_depth":
         depth = head["depth"].to_numpy(dtype=float)
         return math.nan if np.all(np.isnan(depth)) else float(np.nanmax(depth))
+    if name in GUARANTEE_STATISTICS:
+        return guarantee_share(run, at_round, finite_only=name == "guarantee_share_finite")
     if name == "seconds_per_round":
         return float(head["step_seconds"].mean())
     if name == "optimizer_seconds_per_round":
         return float(head["optimizer_seconds"].mean())
     raise ValueError(f"unknown statistic {name!r}")
+
+
+def guarantee_holds(f_star: float, values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """Per round, whether ``f* - f(x_t) <= GUARANTEE_FACTOR * max(SE, OE)`` (``bounds``, the run table's
+    ``selection_bound``: ``inf`` holds whatever the gap, NaN never holds)."""
+    with np.errstate(invalid="ignore"):
+        return f_star - values <= GUARANTEE_FACTOR * bounds
+
+
+def guarantee_share(run: Run, at_round: int, finite_only: bool = False) -> float:
+    """The share of rounds 1..``at_round`` where the selection guarantee holds (:func:`guarantee_holds`),
+    over the rounds whose selected node had a finite SE when ``finite_only``; nan where f* is unknown,
+    the method records no ``max(SE, OE)`` (all NaN), or no round is left."""
+    head = run.table.iloc[:at_round]
+    bounds = head["selection_bound"].to_numpy(dtype=float)
+    if run.f_star is None or np.all(np.isnan(bounds)):
+        return math.nan
+    holds = guarantee_holds(run.f_star, head["value"].to_numpy(dtype=float), bounds)
+    if finite_only:
+        holds = holds[np.isfinite(bounds)]
+    return float(holds.mean()) if holds.size else math.nan
 
 
 def samples(runs: Sequence[Run], name: str, at_round: int, scale: float | None = None) -> dict[int, float]:

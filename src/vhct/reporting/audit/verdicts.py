@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from vhct.reporting import stats
-from vhct.reporting.audit.records import PENDING, Comparison, ExperimentVerdict
+from vhct.reporting.audit.records import PENDING, ClaimVerdict, Comparison, ExperimentVerdict
 
 REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not reproduced"
@@ -31,6 +31,8 @@ CATEGORIES = {
     INCONCLUSIVE: (TOO_FEW, UNDERPOWERED),
     NOT_EVALUATED: (NOT_EVALUATED,),
 }
+#: a statement whose evaluated readings give different verdicts (a flip: none of them is picked)
+READINGS_DISAGREE = "readings disagree"
 #: how a comparison's label marks a round before the experiment's horizon ("at t = 50 of 500")
 EARLY_MARK = " at t = "
 
@@ -229,3 +231,41 @@ def coverage(results: Sequence[ExperimentVerdict]) -> str:
 def flips(default: str, variant: str) -> bool:
     """A verdict flips when both readings were evaluated and disagree."""
     return NOT_EVALUATED not in (default, variant) and default != variant
+
+
+@dataclasses.dataclass(frozen=True)
+class Statement:
+    """One statement of the paper: its readings (the claims with its ``reading_of``, or one claim
+    without) and its verdict, theirs where the evaluated ones agree, else ``readings disagree``."""
+
+    id: str
+    readings: list[ClaimVerdict]
+
+    @property
+    def verdict(self) -> str:
+        found = {r.verdict for r in self.readings} - {NOT_EVALUATED}
+        if not found:
+            return NOT_EVALUATED
+        return found.pop() if len(found) == 1 else READINGS_DISAGREE
+
+    @property
+    def category(self) -> str:
+        """The category the evaluated readings share (the verdict where they differ)."""
+        found = {r.category for r in self.readings if r.verdict == self.verdict}
+        return found.pop() if len(found) == 1 else self.verdict
+
+
+def statements(claims: Sequence[ClaimVerdict]) -> list[Statement]:
+    """The claims grouped by the statement they read (``reading_of``; a claim without one is its own
+    statement), in the order of their first reading."""
+    groups: dict[str, list[ClaimVerdict]] = {}
+    for c in claims:
+        groups.setdefault(c.claim.reading_of or c.claim.id, []).append(c)
+    return [Statement(name, readings) for name, readings in groups.items()]
+
+
+def statement_counts(claims: Sequence[ClaimVerdict]) -> dict[str, int]:
+    """Statements per verdict: the four verdicts, then ``readings disagree`` and any other found."""
+    found = [s.verdict for s in statements(claims)]
+    order = [*VERDICTS, READINGS_DISAGREE, *(v for v in dict.fromkeys(found) if v not in VERDICTS)]
+    return {v: found.count(v) for v in dict.fromkeys(order)}

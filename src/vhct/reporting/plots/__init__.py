@@ -1,5 +1,5 @@
 """The figure job: a declared figure drawn by its kind's drawer and saved as PDF and PNG. One module
-per family (``regret``, ``functions``, ``osc``), each registering its drawers in ``drawers``;
+per family (``regret``, ``functions``, ``osc``, ``cells``), each registering its drawers in ``drawers``;
 ``forest`` the audit's figure; ``common`` what they share; one palette (``vhct.reporting.styles``).
 """
 
@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from vhct.pipeline.figure_kinds import figure_kind
 from vhct.pipeline.specs import FigureSpec
-from vhct.reporting.plots import functions, osc, regret  # noqa: F401 (each registers its drawers)
+from vhct.reporting.plots import cells, functions, osc, regret  # noqa: F401 (each registers its drawers)
 from vhct.reporting.plots.common import RC, plt, save
 from vhct.reporting.plots.drawers import DRAWERS
 from vhct.reporting.plots.regret import Curves

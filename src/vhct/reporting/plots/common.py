@@ -28,13 +28,15 @@ VARIANT_MARKERS = ["o", "s", "^", "D", "v"]
 STOP_MARKER = "X"
 #: minimum number of columns of the legend under a figure
 LEGEND_COLUMNS = 3
-#: inches added to a one-panel figure for its legend on the right
-SIDE_LEGEND_WIDTH = 2.2
+#: inches of a line of the legend (its font and the space between entries): a one-panel figure
+#: grows by its legend's lines
+LEGEND_LINE_HEIGHT = 0.19
 #: width of one character of the legend's font and of an entry's line sample with its padding, in
 #: inches: a legend under the panels wraps its labels to fit the figure's width
 LEGEND_CHAR_WIDTH, LEGEND_HANDLE_WIDTH = 0.062, 0.75
-#: characters per line of a panel's caption (its data line is wrapped to it)
-CAPTION_WIDTH = 48
+#: characters per line of a panel's title and of its caption's data line (a panel's width at the
+#: title's font)
+TITLE_WIDTH = 38
 #: fewest characters per line of a wrapped legend label (below it, fewer columns)
 LEGEND_MIN_CHARS = 28
 #: markers per curve
@@ -81,9 +83,11 @@ def data_mode(exp: ExperimentInfo) -> str | None:
 
 
 def experiment_caption(exp: ExperimentInfo) -> str:
-    """The settings line under a panel title: noise, seeds, horizon and (real data) the data mode,
-    in the objective's own words where it has them (MNIST: which images, how many of the official)."""
-    parts = [noise_text(exp.noise), f"{len(exp.seeds)} seeds", f"n = {exp.horizon}"]
+    """The settings line under a panel title: noise, horizon and (real data) the data mode, in the
+    objective's own words where it has them (MNIST: which images, how many of the official). No
+    seed count: settings of one experiment may run different seeds, so each curve's legend label
+    gives its own (``regret.legend_labels``)."""
+    parts = [noise_text(exp.noise), f"n = {exp.horizon}"]
     mode = data_mode(exp)
     if mode is not None:
         from vhct.objectives import OBJECTIVES
@@ -91,8 +95,14 @@ def experiment_caption(exp: ExperimentInfo) -> str:
         describe = getattr(OBJECTIVES[exp.objective], "data_text", None)
         data = describe(exp.objective_params) if describe is not None else mode
         # on lines of its own, as wide as a panel: MNIST's is as long as the rest
-        return ", ".join(parts) + "\n" + textwrap.fill(f"data: {data}", CAPTION_WIDTH)
+        return ", ".join(parts) + "\n" + textwrap.fill(f"data: {data}", TITLE_WIDTH)
     return ", ".join(parts)
+
+
+def panel_title(text: str) -> str:
+    """A panel's title with each line wrapped to TITLE_WIDTH characters, so that it stays within the
+    width of its panel (and of a one-panel figure)."""
+    return "\n".join(textwrap.fill(line, TITLE_WIDTH) for line in text.split("\n"))
 
 
 def short_title(exp: ExperimentInfo) -> str:
@@ -111,25 +121,31 @@ def panel_figure(n_panels: int, columns: int | None, projections: Sequence[str |
     return fig, axes
 
 
-def shared_legend(fig, axes, columns: int) -> None:
-    """One legend under the panels, with every label once (panels share settings and styles)."""
+def shared_legend(fig, axes, columns: int, title: str | None = None) -> None:
+    """One legend under the panels, with every label once (panels share settings and styles), its
+    labels and ``title`` (e.g. what the bands are) wrapped to the figure's width. Under, not beside:
+    a panel's title may be wider than its panel, and a legend beside it would overlap it. A single
+    panel's figure grows by the legend's height, so that the panel keeps its own."""
     entries: dict[str, Any] = {}
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             entries.setdefault(label, handle)
     handles, labels = list(entries.values()), list(entries)
-    if len(axes) == 1:  # a single panel is too narrow for a legend underneath
-        width, height = fig.get_size_inches()
-        fig.set_size_inches(width + SIDE_LEGEND_WIDTH, height)
-        fig.legend(handles, labels, loc="outside right upper", frameon=False)
-    else:
-        def wrap(columns: int) -> int:  # characters per line of a label in that many columns
-            return int((fig.get_size_inches()[0] / columns - LEGEND_HANDLE_WIDTH) / LEGEND_CHAR_WIDTH)
 
-        while columns > 1 and wrap(columns) < LEGEND_MIN_CHARS:
-            columns -= 1
-        wrapped = [textwrap.fill(label, max(wrap(columns), LEGEND_MIN_CHARS)) for label in labels]
-        fig.legend(handles, wrapped, loc="outside lower center", ncols=columns, frameon=False)
+    def wrap(columns: int) -> int:  # characters per line of a label in that many columns
+        return int((fig.get_size_inches()[0] / columns - LEGEND_HANDLE_WIDTH) / LEGEND_CHAR_WIDTH)
+
+    while columns > 1 and wrap(columns) < LEGEND_MIN_CHARS:
+        columns -= 1
+    wrapped = [textwrap.fill(label, max(wrap(columns), LEGEND_MIN_CHARS)) for label in labels]
+    title = title and textwrap.fill(title, wrap(1) + int(LEGEND_HANDLE_WIDTH / LEGEND_CHAR_WIDTH))
+    if len(axes) == 1:
+        rows = [wrapped[k : k + columns] for k in range(0, len(wrapped), columns)]
+        lines = sum(max(label.count("\n") + 1 for label in row) for row in rows)
+        lines += (title or "").count("\n") + 1
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(width, height + lines * LEGEND_LINE_HEIGHT)
+    fig.legend(handles, wrapped, loc="outside lower center", ncols=columns, frameon=False, title=title)
 
 
 def save(fig, pdf_path: Path | str, png_path: Path | str) -> None:

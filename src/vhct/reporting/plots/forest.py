@@ -53,6 +53,8 @@ class ForestRow:
     category: str
     claimed: Regions
     refuting: Regions
+    #: the effect is a difference (its kind's ``additive``): drawn on a linear scale, any sign
+    additive: bool = False
 
 
 def forest_rows(claims: Iterable[ClaimVerdict]) -> list[ForestRow]:
@@ -60,20 +62,29 @@ def forest_rows(claims: Iterable[ClaimVerdict]) -> list[ForestRow]:
     rows = []
     for claim in claims:
         claimed, refuting = claim.claim.spec.intervals(claim.claim)
+        additive = claim.claim.spec.additive
         for exp in claim.experiments:
             for c in exp.comparisons:
-                if not (math.isfinite(c.effect) and c.effect > 0.0):
+                if not (math.isfinite(c.effect) and (additive or c.effect > 0.0)):
                     continue
                 rows.append(ForestRow(
                     claim=claim.claim.id, label=f"{exp.experiment}: {c.label}", effect=c.effect, low=c.ci_low,
                     high=c.ci_high, verdict=c.verdict, category=c.category, claimed=claimed,
-                    refuting=refuting,
+                    refuting=refuting, additive=additive,
                 ))  # fmt: skip
     return rows
 
 
 def _xlim(rows: Sequence[ForestRow]) -> tuple[float, float]:
-    """A log-scale range holding a claim's estimates, intervals and finite margins."""
+    """A log-scale range (a linear one for a difference) holding a claim's estimates, intervals and
+    finite margins."""
+    if rows[0].additive:
+        values = [v for r in rows for v in (r.effect, r.low, r.high) if v is not None and math.isfinite(v)]
+        values += [v for regions in (rows[0].claimed, rows[0].refuting) for span in regions for v in span
+                   if math.isfinite(v)]  # fmt: skip
+        lo, hi = min(values), max(values)
+        pad = 0.08 * (hi - lo) or 1.0
+        return lo - pad, hi + pad
     values = [v for r in rows for v in (r.effect, r.low, r.high) if v and math.isfinite(v) and v > 0]
     for regions in (rows[0].claimed, rows[0].refuting):
         values += [v for lo_hi in regions for v in lo_hi if 0 < v < math.inf]
@@ -119,24 +130,26 @@ def _draw(rows: Sequence[ForestRow]) -> Any:
         for y, r in enumerate(group):
             colour = colour_of(r.verdict, r.category)
             if r.low is not None and r.high is not None:
-                lo = max(r.low, xmin) if r.low > 0 else xmin
+                lo = max(r.low, xmin) if r.low > 0 or r.additive else xmin
                 hi = min(r.high, xmax) if math.isfinite(r.high) else xmax
                 ax.plot([lo, hi], [y, y], color=colour, linewidth=1.8, solid_capstyle="butt")
             ax.plot([r.effect], [y], "o", color=colour, markersize=4)
-        ax.set_xscale("log")
+        ax.set_xscale("linear" if group[0].additive else "log")
         ax.set_xlim(xmin, xmax)
         ax.set_ylim(len(group) - 0.4, -0.6)
         ax.set_yticks(range(len(group)), [r.label for r in group], fontsize=6)
         ax.tick_params(axis="x", labelsize=6, which="both")
-        if xmin < 1.0 < xmax:
-            ax.axvline(1.0, color="k", linewidth=0.5, linestyle=":")
+        no_effect = 0.0 if group[0].additive else 1.0
+        if xmin < no_effect < xmax:
+            ax.axvline(no_effect, color="k", linewidth=0.5, linestyle=":")
         ax.set_title(claim, fontsize=8, loc="left", weight="bold", pad=2)
     handles = [plt.Line2D([], [], color=c, marker="o", label=v) for v, c in VERDICT_COLOURS.items()]
     for shade, region in ((CLAIMED_SHADE, "claimed"), (REFUTING_SHADE, "refuting")):
         handles.append(plt.Rectangle((0, 0), 1, 1, color=shade, label=f"{region} region"))
     fig.legend(handles=handles, fontsize=6, loc="upper center", ncol=4, frameon=False)
     fig.supxlabel(
-        "estimate (ratio of means, ratio of ratios, or mean slope) with its interval; log scale", fontsize=7
+        "estimate (ratio of means, ratio of ratios, or mean slope; a difference of differences on a linear "
+        "scale) with its interval; log scale", fontsize=7
     )
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / (0.2 * sum(heights) + 1.0)))
     return fig

@@ -2,7 +2,8 @@
 
 Every algorithm keeps its colour and line style (``vhct.reporting.styles``); settings of the same
 algorithm within one figure (a rho sweep) are told apart by markers, and a setting has one legend
-label across the panels, saying where it stops early or runs fewer seeds.
+label across the panels, giving its seeds (from its aggregate) and where it stops early; the
+legend's title says what the lines and bands are (``figure_kinds.BAND_NOTE``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from vhct.pipeline.figure_kinds import BAND_NOTE
 from vhct.pipeline.specs import ExperimentInfo, FigureSpec
 from vhct.reporting.plots.common import (
     BAND_ALPHA,
@@ -24,6 +26,7 @@ from vhct.reporting.plots.common import (
     VARIANT_MARKERS,
     experiment_caption,
     panel_figure,
+    panel_title,
     plt,
     shared_legend,
     short_title,
@@ -68,6 +71,20 @@ def figure_markers(figure: FigureSpec) -> dict[str, str | None]:
     return variant_markers(used)
 
 
+def curve_seeds(exp: ExperimentInfo, table: pd.DataFrame, settings: Sequence[str]) -> dict[str, int]:
+    """Each setting's number of seeds, read from its curve aggregate (column ``n_seeds``, one value
+    per setting): what the drawn curve averages, whatever the config asked for."""
+    seeds = {}
+    for setting in settings:
+        values = table.loc[table["setting"] == setting, "n_seeds"].unique() if "n_seeds" in table else []
+        if len(values) != 1:
+            got = [int(v) for v in values]
+            where = f"aggregate of experiment {exp.name!r}: setting {setting!r}"
+            raise ValueError(f"{where} needs one n_seeds value, got {got}")
+        seeds[setting] = int(values[0])
+    return seeds
+
+
 def draw_regret_panel(
     ax, exp: ExperimentInfo, table: pd.DataFrame, settings: Sequence[str], average: bool, title: str | None,
     markers: Mapping[str, str | None] | None = None, labels: Mapping[str, str] | None = None,
@@ -78,7 +95,7 @@ def draw_regret_panel(
     if markers is None:
         markers = variant_markers({s: info[s].algorithm for s in settings})
     if labels is None:
-        labels = legend_labels([exp], [settings])
+        labels = legend_labels([exp], [settings], [curve_seeds(exp, table, settings)])
     for setting in settings:
         rows = table[table["setting"] == setting]
         if rows.empty:
@@ -97,24 +114,27 @@ def draw_regret_panel(
     ax.set_xlabel("round t")
     ax.set_ylabel("average regret $R_t/t$" if average else "cumulative regret $R_t$")
     ax.set_xlim(1, exp.horizon)
-    ax.set_title(f"{title or exp.title}\n{experiment_caption(exp)}")
+    ax.set_title(panel_title(f"{title or exp.title}\n{experiment_caption(exp)}"))
     ax.grid(alpha=0.3)
 
 
-def legend_labels(exps: Sequence[ExperimentInfo], settings: Sequence[Sequence[str]]) -> dict[str, str]:
+def legend_labels(
+    exps: Sequence[ExperimentInfo], settings: Sequence[Sequence[str]], seeds: Sequence[Mapping[str, int]]
+) -> dict[str, str]:
     """One legend label per setting over panels of several experiments (``settings[i]`` from
-    ``exps[i]``), noting where it stops early or runs fewer seeds: plainly when that holds in every
-    panel ("stops at t=200"), else naming the panels ("stops at t=500 on Garland")."""
+    ``exps[i]``, ``seeds[i]`` their curves' numbers of seeds, :func:`curve_seeds`), giving its seeds
+    and where it stops early: plainly when that holds in every panel ("stops at t=200; 20 seeds"),
+    else naming the panels ("20 seeds on Garland; 100 seeds on Rastrigin")."""
     labels: dict[str, str] = {}
     notes: dict[tuple[str, int], list[tuple[str, str]]] = {}  # (setting, note) -> (text or "", panel)
-    for exp, chosen in zip(exps, settings, strict=True):
+    for exp, chosen, n_seeds_of in zip(exps, settings, seeds, strict=True):
         for setting in chosen:
             info = exp.settings[setting]
             labels[setting] = info.label
-            n_seeds = len(info.seeds)
+            n_seeds = n_seeds_of[setting]
             stop = f"stops at t={info.horizon}" if info.horizon < exp.horizon else ""
-            few = f"{n_seeds} seed{'s' * (n_seeds != 1)}" if n_seeds < len(exp.seeds) else ""
-            for which, text in enumerate((stop, few)):
+            count = f"{n_seeds} seed{'s' * (n_seeds != 1)}"
+            for which, text in enumerate((stop, count)):
                 notes.setdefault((setting, which), []).append((text, short_title(exp)))
     parts: dict[str, list[str]] = {setting: [] for setting in labels}
     for (setting, _), pairs in notes.items():
@@ -125,10 +145,14 @@ def legend_labels(exps: Sequence[ExperimentInfo], settings: Sequence[Sequence[st
     return {setting: labels[setting] + (f" ({'; '.join(p)})" if p else "") for setting, p in parts.items()}
 
 
-def figure_labels(figure: FigureSpec) -> dict[str, str]:
-    """:func:`legend_labels` of a figure's panels."""
+def figure_labels(figure: FigureSpec, tables: Mapping[str, pd.DataFrame]) -> dict[str, str]:
+    """:func:`legend_labels` of a figure's panels, their seeds read from the curve ``tables``
+    (experiment -> its settings' aggregates, :func:`read_curves`)."""
     exps = [figure.experiment(panel) for panel in figure.panels]
-    return legend_labels(exps, [figure.panel_settings(panel) for panel in figure.panels])
+    chosen = [figure.panel_settings(panel) for panel in figure.panels]
+    seeds = [curve_seeds(exp, tables[panel.experiment], settings)
+             for exp, panel, settings in zip(exps, figure.panels, chosen, strict=True)]  # fmt: skip
+    return legend_labels(exps, chosen, seeds)
 
 
 @DRAWERS.register("regret")
@@ -138,12 +162,12 @@ def regret_figure(figure: FigureSpec, curves: Curves):
     fig, axes = panel_figure(len(figure.panels), figure.columns)
     tables = read_curves(curves)
     markers = figure_markers(figure)  # the same marker for a setting in every panel
-    labels = figure_labels(figure)  # and the same legend label
+    labels = figure_labels(figure, tables)  # and the same legend label
     average = figure.kind == "average_regret"
     for ax, panel in zip(axes, figure.panels, strict=True):
         exp, settings = figure.experiment(panel), figure.panel_settings(panel)
         draw_regret_panel(ax, exp, tables[panel.experiment], settings, average, panel.title, markers, labels)
-    shared_legend(fig, axes, max(LEGEND_COLUMNS, len(axes) + 1))
+    shared_legend(fig, axes, max(LEGEND_COLUMNS, len(axes) + 1), title=BAND_NOTE)
     if figure.title:
         fig.suptitle(figure.title)
     return fig
@@ -187,14 +211,14 @@ def regret_cost_figure(figure: FigureSpec, curves: Curves):
     fig = plt.figure(figsize=(PANEL_SIZE[0] * 2.4, PANEL_SIZE[1] * n + 0.5), layout="constrained")
     axes = fig.subplots(n, 2, squeeze=False)
     markers = figure_markers(figure)
-    labels = figure_labels(figure)
     regrets, timings = read_curves(curves), read_curves(curves, "timing.csv")
+    labels = figure_labels(figure, regrets)
     for (regret_ax, cost_ax), panel in zip(axes, figure.panels, strict=True):
         exp, settings = figure.experiment(panel), figure.panel_settings(panel)
         regret = regrets[panel.experiment]
         draw_regret_panel(regret_ax, exp, regret, settings, False, panel.title, markers, labels)
         draw_cost_panel(cost_ax, exp, timings[panel.experiment], settings)
-    shared_legend(fig, [row[0] for row in axes], LEGEND_COLUMNS)
+    shared_legend(fig, [row[0] for row in axes], LEGEND_COLUMNS, title=BAND_NOTE)
     if figure.title:
         fig.suptitle(figure.title)
     return fig
