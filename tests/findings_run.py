@@ -12,7 +12,14 @@ import pandas as pd
 from support import REPO, run_spec
 
 from vhct.pipeline import provenance
-from vhct.pipeline.aggregate import SETTING_TABLE, curve_table, timing_table, write_table
+from vhct.pipeline.aggregate import (
+    FINAL_COLUMNS,
+    SETTING_TABLE,
+    TIMING_COLUMNS,
+    curve_table,
+    timing_table,
+    write_table,
+)
 from vhct.pipeline.jobs import run_job
 from vhct.pipeline.tables import sidecar_path
 from vhct.reporting import findings
@@ -160,14 +167,30 @@ def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
     for name, exp in audit["context"]["experiments"].items():
         folder = results / "aggregates" / name
         folder.mkdir(parents=True)
-        pd.DataFrame(
-            {"setting": ["VHCT-rho0.75", "BO"], "horizon": [exp["horizon"], 50], "n_seeds": [20, 20],
-             "final_mean": [12.5, 3.25], "final_std": [1.5, 2.0]}
-        ).to_csv(folder / "final.csv", index=False)  # fmt: skip
-        pd.DataFrame(
-            {"setting": ["VHCT-rho0.75", "BO"], "algorithm": ["VHCT", "BO"], "seed": [0, 0],
-             "rounds": [exp["horizon"], 50], "wall_seconds": [0.5, 25.0]}
-        ).to_csv(folder / "timing.csv", index=False)  # fmt: skip
+        final = pd.DataFrame(
+            {
+                "setting": ["VHCT-rho0.75", "BO"],
+                "algorithm": ["VHCT", "BO"],
+                "label": ["VHCT, rho=0.75", "BO"],
+                "horizon": [exp["horizon"], 50],
+                "n_seeds": [20, 20],
+                "final_mean": [12.5, 3.25],
+                "final_std": [1.5, 2.0],
+            }
+        )
+        # the columns the findings do not print, as the aggregate job writes them
+        final = final.reindex(columns=FINAL_COLUMNS, fill_value=0.5)
+        final.to_csv(folder / "final.csv", index=False)
+        timing = pd.DataFrame(
+            {
+                "setting": ["VHCT-rho0.75", "BO"],
+                "algorithm": ["VHCT", "BO"],
+                "seed": [0, 0],
+                "rounds": [exp["horizon"], 50],
+                "wall_seconds": [0.5, 25.0],
+            }
+        )
+        timing.reindex(columns=TIMING_COLUMNS, fill_value=0.25).to_csv(folder / "timing.csv", index=False)
     for name, info in parse_audit(audit).context.experiments.items():
         write_setting_tables(results, name, info.settings)
     figures.mkdir(parents=True)
@@ -182,5 +205,5 @@ def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
     prov = provenance.record(
         ["snakemake", "--configfile", "config/paper-local.yaml"], started, 3725.0, config, run, outputs
     )
-    (results / findings.PROVENANCE_JSON).write_text(json.dumps(prov))
+    (results / findings.PROVENANCE_JSON).write_text(prov.json_text())
     return results, figures

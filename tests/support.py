@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import json
 import math
 import os
 import signal
@@ -360,3 +361,16 @@ def runs_from_finals(finals, horizon: int, power: float = 1.0) -> list:
         })  # fmt: skip
         runs.append(Run(seed, table, 0.0))
     return runs
+
+
+def reseal(folder: Path) -> None:
+    """Record every file of a published folder (``docs/findings``) in its provenance record, as the
+    recorder does for the outputs its run made: a test that edits a finding on purpose makes it the
+    record's, so the one reader serves it (a test of the check itself leaves the record as it was)."""
+    path = folder / "provenance.json"
+    prov = json.loads(path.read_text(encoding="utf-8"))
+    files = [p for p in folder.rglob("*") if p.is_file() and p != path]
+    prov["output_sha256"]["results"] = {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(files)
+    }
+    path.write_text(json.dumps(prov, indent=2), encoding="utf-8")

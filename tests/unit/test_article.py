@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from findings_run import write_setting_tables
-from support import REPO
+from support import REPO, reseal
 
 from vhct.article.build import build, compile_pdf
 from vhct.article.record import collect
@@ -70,7 +70,9 @@ def audit_data(root: Path) -> dict:
 
 
 def write_audit(root: Path, data: dict) -> None:
+    """Write the findings' audit and record it as the run's (:func:`support.reseal`)."""
     (root / "docs/findings/audit.json").write_text(json.dumps(data), encoding="utf-8")
+    reseal(root / "docs/findings")
 
 
 def source_of(root: Path) -> str:
@@ -126,8 +128,8 @@ def test_pdf_states_data_sets_costs_and_the_pending_sections(built):
     sources = read_sources(root / "docs/findings", root)
     article = collect(sources, "shipped findings")
     assert article.data_sets and all(d.sha256 in text for d in article.data_sets)
-    assert f"commit {sources.provenance['commit']}" in text
-    peak = sources.provenance["max_rss_mb"]  # the recorder's, in the re-shipped provenance
+    assert f"commit {sources.provenance.commit}" in text
+    peak = sources.provenance.max_rss_mb  # the recorder's, in the re-shipped provenance
     assert f"peaked at {format_number(peak)} MB resident" in text
     assert "[Re] Optimum-statistical Collaboration" in text
     # the shipped findings carry the per-round curves; docs/upstream/ does not exist in the copy
@@ -247,9 +249,11 @@ def test_a_regret_figure_is_drawn_when_the_input_holds_its_curves(tmp_path):
             runs = [pd.DataFrame({"t": t, "cumulative_regret": np.cumsum(rng.random(t.size))})] * 3
             path.parent.mkdir(parents=True, exist_ok=True)
             curve_table({setting: runs}, info).to_csv(path, index=False)
+    reseal(root / "docs/findings")
     out = tmp_path / "article.pdf"
     source = tmp_path / "article.typ"
     build(root / "docs/findings", out, "results", root, source)
+    sources = read_sources(root / "docs/findings", root)
     assert next(f for f in collect(sources, "results").figures if f.name == "fig3a_garland").present
     text = source.read_text(encoding="utf-8")
     assert 'image("fig3a_garland.png"' in text
@@ -268,9 +272,10 @@ def test_every_figure_of_the_shipped_run_is_redrawn_from_the_results_cache_as_fr
     for name, exp in sources.audit.context.experiments.items():
         write_setting_tables(results, name, exp.settings)
     shutil.copytree(results / "aggregates", findings_dir / "aggregates", dirs_exist_ok=True)  # as ship copies
+    reseal(findings_dir)
     out = tmp_path / "redrawn"
     assert redraw_main(["--findings", str(findings_dir), "--out", str(out), "--checkout", str(root)]) == 0
-    made = sources.provenance["figures"]
+    made = sources.provenance.figures
     assert sorted(p.stem for p in out.glob("*.png")) == sorted(made)
     figure = next(f for f in collect(sources, "shipped findings").figures if f.name == "fig3a_garland")
     from_results = {e: {s: str(results / p.relative_to(findings_dir)) for s, p in by.items()}
@@ -312,6 +317,6 @@ def test_memory_is_the_provenance_records_peak_or_said_not_recorded(tmp_path):
     prov = json.loads(path.read_text(encoding="utf-8"))
     path.write_text(json.dumps({**prov, "max_rss_mb": 1234.5}), encoding="utf-8")
     assert f"peaked at {format_number(1234.5)} MB resident" in source_of(root)
-    path.write_text(json.dumps({k: v for k, v in prov.items() if k != "max_rss_mb"}), encoding="utf-8")
+    path.write_text(json.dumps({**prov, "max_rss_mb": None}), encoding="utf-8")
     text = source_of(root)
     assert "Memory: not recorded" in text and "peaked at" not in text

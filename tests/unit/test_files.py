@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -45,10 +46,12 @@ def test_what_the_recorder_hashes_ship_checks_with_the_same_function(tmp_path):
     final = results / "aggregates" / "g" / "final.csv"
     final.write_text("setting,final_mean\nA,1.5\n")
     (figures / "f.png").write_bytes(b"\x89PNG f")
-    prov = {"output_sha256": provenance.output_hashes(results, figures, ["f"])}
+    config = {"config_files": [], "config_sha256": {}, "figures": ["f"]}
+    outputs = provenance.output_hashes(results, figures, ["f"])
+    prov = provenance.record(["true"], datetime.now(UTC), 1.0, config, outputs=outputs)
     files = {final: ("results", "aggregates/g/final.csv"), figures / "f.png": ("figures", "f.png")}
     check_hashes(prov, files)
-    assert prov["output_sha256"]["results"]["aggregates/g/final.csv"] == hashlib.sha256(
+    assert prov.output_sha256.results["aggregates/g/final.csv"] == hashlib.sha256(
         final.read_bytes()
     ).hexdigest()
     final.write_text("setting,final_mean\nA,1.25\n")

@@ -6,12 +6,14 @@ import json
 import re
 import subprocess
 
+import pandas as pd
 import pytest
 import yaml
 from findings_run import complete as _complete
 from findings_run import made_up_run as _made_up_run
-from support import REPO
+from support import REPO, reseal
 
+from vhct.pipeline import provenance
 from vhct.reporting import findings, ship
 from vhct.reporting.audit.records import AUDIT_FORMAT, parse_audit, read_audit
 from vhct.reporting.render import headline
@@ -69,8 +71,9 @@ def test_a_shipped_run_renders_every_part(tmp_path):
             assert (docs / link).is_file(), link
     # the document is a function of the shipped files: a verdict changed in the audit JSON changes it
     shipped = json.loads((docs / findings.DATA_DIR / findings.AUDIT_JSON).read_text())
-    shipped["claims"][1]["verdict"] = "reproduced"
+    shipped["claims"][1].update(verdict="reproduced", category="reproduced")
     (docs / findings.DATA_DIR / findings.AUDIT_JSON).write_text(json.dumps(shipped))
+    reseal(docs / findings.DATA_DIR)
     changed = findings.render(docs)
     assert "| C2 | **reproduced** |" in changed and "| C2 | **inconclusive** |" in text
     assert "- **Reproduced** (1 statement):\n  - [C2](#c2)" in changed and "- **Inconclusive**" not in changed
@@ -84,6 +87,7 @@ def test_an_audit_of_another_format_is_refused_by_name(tmp_path):
     old = json.loads(path.read_text())
     del old["format"]  # as the audits written before the format was recorded
     path.write_text(json.dumps(old))
+    reseal(docs / findings.DATA_DIR)
     refused = rf"audit.json: audit format 1.*needs format {AUDIT_FORMAT}.*re-run"
     with pytest.raises(findings.FindingsError, match=refused):
         findings.render(docs)
@@ -109,8 +113,10 @@ def test_headline_counts_the_verdicts_and_flips():
     few = {"BO-restarts5": {"seeds": list(range(4))}, "VHCT": {}}
     experiments = {
         "garland": {"seeds": list(range(20)), "settings": few},
-        "landmine": {"seeds": list(range(20)),
-                     "settings": {"Random": {"seeds": list(range(10))}, "VHCT": {}}},  # fmt: skip
+        "landmine": {
+            "seeds": list(range(20)),
+            "settings": {"Random": {"seeds": list(range(10))}, "VHCT": {}},
+        },  # fmt: skip
     }
     assert headline(made_up(experiments)).startswith(
         "At 20 seeds per curve (BO-restarts5: 4 on garland; Random: 10 on landmine), of the paper's 4 "
@@ -169,9 +175,22 @@ def _scale_section(experiments: dict) -> list[str]:
     audit = parse_audit(_complete({"format": AUDIT_FORMAT, "claims": [], "sensitivity": [],
                                    "discrepancies": [], "reading_flips": [], "flipped_claims": [],
                                    "context": {"experiments": experiments}}))  # fmt: skip
-    prov = {"commit": None, "config_files": [], "command": "c", "started_utc": "s", "wall_seconds": 1.0,
-            "machine": {"cpus": 1, "cpu_model": "m", "system": "s", "python": "3"},
-            "versions": {"numpy": "2.0"}, "max_rss_mb": 512.0}
+    prov = provenance.Provenance(
+        run_id="r",
+        command="c",
+        config_files=[],
+        config_sha256={},
+        figures=[],
+        commit=None,
+        uncommitted_changes=None,
+        started_utc="2026-01-01T00:00:00+00:00",
+        finished_utc="2026-01-01T00:00:01+00:00",
+        wall_seconds=1.0,
+        machine={"host": "h", "cpus": 1, "cpu_model": "m", "system": "s", "python": "3"},
+        versions={"numpy": "2.0"},
+        max_rss_mb=512.0,
+        output_sha256={"results": {}, "figures": {}},
+    )
     text = render_findings(audit, prov, {}, [], "figures")
     assert "| package versions | numpy 2.0 |" in text  # the provenance's versions, when recorded
     assert "| peak memory | 512 MB resident, the run's largest process" in text  # and its peak memory
@@ -235,8 +254,12 @@ def test_the_headline_and_the_summary_agree_with_the_verdict_table():
     for verdict, n in counts.items():
         assert f"{n} {verdict}" in head
     summary = text[text.index("## Summary") : text.index("## Provenance")]
-    for verdict, title in (("reproduced", "Reproduced"), ("not reproduced", "Not reproduced"),
-                           ("inconclusive", "Inconclusive"), ("readings disagree", "Readings disagree")):
+    for verdict, title in (
+        ("reproduced", "Reproduced"),
+        ("not reproduced", "Not reproduced"),
+        ("inconclusive", "Inconclusive"),
+        ("readings disagree", "Readings disagree"),
+    ):
         n = counts.get(verdict, 0)
         if n:
             assert f"- **{title}** ({n} statement{'s' * (n != 1)})" in summary
@@ -273,6 +296,11 @@ def test_the_findings_say_once_which_settings_ran_more_seeds_than_the_paper_and_
     for setting in others:
         exp["settings"][setting].update(seeds=list(range(20)), max_seeds=20)
     audit_path.write_text(json.dumps(audit), encoding="utf-8")
+    final = docs / findings.DATA_DIR / "aggregates" / name / "final.csv"  # as such a run aggregates
+    table = pd.read_csv(final)
+    table.loc[table["setting"] == first, "n_seeds"] = 200
+    table.to_csv(final, index=False)
+    reseal(docs / findings.DATA_DIR)
     text = findings.render(docs)
     assert text.count("**More seeds than the paper's 20**") == 1
     assert f"{name} ({first} 200)." in text and "power" in text

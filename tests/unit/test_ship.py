@@ -203,10 +203,10 @@ def test_ship_refuses_an_older_provenance_record_and_a_readme_without_markers(sh
     prov_path = results / findings.PROVENANCE_JSON
     saved = prov_path.read_text()
     edit_json(prov_path, lambda p: [p.pop(k) for k in ("run_id", "finished_utc")])
-    refused(results, figures, docs, readme, "lacks run_id, finished_utc")
+    refused(results, figures, docs, readme, "run_id: Field required; finished_utc: Field required")
     prov_path.write_text(saved)
     edit_json(prov_path, lambda p: [p.pop(k) for k in ("versions", "output_sha256")])  # before this change
-    refused(results, figures, docs, readme, "lacks versions, output_sha256 .an older recorder")
+    refused(results, figures, docs, readme, "versions: Field required; output_sha256: Field required")
     prov_path.write_text(saved)
     readme.write_text("# no markers any more\n")
     refused(results, figures, docs, readme, "markers")

@@ -14,8 +14,6 @@ from vhct.article.sources import command
 
 DEFAULT_FINDINGS = Path("docs") / "findings"
 DEFAULT_OUT = Path("docs") / "article.pdf"
-#: how each kind of input folder is named in the article
-SOURCE_KINDS = {"findings": "shipped findings", "results": "results of a finished run"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
 
     def write() -> str:
-        build(folder, args.out, SOURCE_KINDS[kind], args.checkout, args.typst)
+        build(folder, args.out, kind, args.checkout, args.typst)
         return f"wrote {args.out} from {folder} in {time.perf_counter() - started:.1f} s"
 
     return command(write)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from vhct.article.sources import PAPER_CONFIG, ArticleError, Sources
-from vhct.pipeline.config import ConfigError, load
+from vhct.pipeline.config import Config
 from vhct.pipeline.figure_kinds import figure_kind
 from vhct.pipeline.specs import ExperimentInfo, FigureSpec
 from vhct.reporting.audit.records import Comparison, ComputedVerdict, QuestionAnswer, SensitivityChoice
@@ -204,15 +204,9 @@ def _settings(experiments: dict[str, ExperimentInfo]) -> list[Setting]:
     return list(found.values())
 
 
-def run_config(sources: Sources):
-    """The config the run named last (its leaf; the bases it extends load with it), read for its data
-    files: a confirmatory config's analysis plan is not read (the run's seeds are the audit's record)."""
-    leaf = sources.checkout / sources.provenance["config_files"][-1]
-    try:
-        cfg, _ = load([leaf], plan=False)
-    except (ConfigError, OSError) as exc:
-        raise ArticleError(f"{leaf}: cannot load the run's config ({exc})") from exc
-    return cfg
+def run_config(sources: Sources) -> Config:
+    """The config the run read (:meth:`Sources.config`: as the provenance record fixed it)."""
+    return sources.config()
 
 
 def _data_sets(cfg, experiments: dict[str, ExperimentInfo]) -> list[DataSet]:
@@ -237,7 +231,7 @@ def _seeds(sources: Sources, cfg, experiment: str, setting: str) -> int:
 
 def regret_figures(sources: Sources, cfg) -> list[RegretFigure]:
     """The run's curve figures, each with its curve files (present or not) and its seeds per curve."""
-    made = set(sources.provenance.get("figures", []))
+    made = set(sources.provenance.figures)
     out = []
     for name, fig in cfg.figures.items():
         if name not in made or not figure_kind(fig.kind).aggregates:
@@ -245,8 +239,8 @@ def regret_figures(sources: Sources, cfg) -> list[RegretFigure]:
         curves = {
             e: {s: sources.curve(e, s) for s in settings} for e, settings in cfg.figure_settings(name).items()
         }
-        paths = [p for by in curves.values() for p in by.values()]
-        missing = sum(not p.is_file() for p in paths)
+        held = sources.published.curves
+        missing = sum(s not in held.get(e, {}) for e, by in curves.items() for s in by)
         seeds = {e: {s: _seeds(sources, cfg, e, s) for s in by} for e, by in curves.items()}
         out.append(
             RegretFigure(
@@ -271,18 +265,18 @@ def collect(sources: Sources, source_kind: str) -> Article:
     authors = [
         f"{a.get('given-names', '')} {a.get('family-names', '')}".strip() for a in paper.get("authors", [])
     ]
-    uncommitted = bool(prov.get("uncommitted_changes"))
+    uncommitted = bool(prov.uncommitted_changes)
     meta = Meta(
         title=f"{TITLE_MARK} {paper.get('title', cff.get('title', ''))}",
         paper_title=paper.get("title", ""), paper_authors=authors, paper_venue=paper.get("journal", ""),
         paper_year=int(paper.get("year", 0)), paper_url=paper.get("url", ""), licence=cff.get("license", ""),
-        version=str(cff.get("version", "")), commit=prov["commit"], uncommitted=uncommitted,
-        source_kind=source_kind, source=str(sources.folder), command=prov["command"],
-        started=prov["started_utc"], finished=prov["finished_utc"],
+        version=str(cff.get("version", "")), commit=prov.commit or "unknown", uncommitted=uncommitted,
+        source_kind=source_kind, source=str(sources.folder), command=prov.command,
+        started=prov.started_utc, finished=prov.finished_utc,
     )  # fmt: skip
     cfg = run_config(sources)
     experiments = audit.context.experiments
-    changed = [f for f, sha in prov["config_sha256"].items() if sources.config_sha256_now.get(f) != sha]
+    changed = [f for f, sha in prov.config_sha256.items() if sources.config_sha256_now.get(f) != sha]
     paper_config = sources.checkout / PAPER_CONFIG
     try:
         scale = full_scale(paper_config, sources.timings, experiments)
@@ -298,11 +292,11 @@ def collect(sources: Sources, source_kind: str) -> Article:
         beyond=[q for q in (audit.beyond.questions if audit.beyond else [])
                 if any(e.verdict != NOT_EVALUATED for e in q.experiments)],
         settings=_settings(experiments), data_sets=_data_sets(cfg, experiments),
-        config_files=list(prov["config_files"]), config_changed=changed,
+        config_files=list(prov.config_files), config_changed=changed,
         algorithm_costs=algorithm_costs(sources.timings),
-        experiment_seconds=experiment_seconds(sources.timings), wall_seconds=float(prov["wall_seconds"]),
-        machine=dict(prov["machine"]), versions=dict(prov["versions"]),
-        full_scale=scale, memory_mb=prov.get("max_rss_mb"), figures=regret_figures(sources, cfg),
+        experiment_seconds=experiment_seconds(sources.timings), wall_seconds=prov.wall_seconds,
+        machine=prov.machine.model_dump(), versions=dict(prov.versions),
+        full_scale=scale, memory_mb=prov.max_rss_mb, figures=regret_figures(sources, cfg),
         upstream=[(p.name, _heading(p)) for p in sources.upstream],
         alpha=alphas.pop() if len(alphas) == 1 else math.nan, rules=dict(audit.rules),
     )  # fmt: skip

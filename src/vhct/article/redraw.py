@@ -1,6 +1,8 @@
 """``python -m vhct.article.redraw --findings docs/findings --out figures/findings`` (``make
 findings-figures``): every figure of a shipped run drawn again from the shipped findings alone (the
-results cache: each setting's per-round curve and timing aggregates), with no run.
+results cache: each setting's per-round curve and timing aggregates), with no run, from the config
+files as the run read them (their sha256 checked against its record). Every input is read and
+checked before the first figure is drawn; each figure is reported as it starts.
 
 Regret figures are drawn by the pipeline's own figure job from the shipped curves, the others (the
 functions, the OSC illustration) from the config, the forest from the shipped audit. A figure whose
@@ -11,8 +13,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
+from vhct.article.build import report
 from vhct.article.figures import draw_forest, draw_regret
 from vhct.article.record import regret_figures, run_config
 from vhct.article.sources import ArticleError, command, read_sources
@@ -24,8 +28,15 @@ DEFAULT_OUT = Path("figures") / "findings"
 FOREST = "audit_forest"
 
 
-def redraw(inputs: Path | str, out: Path | str, checkout: Path | str = ".") -> list[Path]:
-    """Draw every figure the shipped run made into ``out`` (PDF and PNG); return the PNGs."""
+def redraw(
+    inputs: Path | str, out: Path | str, checkout: Path | str = ".", progress: Callable[[str], None] = report
+) -> list[Path]:
+    """Draw every figure the shipped run made into ``out`` (PDF and PNG), from the config as the run
+    read it; return the PNGs. Every input is read and checked first."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ArticleError(f"{out}: not a folder; --out names the folder to draw the figures into")
+    progress(f"reading and checking {inputs}")
     sources = read_sources(inputs, checkout)
     cfg = run_config(sources)
     regret = {f.name: f for f in regret_figures(sources, cfg)}
@@ -33,10 +44,11 @@ def redraw(inputs: Path | str, out: Path | str, checkout: Path | str = ".") -> l
     if absent:
         named = ", ".join(f"{name} ({n} curve files)" for name, n in absent.items())
         raise ArticleError(f"{sources.folder}: the per-round curves of {named} are not in the input")
-    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     drawn = []
-    for name in sources.provenance.get("figures", []):
+    names = sources.provenance.figures
+    for k, name in enumerate(names, 1):
+        progress(f"drawing {name} ({k} of {len(names)})")
         if name == FOREST:
             drawn.append(draw_forest(sources.audit, out))
         elif name in regret:
@@ -60,8 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     return command(
-        lambda: f"drew {len(redraw(args.findings, args.out, args.checkout))} figures into {args.out} "
-        f"from {args.findings}"
+        lambda: (
+            f"drew {len(redraw(args.findings, args.out, args.checkout))} figures into {args.out} "
+            f"from {args.findings}"
+        )
     )
 
 

@@ -1,18 +1,16 @@
 """The article's inputs, read once: a folder laid out as ``docs/findings/`` (or a finished run's
-results folder, which ``make findings`` copies it from) and the checkout's files it names.
-
-The folder holds ``audit.json`` (read by the audit records' one reader), ``provenance.json`` (the
-run's record: commit, command, config files and their sha256, wall time, machine, versions) and
-``aggregates/<experiment>/{final,timing}.csv``; per-round curves
-(``aggregates/<experiment>/settings/<setting>/regret.csv``, the per-setting aggregates the pipeline
-writes) are used where present. Every unreadable or missing file is an :class:`ArticleError` naming it.
+results folder, which ``make findings`` copies it from), read and checked file by file against its
+provenance record by the one reader (:func:`vhct.reporting.published.read_published`), and the
+checkout's files it names: the citation record, the upstream reports, and the config files the run
+read, taken as the record fixed them (:func:`recorded_config`), not as the checkout has them today.
+Every missing, malformed or changed file is an :class:`ArticleError` in one line naming it.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
+import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,14 +19,12 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from vhct.pipeline.aggregate import CURVE_TABLE, SETTING_TABLE
-from vhct.reporting.audit.records import Audit, AuditRecordError, read_audit
+from vhct.pipeline.config import Config, ConfigError, load
+from vhct.pipeline.files import sha256_bytes
+from vhct.pipeline.provenance import Provenance
+from vhct.reporting.audit.records import Audit
+from vhct.reporting.published import FindingsError, Published, read_published
 
-AUDIT_JSON = "audit.json"
-PROVENANCE_JSON = "provenance.json"
-AGGREGATES = "aggregates"
-FINAL_CSV = "final.csv"
-TIMING_CSV = "timing.csv"
 #: the checkout's files the article reads besides the input folder
 CITATION = "CITATION.cff"
 UPSTREAM_DIR = Path("docs") / "upstream"
@@ -36,15 +32,13 @@ UPSTREAM_DIR = Path("docs") / "upstream"
 INDEX = "README.md"
 #: the config of the paper's full scale, whose cost the article estimates
 PAPER_CONFIG = Path("config") / "paper.yaml"
-#: provenance keys the article needs
-PROVENANCE_KEYS = (
-    "commit", "command", "config_files", "config_sha256", "wall_seconds", "machine", "versions",
-    "started_utc", "finished_utc",
-)  # fmt: skip
+#: each kind of input folder (as :func:`read_published` takes it) and how the article names it
+SOURCE_KINDS = {"findings": "shipped findings", "results": "results of a finished run"}
 
 
-class ArticleError(RuntimeError):
-    """An input of the article that is missing or unreadable; the message names the file."""
+class ArticleError(FindingsError):
+    """An input of the article that is missing, unreadable or not the recorded run's; the message
+    names the file."""
 
 
 def command(action: Callable[[], str]) -> int:
@@ -52,7 +46,7 @@ def command(action: Callable[[], str]) -> int:
     line on stderr (nothing is written then)."""
     try:
         message = action()
-    except (ArticleError, OSError) as exc:
+    except (FindingsError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(message)
@@ -61,74 +55,109 @@ def command(action: Callable[[], str]) -> int:
 
 @dataclass(frozen=True)
 class Sources:
-    """Every input file's content: the audit record, the provenance record, each audited experiment's
-    final and timing aggregates, the curve files found, the checkout's citation record, the upstream
-    reports' files, and the sha256 of each config file the run named as it is in the checkout today."""
+    """Every input: the published folder (audit, provenance, aggregates, curves; checked), the
+    checkout's citation record and upstream reports, the config files' bytes as the run read them, and
+    the sha256 of each config file as it is in the checkout today."""
 
-    folder: Path
+    published: Published
     checkout: Path
-    audit: Audit
-    provenance: dict[str, Any]
-    finals: dict[str, pd.DataFrame]
-    timings: dict[str, pd.DataFrame]
     citation: dict[str, Any]
     upstream: list[Path]
+    config_files: dict[str, bytes]
     config_sha256_now: dict[str, str | None]
 
+    @property
+    def folder(self) -> Path:
+        return self.published.folder
+
+    @property
+    def audit(self) -> Audit:
+        return self.published.audit
+
+    @property
+    def provenance(self) -> Provenance:
+        return self.published.provenance
+
+    @property
+    def finals(self) -> dict[str, pd.DataFrame]:
+        return self.published.finals
+
+    @property
+    def timings(self) -> dict[str, pd.DataFrame]:
+        return self.published.timings
+
     def curve(self, experiment: str, setting: str) -> Path:
-        """Where a setting's per-round curve aggregate would be (it may be absent)."""
-        return self.folder / SETTING_TABLE.format(experiment=experiment, setting=setting, table=CURVE_TABLE)
+        """Where a setting's per-round curve aggregate is (it may be absent)."""
+        return self.published.curve(experiment, setting)
+
+    def config(self) -> Config:
+        """The config the run named last (its leaf, with the bases it extends), from the files as the
+        run read them; a confirmatory config's analysis plan is not read (the audit records the seeds)."""
+        with tempfile.TemporaryDirectory(prefix="vhct-run-config-") as tmp:
+            for name, data in self.config_files.items():
+                path = Path(tmp) / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+            leaf = self.provenance.config_files[-1]
+            try:
+                cfg, _ = load([Path(tmp) / leaf], plan=False)
+            except (ConfigError, OSError) as exc:
+                raise ArticleError(f"{leaf} (as the run read it): cannot load it ({exc})") from exc
+        return cfg
 
 
-def _json(path: Path) -> dict[str, Any]:
+def _now(path: Path) -> bytes | None:
+    return path.read_bytes() if path.is_file() else None
+
+
+def recorded_config(prov: Provenance, checkout: Path) -> dict[str, bytes]:
+    """Each config file the run read, with the sha256 the record holds: the checkout's copy when it
+    still has that content, else the file at the run's commit (``git show``); neither is refused."""
+    found = {}
+    for name, want in prov.config_sha256.items():
+        data = _now(checkout / name)
+        if data is None or sha256_bytes(data) != want:
+            data = _at_commit(checkout, prov.commit, name)
+        if data is None or sha256_bytes(data) != want:
+            raise ArticleError(
+                f"{checkout / name}: not the config the run read (sha256 {want[:12]}...), and the run's "
+                f"commit {prov.commit or '(none recorded)'} has no such file in this checkout: check it "
+                f"out (`git checkout {prov.commit} -- {name}`) or give the run's checkout with --checkout"
+            )
+        found[name] = data
+    return found
+
+
+def _at_commit(checkout: Path, commit: str | None, name: str) -> bytes | None:
+    if commit is None:
+        return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ArticleError(f"{path}: cannot read it as JSON ({exc})") from exc
-    if not isinstance(data, dict):
-        raise ArticleError(f"{path}: not a JSON object")
-    return data
-
-
-def _csv(path: Path) -> pd.DataFrame:
-    try:
-        return pd.read_csv(path)
-    except (OSError, ValueError) as exc:
-        raise ArticleError(f"{path}: cannot read the aggregate ({exc})") from exc
-
-
-def _sha256(path: Path) -> str | None:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
-
-
-def read_sources(folder: Path | str, checkout: Path | str = ".") -> Sources:
-    """Read the input folder and the checkout's files (citation, upstream reports, configs)."""
-    folder, checkout = Path(folder), Path(checkout)
-    if not folder.is_dir():
-        raise ArticleError(
-            f"{folder}: no such folder (give docs/findings or a finished run's results folder)"
+        done = subprocess.run(
+            ["git", "-C", str(checkout), "show", f"{commit}:{name}"], capture_output=True, check=True
         )
-    try:
-        audit = read_audit(folder / AUDIT_JSON)
-    except AuditRecordError as exc:
-        raise ArticleError(str(exc)) from exc
-    prov_path = folder / PROVENANCE_JSON
-    provenance = _json(prov_path)
-    missing = [k for k in PROVENANCE_KEYS if k not in provenance]
-    if missing:
-        raise ArticleError(f"{prov_path}: lacks key(s) {', '.join(missing)}")
-    finals, timings = {}, {}
-    for name in audit.context.experiments:
-        base = folder / AGGREGATES / name
-        finals[name] = _csv(base / FINAL_CSV)
-        timings[name] = _csv(base / TIMING_CSV)
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return done.stdout
+
+
+def read_sources(folder: Path | str, checkout: Path | str = ".", kind: str = "findings") -> Sources:
+    """Read the input folder (``kind``: "findings" or "results") and the checkout's files."""
+    folder, checkout = Path(folder), Path(checkout)
+    published = read_published(folder, kind)
     cff = checkout / CITATION
     try:
         citation = yaml.safe_load(cff.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+    except (OSError, ValueError, yaml.YAMLError) as exc:
         raise ArticleError(f"{cff}: cannot read the citation record ({exc})") from exc
+    if not isinstance(citation, dict):
+        raise ArticleError(f"{cff}: not a citation record (a YAML mapping)")
     upstream_dir = checkout / UPSTREAM_DIR
     reports = upstream_dir.glob("*.md") if upstream_dir.is_dir() else []
     upstream = sorted(p for p in reports if p.name != INDEX)
-    now = {name: _sha256(checkout / name) for name in provenance["config_sha256"]}
-    return Sources(folder, checkout, audit, provenance, finals, timings, citation, upstream, now)
+    prov = published.provenance
+    configs = recorded_config(prov, checkout)
+    now = {
+        name: (None if (d := _now(checkout / name)) is None else sha256_bytes(d))
+        for name in prov.config_sha256
+    }
+    return Sources(published, checkout, citation, upstream, configs, now)

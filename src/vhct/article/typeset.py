@@ -10,21 +10,26 @@ claim it names has the verdict it was written for, and names them).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, pass_context
 from jinja2.runtime import Context
 from markupsafe import Markup
+from pydantic import BaseModel
 
-from vhct.article.record import Article
+from vhct.article.record import Article, Statement
+from vhct.article.sources import ArticleError
 from vhct.reporting.render import format_number
 
 #: the characters Typst's markup gives a meaning (escaped with a backslash in printed values)
 TYPST_SPECIAL = re.compile(r"([\\#*_`$<>@\[\]~/=+-])")
+#: what a printed value may not hold: a paragraph break (a blank line) or a control character
+UNHOLDABLE = re.compile(r"\n[ \t]*\n|[\x00-\x08\x0b-\x1f\x7f]")
 
 
 #: below this many seconds a duration keeps 3 significant digits; from an hour on it is also in hours
@@ -56,7 +61,8 @@ def raw(value: Any) -> Typst:
 
 def string(value: Any) -> Typst:
     """A value as a Typst string literal (for a function's argument, e.g. an image's path)."""
-    return Typst('"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"')
+    text = str(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return Typst('"' + text + '"')
 
 
 def number(value: Any) -> str:
@@ -114,6 +120,39 @@ def environment() -> Environment:
     )
     env.globals.update(rests_on=rests_on, isfinite=math.isfinite)
     return env
+
+
+def _strings(value: Any, where: str) -> Iterator[tuple[str, str]]:
+    """Every string of a record with where it is (``statement <id>: quote``)."""
+    if isinstance(value, str):
+        yield where, value
+    elif isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            yield from _strings(getattr(value, name), f"{where}: {name}")
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        label = f"statement {value.id}" if isinstance(value, Statement) else where
+        for f in dataclasses.fields(value):
+            yield from _strings(getattr(value, f.name), f"{label}: {f.name}" if label else f.name)
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _strings(key, where)
+            yield from _strings(item, f"{where}: {key}")
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item, where)
+
+
+def check_text(article: Article) -> None:
+    """Refuse, before typesetting, a string of the record that Typst's markup cannot hold as text: a
+    paragraph break (it would end the paragraph, list item or table cell the value is printed in) or
+    a control character; the error names the statement (or part) and the field."""
+    for where, text in _strings(article, ""):
+        found = UNHOLDABLE.search(text)
+        if found is not None:
+            what = "a paragraph break" if "\n" in found.group() else "a control character"
+            raise ArticleError(
+                f"{where}: holds {what} ({found.group()!r}), which the article cannot print as text; edit it"
+            )
 
 
 def render(article: Article, forest: Path, figures: Mapping[str, Path | None]) -> str:

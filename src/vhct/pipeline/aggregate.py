@@ -196,7 +196,8 @@ def write_table(table: pd.DataFrame, path: Path | str) -> None:
 #: findings (``make findings`` copies them there as they are: the results cache)
 SETTING_TABLE = "aggregates/{experiment}/settings/{setting}/{table}"
 CURVE_TABLE = "regret.csv"
-SETTING_TABLES = (CURVE_TABLE, "timing.csv")
+TIMING_TABLE = "timing.csv"
+SETTING_TABLES = (CURVE_TABLE, TIMING_TABLE)
 
 #: the tables an aggregate job can write, by name
 TABLES = {

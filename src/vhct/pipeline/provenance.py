@@ -21,12 +21,14 @@ did not make: a recorder wrapped around a rerun that had nothing to do records n
 older run's.
 The results folder is the record's; the figures folder the config's (``figures/paper-local`` for
 ``config/paper-local.yaml``, see ``Config.folder``).
+
+The record is typed (:class:`Provenance`): :func:`record` is its one writer, :func:`read_provenance`
+its one reader, which refuses a missing, unknown or malformed field in one line naming the file.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import resource
@@ -38,7 +40,9 @@ import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from vhct.pipeline.config import DEFAULT_CONFIG, ConfigError, load
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
@@ -54,6 +58,91 @@ RESULT_OUTPUTS = ("audit.json", "aggregates/*/*.csv", "aggregates/*/settings/*/*
 #: what makes every recorded output again (aggregates, figures, the audit and its figure) without
 #: redoing the runs, under the recorder, for a record that does not cover them (``ship`` says it)
 REMAKE_OUTPUTS = "make paper-local TARGETS='--forcerun aggregate aggregate_setting figure audit audit_forest'"
+
+
+#: a sha256 as the record writes it: 64 lowercase hex digits
+SHA256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+
+
+class ProvenanceError(ValueError):
+    """A provenance record that cannot be read: the message names the file and the field."""
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Machine(_Record):
+    """The machine a run ran on."""
+
+    host: str
+    cpus: int | None
+    cpu_model: str
+    system: str
+    python: str
+
+
+class Outputs(_Record):
+    """The sha256 of every output the run made: under its results folder (path -> hash) and its
+    figures' PNGs (file name -> hash)."""
+
+    results: dict[str, SHA256]
+    figures: dict[str, SHA256]
+
+
+class Provenance(_Record):
+    """The provenance record of a finished run (``provenance.json``)."""
+
+    run_id: str
+    command: str
+    config_files: list[str]
+    config_sha256: dict[str, SHA256]
+    figures: list[str]
+    commit: str | None
+    uncommitted_changes: bool | None
+    #: ISO 8601 times, to the second
+    started_utc: str
+    finished_utc: str
+    wall_seconds: float = Field(ge=0, allow_inf_nan=False)
+    machine: Machine
+    versions: dict[str, str | None]
+    #: the peak resident memory of the run's largest process, MB (None: not recorded)
+    max_rss_mb: float | None = Field(ge=0, allow_inf_nan=False)
+    output_sha256: Outputs
+
+    @field_validator("config_sha256")
+    @classmethod
+    def _every_file_hashed(cls, value: dict[str, str], info: Any) -> dict[str, str]:
+        files = info.data.get("config_files")
+        if files is not None and sorted(value) != sorted(files):
+            raise ValueError(f"hashes config files {sorted(value)}, the record names {files}")
+        return value
+
+    @field_validator("started_utc", "finished_utc")
+    @classmethod
+    def _iso_time(cls, value: str) -> str:
+        datetime.fromisoformat(value)  # a ValueError names what it cannot read
+        return value
+
+    def json_text(self) -> str:
+        """The record as its file holds it."""
+        return self.model_dump_json(indent=2) + "\n"
+
+
+def read_provenance(path: Path | str) -> Provenance:
+    """The one reader of a provenance record (validated; errors name the file and the field)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, ValueError) as exc:
+        raise ProvenanceError(f"{path}: cannot read the provenance record ({exc})") from exc
+    try:
+        return Provenance.model_validate_json(text)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'/'.join(str(p) for p in e['loc']) or 'record'}: {e['msg']}"
+            for e in exc.errors(include_url=False)
+        )
+        raise ProvenanceError(f"{path}: not a provenance record: {problems}") from exc
 
 
 def _git(*args: str) -> str | None:
@@ -161,32 +250,32 @@ def record(
     run: str | None = None,
     outputs: Mapping[str, Mapping[str, str]] | None = None,
     max_rss_mb: float | None = None,
-) -> dict[str, Any]:
+) -> Provenance:
     """The provenance record of a finished command (``config``: its :func:`config_record`;
     ``outputs``: its :func:`output_hashes`, none when not given; ``max_rss_mb``: its largest
     process's peak resident memory, :func:`children_peak_mb`)."""
     commit, dirty = commit_state()
     config = dict(config) if config is not None else config_record(config_files(command))
-    return {
-        "run_id": run or run_id(started),
-        "command": shlex.join(command),
+    return Provenance(
+        run_id=run or run_id(started),
+        command=shlex.join(command),
         **config,
-        "commit": commit,
-        "uncommitted_changes": dirty,
-        "started_utc": started.isoformat(timespec="seconds"),
-        "finished_utc": (started + timedelta(seconds=wall_seconds)).isoformat(timespec="seconds"),
-        "wall_seconds": round(wall_seconds, 1),
-        "machine": {
-            "host": platform.node(),
-            "cpus": os.cpu_count(),
-            "cpu_model": cpu_model(),
-            "system": f"{platform.system()} {platform.release()}",
-            "python": platform.python_version(),
-        },
-        "versions": package_versions(),
-        "max_rss_mb": None if max_rss_mb is None else round(max_rss_mb, 1),
-        "output_sha256": dict(outputs) if outputs is not None else {"results": {}, "figures": {}},
-    }
+        commit=commit,
+        uncommitted_changes=dirty,
+        started_utc=started.isoformat(timespec="seconds"),
+        finished_utc=(started + timedelta(seconds=wall_seconds)).isoformat(timespec="seconds"),
+        wall_seconds=round(wall_seconds, 1),
+        machine=Machine(
+            host=platform.node(),
+            cpus=os.cpu_count(),
+            cpu_model=cpu_model(),
+            system=f"{platform.system()} {platform.release()}",
+            python=platform.python_version(),
+        ),
+        versions=package_versions(),
+        max_rss_mb=None if max_rss_mb is None else round(max_rss_mb, 1),
+        output_sha256=Outputs(**outputs) if outputs is not None else Outputs(results={}, figures={}),
+    )
 
 
 def children_peak_mb() -> float:
@@ -224,7 +313,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     outputs = output_hashes(args.out.parent, figures, config["figures"], since)
     prov = record(command, started, wall, config, run, outputs, children_peak_mb())
     with atomic_paths(args.out) as (tmp,):
-        tmp.write_text(json.dumps(prov, indent=2) + "\n", encoding="utf-8")
+        tmp.write_text(prov.json_text(), encoding="utf-8")
     made = sum(map(len, outputs.values()))
     print(f"provenance: {wall:.0f} s; record in {args.out}, of the {made} output(s) the command made")
     if not made:

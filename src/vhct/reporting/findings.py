@@ -9,28 +9,25 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from vhct.reporting.audit import records
 from vhct.reporting.audit.records import Audit
+from vhct.reporting.published import AUDIT_JSON, PROVENANCE_JSON, FindingsError, read_published
 from vhct.reporting.render import render_findings
+
+__all__ = ["AUDIT_JSON", "PROVENANCE_JSON", "FindingsError", "read_audit", "read_json", "render"]
 
 #: the shipped inputs of the document, relative to the docs directory
 DATA_DIR = "findings"
-AUDIT_JSON = "audit.json"
-PROVENANCE_JSON = "provenance.json"
 AGGREGATES = ("final.csv", "timing.csv")
 FIGURES_DIR = "figures"
 DOCUMENT = "findings.md"
 #: the README's block that `vhct.reporting.ship` keeps equal to the shipped headline (between these markers)
 README_BEGIN = "<!-- findings:begin (written by `make findings`) -->"
 README_END = "<!-- findings:end -->"
-class FindingsError(RuntimeError):
-    """A shipped input is missing or unreadable; the message names the file."""
 
 
 def read_json(path: Path) -> dict[str, Any]:
-    """A shipped JSON file (the provenance record, a sidecar, the journal); unreadable: named."""
+    """A JSON file of the ship's own (its journal); unreadable: named."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -47,18 +44,13 @@ def read_audit(path: Path) -> Audit:
 
 
 def render(docs: Path | str) -> str:
-    """``docs/findings.md`` from the shipped files under ``docs/findings`` and ``docs/figures``."""
+    """``docs/findings.md`` from the shipped files under ``docs/findings`` (read and checked by the
+    one reader, :func:`vhct.reporting.published.read_published`) and ``docs/figures``."""
     docs = Path(docs)
-    data = docs / DATA_DIR
-    audit = read_audit(data / AUDIT_JSON)
-    prov = read_json(data / PROVENANCE_JSON)
-    aggregates: dict[str, dict[str, pd.DataFrame]] = {}
-    for name in audit.context.experiments:
-        for file in AGGREGATES:
-            path = data / "aggregates" / name / file
-            try:
-                aggregates.setdefault(name, {})[file] = pd.read_csv(path)
-            except (OSError, ValueError) as exc:
-                raise FindingsError(f"{path}: cannot read the aggregate ({exc})") from exc
+    found = read_published(docs / DATA_DIR)
+    aggregates = {
+        name: {AGGREGATES[0]: found.finals[name], AGGREGATES[1]: found.timings[name]}
+        for name in found.audit.context.experiments
+    }
     figures = sorted((docs / FIGURES_DIR).glob("*.png"))
-    return render_findings(audit, prov, aggregates, figures, FIGURES_DIR)
+    return render_findings(found.audit, found.provenance, aggregates, figures, FIGURES_DIR)

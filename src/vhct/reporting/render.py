@@ -18,6 +18,7 @@ from markupsafe import Markup
 
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 from vhct.pipeline.files import atomic_paths
+from vhct.pipeline.provenance import Provenance
 from vhct.pipeline.specs import ExperimentInfo, SettingInfo
 from vhct.reporting.audit.checks import TOTAL_BESIDE
 from vhct.reporting.audit.records import Audit, ClaimVerdict, Comparison, audit_json
@@ -366,14 +367,14 @@ def render_readme(audit: Audit, document: str) -> str:
 
 
 def render_findings(
-    audit: Audit, provenance: Mapping[str, Any], aggregates: Mapping[str, Mapping[str, Any]],
+    audit: Audit, provenance: Provenance, aggregates: Mapping[str, Mapping[str, Any]],
     figures: Sequence[Path], figures_dir: str,
 ) -> str:  # fmt: skip
     """``docs/findings.md`` from the shipped audit record, provenance, aggregates and figures."""
     names = {f.stem: f for f in figures}
     return _render(
         "findings.j2", "md", audit=audit, headline=headline(audit), prov=provenance,
-        duration=duration(provenance["wall_seconds"]),
+        duration=duration(provenance.wall_seconds),
         scale=scale_items(audit), costs=cost_rows(audit), regrets=regret_tables(aggregates),
         beyond=beyond_rows(audit), figures=[(f.stem, f"{figures_dir}/{f.name}") for f in figures],
         beyond_figure=names.get("beyond_baselines") and f"{figures_dir}/{names['beyond_baselines'].name}",

@@ -46,8 +46,9 @@ from dataclasses import asdict, dataclass
 from itertools import product
 from pathlib import Path
 
-from vhct.pipeline.aggregate import SETTING_TABLE, SETTING_TABLES
+from vhct.pipeline.aggregate import FINAL_COLUMNS, SETTING_TABLE, SETTING_TABLES
 from vhct.pipeline.files import fsync_dir
+from vhct.pipeline.provenance import ProvenanceError, read_provenance
 from vhct.reporting.findings import (
     AGGREGATES,
     AUDIT_JSON,
@@ -62,8 +63,9 @@ from vhct.reporting.findings import (
     read_json,
     render,
 )
+from vhct.reporting.published import FINAL_CSV, FINITE, check_one_run, read_table
 from vhct.reporting.render import render_readme
-from vhct.reporting.ship_checks import check_hashes, check_one_run, check_scale, check_versions
+from vhct.reporting.ship_checks import check_hashes, check_scale, check_versions
 
 #: the folders of the run `make findings` ships by default: `make paper-local`'s (config/paper-local.yaml's
 #: folders in results/ and figures/, see vhct.pipeline.config.Config.folder)
@@ -288,11 +290,14 @@ def ship(
     results, figures, docs = Path(results), Path(figures), docs_folder(docs)
     readme = Path(readme) if readme is not None else None
     audit_path, prov_path = results / AUDIT_JSON, results / PROVENANCE_JSON
-    audit, prov = read_audit(audit_path), read_json(prov_path)
+    try:
+        audit, prov = read_audit(audit_path), read_provenance(prov_path)
+    except ProvenanceError as exc:
+        raise FindingsError(str(exc)) from exc
     data = {audit_path: Path(DATA_DIR) / AUDIT_JSON, prov_path: Path(DATA_DIR) / PROVENANCE_JSON}
     # the curves the run made (those its figures draw; the provenance record hashed each), not every
     # audited setting's: a setting no figure draws has none
-    made = set(prov.get("output_sha256", {}).get("results", {}))
+    made = set(prov.output_sha256.results)
     for name, exp in audit.context.experiments.items():
         for file in AGGREGATES:
             data[results / "aggregates" / name / file] = Path(DATA_DIR) / "aggregates" / name / file
@@ -300,13 +305,14 @@ def ship(
             curve = SETTING_TABLE.format(experiment=name, setting=setting, table=table)
             if curve in made:
                 data[results / curve] = Path(DATA_DIR) / curve
-    finals = {name: results / "aggregates" / name / AGGREGATES[0] for name in audit.context.experiments}
-    pngs = {figures / f"{name}.png": Path(FIGURES_DIR) / f"{name}.png" for name in prov.get("figures", [])}
+    final_paths = {name: results / "aggregates" / name / AGGREGATES[0] for name in audit.context.experiments}
+    pngs = {figures / f"{name}.png": Path(FIGURES_DIR) / f"{name}.png" for name in prov.figures}
     missing = [str(p) for p in (*data, *pngs) if not p.is_file()]
     if missing:
         raise FindingsError(
             f"missing input(s) of the findings (run `make paper-local` first): {', '.join(missing)}"
         )
+    finals = {name: read_table(path, FINAL_COLUMNS, FINITE[FINAL_CSV]) for name, path in final_paths.items()}
     check_one_run(audit, prov, audit_path, finals)
     outputs = {p: ("results", p.relative_to(results).as_posix()) for p in data if p != prov_path}
     outputs.update({p: ("figures", p.name) for p in pngs})

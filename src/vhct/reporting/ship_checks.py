@@ -6,19 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
 
 from vhct.pipeline.files import sha256
-from vhct.pipeline.provenance import REMAKE_OUTPUTS
+from vhct.pipeline.provenance import REMAKE_OUTPUTS, Provenance
 from vhct.pipeline.tables import SIDECAR_SUFFIX, TABLE_SUFFIX, RunTableError, read_sidecar
 from vhct.reporting.audit.records import Audit
-from vhct.reporting.findings import FindingsError
-
-#: what the provenance record must hold to identify its run (vhct.pipeline.provenance)
-RUN_KEYS = ("run_id", "started_utc", "finished_utc", "config_files", "config_sha256", "figures", "versions",
-            "output_sha256")  # fmt: skip
+from vhct.reporting.published import FindingsError
 
 
 def check_scale(audit: Audit, audit_path: Path, reduced: bool) -> None:
@@ -34,55 +27,12 @@ def check_scale(audit: Audit, audit_path: Path, reduced: bool) -> None:
     )
 
 
-def check_one_run(
-    audit: Audit, prov: Mapping[str, Any], audit_path: Path, aggregates: Mapping[str, Path]
-) -> None:
-    """Refuse (naming the mismatch) an audit without the record's run id, config files and checksum,
-    or a final aggregate without the audited config's settings, horizons and seeds."""
-    lacking = [k for k in RUN_KEYS if k not in prov]
-    if lacking:
-        raise FindingsError(
-            f"the provenance record lacks {', '.join(lacking)} (an older recorder): "
-            "run `make paper-local` again"
-        )
-    context = audit.context
-    audited = context.configfiles
-    if [Path(p).resolve() for p in audited] != [Path(p).resolve() for p in prov["config_files"]]:
-        raise FindingsError(
-            f"{audit_path} was made with the config file(s) {', '.join(audited) or '-'}, "
-            f"the recorded run with {', '.join(prov['config_files'])}: they come from different runs "
-            "(run `make paper-local` again, then `make findings`)"
-        )
-    if context.run_id != prov["run_id"]:
-        raise FindingsError(
-            f"{audit_path} records run_id {context.run_id!r}, the provenance record "
-            f"{prov['run_id']!r}: they come from different runs (an audit the recorded run did not write)"
-        )
-    if context.config_sha256 is not None and context.config_sha256 != prov["config_sha256"]:
-        raise FindingsError(
-            f"{audit_path} records config_sha256 {context.config_sha256!r}, the provenance record "
-            f"{prov['config_sha256']!r}: they come from different runs"
-        )
-    for name, path in aggregates.items():
-        exp = context.experiments[name]
-        expected = {setting: info.horizon for setting, info in exp.settings.items()}
-        final = pd.read_csv(path)
-        found = dict(zip(final["setting"], final["horizon"], strict=True))
-        seeds = dict(zip(final["setting"], final["n_seeds"], strict=True))
-        wanted = {s: len(info.seeds) for s, info in exp.settings.items()}  # as the config ran them
-        if found != expected or seeds != wanted:
-            raise FindingsError(
-                f"{path} holds settings and horizons {found} with seeds {seeds}, the audited config "
-                f"{expected} with seeds {wanted}: they come from different runs"
-            )
-
-
-def check_hashes(prov: Mapping[str, Any], files: Mapping[Path, tuple[str, str]]) -> None:
+def check_hashes(prov: Provenance, files: Mapping[Path, tuple[str, str]]) -> None:
     """Each file must have the sha256 the provenance record gave it when its run ended; ``files``:
     path -> (its part of ``output_sha256``, "results" or "figures", and its name there)."""
-    recorded = prov["output_sha256"]
+    recorded = prov.output_sha256
     for path, (part, name) in files.items():
-        want = recorded.get(part, {}).get(name)
+        want = getattr(recorded, part).get(name)
         if want is None:
             raise FindingsError(
                 f"{path}: the provenance record has no checksum of {part}/{name}: the recorded run did "
@@ -97,12 +47,12 @@ def check_hashes(prov: Mapping[str, Any], files: Mapping[Path, tuple[str, str]])
             )
 
 
-def check_versions(prov: Mapping[str, Any], audit: Audit, audit_path: Path, results: Path) -> None:
+def check_versions(prov: Provenance, audit: Audit, audit_path: Path, results: Path) -> None:
     """The package versions of the provenance record, the audit (when it records them) and every run
     sidecar (``runs/<experiment>/<setting>/seed<n>.json``, read by the pipeline's one reader
     ``read_sidecar``: one that is no valid run record is refused, named) of the audited experiments
     must agree."""
-    versions = prov["versions"]
+    versions = prov.versions
     records: list[tuple[Path, Mapping[str, str | None]]] = []
     if audit.context.versions is not None:
         records.append((audit_path, audit.context.versions))
@@ -123,5 +73,3 @@ def check_versions(prov: Mapping[str, Any], audit: Audit, audit_path: Path, resu
                 f"({'; '.join(differ)}; this file vs the provenance record): the run mixes "
                 "installs, run it again in one environment"
             )
-
-

@@ -15,6 +15,7 @@ from vhct.reporting.audit.claims_model import Choice, Claim, ClaimsFile
 from vhct.reporting.audit.computed import evaluate_computed
 from vhct.reporting.audit.records import (
     AUDIT_FORMAT,
+    NOT_APPLICABLE,
     Audit,
     AuditContext,
     ClaimVerdict,
@@ -152,10 +153,6 @@ def reading_flips(results: Sequence[ClaimVerdict]) -> list[ReadingFlip]:
         ReadingFlip(statement=statement, readings=read, flips=len(set(read.values()) - {NOT_EVALUATED}) > 1)
         for statement, read in groups.items()
     ]
-
-
-#: a sensitivity row's variant verdict for a claim the variant cannot be read on (see its reason)
-NOT_APPLICABLE = "not applicable"
 
 
 def evaluate_sensitivity(

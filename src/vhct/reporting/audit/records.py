@@ -1,13 +1,15 @@
 """The audit's typed records, their one JSON writer (:func:`audit_json`) and one reader (:func:`read_audit`):
 a missing or unknown field is refused naming file and field (:class:`AuditRecordError`), so a renderer
-never guesses a key; non-finite floats are written as ``"nan"``/``"inf"`` and read back."""
+never guesses a key; non-finite floats are written as ``"nan"``/``"inf"`` and read back. The records'
+vocabulary (verdicts, their categories, the answers of a question) is defined here, and the reader
+refuses any other word and any estimate that is not finite where a decided comparison needs one."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,6 +25,32 @@ from vhct.reporting.audit.questions_model import Question
 AUDIT_FORMAT = 6
 #: a comparison whose tests are computed but whose verdict the claim level has not decided yet
 PENDING = "pending"
+#: the verdicts of a claim, an experiment and a comparison
+REPRODUCED = "reproduced"
+NOT_REPRODUCED = "not reproduced"
+INCONCLUSIVE = "inconclusive"
+NOT_EVALUATED = "not evaluated"
+VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_EVALUATED)
+#: the sub-categories of the verdicts (``Comparison.category`` and every result's ``category``)
+OPPOSITE = "the opposite"
+NO_EFFECT = "no effect of the claimed size"
+UNDERPOWERED = "underpowered"
+TOO_FEW = "too few seeds"
+CATEGORIES = {
+    REPRODUCED: (REPRODUCED,),
+    NOT_REPRODUCED: (OPPOSITE, NO_EFFECT),
+    INCONCLUSIVE: (TOO_FEW, UNDERPOWERED),
+    NOT_EVALUATED: (NOT_EVALUATED,),
+}
+#: a sensitivity row's variant verdict for a claim the variant cannot be read on (see its reason)
+NOT_APPLICABLE = "not applicable"
+#: answers of a two-sided question beyond the paper (``verdicts.decide_question``), beside
+#: "``setting`` better" (:data:`BETTER`)
+NO_DIFFERENCE = "no significant difference"
+TOO_FEW_SEEDS = "inconclusive (too few seeds)"
+BETTER = "{} better"
+#: a computed statement's verdicts
+COMPUTED_VERDICTS = (REPRODUCED, NOT_REPRODUCED)
 #: derived fields a comparison's JSON carries for the human reader (not read back)
 DERIVED_FIELDS = ("label", "early")
 
@@ -121,6 +149,43 @@ def _comparison_json(data: Any) -> Any:
             raise ValueError(f"comparison lacks field(s) {', '.join(missing)}")
         return {k: v for k, v in data.items() if k not in DERIVED_FIELDS}
     return data
+
+
+def comparison_problems(c: Comparison) -> list[str]:
+    """What a decided comparison (not pending, not "not evaluated") lacks: a finite effect and mean of
+    ``a``; means, spreads and intervals that are a number or "not computed" (NaN, for a quantity its
+    kind does not compute), never infinite, but a one-sided interval's open end; p-values in [0, 1]."""
+    if c.verdict in (PENDING, NOT_EVALUATED, TOO_FEW_SEEDS) or c.category == TOO_FEW:
+        return []
+    problems = [
+        f"{name} {value!r} is not finite"
+        for name, value in (("effect", c.effect), ("mean_a", c.mean_a))
+        if not math.isfinite(value)
+    ]
+    problems += [
+        f"{name} {value!r} is infinite"
+        for name, value in (("mean_b", c.mean_b), ("std_a", c.std_a), ("std_b", c.std_b))
+        if math.isinf(value)
+    ]
+    problems += [
+        f"{name} is NaN"
+        for name, value in (("ci_low", c.ci_low), ("ci_high", c.ci_high))
+        if value is not None and math.isnan(value)
+    ]
+    p_values = (
+        "p_claimed",
+        "p_refuted",
+        "p_refuted_holm",
+        "p_claimed_holm",
+        "p_no_effect",
+        "p_no_effect_holm",
+    )
+    problems += [
+        f"{name} {getattr(c, name)!r} is not in [0, 1]"
+        for name in p_values
+        if getattr(c, name) is not None and not 0.0 <= getattr(c, name) <= 1.0
+    ]
+    return problems
 
 
 #: a comparison inside a record: read from its JSON form through the required-field check
@@ -355,9 +420,69 @@ def parse_audit(data: Any, where: str = "audit") -> Audit:
             f"{AUDIT_FORMAT}: re-run the audit (make paper-local) and ship its results (make findings)"
         )
     try:
-        return Audit.model_validate(data)
+        audit = Audit.model_validate(data)
     except ValidationError as exc:
         raise AuditRecordError(f"{where}: {_errors(exc)}") from exc
+    return check_values(audit, where)
+
+
+def _outcome_problem(verdict: str, category: str, verdicts: tuple[str, ...] = VERDICTS) -> str | None:
+    if verdict not in verdicts:
+        return f"verdict {verdict!r} is none of {', '.join(verdicts)}"
+    if category and category not in CATEGORIES.get(verdict, ()):
+        return f"category {category!r} is not one of verdict {verdict!r}'s ({', '.join(CATEGORIES[verdict])})"
+    return None
+
+
+def _parts(audit: Audit) -> Iterator[tuple[str, str | None]]:
+    """Each part of the audit with the first problem of its values (None: none)."""
+
+    def comparisons(where: str, comps: list[Comparison], decided: bool) -> Iterator[tuple[str, str | None]]:
+        for c in comps:
+            if decided:
+                yield (
+                    f"{where}, comparison {c.label}",
+                    _outcome_problem(c.verdict, c.category, (*VERDICTS, PENDING)),
+                )
+            yield f"{where}, comparison {c.label}", "; ".join(comparison_problems(c)) or None
+
+    for claim in audit.claims:
+        where = f"claim {claim.claim.id}"
+        yield where, _outcome_problem(claim.verdict, claim.category)
+        for decision in (claim, *claim.margins):
+            for e in decision.experiments:
+                yield f"{where}, experiment {e.experiment}", _outcome_problem(e.verdict, e.category)
+                yield from comparisons(f"{where}, experiment {e.experiment}", e.comparisons, True)
+    for choice in audit.sensitivity:
+        for row in choice.claims:
+            where = f"choice {choice.choice.id}, claim {row.claim}"
+            yield where, _outcome_problem(row.default_verdict, "")
+            yield where, _outcome_problem(row.variant_verdict, "", (*VERDICTS, NOT_APPLICABLE))
+            for e in row.variant_experiments:
+                yield f"{where}, experiment {e.experiment}", _outcome_problem(e.verdict, e.category)
+                yield from comparisons(f"{where}, experiment {e.experiment}", e.comparisons, True)
+    for flip in audit.reading_flips:
+        for claim, verdict in flip.readings.items():
+            yield f"statement {flip.statement}, reading {claim}", _outcome_problem(verdict, "")
+    for computed in audit.computed:
+        yield f"computed {computed.claim.id}", _outcome_problem(computed.verdict, "", COMPUTED_VERDICTS)
+    for question in audit.beyond.questions if audit.beyond else []:
+        for row in question.experiments:
+            where = f"question {question.question.id}, experiment {row.experiment}"
+            sides = (row.comparison.a, row.comparison.b) if row.comparison is not None else ()
+            answers = (NO_DIFFERENCE, TOO_FEW_SEEDS, NOT_EVALUATED, *(BETTER.format(s) for s in sides))
+            yield where, _outcome_problem(row.verdict, "", answers)
+            if row.comparison is not None:
+                yield from comparisons(where, [row.comparison], False)
+
+
+def check_values(audit: Audit, where: str = "audit") -> Audit:
+    """The audit if every word is of its vocabulary and every decided comparison's estimates are
+    numbers (:func:`comparison_problems`); else an :class:`AuditRecordError` naming the first part."""
+    for part, problem in _parts(audit):
+        if problem is not None:
+            raise AuditRecordError(f"{where}: {part}: {problem}")
+    return audit
 
 
 def read_audit(path: Path | str) -> Audit:

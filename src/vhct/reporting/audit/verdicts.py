@@ -13,24 +13,25 @@ import dataclasses
 from collections.abc import Sequence
 
 from vhct.reporting import stats
-from vhct.reporting.audit.records import PENDING, ClaimVerdict, Comparison, ExperimentVerdict
+from vhct.reporting.audit.records import (  # noqa: F401 (the verdicts' vocabulary, re-exported)
+    CATEGORIES,
+    INCONCLUSIVE,
+    NO_DIFFERENCE,
+    NO_EFFECT,
+    NOT_EVALUATED,
+    NOT_REPRODUCED,
+    OPPOSITE,
+    PENDING,
+    REPRODUCED,
+    TOO_FEW,
+    TOO_FEW_SEEDS,
+    UNDERPOWERED,
+    VERDICTS,
+    ClaimVerdict,
+    Comparison,
+    ExperimentVerdict,
+)
 
-REPRODUCED = "reproduced"
-NOT_REPRODUCED = "not reproduced"
-INCONCLUSIVE = "inconclusive"
-NOT_EVALUATED = "not evaluated"
-VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_EVALUATED)
-#: the sub-categories of the verdicts (``Comparison.category`` and every result's ``category``)
-OPPOSITE = "the opposite"
-NO_EFFECT = "no effect of the claimed size"
-UNDERPOWERED = "underpowered"
-TOO_FEW = "too few seeds"
-CATEGORIES = {
-    REPRODUCED: (REPRODUCED,),
-    NOT_REPRODUCED: (OPPOSITE, NO_EFFECT),
-    INCONCLUSIVE: (TOO_FEW, UNDERPOWERED),
-    NOT_EVALUATED: (NOT_EVALUATED,),
-}
 #: a statement whose evaluated readings give different verdicts (a flip: none of them is picked)
 READINGS_DISAGREE = "readings disagree"
 #: how a comparison's label marks a round before the experiment's horizon ("at t = 50 of 500")
@@ -129,11 +130,6 @@ def seeds_to_decide(parts: Sequence[Comparison | ExperimentVerdict]) -> int | No
     """The seeds per arm that would decide every underpowered part (their largest need)."""
     needs = [c.seeds_needed for c in parts if c.category == UNDERPOWERED]
     return None if not needs or None in needs else max(needs)
-
-
-#: answers of a two-sided question beyond the paper (``decide_question``), beside "``setting`` better"
-NO_DIFFERENCE = "no significant difference"
-TOO_FEW_SEEDS = "inconclusive (too few seeds)"
 
 
 def decide_question(comps: Sequence[Comparison], alpha: float) -> list[Comparison]:
