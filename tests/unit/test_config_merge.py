@@ -211,3 +211,49 @@ def test_adding_to_a_list_the_base_lacks_is_refused_naming_the_key(tmp_path, tex
     leaf = write(tmp_path / "mine.yaml", f"base: {TINY}\n{text}")
     with pytest.raises(vc.ConfigError, match=message):
         vc.load([leaf])
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "second", "mapping"),
+    [
+        (
+            "settings:\n  POO: {algorithm: POO}\nsettings+: [X]\n",
+            "'settings' (line 2)",
+            "settings+",
+            "<root>",
+        ),
+        (
+            "experiments:\n  garland:\n    settings: [POO]\n    settings+: [PCT]\n",
+            "'settings' (line 4)",
+            "settings+",
+            "experiments/garland",
+        ),
+        (
+            "experiments:\n  garland:\n    caps!: {}\n    caps: {}\n",
+            "'caps!' (line 4)",
+            "caps",
+            "experiments/garland",
+        ),
+        (
+            "figures:\n  regret:\n    panels:\n      - settings+: [POO]\n        settings!: [PCT]\n",
+            "'settings+' (line 5)",
+            "settings!",
+            "figures/regret/panels/0",
+        ),
+    ],
+    ids=["plain+append", "plain+append-nested", "replace+plain", "append+replace-in-list-item"],
+)
+def test_a_key_given_with_its_suffixed_form_in_one_mapping_is_refused(
+    tmp_path, capsys, text, first, second, mapping
+):
+    """Issue 48, item 6. Probe: ``experiments: {garland: {settings: [POO], settings+: [PCT]}}`` in a
+    child of config/tiny.yaml was checked valid by ``python -m vhct.pipeline.config child.yaml``,
+    garland running POO and PCT (the plain key replaced the base's list, the ``+`` one appended to
+    it). A mapping gives a key once: plain (merge or replace), ``+`` (append) or ``!`` (replace)."""
+    child = write(tmp_path / "child.yaml", f"base: {TINY}\n{text}")
+    assert vc.main([str(child)]) == 1
+    err = capsys.readouterr().err
+    last = len(text.splitlines()) + 1  # the second form is on the file's last line
+    assert err.startswith(f"{child}:{last}:"), err
+    assert f"mapping {mapping} gives both {first} and {second!r}: a key is given once" in err, err
+    assert err.count("\n") == 1

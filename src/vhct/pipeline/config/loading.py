@@ -1,9 +1,10 @@
 """Reading config files: YAML with keys given twice refused, ``base:`` chains merged, keys located.
 
-Every error names the file and line: YAML's own errors by their mark, a key given twice by both
-lines, and a model error (a key path) by the line of the last file that spells the key out. A file
-that is not UTF-8, or whose aliases would expand beyond :data:`MAX_EXPANDED_NODES` values (a "billion
-laughs" of anchors nested in each other) or into themselves, is refused before it is built.
+Every error names the file and line: YAML's own errors by their mark, a key given twice (also as
+``key`` beside ``key+`` or ``key!``) by both lines, and a model error (a key path) by the line of
+the last file that spells the key out. A file that is not UTF-8, or whose aliases would expand
+beyond :data:`MAX_EXPANDED_NODES` values (a "billion laughs" of anchors nested in each other) or
+into themselves, is refused before it is built.
 """
 
 from __future__ import annotations
@@ -31,6 +32,13 @@ DEFAULT_CONFIG = Path("config") / "config.yaml"
 #: expanded values, so nested aliases multiplying them (a "billion laughs") are refused here
 MAX_EXPANDED_NODES = 100_000
 
+#: suffix of a key whose list is appended to the base's list of that key (``settings+: [X]``)
+APPEND = "+"
+#: suffix of a key whose value replaces the base's, a mapping too (``caps!: {BO: ...}``)
+REPLACE = "!"
+#: the key of a YAML merge (``<<: *anchor``): its mapping's keys are the mapping's own
+YAML_MERGE_TAG = "tag:yaml.org,2002:merge"
+
 
 class DuplicateKeyError(yaml.MarkedYAMLError):
     """A mapping gives the same key twice (YAML parsers silently keep the last one)."""
@@ -45,7 +53,7 @@ class UniqueKeyLoader(yaml.SafeLoader):
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         first: dict[Any, int] = {}
         for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
+            if key_node.tag == YAML_MERGE_TAG:
                 continue
             key = self.construct_object(key_node, deep=True)
             if not isinstance(key, str | int | float | bool | None):
@@ -100,15 +108,52 @@ def check_expansion(root: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> int:
     return size(root)
 
 
+def unsuffixed(key: str) -> str:
+    """``key`` without a merge suffix (:data:`APPEND`, :data:`REPLACE`): the key it updates."""
+    return key[: -len(APPEND)] if key.endswith(APPEND) else key.removesuffix(REPLACE)
+
+
+def check_suffixes(root: yaml.Node) -> None:
+    """A :class:`DuplicateKeyError` where one mapping gives a key in two of its forms (``settings``
+    with ``settings+`` or ``settings!``, or ``key+`` with ``key!``): :func:`merge` would apply both,
+    one after the other, and silently. Each distinct node is looked at once (aliases are not expanded)."""
+    seen: set[int] = set()
+    pending: list[tuple[yaml.Node, tuple[str, ...]]] = [(root, ())]
+    while pending:
+        node, at = pending.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            pending.extend((item, (*at, str(i))) for i, item in enumerate(node.value))
+        if not isinstance(node, yaml.MappingNode):
+            continue
+        forms: dict[str, yaml.ScalarNode] = {}
+        for key_node, value in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == YAML_MERGE_TAG:
+                continue
+            first = forms.setdefault(unsuffixed(key_node.value), key_node)
+            if first is not key_node and first.value != key_node.value:
+                raise DuplicateKeyError(
+                    problem=f"mapping {'/'.join(at) or '<root>'} gives both {first.value!r} (line "
+                    f"{first.start_mark.line + 1}) and {key_node.value!r}: a key is given once, to merge "
+                    f"into a base's value (plain), append to its list ({APPEND!r}) or replace it "
+                    f"({REPLACE!r})",
+                    problem_mark=key_node.start_mark,
+                )
+            pending.append((value, (*at, key_node.value)))
+
+
 def parse_yaml(text: str) -> Any:
     """The YAML document ``text`` as Python values (:class:`UniqueKeyLoader`), its aliases checked by
-    :func:`check_expansion` before anything is built."""
+    :func:`check_expansion` and its keys by :func:`check_suffixes` before anything is built."""
     loader = UniqueKeyLoader(text)
     try:
         node = loader.get_single_node()
         if node is None:
             return None
         check_expansion(node)
+        check_suffixes(node)
         return loader.construct_document(node)
     finally:
         loader.dispose()
@@ -196,12 +241,6 @@ def located(error: ConfigError, files: Sequence[Path | str]) -> ConfigError:
                 best, line, depth = path, found, level
     where = f"{best}:{line}" if best is not None else ", ".join(map(str, files))
     return ConfigError(f"{where}: {error}", error.key, error.text)
-
-
-#: suffix of a key whose list is appended to the base's list of that key (``settings+: [X]``)
-APPEND = "+"
-#: suffix of a key whose value replaces the base's, a mapping too (``caps!: {BO: ...}``)
-REPLACE = "!"
 
 
 def merge(base: Mapping[str, Any], update: Mapping[str, Any], at: tuple[str, ...] = ()) -> dict[str, Any]:
