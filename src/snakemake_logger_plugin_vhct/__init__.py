@@ -5,14 +5,17 @@ hundreds of kilobytes on the paper's configs) and its progress as "N of M steps"
 prints, instead, one line per started job and one per finished job with the jobs done and an
 estimate of the time left, every line cut to the terminal's width (``COLUMNS``, else the
 terminal's, else 80); errors and warnings are wrapped, not cut, up to ``MAX_MESSAGE_LINES``
-lines. The full detail stays where Snakemake writes it: its log file
-``.snakemake/log/<date>.snakemake.log`` (named on the console at the start and at the end) and
-each job's own log under ``logs/``. Snakemake finds the plugin by its module name
+lines. A cut is marked "…", or "..." where the output's encoding cannot hold it
+(``PYTHONIOENCODING=ascii``); any other character the encoding cannot hold is written as "?", so
+no line is lost to an encoding error (:class:`Output`). The full detail stays where Snakemake
+writes it: its log file ``.snakemake/log/<date>.snakemake.log`` (named on the console at the start
+and at the end) and each job's own log under ``logs/``. Snakemake finds the plugin by its module name
 (``snakemake_logger_plugin_<name>``); the Makefile passes ``--logger vhct``.
 """
 
 from __future__ import annotations
 
+import codecs
 import logging
 import re
 import shutil
@@ -32,6 +35,10 @@ DEFAULT_WIDTH = 80
 MAX_MESSAGE_LINES = 30
 #: marks a line cut to the width
 ELLIPSIS = "…"
+#: marks a cut where the output's encoding cannot hold ELLIPSIS
+ASCII_ELLIPSIS = "..."
+#: the encoding assumed of a stream that names none (a text buffer holds any character)
+DEFAULT_ENCODING = "utf-8"
 #: Snakemake messages repeated at every scheduling round that say nothing to a person
 NOISE = ("Select jobs to execute...",)
 #: numbered rules of one family (run_garland_batch0, run_garland_batch1, ...) count together
@@ -57,9 +64,41 @@ def duration(seconds: float) -> str:
     return f"{minutes // MINUTES_PER_HOUR} h {minutes % MINUTES_PER_HOUR:02d} min"
 
 
-def clip(line: str, width: int) -> str:
-    """``line`` cut to ``width`` characters, the cut marked."""
-    return line if len(line) <= width else line[: width - len(ELLIPSIS)] + ELLIPSIS
+def clip(line: str, width: int, mark: str = ELLIPSIS) -> str:
+    """``line`` cut to ``width`` characters, the cut marked by ``mark``."""
+    return line if len(line) <= width else line[: width - len(mark)] + mark
+
+
+@dataclass(frozen=True)
+class Output:
+    """What a text stream's encoding can hold: the one place the console's characters are fitted to it.
+
+    ``encoding`` is the codec of ``stream.encoding`` (``DEFAULT_ENCODING`` when it names none; an
+    encoding Python does not know is taken for ASCII, which every encoding holds).
+    """
+
+    encoding: str
+
+    @classmethod
+    def of(cls, stream: TextIO) -> Output:
+        name = getattr(stream, "encoding", None) or DEFAULT_ENCODING
+        try:
+            return cls(codecs.lookup(name).name)
+        except LookupError:
+            return cls("ascii")
+
+    def holds(self, text: str) -> bool:
+        """Whether the encoding can write every character of ``text``."""
+        return self.fitted(text) == text
+
+    def fitted(self, text: str) -> str:
+        """``text`` with every character the encoding cannot write replaced by the codec's "?"."""
+        return text.encode(self.encoding, errors="replace").decode(self.encoding, errors="replace")
+
+    @property
+    def ellipsis(self) -> str:
+        """The mark of a cut line: ``ELLIPSIS`` if the encoding holds it, else ``ASCII_ELLIPSIS``."""
+        return ELLIPSIS if self.holds(ELLIPSIS) else ASCII_ELLIPSIS
 
 
 def terminal_width() -> int:
@@ -132,8 +171,11 @@ class Progress:
 class Console:
     """Turns Snakemake's log records into the short lines of this console (pure: no I/O)."""
 
-    def __init__(self, width: int, dryrun: bool = False, printshellcmds: bool = False) -> None:
+    def __init__(
+        self, width: int, dryrun: bool = False, printshellcmds: bool = False, ellipsis: str = ELLIPSIS
+    ) -> None:
         self.width = width
+        self.ellipsis = ellipsis
         self.dryrun = dryrun
         self.printshellcmds = printshellcmds
         self.progress = Progress()
@@ -141,7 +183,7 @@ class Console:
         self.last_finished: str | None = None  # the job whose end the next progress line reports
 
     def _clip(self, *lines: str) -> list[str]:
-        return [clip(line, self.width) for line in lines]
+        return [clip(line, self.width, self.ellipsis) for line in lines]
 
     def _wrapped(self, text: str) -> list[str]:
         """An error or warning in full, wrapped to the width, up to MAX_MESSAGE_LINES lines."""
@@ -254,13 +296,18 @@ def snakemake_log_file() -> str | None:
 
 
 class LogHandler(LogHandlerBase):
-    """Snakemake's console handler: writes this project's short lines to stderr (stdout with --stdout)."""
+    """Snakemake's console handler: writes this project's short lines to stderr (stdout with --stdout),
+    in what the stream's encoding can hold (:class:`Output`)."""
 
     def __post_init__(self) -> None:
         settings = self.common_settings
         self.stream: TextIO = sys.stdout if settings.stdout else sys.stderr
+        self.output = Output.of(self.stream)
         self.console = Console(
-            width=terminal_width(), dryrun=bool(settings.dryrun), printshellcmds=bool(settings.printshellcmds)
+            width=terminal_width(),
+            dryrun=bool(settings.dryrun),
+            printshellcmds=bool(settings.printshellcmds),
+            ellipsis=self.output.ellipsis,
         )
         quiet = {str(q).lower() for q in settings.quiet or ()}
         self.silent = "all" in quiet and not settings.dryrun
@@ -279,7 +326,7 @@ class LogHandler(LogHandlerBase):
                 return
             lines = self.console.lines(record)
             if lines:
-                self.stream.write("\n".join(lines) + "\n")
+                self.stream.write(self.output.fitted("\n".join(lines) + "\n"))
                 self.stream.flush()
         except Exception:  # noqa: BLE001 - a console must never stop the workflow
             self.handleError(record)

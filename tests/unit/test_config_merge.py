@@ -4,6 +4,7 @@ shipped configs merging to what they stated in full before."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -211,3 +212,117 @@ def test_adding_to_a_list_the_base_lacks_is_refused_naming_the_key(tmp_path, tex
     leaf = write(tmp_path / "mine.yaml", f"base: {TINY}\n{text}")
     with pytest.raises(vc.ConfigError, match=message):
         vc.load([leaf])
+
+
+def line_of(path: Path, text: str) -> int:
+    """The line (1-based) of ``path`` holding ``text``."""
+    return next(i for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if text in line)
+
+
+@pytest.mark.parametrize(
+    ("text", "spelled", "key"),
+    [
+        ("experiments:\n  garland:\n    horizon: -3\n", "horizon: -3", "experiments/garland/horizon: "),
+        (
+            "experiments:\n  garland:\n    settings+: [BO, ghost]\n",
+            "settings+",
+            r"experiments/garland/settings/\d+ \(written as experiments/garland/settings\+/1\): "
+            "unknown setting 'ghost'",
+        ),
+        (
+            "figures:\n  regret:\n    panels:\n      0:\n        settings+:\n          - ghost\n",
+            "- ghost",
+            r"figures/regret/panels/0/settings/\d+ \(written as figures/regret/panels/0/settings\+/0\): "
+            "setting 'ghost' is not run",
+        ),
+        (
+            "x-bad: &bad\n  horizon: -3\nexperiments:\n  garland:\n    <<: *bad\n",
+            "horizon: -3",
+            "experiments/garland/horizon: ",
+        ),
+        (
+            "settings!:\n  POO: {algorithm: NOPE}\nexperiments: {garland: {settings: [POO]}}\n",
+            "NOPE",
+            r"settings/POO/algorithm \(written as settings!/POO/algorithm\): unknown algorithm 'NOPE'",
+        ),
+    ],
+    ids=["plain", "appended", "appended-by-item-number", "yaml-merge", "replaced"],
+)
+def test_an_error_of_a_child_config_names_the_childs_file_and_line(tmp_path, capsys, text, spelled, key):
+    """Issue 48, item 6. Probe: a child of config/tiny.yaml (``base: <tiny>``) with one wrong value,
+    checked by ``python -m vhct.pipeline.config child.yaml``: an appended ``settings+: [ghost]`` was
+    reported at ``config/tiny.yaml:81`` (the base's ``settings``), a value from a YAML merge
+    (``<<: *bad``) at the base's ``horizon``. The error names the file and line where the value was
+    written, and a key spelled otherwise there (``settings+/0``) as written; one line."""
+    child = write(tmp_path / "child.yaml", f"base: {TINY}\n{text}")
+    assert vc.main([str(child)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(TINY) not in err, err
+    assert re.match(rf"{re.escape(str(child))}:{line_of(child, spelled)}: config key {key}", err), err
+
+
+def test_an_error_in_a_base_is_still_named_in_the_base(tmp_path):
+    """A child that sets a sibling key does not take the blame for its base's wrong value; a child
+    replacing the value does."""
+    text = TINY.read_text(encoding="utf-8").replace("horizon: 60", "horizon: -3", 1)
+    base = write(tmp_path / "base.yaml", text)
+    child = write(tmp_path / "child.yaml", "base: base.yaml\nexperiments:\n  garland:\n    seeds: 3\n")
+    with pytest.raises(vc.ConfigError) as info:
+        vc.load([child])
+    assert str(info.value).startswith(f"{base.resolve()}:{line_of(base, 'horizon: -3')}: config key ")
+    child.write_text("base: base.yaml\nexperiments:\n  garland:\n    horizon: 0\n", encoding="utf-8")
+    with pytest.raises(vc.ConfigError, match=f"^{child.resolve()}:4: config key experiments/garland/horizon"):
+        vc.load([child])
+
+
+def test_a_command_line_value_is_named_as_such():
+    """Probe: ``snakemake -n --configfile config/tiny.yaml --config progress_every=0`` reported the
+    error at the line of config/tiny.yaml that sets ``progress_every``: the value is the command line's."""
+    with pytest.raises(vc.ConfigError, match="^--config: config key progress_every: "):
+        vc.load([TINY], {"progress_every": 0})
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "second", "mapping"),
+    [
+        (
+            "settings:\n  POO: {algorithm: POO}\nsettings+: [X]\n",
+            "'settings' (line 2)",
+            "settings+",
+            "<root>",
+        ),
+        (
+            "experiments:\n  garland:\n    settings: [POO]\n    settings+: [PCT]\n",
+            "'settings' (line 4)",
+            "settings+",
+            "experiments/garland",
+        ),
+        (
+            "experiments:\n  garland:\n    caps!: {}\n    caps: {}\n",
+            "'caps!' (line 4)",
+            "caps",
+            "experiments/garland",
+        ),
+        (
+            "figures:\n  regret:\n    panels:\n      - settings+: [POO]\n        settings!: [PCT]\n",
+            "'settings+' (line 5)",
+            "settings!",
+            "figures/regret/panels/0",
+        ),
+    ],
+    ids=["plain+append", "plain+append-nested", "replace+plain", "append+replace-in-list-item"],
+)
+def test_a_key_given_with_its_suffixed_form_in_one_mapping_is_refused(
+    tmp_path, capsys, text, first, second, mapping
+):
+    """Issue 48, item 6. Probe: ``experiments: {garland: {settings: [POO], settings+: [PCT]}}`` in a
+    child of config/tiny.yaml was checked valid by ``python -m vhct.pipeline.config child.yaml``,
+    garland running POO and PCT (the plain key replaced the base's list, the ``+`` one appended to
+    it). A mapping gives a key once: plain (merge or replace), ``+`` (append) or ``!`` (replace)."""
+    child = write(tmp_path / "child.yaml", f"base: {TINY}\n{text}")
+    assert vc.main([str(child)]) == 1
+    err = capsys.readouterr().err
+    last = len(text.splitlines()) + 1  # the second form is on the file's last line
+    assert err.startswith(f"{child}:{last}:"), err
+    assert f"mapping {mapping} gives both {first} and {second!r}: a key is given once" in err, err
+    assert err.count("\n") == 1

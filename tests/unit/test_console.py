@@ -15,10 +15,12 @@ import pytest
 from snakemake_interface_logger_plugins.common import LogEvent
 
 from snakemake_logger_plugin_vhct import (
+    ASCII_ELLIPSIS,
     ELLIPSIS,
     MAX_MESSAGE_LINES,
     Console,
     LogHandler,
+    Output,
     Progress,
     clip,
     duration,
@@ -28,6 +30,17 @@ from snakemake_logger_plugin_vhct import (
 WIDTH = 60
 #: a "reason" of the size the paper config's aggregate jobs print (hundreds of kilobytes)
 HUGE = ", ".join(f"results/runs/garland/VHCT/seed{i}.csv.gz" for i in range(5000))
+#: Snakemake's common settings of a run writing to stdout
+SETTINGS = types.SimpleNamespace(
+    stdout=True,
+    dryrun=False,
+    printshellcmds=False,
+    quiet=None,
+    nocolor=True,
+    debug_dag=False,
+    verbose=False,
+    show_failed_logs=False,
+)
 
 
 def record(event, when: float, msg: str | None = "", level: int = logging.INFO, **extra) -> logging.LogRecord:
@@ -128,8 +141,7 @@ def test_what_only_the_full_log_needs_is_not_printed():
 
 def test_the_handler_writes_the_lines_to_snakemakes_stream_and_honours_quiet_all(monkeypatch):
     monkeypatch.setenv("COLUMNS", str(WIDTH))
-    settings = types.SimpleNamespace(stdout=True, dryrun=False, printshellcmds=False, quiet=None,
-                                     nocolor=True, debug_dag=False, verbose=False, show_failed_logs=False)
+    settings = SETTINGS
     stream = io.StringIO()
     monkeypatch.setattr("sys.stdout", stream)
     handler = LogHandler(settings, None)
@@ -139,3 +151,37 @@ def test_the_handler_writes_the_lines_to_snakemakes_stream_and_honours_quiet_all
     quiet.emit(record(None, 0.0, "Building DAG of jobs..."))
     quiet.emit(record(LogEvent.ERROR, 0.0, "it failed", level=logging.ERROR))
     assert stream.getvalue().splitlines()[1:] == ["it failed"]
+
+
+def handler_writing_to(stream: io.TextIOWrapper, monkeypatch) -> LogHandler:
+    monkeypatch.setenv("COLUMNS", str(WIDTH))
+    monkeypatch.setattr("sys.stdout", stream)
+    return LogHandler(SETTINGS, None)
+
+
+@pytest.mark.parametrize(("encoding", "mark"), [("ascii", ASCII_ELLIPSIS), ("utf-8", ELLIPSIS)])
+def test_a_clipped_line_is_written_in_what_the_streams_encoding_holds(monkeypatch, encoding, mark):
+    """Issue 48, item 5. Probe: ``COLUMNS=40 PYTHONIOENCODING=ascii snakemake -n --cores 1 --logger vhct
+    --configfile config/tiny.yaml`` printed a ``UnicodeEncodeError`` traceback ("Logging error") for
+    every clipped line and lost the line. On an ASCII stream the cut is marked "..." and any other
+    character it cannot hold becomes "?"; on UTF-8 the "…" and the rest are kept."""
+    buffer = io.BytesIO()
+    stream = io.TextIOWrapper(buffer, encoding=encoding)  # errors="strict", as the probe's stdout
+    handler = handler_writing_to(stream, monkeypatch)
+    handle_error = []
+    monkeypatch.setattr(handler, "handleError", handle_error.append)
+    line = f"Building DAG of jobs... {HUGE}"
+    handler.emit(record(None, 0.0, line))
+    handler.emit(record(LogEvent.ERROR, 0.0, "ρ ≤ 1 fails", level=logging.ERROR))
+    assert handle_error == []  # no record went to logging's error report
+    written = buffer.getvalue().decode(encoding).splitlines()
+    assert written[0] == clip(line, WIDTH, mark) and written[0].endswith(mark) and len(written[0]) == WIDTH
+    assert written[1] == ("ρ ≤ 1 fails" if encoding == "utf-8" else "? ? 1 fails")
+
+
+def test_the_output_takes_its_encoding_from_the_stream():
+    """The one place the fallback is decided: the stream's own encoding, by its codec's name."""
+    assert Output.of(io.TextIOWrapper(io.BytesIO(), encoding="US-ASCII")).ellipsis == ASCII_ELLIPSIS
+    assert Output.of(io.TextIOWrapper(io.BytesIO(), encoding="latin-1")).fitted("… é") == "? é"
+    assert Output.of(io.TextIOWrapper(io.BytesIO(), encoding="UTF8")).ellipsis == ELLIPSIS
+    assert Output.of(io.StringIO()).ellipsis == ELLIPSIS  # a text buffer names no encoding: it holds all
