@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 
 import yaml
@@ -24,3 +25,52 @@ def test_citation_file_cites_this_project_and_the_paper():
     assert [a["family-names"] for a in paper["authors"]] == ["Li", "Wang", "Cheng", "Song"]
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert paper["url"] in readme and "CITATION.cff" in readme and "(LICENSE)" in readme
+
+
+def bibtex_entries(text: str) -> dict[str, tuple[str, dict[str, str]]]:
+    """A BibTeX file's entries: key -> (entry type, fields), each field's value without its outer braces."""
+    entries = {}
+    for head in re.finditer(r"^@(\w+)\{([^,\s]+),", text, re.M):
+        fields, at = {}, head.end()
+        while (field := re.compile(r"\s*(\w+)\s*=\s*\{").match(text, at)) is not None:
+            depth, end = 1, field.end()
+            while depth:  # to the brace that closes the value
+                depth += {"{": 1, "}": -1}.get(text[end], 0)
+                end += 1
+            fields[field[1].lower()] = text[field.end() : end - 1]
+            at = re.compile(r"\s*,?\s*").match(text, end).end()
+        assert text[at] == "}", f"CITATION.bib: entry {head[2]} has a field that is not `name = {{value}}`"
+        entries[head[2]] = (head[1].lower(), fields)
+    return entries
+
+
+def bibtex_authors(cff_authors: list[dict[str, str]]) -> str:
+    """CITATION.cff's authors as BibTeX writes them: `Family, Given` and `{an entity's name}`."""
+    names = [
+        f"{a['family-names']}, {a['given-names']}" if "family-names" in a else f"{{{a['name']}}}"
+        for a in cff_authors
+    ]
+    return " and ".join(names)
+
+
+def test_the_bibtex_file_says_what_citation_cff_says():
+    """CITATION.bib (for LaTeX users) holds this project and the paper with CITATION.cff's facts, so that
+    the two cannot drift apart; the README names both."""
+    cff = yaml.safe_load((REPO / "CITATION.cff").read_text(encoding="utf-8"))
+    entries = bibtex_entries((REPO / "CITATION.bib").read_text(encoding="utf-8"))
+    assert [kind for kind, _ in entries.values()] == ["software", "article"]
+    (_, project), (_, paper) = entries.values()
+    assert project["title"] == cff["title"] and project["version"] == str(cff["version"])
+    assert project["author"] == bibtex_authors(cff["authors"]) and project["license"] == cff["license"]
+    released = cff.get("date-released")
+    assert project.get("year") == (None if released is None else str(released)[:4])
+    cited = cff["preferred-citation"]
+    assert paper["title"] == cited["title"] and paper["author"] == bibtex_authors(cited["authors"])
+    assert (paper["journal"], paper["year"], paper["url"]) == (
+        cited["journal"],
+        str(cited["year"]),
+        cited["url"],
+    )
+    assert [f"arXiv:{paper['eprint']}"] == [i["value"] for i in cited["identifiers"]]
+    assert paper.get("doi") == cited.get("doi")  # none today: one file gaining a DOI needs the other too
+    assert "CITATION.bib" in (REPO / "README.md").read_text(encoding="utf-8")
