@@ -1,12 +1,23 @@
-"""What users of a research repository look for first: the licence, how to cite, the paper's link."""
+"""What users of a research repository look for first: the licence, how to cite, the paper's link, a short
+README, and links that lead somewhere."""
 
 from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterator
+from pathlib import Path
 
+import pytest
 import yaml
 from support import REPO
+
+from vhct.reporting.render import slug
+
+#: the project's own Markdown pages: the README, the configs' and the data's, and docs/
+MARKDOWN = ["README.md", "config/README.md", "data/README.md"] + sorted(
+    str(page.relative_to(REPO)) for page in (REPO / "docs").rglob("*.md")
+)
 
 
 def test_the_licence_file_is_the_one_pyproject_declares():
@@ -74,3 +85,38 @@ def test_the_bibtex_file_says_what_citation_cff_says():
     assert [f"arXiv:{paper['eprint']}"] == [i["value"] for i in cited["identifiers"]]
     assert paper.get("doi") == cited.get("doi")  # none today: one file gaining a DOI needs the other too
     assert "CITATION.bib" in (REPO / "README.md").read_text(encoding="utf-8")
+
+
+#: the README's length: what it states at more length lives in docs/*.md, which it links
+README_MAX_LINES = 250
+
+
+def test_the_readme_stays_short():
+    lines = (REPO / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= README_MAX_LINES, f"README.md: {len(lines)} lines; move detail into docs/*.md"
+
+
+def headings(page: Path) -> Iterator[str]:
+    """The anchors of a Markdown page's headings, as GitHub makes them (a repeated one gets -1, -2, ...)."""
+    seen: dict[str, int] = {}
+    fenced = False
+    for line in page.read_text(encoding="utf-8").splitlines():
+        fenced ^= line.startswith("```")
+        if not fenced and (heading := re.match(r"#{1,6} (.*)", line)):
+            anchor = slug(heading[1])
+            seen[anchor] = seen.get(anchor, -1) + 1
+            yield anchor if seen[anchor] == 0 else f"{anchor}-{seen[anchor]}"
+
+
+@pytest.mark.parametrize("page", MARKDOWN, ids=str)
+def test_every_relative_link_of_a_page_finds_its_file_and_heading(page):
+    text = (REPO / page).read_text(encoding="utf-8")
+    broken = []
+    for link in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z]+:", link):  # https:, mailto:
+            continue
+        target, _, anchor = link.partition("#")
+        path = (REPO / page).parent / target if target else REPO / page
+        if not path.exists() or (anchor and path.suffix == ".md" and anchor not in set(headings(path))):
+            broken.append(link)
+    assert not broken, f"{page}: broken links {broken}"
