@@ -3,6 +3,8 @@
 # -r requirements.lock -e .[all,test]: every package at the exact version of the lock) and
 # reinstall when pyproject.toml or the lock changes. `make lock` regenerates the lock.
 
+# this file, whose `## target:` lines `make help` prints (MAKEFILE_LIST's last word while it is read)
+MAKEFILE := $(lastword $(MAKEFILE_LIST))
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
@@ -94,7 +96,7 @@ all: figures
 ## help: list every target with one line each (from the Makefile's `## target:` lines)
 help:
 	@awk '/^## [a-z-]+: / { name = $$2; sub(/:$$/, "", name); sub(/^## [a-z-]+: /, ""); printf "  %-17s %s\n", name, $$0 }' \
-		$(firstword $(MAKEFILE_LIST))
+		$(MAKEFILE)
 
 $(STAMP): pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(call arg,PYTHON) -m venv $(VENV)
