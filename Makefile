@@ -1,8 +1,10 @@
-# Two commands on a fresh machine:  make figures   and   make test
+# Two commands on a fresh machine:  make figures   and   make test   (make help: every target, one line each)
 # Both create .venv when it is absent (python3.11 -m venv .venv && .venv/bin/pip install
 # -r requirements.lock -e .[all,test]: every package at the exact version of the lock) and
 # reinstall when pyproject.toml or the lock changes. `make lock` regenerates the lock.
 
+# this file, whose `## target:` lines `make help` prints (MAKEFILE_LIST's last word while it is read)
+MAKEFILE := $(lastword $(MAKEFILE_LIST))
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
@@ -86,20 +88,27 @@ PAPER_LOCAL := config/paper-local.yaml
 # a config's folder of results, figures or logs (e.g. $(call folder,results,config/paper-local.yaml))
 folder = $$($(BIN)/python -m vhct.pipeline.config --folder $(1) $(2))
 
-.PHONY: all venv lock figures real-data data paper plan paper-local findings article findings-figures test test-quick core-example lint dry-run slurm-dry-run unlock clean
+.PHONY: all help venv lock figures real-data data paper plan paper-local findings article findings-figures test test-quick core-example lint dry-run slurm-dry-run unlock clean
 
+## all: the same as `make figures` (make's default target)
 all: figures
+
+## help: list every target with one line each (from the Makefile's `## target:` lines)
+help:
+	@awk '/^## [a-z-]+: / { name = $$2; sub(/:$$/, "", name); sub(/^## [a-z-]+: /, ""); printf "  %-17s %s\n", name, $$0 }' \
+		$(MAKEFILE)
 
 $(STAMP): pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(call arg,PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -r $(LOCK) -e ".[all,test]"
 	touch $(STAMP)
 
-## venv: create .venv and install the project with its test extra at the lock's versions (when absent or stale)
+## venv: create or update .venv: the project and its test extra at the lock's versions
 venv: $(STAMP)
 
-## lock: regenerate requirements.lock from pyproject.toml (pip-compile in a throwaway venv; UPGRADE=1 to
-## move every package to its newest allowed version); then `make venv` installs it
+## lock: regenerate requirements.lock from pyproject.toml (UPGRADE=1: newest versions)
+# pip-compile runs in a throwaway venv; UPGRADE=1 moves every package to its newest version within
+# pyproject.toml's ranges; then `make venv` installs the lock
 lock:
 	rm -rf $(call arg,LOCK_VENV) && $(call arg,PYTHON) -m venv $(call arg,LOCK_VENV)
 	$(call arg,LOCK_VENV)/bin/pip install --quiet $(call arg,PIP_TOOLS)
@@ -111,58 +120,61 @@ lock:
 	mv $(LOCK).tmp $(LOCK)
 	rm -rf $(call arg,LOCK_VENV)
 
-## figures: the whole pipeline with the default (reduced-scale) config on all cores
-## (or only TARGETS and what they need: make figures TARGETS=figures/fig3a_garland.pdf; another
-## config's outputs are in its own folders: make figures CONFIG=config/mine.yaml TARGETS=figures/mine/fig3a_garland.pdf)
+## figures: the whole pipeline with the default config (the quick start) on all cores
+# (or only TARGETS and what they need: make figures TARGETS=figures/fig3a_garland.pdf; another
+# config's outputs are in its own folders: make figures CONFIG=config/mine.yaml TARGETS=figures/mine/fig3a_garland.pdf)
 figures: $(STAMP)
 	$(PREPARE)
 	$(call args,RUNNER) $(SNAKEMAKE) $(call args,TARGETS)
 
-## real-data: only the real-data figures (Landmine, MNIST) and the jobs they need, data included
+## real-data: only the real-data figures (Landmine, MNIST) and the jobs they need
 real-data: $(STAMP)
 	$(PREPARE)
 	figures=$(call folder,figures,$(CONFIG_ARG)) && $(SNAKEMAKE) $(addprefix $$figures/,$(REAL_FIGURES))
 
-## data: only the download and verification stage (every data file the config's experiments use)
+## data: only download and verify the data files the config's experiments use
 data: $(STAMP)
 	$(PREPARE)
 	$(SNAKEMAKE) --until verify_data
 
-## paper: the pipeline at the paper's full scale (20 seeds, paper horizons; BO and MNIST take days: a cluster)
+## paper: the paper's full scale, config/paper.yaml (BO and MNIST take days: a cluster)
 paper: $(STAMP)
 	$(MAKE) figures CONFIG=config/paper.yaml
 
-## plan: the analysis plan of `make paper-local` (config/plans/paper-local.yaml) from the pilot's results,
-## i.e. after `make figures` (the quick start is the pilot): the seeds per arm each comparison needs
+## plan: the analysis plan of `make paper-local`, from the pilot (after `make figures`)
+# config/plans/paper-local.yaml: the seeds per arm each comparison needs (the quick start is the pilot)
 plan: $(STAMP)
 	$(BIN)/python -m vhct.reporting.audit.plan $(PAPER_LOCAL)
 
-## paper-local: a confirmatory run on the plan's seeds (refused, before Snakemake plans anything, unless
-## `make plan` wrote a plan that matches the config, the claims and the pilot); paper scale on one machine (config/paper-local.yaml; measured 84 min 29 s with the venv installed, on 2 cores of an Intel Xeon @ 2.50GHz),
-## timed: the run's provenance (commit, command, wall time, machine) goes to results/paper-local/provenance.json
-## (its results in results/paper-local/, its figures in figures/paper-local/: beside the default config's)
+## paper-local: a confirmatory run at the paper's scale on one machine (after `make plan`)
+# config/paper-local.yaml on the plan's seeds; refused, before Snakemake plans anything, unless `make plan`
+# wrote a plan that matches the config, the claims and the pilot. Measured 84 min 29 s with the venv
+# installed, on 2 cores of an Intel Xeon @ 2.50GHz. Timed: the run's provenance (commit, command, wall time, machine) goes to
+# results/paper-local/provenance.json (its results in results/paper-local/, its figures in
+# figures/paper-local/: beside the default config's)
 paper-local: $(STAMP)
 	$(BIN)/python -m vhct.reporting.audit.plan --check $(PAPER_LOCAL)
 	results=$(call folder,results,$(PAPER_LOCAL)) && $(MAKE) figures CONFIG=$(PAPER_LOCAL) \
 		RUNNER="$(BIN)/python -m vhct.pipeline.provenance $$results/provenance.json --"
 
 ## findings: docs/findings.md and docs/figures/*.png from a finished `make paper-local`
-## (copies its audit JSON, aggregates, provenance and linked figure PNGs into docs/, then renders;
-## refuses, changing nothing, unless all of them have the content results/paper-local/provenance.json records
-## and one set of package versions, and the run is at the paper's scale: a reduced run only with
-## SHIP_ARGS=--reduced; a killed `make findings` is completed by the next one)
+# (copies its audit JSON, aggregates, provenance and linked figure PNGs into docs/, then renders;
+# refuses, changing nothing, unless all of them have the content results/paper-local/provenance.json records
+# and one set of package versions, and the run is at the paper's scale: a reduced run, one with an audited
+# experiment below the claims' seeds, only with SHIP_ARGS=--reduced; a killed `make findings` is
+# completed by the next one)
 findings: $(STAMP)
 	results=$(call folder,results,$(PAPER_LOCAL)) && figures=$(call folder,figures,$(PAPER_LOCAL)) && \
 		$(BIN)/python -m vhct.reporting.ship --results "$$results" --figures "$$figures" $(call args,SHIP_ARGS)
 
-## article: docs/article.pdf, the replication article (ReScience C / ML Reproducibility Challenge structure),
-## from the shipped docs/findings alone (no optimizer runs; Typst from its wheel, no TeX); from a finished
-## run's results instead: make article ARTICLE_ARGS="--results results/paper-local"
+## article: docs/article.pdf, the replication article, from docs/findings alone (no runs)
+# ReScience C / ML Reproducibility Challenge structure; Typst from its wheel, no TeX; from a finished
+# run's results instead: make article ARTICLE_ARGS="--results results/paper-local"
 article: $(STAMP)
 	$(BIN)/python -m vhct.article --out $(call arg,ARTICLE) $(call args,ARTICLE_ARGS)
 
-## findings-figures: every figure of the shipped run drawn again from docs/findings alone (the results
-## cache: each setting's per-round curve and timing aggregates), no run, into figures/findings
+## findings-figures: the shipped run's figures again from docs/findings alone (figures/findings)
+# (the results cache: each setting's per-round curve and timing aggregates; no run)
 findings-figures: $(STAMP)
 	$(BIN)/python -m vhct.article.redraw --out $(call arg,FINDINGS_FIGURES)
 
@@ -174,8 +186,8 @@ test: $(STAMP)
 test-quick: $(STAMP)
 	$(BIN)/pytest -m "not integration"
 
-## core-example: the library examples in a throwaway venv with the core install alone (numpy, SciPy);
-## the Optuna example needs its extra and runs in `make test` (tests/unit/test_examples.py)
+## core-example: the library examples in a throwaway venv with the core install alone
+# (numpy, SciPy); the Optuna example needs its extra and runs in `make test` (tests/unit/test_examples.py)
 core-example:
 	rm -rf $(call arg,CORE_VENV) build && $(call arg,PYTHON) -m venv $(call arg,CORE_VENV)
 	$(call arg,CORE_VENV)/bin/pip install --quiet .
@@ -193,15 +205,16 @@ dry-run: $(STAMP)
 	$(BIN)/python -m vhct.pipeline.config $(CONFIG_ARG)
 	$(SNAKEMAKE) --dry-run
 
+## slurm-dry-run: show the jobs the SLURM profile (workflow/profiles/slurm) would submit
 slurm-dry-run: $(STAMP)
 	$(BIN)/snakemake --profile workflow/profiles/slurm --configfile $(CONFIG_ARG) --dry-run
 
-## unlock: clear Snakemake's lock after a killed run (make figures does this by itself when safe)
+## unlock: clear Snakemake's lock after a killed run (make figures does it when safe)
 unlock: $(STAMP)
 	$(BIN)/python -m vhct.pipeline.workdir_lock; test $$? -ne 2
 	$(SNAKEMAKE) --unlock
 
-## clean: remove generated results, figures and logs of every config (keeps data/ downloads)
+## clean: remove the results, figures and logs of every config (keeps data/ downloads)
 clean:
 	rm -rf results logs
 	find figures -mindepth 1 ! -name .gitkeep -delete

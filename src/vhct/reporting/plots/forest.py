@@ -103,7 +103,8 @@ def audit_forest(audit: Audit, out_stem: Path | str) -> list[Path]:
 
 
 def _nothing_to_draw() -> Any:
-    """A figure saying why it is empty (e.g. a reduced config: every claim below its minimum seeds)."""
+    """A figure saying why it is empty (e.g. a config running every audited experiment reduced: every
+    claim below its minimum seeds)."""
     fig, ax = plt.subplots(figsize=(9, 1.6))
     ax.axis("off")
     ax.text(0.5, 0.5, "No comparison to draw: no claim was evaluated on this configuration's runs\n"
