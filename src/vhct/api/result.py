@@ -11,7 +11,8 @@ import numpy as np
 STATUS_DONE = 0
 #: ``Result.status``: the callback asked to stop (returned True or raised StopIteration)
 STATUS_STOPPED = 1
-#: ``Result.status``: ``f`` raised, returned an unusable value, or the run failed otherwise
+#: ``Result.status``: ``f`` raised or returned an unusable value, the algorithm broke its contract
+#: (``AlgorithmError``), or the run failed otherwise
 STATUS_FAILED = 2
 #: ``Result.status``: interrupted by ``KeyboardInterrupt`` (Ctrl-C)
 STATUS_INTERRUPTED = 3
@@ -36,7 +37,8 @@ class Result(dict):
       equal to ``nfev``); ``nit - distinct_points`` calls a deterministic ``f`` could save.
     - ``success``, ``status``, ``message``: whether the run ended normally (status 0: the rounds or
       ``max_nfev`` used, the message saying which, and whether the rounds ran out short of
-      ``max_nfev``; status 1: stopped by the callback) or not (status 2: ``f`` failed; 3: interrupted).
+      ``max_nfev``; status 1: stopped by the callback) or not (status 2: ``f`` or the algorithm failed;
+      3: interrupted).
     - ``wall_seconds`` (the whole run, evaluations included) and ``algorithm``.
     """
 

@@ -125,6 +125,15 @@ def reward_overflow(name: str, reward: float, reason: str) -> ValueError:
     )
 
 
+class AlgorithmError(RuntimeError):
+    """An algorithm broke its side of the ask/tell contract: it asked a point that is not a finite
+    point of its box, recommended one, or did not answer an ask in time; the message names it."""
+
+
+class AskTimeoutError(AlgorithmError, TimeoutError):
+    """An algorithm's ask did not return within the time limit of the run (``ask_timeout``)."""
+
+
 class HorizonWarning(UserWarning):
     """An optimizer built for a horizon (T-HOO, POO, PCT with a fixed budget) runs past it."""
 
