@@ -13,7 +13,7 @@ import numpy as np
 
 from vhct.api.bounds import as_bounds
 from vhct.api.guard import Guard, check_ask_timeout
-from vhct.api.history import History, distinct_rows
+from vhct.api.history import History, distinct_rows, values_at
 from vhct.api.progress import Progress
 from vhct.api.result import STATUS_DONE, STATUS_FAILED, STATUS_INTERRUPTED, STATUS_STOPPED, Result
 from vhct.optimizers.base import REWARD_LIMIT, SeedLike, check_horizon, is_number
@@ -132,10 +132,12 @@ def _run(
         )
         if final:
             points, values = history.final_arrays()
-            out["recommendation"] = guard.recommend(strict)
+            out["recommendation"] = recommendation = guard.recommend(strict)
+            there = (None, 0) if recommendation is None else values_at(points, values, recommendation)
+            out["recommendation_fun"], out["recommendation_count"] = there
             out["distinct_points"] = memo.calls if memo is not None else distinct_rows(points)
         out.update(points=points, values=values, x_iters=points, func_vals=values)
-        out.update(wall_seconds=time.perf_counter() - start, algorithm=algorithm)
+        out.update(wall_seconds=time.perf_counter() - start, algorithm=algorithm, deterministic=deterministic)
         return out
 
     def evaluate(x: np.ndarray) -> float:
