@@ -15,12 +15,12 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from support import drive, hierarchical_algorithms
+from support import QUICK_PARAMS, drive, hierarchical_algorithms, quick_optimizer
 
 import vhct
 from vhct.api import STATUS_FAILED, AlgorithmError, AskTimeoutError
 from vhct.optimizers.base import Optimizer
-from vhct.optimizers.registry import Algorithm, make_optimizer, register, unregister
+from vhct.optimizers.registry import Algorithm, register, unregister
 
 BOX = [[0.0, 1.0], [0.0, 1.0]]
 #: seconds the hanging ask is given: the test waits this long once, then releases the thread
@@ -209,17 +209,16 @@ def test_a_bad_time_limit_is_named(bad):
         vhct.minimize(Recorder(), BOX, 5, ask_timeout=bad)
 
 
-@pytest.mark.parametrize("name", [*hierarchical_algorithms(), "Random"])
+@pytest.mark.parametrize("name", [*hierarchical_algorithms(), "Random", "TPE", "CMA-ES"])
 def test_the_built_in_algorithms_run_unchanged(name):
     """Regression: the guard passes every point of the built-ins, on a box whose bounds are not
     binary fractions (where a mapping's round-off would show), with and without a time limit."""
-    pytest.importorskip("optuna") if name == "Random" else None
     box = [[-0.1, 0.3], [1e-3, 2.7]]
-    opt = make_optimizer(name, box, 200, seed=5)
-    expected = drive(opt, lambda x: -float(np.sum((x - 0.2) ** 2)), 200)
+    rounds = 200 if name in hierarchical_algorithms() else 60
+    opt = quick_optimizer(name, box, rounds, seed=5)
+    expected = drive(opt, lambda x: -bowl(x), rounds)
     for timeout in (None, 60.0):
-        result = vhct.minimize(
-            lambda x: float(np.sum((x - 0.2) ** 2)), box, 200, name, 5, ask_timeout=timeout
-        )
+        params = QUICK_PARAMS.get(name, {})
+        result = vhct.minimize(bowl, box, rounds, name, 5, ask_timeout=timeout, **params)
         assert result.points.tolist() == expected.tolist() and result.success
         assert result.recommendation.tolist() == opt.recommend().tolist()

@@ -5,7 +5,8 @@ and, with ``ask_timeout``, every ask answers in time. One place for built-ins an
 The box is compared exactly (``lo <= x <= hi``, the bounds as ``as_bounds`` read them): the check is
 of the very array ``f`` would receive, so there is no tolerance to choose. The built-in algorithms
 never leave the box (a cell's centre ``0.5 * (lo + hi)`` lies within its cell in floating point; BO
-and Optuna's samplers clip to the bounds).
+clips to the bounds, Optuna's samplers keep to them; tests/unit/test_guard.py runs them on a box of
+awkward bounds).
 
 A time limit on a Python call that may never return: the asks run in one daemon thread of the run,
 which the loop waits for at most ``ask_timeout`` seconds. Python cannot stop a thread, so an ask that
