@@ -111,7 +111,6 @@ def _run(
     rounds, max_nfev = _limits(budget, max_nfev, deterministic, caller)
     start = time.perf_counter()
     opt = make_optimizer(algorithm, box, rounds, seed=seed, **params)
-    guard = Guard(opt, box, algorithm, caller, ask_timeout)
     history = History(rounds, box.shape[0])
     ticker = Progress(progress, rounds, caller)
     nfev, best, best_value = 0, -1, -math.inf
@@ -153,6 +152,7 @@ def _run(
     call = evaluate if memo is None else memo
     status, message = STATUS_DONE, f"used the budget of {rounds} evaluations"
     t = 0
+    guard = Guard(opt, box, algorithm, caller, ask_timeout)  # last before the try: it may start a thread
     try:
         for t in range(1, rounds + 1):
             x = guard.ask(t)
