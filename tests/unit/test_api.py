@@ -127,6 +127,9 @@ def test_the_result_is_a_dict_with_scipys_and_skopts_fields():
         "evaluations",
         "distinct_points",
         "algorithm",
+        "deterministic",
+        "recommendation_fun",
+        "recommendation_count",
     ):
         assert getattr(result, key) is result[key], key
     assert result.success is True and result.status == 0 and "budget of 300" in result.message
@@ -150,6 +153,36 @@ def test_the_repr_is_short():
     assert len(text.splitlines()) <= 10 and len(text) < 600, text
     assert f"nit: {result.nit}" in text and "fun:" in text and "success: True" in text
     assert "points" not in text and "array(" not in text  # the history is not printed
+
+
+@pytest.mark.filterwarnings("ignore::vhct.optimizers.base.RewardRangeWarning")
+def test_a_noisy_result_prints_the_recommendation_before_fun():
+    """Issue 51: printing a noisy run showed ``fun: -2.175``, a lucky noisy value below Branin's true
+    minimum 0.398, and hid ``recommendation``, the answer to read for a noisy f::
+
+        rng = np.random.default_rng(0)
+        print(vhct.minimize(lambda x: branin(x) + rng.uniform(-3, 3), BRANIN, 300, seed=0, algorithm="HCT"))
+
+    Now a run with ``deterministic=False`` prints the recommendation first, with the mean of the
+    values observed there; a deterministic run prints ``fun`` and ``x`` as before."""
+    rng = np.random.default_rng(0)
+    noisy = vhct.minimize(lambda x: branin(x) + rng.uniform(-3, 3), BRANIN, 300, seed=0, algorithm="HCT")
+    here = np.all(noisy.points == noisy.recommendation, axis=1)
+    assert noisy.deterministic is False and noisy.recommendation_count == int(here.sum()) > 0
+    assert noisy.recommendation_fun == pytest.approx(noisy.values[here].mean())
+    lines = repr(noisy).splitlines()
+    keys = [line.split(":")[0].strip() for line in lines[1:-1]]
+    assert keys[:4] == ["message", "success", "recommendation", "fun"], lines
+    shown = np.array2string(noisy.recommendation, precision=6, threshold=8)
+    count = noisy.recommendation_count
+    evaluations = f"{count} evaluation{'s' if count != 1 else ''}"
+    assert lines[3].endswith(
+        f"recommendation: {shown} (mean of f there {noisy.recommendation_fun:.6g}, {evaluations})"
+    )
+    assert lines[4].endswith(f"fun: {noisy.fun!r} (best single value, at x: if f is noisy, a flattering one)")
+    exact = vhct.minimize(branin, BRANIN, 300, seed=0, algorithm="HCT", deterministic=True)
+    assert exact.deterministic is True and "recommendation" not in repr(exact)
+    assert "flattering" not in repr(exact) and f"fun: {exact.fun!r}\n" in repr(exact)
 
 
 # -- 2. callback and progress ---------------------------------------------------------------------

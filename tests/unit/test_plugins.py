@@ -130,6 +130,30 @@ def test_the_docs_example_package_is_an_algorithm_maximize_runs(tmp_path):
     assert max(abs(x - 0.3) for x in seen["x"]) < MAXIMUM_TOLERANCE
 
 
+def test_an_installed_plugin_asking_outside_the_box_is_named_by_its_entry_point(tmp_path):
+    """Probe (issue 48): a plugin asking x = [6, 6] on [0, 1]^2 made ``vhct.minimize`` call f there
+    and return ``x=[6., 6.]``, ``success=True``. Now the error names the algorithm and the entry
+    point and distribution its code comes from, and f never sees the point."""
+    far = MINE.replace("return self.asked", "return np.array([6.0, 6.0])")
+    root = write_plugin(tmp_path, {"Far": "vhct_far:Mine"}, modules={"vhct_far": far})
+    seen = in_new_process(
+        root,
+        """
+        import vhct
+        calls = []
+        try:
+            vhct.minimize(lambda x: calls.append(x) or 0.0, [[0, 1], [0, 1]], 10, algorithm="Far")
+        except vhct.api.AlgorithmError as exc:
+            print(json.dumps({"message": str(exc), "calls": len(calls), "nit": exc.result.nit}))
+        """,
+    )
+    origin = "entry point 'Far = vhct_far:Mine' (group vhct.algorithms) of distribution vhct-mine 1.0"
+    assert seen["message"].startswith(
+        f"vhct.minimize: algorithm 'Far' ({origin}): ask() returned x=[6.0, 6.0], outside the bounds"
+    )
+    assert seen["calls"] == 0 and seen["nit"] == 0
+
+
 def test_plugins_come_after_the_built_ins_in_the_entry_points_name_order(tmp_path):
     write_plugin(tmp_path, {"Zed": "vhct_mine:Mine"}, dist="zed-plugin", modules={"vhct_mine": MINE})
     write_plugin(tmp_path, {"Alpha": "vhct_mine:Mine", "Beta": "vhct_mine:Mine"}, dist="ab-plugin")

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
-from support import algorithms_of, drive, garland, hierarchical_algorithms, noisy
+from support import REPO, algorithms_of, drive, garland, hierarchical_algorithms, noisy
 
 from vhct.optimizers.base import REWARD_LIMIT, HorizonWarning, RewardRangeWarning
 from vhct.optimizers.parallel import GPO, PCT, POO
@@ -200,6 +200,23 @@ def test_scaled_rewards_warn_once_and_stunt_the_tree():
             assert "vary more than b=1.0 allows" in str(ours[0].message)
         depths[scale] = opt.tree_depth
     assert depths[1e3] < depths[1.0] - 5
+
+
+def test_the_warning_says_what_the_docs_say_of_scaling():
+    """Issue 51: the warning said "scale the rewards (see docs/library.md)" where the docs say scaling
+    "is not a rule" (it helped on noisy Branin, hurt on the noisy camel). Now it says so, and names
+    the docs' section, which exists::
+
+        VHCT([[0, 1]], rho=0.75) told noisy Garland times 1000 -> one RewardRangeWarning
+    """
+    opt = VHCT([[0.0, 1.0]], rho=0.75, seed=0)
+    with pytest.warns(RewardRangeWarning) as caught:
+        drive(opt, noisy_garland(np.random.default_rng(0), scale=1e3), 300)
+    message = str(caught[0].message)
+    assert "so it is not a rule (docs/library.md, 'Scaling the values is not a rule')" in message
+    assert "scale the rewards (see" not in message and "does not hold" in message
+    docs = (REPO / "docs" / "library.md").read_text(encoding="utf-8")
+    assert "\n**Scaling the values is not a rule.**" in docs
 
 
 def test_a_wrapper_warns_once_for_all_its_instances():

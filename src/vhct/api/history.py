@@ -45,3 +45,13 @@ def distinct_rows(points: np.ndarray) -> int:
         return 0
     rows = np.ascontiguousarray(points).view(np.dtype((np.void, points.dtype.itemsize * points.shape[1])))
     return len(np.unique(rows.ravel()))
+
+
+def values_at(points: np.ndarray, values: np.ndarray, point: np.ndarray) -> tuple[float | None, int]:
+    """The mean of the values observed at exactly ``point`` (the same floats) and how many there are;
+    ``(None, 0)`` where it was never evaluated."""
+    if len(points) == 0:
+        return None, 0
+    here = np.all(points == point, axis=1)
+    count = int(np.count_nonzero(here))
+    return (float(values[here].mean()) if count else None), count

@@ -1,5 +1,6 @@
-"""The evaluation loop behind ``vhct.maximize`` and ``vhct.minimize``: ask, call ``f``, check its
-value, tell, record, report progress, ask the callback; any failure attaches the partial result."""
+"""The evaluation loop behind ``vhct.maximize`` and ``vhct.minimize``: ask (the point checked), call
+``f``, check its value, tell, record, report progress, ask the callback; any failure attaches the
+partial result."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import Any
 import numpy as np
 
 from vhct.api.bounds import as_bounds
-from vhct.api.history import History, distinct_rows
+from vhct.api.guard import Guard, check_ask_timeout
+from vhct.api.history import History, distinct_rows, values_at
 from vhct.api.progress import Progress
 from vhct.api.result import STATUS_DONE, STATUS_FAILED, STATUS_INTERRUPTED, STATUS_STOPPED, Result
 from vhct.optimizers.base import REWARD_LIMIT, SeedLike, check_horizon, is_number
@@ -92,6 +94,7 @@ def _run(
     progress: bool | int,
     deterministic: bool,
     max_nfev: int | None,
+    ask_timeout: float | None,
     params: dict[str, Any],
 ) -> Result:
     caller = "vhct.maximize" if sign > 0 else "vhct.minimize"
@@ -103,6 +106,7 @@ def _run(
         raise ValueError(f"deterministic must be True or False, got {deterministic!r}")
     if not (isinstance(progress, bool) or is_number(progress)):
         raise ValueError(f"progress must be True, False or a number of evaluations, got {progress!r}")
+    ask_timeout = check_ask_timeout(ask_timeout)
     box = as_bounds(domain)
     rounds, max_nfev = _limits(budget, max_nfev, deterministic, caller)
     start = time.perf_counter()
@@ -111,8 +115,9 @@ def _run(
     ticker = Progress(progress, rounds, caller)
     nfev, best, best_value = 0, -1, -math.inf
 
-    def result(status: int, message: str, final: bool = True) -> Result:
-        """The run so far; ``final=False`` (the callback's): read-only views, no recommendation."""
+    def result(status: int, message: str, final: bool = True, strict: bool = False) -> Result:
+        """The run so far; ``final=False`` (the callback's): read-only views, no recommendation.
+        ``strict``: a recommendation outside the box raises (the end of a run), else it is None."""
         points, values = history.arrays()
         out = Result(
             x=None if best < 0 else points[best].copy(),
@@ -126,13 +131,12 @@ def _run(
         )
         if final:
             points, values = history.final_arrays()
-            try:
-                out["recommendation"] = opt.recommend()
-            except Exception:  # a broken optimizer state must not hide the evaluations
-                out["recommendation"] = None
+            out["recommendation"] = recommendation = guard.recommend(strict)
+            there = (None, 0) if recommendation is None else values_at(points, values, recommendation)
+            out["recommendation_fun"], out["recommendation_count"] = there
             out["distinct_points"] = memo.calls if memo is not None else distinct_rows(points)
         out.update(points=points, values=values, x_iters=points, func_vals=values)
-        out.update(wall_seconds=time.perf_counter() - start, algorithm=algorithm)
+        out.update(wall_seconds=time.perf_counter() - start, algorithm=algorithm, deterministic=deterministic)
         return out
 
     def evaluate(x: np.ndarray) -> float:
@@ -148,9 +152,10 @@ def _run(
     call = evaluate if memo is None else memo
     status, message = STATUS_DONE, f"used the budget of {rounds} evaluations"
     t = 0
+    guard = Guard(opt, box, algorithm, caller, ask_timeout)  # last before the try: it may start a thread
     try:
         for t in range(1, rounds + 1):
-            x = opt.ask()
+            x = guard.ask(t)
             value = call(x)
             reward = sign * value
             try:
@@ -180,6 +185,7 @@ def _run(
         else:
             if max_nfev is not None and nfev < max_nfev:
                 message = _short_of_nfev(rounds, budget, nfev, max_nfev)
+        outcome = result(status, message, strict=True)
     except BaseException as exc:  # any failure, Ctrl-C included: attach what was evaluated so far
         kind = STATUS_INTERRUPTED if isinstance(exc, KeyboardInterrupt) else STATUS_FAILED
         done = history.n
@@ -196,7 +202,8 @@ def _run(
         raise
     finally:
         ticker.close()
-    return result(status, message)
+        guard.close()
+    return outcome
 
 
 def maximize(
@@ -210,6 +217,7 @@ def maximize(
     progress: bool | int = False,
     deterministic: bool = False,
     max_nfev: int | None = None,
+    ask_timeout: float | None = None,
     **params: Any,
 ) -> Result:
     """Maximize ``f`` over the box ``domain`` with ``budget`` rounds; returns a :class:`Result`.
@@ -236,10 +244,29 @@ def maximize(
     and no ``budget`` the rounds stop at ``ROUNDS_PER_EVALUATION * max_nfev``, and a run that ends
     short of ``max_nfev`` says so in ``message``.
 
-    Any exception during the run (from ``f``, an unusable value such as NaN, Ctrl-C) propagates with
-    the partial result as ``exc.result`` (``success=False``, ``status`` 2, or 3 for Ctrl-C).
+    Every point the algorithm asks is checked to be a finite point of the box before ``f`` sees it,
+    and its recommendation at the end too: else an ``AlgorithmError`` naming the algorithm.
+    ``ask_timeout`` (seconds, None: no limit) bounds each ask: the asks then run in a daemon thread,
+    and one that overruns raises ``AskTimeoutError`` and is abandoned, still running.
+
+    Any exception during the run (from ``f``, an unusable value such as NaN, the algorithm, Ctrl-C)
+    propagates with the partial result as ``exc.result`` (``success=False``, ``status`` 2, or 3 for
+    Ctrl-C).
     """
-    return _run(f, domain, budget, algorithm, seed, 1.0, callback, progress, deterministic, max_nfev, params)
+    return _run(
+        f,
+        domain,
+        budget,
+        algorithm,
+        seed,
+        1.0,
+        callback,
+        progress,
+        deterministic,
+        max_nfev,
+        ask_timeout,
+        params,
+    )
 
 
 def minimize(
@@ -253,7 +280,21 @@ def minimize(
     progress: bool | int = False,
     deterministic: bool = False,
     max_nfev: int | None = None,
+    ask_timeout: float | None = None,
     **params: Any,
 ) -> Result:
     """Minimize ``f``: :func:`maximize` of ``-f``, with ``fun``, ``values`` and errors those of ``f``."""
-    return _run(f, domain, budget, algorithm, seed, -1.0, callback, progress, deterministic, max_nfev, params)
+    return _run(
+        f,
+        domain,
+        budget,
+        algorithm,
+        seed,
+        -1.0,
+        callback,
+        progress,
+        deterministic,
+        max_nfev,
+        ask_timeout,
+        params,
+    )

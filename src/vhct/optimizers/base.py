@@ -116,6 +116,24 @@ class RewardRangeWarning(UserWarning):
     """Rewards break the range an optimizer assumes (the paper's known bound ``b``); see docs/library.md."""
 
 
+#: where docs/library.md says what scaling the rewards does (the section a RewardRangeWarning names)
+SCALING_DOCS = "docs/library.md, 'Scaling the values is not a rule'"
+
+
+def reward_range_message(name: str, b: float, variance: float) -> str:
+    """The message of a :class:`RewardRangeWarning` from a node's ``variance`` above ``b^2/4``: the
+    assumption that does not hold, what follows for the tree, and what the docs measured of scaling
+    (it helped on some functions and hurt on others), so no rule the docs do not give."""
+    return (
+        f"{name}: the rewards at one point vary more than b={b!r} allows (a node's variance {variance:.4g} "
+        f"> b^2/4 = {b * b / 4:.4g}), so the paper's assumption (rewards in [0, 1], noise within [-b/2, "
+        "b/2]) does not hold. The thresholds grow with the variance, so the tree stays shallower than "
+        "under it. That need not make the run worse: scaling the rewards into [0, 1] helped on some "
+        f"functions and hurt on others, so it is not a rule ({SCALING_DOCS}); if you can afford it, try "
+        "both, or declare a larger b to meet the assumption. (Warned once per optimizer.)"
+    )
+
+
 def reward_overflow(name: str, reward: float, reason: str) -> ValueError:
     """The error for a reward whose arithmetic would overflow: it names the reward and the reason."""
     return ValueError(
@@ -123,6 +141,15 @@ def reward_overflow(name: str, reward: float, reason: str) -> ValueError:
         "point again with a valid reward). Rewards should lie in a known range such as [0, 1]: scale "
         "them (see docs/library.md)"
     )
+
+
+class AlgorithmError(RuntimeError):
+    """An algorithm broke its side of the ask/tell contract: it asked a point that is not a finite
+    point of its box, recommended one, or did not answer an ask in time; the message names it."""
+
+
+class AskTimeoutError(AlgorithmError, TimeoutError):
+    """An algorithm's ask did not return within the time limit of the run (``ask_timeout``)."""
 
 
 class HorizonWarning(UserWarning):

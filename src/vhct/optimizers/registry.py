@@ -14,6 +14,7 @@ not to this numpy-only one.
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import sys
 from collections.abc import Callable, Mapping
@@ -102,6 +103,16 @@ def algorithm_names() -> list[str]:
 def algorithm(name: str) -> Algorithm:
     """The row of ``name``; an unknown name is a ValueError listing the known ones."""
     return ALGORITHM_TABLE.lookup(name)
+
+
+def algorithm_origin(name: str) -> str:
+    """Where the code of ``name`` comes from, for messages about it: the entry point that named it
+    (a plugin's row), else its ``module:Class`` with the module absolute. Imports nothing."""
+    row = algorithm(name)
+    if row.origin is not None:
+        return row.origin
+    module, _, attribute = row.target.partition(":")
+    return f"{importlib.util.resolve_name(module, __package__)}:{attribute}"
 
 
 def osc_algorithms() -> frozenset[str]:

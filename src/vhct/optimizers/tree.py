@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .base import Optimizer, SeedLike, check_choice, is_number, reward_overflow
+from .base import Optimizer, SeedLike, check_choice, is_number, reward_overflow, reward_range_message
 from .partition import BoxPartition, SplitPolicy
 from .resolution import Resolution, make_resolution
 from .uncertainty import MAX_LOG_TERM, Bernstein, ConfidenceSchedule, Hoeffding, Uncertainty
@@ -300,13 +300,7 @@ class OSC(TreeSearch):
         self._last_pulled = node
         self._last_bound = self._selected_bound
         if variance > self._variance_bound:
-            b = self.uncertainty.b
-            self._flag_reward_range(
-                f"{self.name}: the rewards at one point vary more than b={b!r} allows (a node's variance "
-                f"{variance:.4g} > b^2/4 = {b * b / 4:.4g}): the paper assumes rewards in [0, 1] with noise "
-                "within [-b/2, b/2]. The thresholds grow with the variance, so the tree stays shallow: scale "
-                "the rewards (see docs/library.md) or declare a larger b. (Warned once per optimizer.)"
-            )
+            self._flag_reward_range(reward_range_message(self.name, self.uncertainty.b, variance))
 
     def _check_update(self, reward: float, node: int, n: int, mean: float, m2: float) -> None:
         """Raise if the node's new statistics overflow, or its U would at any reachable log term.
