@@ -374,3 +374,26 @@ def reseal(folder: Path) -> None:
         p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(files)
     }
     path.write_text(json.dumps(prov, indent=2), encoding="utf-8")
+
+
+def made_up_provenance(**fields):
+    """A provenance record of a made-up run (the typed record the findings render), ``fields`` changed."""
+    from vhct.pipeline.provenance import Provenance
+
+    record = {
+        "run_id": "r",
+        "command": "c",
+        "config_files": [],
+        "config_sha256": {},
+        "figures": [],
+        "commit": "0" * 40,
+        "uncommitted_changes": False,
+        "started_utc": "2026-01-01T00:00:00+00:00",
+        "finished_utc": "2026-01-01T00:00:01+00:00",
+        "wall_seconds": 1.0,
+        "machine": {"host": "h", "cpus": 1, "cpu_model": "m", "system": "s", "python": "3"},
+        "versions": {},
+        "max_rss_mb": None,
+        "output_sha256": {"results": {}, "figures": {}},
+    }
+    return Provenance.model_validate({**record, **fields})

@@ -12,8 +12,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 from findings_run import write_setting_tables
 from support import REPO, reseal
@@ -21,11 +19,11 @@ from support import REPO, reseal
 from vhct.article.build import build, compile_pdf
 from vhct.article.record import collect
 from vhct.article.redraw import main as redraw_main
-from vhct.article.sources import ArticleError, read_sources
+from vhct.article.sources import read_sources
 from vhct.article.typeset import render
-from vhct.pipeline.aggregate import curve_table
 from vhct.reporting.costs import full_scale
 from vhct.reporting.plots import figure_job
+from vhct.reporting.published import FindingsError
 from vhct.reporting.render import format_number
 
 FINDINGS = REPO / "docs" / "findings"
@@ -216,7 +214,7 @@ def test_a_bad_input_is_one_line_and_writes_nothing(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "audit.json" in done.stderr
     assert not (root / "docs/article.pdf").exists()
-    with pytest.raises(ArticleError, match="no such folder"):
+    with pytest.raises(FindingsError, match="no such folder"):
         read_sources(root / "nowhere", root)
 
 
@@ -235,20 +233,16 @@ def test_full_scale_cost_is_measured_seconds_per_round_times_rounds_and_seeds():
 
 
 def test_a_regret_figure_is_drawn_when_the_input_holds_its_curves(tmp_path):
-    """Curves written by the pipeline's own curve writer (aggregate.curve_table) for fig3a_garland's
-    settings: the article draws that figure and no longer lists it as absent."""
+    """Curves written by the pipeline's own curve and timing writers for fig3a_garland's settings
+    (``findings_run.write_setting_tables``): the article draws that figure and no longer lists it as
+    absent."""
     root = without_curves(checkout(tmp_path))
     sources = read_sources(root / "docs/findings", root)
     figure = next(f for f in collect(sources, "results").figures if f.name == "fig3a_garland")
-    info = sources.audit.context.experiments["garland"].settings
-    rng = np.random.default_rng(0)
     assert not figure.present
-    for by_setting in figure.curves.values():
-        for setting, path in by_setting.items():
-            t = np.arange(1, info[setting].horizon + 1)
-            runs = [pd.DataFrame({"t": t, "cumulative_regret": np.cumsum(rng.random(t.size))})] * 3
-            path.parent.mkdir(parents=True, exist_ok=True)
-            curve_table({setting: runs}, info).to_csv(path, index=False)
+    for experiment, by_setting in figure.curves.items():
+        info = sources.audit.context.experiments[experiment].settings
+        write_setting_tables(root / "docs/findings", experiment, {s: info[s] for s in by_setting})
     reseal(root / "docs/findings")
     out = tmp_path / "article.pdf"
     source = tmp_path / "article.typ"

@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 import yaml
+from support import made_up_provenance, reseal
 from test_audit import OWN_SHARE, make_run, runs_of
 
 from vhct.reporting import stats
@@ -25,8 +26,7 @@ from vhct.reporting.audit.records import (
 from vhct.reporting.render import format_number, render_findings, render_markdown, write_audit
 
 BEYOND_FIGURE = "beyond_baselines"
-PROV = {"commit": "0" * 40, "config_files": [], "command": "c", "started_utc": "s", "wall_seconds": 1.0,
-        "machine": {"cpus": 1, "cpu_model": "m", "system": "s", "python": "3"}}
+PROV = made_up_provenance()
 
 
 def beyond_lines(audit, figures) -> list[str]:
@@ -214,6 +214,7 @@ def test_the_shipped_document_has_the_section_after_the_claims(tmp_path):
     shipped = json.loads(path.read_text(encoding="utf-8"))
     beyond = json.loads(audit_json(made_up_audit()))["beyond"]
     path.write_text(json.dumps({**shipped, "beyond": beyond}), encoding="utf-8")
+    reseal(docs / findings.DATA_DIR)
     (docs / findings.FIGURES_DIR / f"{BEYOND_FIGURE}.png").write_bytes(
         next(figures.glob("*.png")).read_bytes()
     )

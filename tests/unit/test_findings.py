@@ -11,9 +11,8 @@ import pytest
 import yaml
 from findings_run import complete as _complete
 from findings_run import made_up_run as _made_up_run
-from support import REPO, reseal
+from support import REPO, made_up_provenance, reseal
 
-from vhct.pipeline import provenance
 from vhct.reporting import findings, ship
 from vhct.reporting.audit.records import AUDIT_FORMAT, parse_audit, read_audit
 from vhct.reporting.render import headline
@@ -175,22 +174,7 @@ def _scale_section(experiments: dict) -> list[str]:
     audit = parse_audit(_complete({"format": AUDIT_FORMAT, "claims": [], "sensitivity": [],
                                    "discrepancies": [], "reading_flips": [], "flipped_claims": [],
                                    "context": {"experiments": experiments}}))  # fmt: skip
-    prov = provenance.Provenance(
-        run_id="r",
-        command="c",
-        config_files=[],
-        config_sha256={},
-        figures=[],
-        commit=None,
-        uncommitted_changes=None,
-        started_utc="2026-01-01T00:00:00+00:00",
-        finished_utc="2026-01-01T00:00:01+00:00",
-        wall_seconds=1.0,
-        machine={"host": "h", "cpus": 1, "cpu_model": "m", "system": "s", "python": "3"},
-        versions={"numpy": "2.0"},
-        max_rss_mb=512.0,
-        output_sha256={"results": {}, "figures": {}},
-    )
+    prov = made_up_provenance(versions={"numpy": "2.0"}, max_rss_mb=512.0)
     text = render_findings(audit, prov, {}, [], "figures")
     assert "| package versions | numpy 2.0 |" in text  # the provenance's versions, when recorded
     assert "| peak memory | 512 MB resident, the run's largest process" in text  # and its peak memory

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from findings_run import made_up_run
-from support import CONFIG_DIR, REPO, write_mnist_dir
+from support import CONFIG_DIR, REPO, reseal, write_mnist_dir
 
 from vhct.objectives.mnist import (
     MNIST_FILES,
@@ -137,6 +137,7 @@ def test_shipped_findings_state_the_official_subset(tmp_path):
         "mode": "official", "n_train": 10000, "n_valid": 10000,
     }  # fmt: skip
     audit_path.write_text(json.dumps(audit), encoding="utf-8")
+    reseal(docs / findings.DATA_DIR)
     text = findings.render(docs)
     assert "**mnist trains on part of the official training images**" in text
     assert "official (10,000 of 60,000 training, 10,000 of 10,000 test images), n = 100" in text

@@ -10,7 +10,6 @@ drawn; each step is reported as it starts (``progress``).
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 from collections.abc import Callable
 from datetime import datetime
@@ -27,8 +26,8 @@ SOURCE = "article.typ"
 
 
 def report(message: str) -> None:
-    """A step of a long build, on stderr as it starts (the result's line goes to stdout)."""
-    print(message, file=sys.stderr, flush=True)
+    """A step of a long build, as it starts (stdout; stderr holds only a refusal's one line)."""
+    print(message, flush=True)
 
 
 def check_out(out: Path) -> None:
