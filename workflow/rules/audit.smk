@@ -10,6 +10,7 @@ import vhct.reporting.audit.claims as va
 from vhct.pipeline.files import sha256 as file_sha256
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 import vhct.reporting.captions as vcap
+from vhct.reporting.findings import VERDICTS_CSV
 
 CLAIMS = str(REPO / "config" / "claims.yaml")
 #: questions beyond the paper (baselines), answered in the audit's separate "beyond" part
@@ -17,6 +18,8 @@ BEYOND = str(REPO / "config" / "beyond.yaml")
 AUDIT_MD = f"{RESULTS}/audit.md"
 AUDIT_JSON = f"{RESULTS}/audit.json"
 AUDIT_HTML = f"{RESULTS}/audit.html"
+#: the audit's verdicts as one table (vhct.reporting.render.verdict_table)
+AUDIT_CSV = f"{RESULTS}/{VERDICTS_CSV}"
 CAPTIONS_DIR = REPO / "workflow" / "report" / "figures"
 FIGURE_CAPTION = f"{RESULTS}/report/{{figure}}.rst"
 #: the audit's forest figure (vhct.reporting.plots.forest), drawn from the audit JSON
@@ -67,6 +70,7 @@ rule audit:
     output:
         md=AUDIT_MD,
         json=AUDIT_JSON,
+        csv=AUDIT_CSV,
         html=report(
             AUDIT_HTML,
             caption="../report/audit.rst",
@@ -132,6 +136,6 @@ rule figure_caption:
         "../scripts/caption.py"
 
 
-EXTRA_TARGETS.extend([AUDIT_MD, AUDIT_JSON, AUDIT_HTML])
+EXTRA_TARGETS.extend([AUDIT_MD, AUDIT_JSON, AUDIT_HTML, AUDIT_CSV])
 EXTRA_TARGETS.extend(FIGURE.format(figure=FOREST, ext=ext) for ext in FIGURE_EXTS)
 EXTRA_TARGETS.extend(expand(FIGURE_CAPTION, figure=list(CFG.figures)))

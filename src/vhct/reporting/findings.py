@@ -18,6 +18,8 @@ from vhct.reporting.render import render_findings
 #: the shipped inputs of the document, relative to the docs directory
 DATA_DIR = "findings"
 AUDIT_JSON = "audit.json"
+#: the audit's verdict table (``render.verdict_table``), written beside its JSON and shipped with it
+VERDICTS_CSV = "verdicts.csv"
 PROVENANCE_JSON = "provenance.json"
 AGGREGATES = ("final.csv", "timing.csv")
 FIGURES_DIR = "figures"

@@ -6,10 +6,10 @@
     python -m vhct.reporting.ship render         # re-render docs/findings.md and the README block
     python -m vhct.reporting.ship recover        # finish an interrupted ship, remove its staging
 
-``ship`` copies the run's audit JSON, final and timing aggregates, the per-round curve and timing
-aggregates of each setting its figures draw (the results cache the article and ``make
-findings-figures`` draw from; the ones its provenance record lists) and
-provenance record into ``docs/findings/`` and the PNGs the document links into ``docs/figures/``, renders
+``ship`` copies the run's audit JSON and verdict table (CSV), final and timing aggregates, the
+per-round curve and timing aggregates of each setting its figures draw (the results cache the article
+and ``make findings-figures`` draw from; the ones its provenance record lists) and provenance record
+into ``docs/findings/`` and the PNGs the document links into ``docs/figures/``, renders
 ``docs/findings.md`` (``vhct.reporting.findings.render``) and the README's findings block (between
 ``README_BEGIN`` and ``README_END``). It refuses, changing nothing (``vhct.reporting.ship_checks``):
 a file whose sha256 is not the one the provenance recorder fixed when the run ended (content, not
@@ -57,6 +57,7 @@ from vhct.reporting.findings import (
     PROVENANCE_JSON,
     README_BEGIN,
     README_END,
+    VERDICTS_CSV,
     FindingsError,
     read_audit,
     read_json,
@@ -282,14 +283,18 @@ def ship(
     results: Path | str, figures: Path | str, docs: Path | str, readme: Path | str | None = None,
     reduced: bool = False,
 ) -> list[Path]:  # fmt: skip
-    """Ship one finished run into ``docs``: its audit JSON, aggregates, provenance record, the PNGs
-    of its figures the document links, the document and (given ``readme``) the README's block; all
-    or nothing (the module's docstring); return the shipped files."""
+    """Ship one finished run into ``docs``: its audit JSON and verdict table, aggregates, provenance
+    record, the PNGs of its figures the document links, the document and (given ``readme``) the
+    README's block; all or nothing (the module's docstring); return the shipped files."""
     results, figures, docs = Path(results), Path(figures), docs_folder(docs)
     readme = Path(readme) if readme is not None else None
     audit_path, prov_path = results / AUDIT_JSON, results / PROVENANCE_JSON
     audit, prov = read_audit(audit_path), read_json(prov_path)
-    data = {audit_path: Path(DATA_DIR) / AUDIT_JSON, prov_path: Path(DATA_DIR) / PROVENANCE_JSON}
+    data = {
+        audit_path: Path(DATA_DIR) / AUDIT_JSON,
+        results / VERDICTS_CSV: Path(DATA_DIR) / VERDICTS_CSV,
+        prov_path: Path(DATA_DIR) / PROVENANCE_JSON,
+    }
     # the curves the run made (those its figures draw; the provenance record hashed each), not every
     # audited setting's: a setting no figure draws has none
     made = set(prov.get("output_sha256", {}).get("results", {}))
