@@ -17,6 +17,7 @@ from vhct.pipeline.jobs import run_job
 from vhct.pipeline.tables import sidecar_path
 from vhct.reporting import findings
 from vhct.reporting.audit.records import AUDIT_FORMAT, Comparison, parse_audit
+from vhct.reporting.render import verdict_table
 
 #: rounds of the made-up run's one real run (its sidecar is what ship checks; its numbers are not)
 SIDECAR_RUN_ROUNDS = 5
@@ -157,6 +158,7 @@ def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
     audit["context"]["run_id"] = run  # as the audit job records $VHCT_RUN_ID
     results.mkdir(parents=True)
     (results / findings.AUDIT_JSON).write_text(json.dumps(audit))
+    verdict_table(parse_audit(audit)).to_csv(results / findings.VERDICTS_CSV, index=False)  # the audit's
     for name, exp in audit["context"]["experiments"].items():
         folder = results / "aggregates" / name
         folder.mkdir(parents=True)

@@ -22,6 +22,10 @@ def test_a_shipped_run_renders_every_part(tmp_path):
     docs = tmp_path / "docs"
     copied = ship.ship(results, figures, docs)
     assert all(p.is_file() for p in copied)
+    # the audit's verdict table is shipped beside its JSON, as the run wrote it
+    shipped_table = docs / findings.DATA_DIR / findings.VERDICTS_CSV
+    assert shipped_table in copied
+    assert shipped_table.read_bytes() == (results / findings.VERDICTS_CSV).read_bytes()
     text = (docs / findings.DOCUMENT).read_text(encoding="utf-8")
     # the audit's forest figure is shipped and linked first, before the summary
     assert (docs / "figures" / "audit_forest.png").is_file()

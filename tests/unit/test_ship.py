@@ -509,15 +509,16 @@ def test_a_recorder_around_a_rerun_covers_only_what_it_made_and_ship_refuses_the
     hour_ago = datetime.now().timestamp() - 3600
     for path in [*results.rglob("*"), *figures.rglob("*")]:  # the earlier run's outputs
         os.utime(path, (hour_ago, hour_ago))
-    rerun = (  # the audit alone made again, under the recorder's run id (as the audit job records it)
-        "import json, os, sys; p = sys.argv[1]; a = json.load(open(p)); "
-        "a['context']['run_id'] = os.environ['VHCT_RUN_ID']; open(p, 'w').write(json.dumps(a))"
+    rerun = (  # the audit alone made again (JSON and verdict table), under the recorder's run id
+        "import json, os, sys; p, t = sys.argv[1:3]; a = json.load(open(p)); "
+        "a['context']['run_id'] = os.environ['VHCT_RUN_ID']; open(p, 'w').write(json.dumps(a)); "
+        "c = open(t).read(); open(t, 'w').write(c)"
     )
-    audit = results / findings.AUDIT_JSON
-    command = [sys.executable, "-c", rerun, str(audit), "--configfile", "config/paper-local.yaml"]
+    audit, table = results / findings.AUDIT_JSON, results / findings.VERDICTS_CSV
+    command = [sys.executable, "-c", rerun, str(audit), str(table), "--configfile", "config/paper-local.yaml"]
     assert provenance.main([str(results / findings.PROVENANCE_JSON), "--", *command]) == 0
     record = json.loads((results / findings.PROVENANCE_JSON).read_text())
-    made = {"audit.json": hashlib.sha256(audit.read_bytes()).hexdigest()}
+    made = {n: hashlib.sha256((results / n).read_bytes()).hexdigest() for n in ("audit.json", "verdicts.csv")}
     assert record["output_sha256"] == {"results": made, "figures": {}}
     # the made-up run's figures (as made_up_run records them), the rest as the recorder wrote it
     edit_json(results / findings.PROVENANCE_JSON, lambda p: p.update(figures=declared))
@@ -558,6 +559,7 @@ def test_output_hashes_cover_the_audit_the_aggregates_and_the_declared_figures(t
         "aggregates/mnist/final.csv",
         "aggregates/mnist/timing.csv",
         "audit.json",
+        "verdicts.csv",
     ] + [  # each setting's curve and timing: the results cache
         SETTING_TABLE.format(experiment=e, setting=s, table=t)
         for e in ("garland", "mnist")
