@@ -15,10 +15,10 @@ start, and the figures the config declares; the versions of the packages that sh
 (``max_rss_mb``: the largest ``ru_maxrss`` of the processes it waited for, jobs included,
 ``getrusage(RUSAGE_CHILDREN)``; one process's, not the sum of jobs that ran at once); and, when the
 command has ended, the sha256 of every output it made (``output_sha256``: the audit JSON, its
-verdict table and the aggregates under the results folder, the declared figures' PNGs, each only if written after the
-command started), so ``ship`` ships exactly the content this run made, and refuses an output the run
-did not make: a recorder wrapped around a rerun that had nothing to do records no output, not the
-older run's.
+verdict table and the aggregates under the results folder, the declared figures' PNGs, each only if
+written after the command started), so ``ship`` ships exactly the content this run made, and refuses
+an output the run did not make: a recorder wrapped around a rerun that had nothing to do records no
+output, not the older run's.
 The results folder is the record's; the figures folder the config's (``figures/paper-local`` for
 ``config/paper-local.yaml``, see ``Config.folder``).
 """
@@ -117,7 +117,8 @@ def output_hashes(
 ) -> dict[str, dict[str, str]]:
     """The sha256 of a run's outputs that exist: ``{"results": {path under results: hash},
     "figures": {"<name>.png": hash}}`` for the audit JSON and verdict table, the aggregates and the
-    figures ``names``; with ``since_ns`` (a modification time, :func:`start_mark`), only those written since."""
+    figures ``names``; with ``since_ns`` (a modification time, :func:`start_mark`), only those written
+    since."""
     results, figures = Path(results), Path(figures)
 
     def made(path: Path) -> bool:

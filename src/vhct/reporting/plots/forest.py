@@ -18,6 +18,8 @@ from vhct.reporting.audit.verdicts import READINGS_DISAGREE
 from vhct.reporting.plots.common import plt, save
 from vhct.reporting.styles import VERDICT_COLOURS, verdict_colour
 
+#: regions of a claim's effect, as intervals on (0, inf)
+Regions = list[tuple[float, float]]
 CLAIMED_SHADE, REFUTING_SHADE = "#d9f2d9", "#f7d4d4"
 
 
