@@ -3,8 +3,8 @@ findings-figures``): every figure of a shipped run drawn again from the shipped 
 results cache: each setting's per-round curve and timing aggregates), with no run.
 
 Regret figures are drawn by the pipeline's own figure job from the shipped curves, the others (the
-functions, the OSC illustration) from the config, the forest from the shipped audit. A figure whose
-curves are not in the input is refused, naming how many are missing; nothing is drawn then.
+functions, the OSC illustration) from the config, the forest and summary from the shipped audit. A
+figure whose curves are not in the input is refused, naming how many are missing; nothing is drawn then.
 """
 
 from __future__ import annotations
@@ -16,12 +16,14 @@ from pathlib import Path
 from vhct.article.figures import draw_forest, draw_regret
 from vhct.article.record import regret_figures, run_config
 from vhct.article.sources import ArticleError, command, read_sources
+from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 from vhct.reporting.plots import figure_job
+from vhct.reporting.plots.summary import audit_summary
 
 DEFAULT_FINDINGS = Path("docs") / "findings"
 DEFAULT_OUT = Path("figures") / "findings"
-#: the forest's name among the figures a run records (drawn from the audit, not from the config)
-FOREST = "audit_forest"
+#: the audit's figures among those a run records (drawn from the audit, not from the config)
+FOREST, SUMMARY = AUDIT_FIGURES
 
 
 def redraw(inputs: Path | str, out: Path | str, checkout: Path | str = ".") -> list[Path]:
@@ -39,6 +41,8 @@ def redraw(inputs: Path | str, out: Path | str, checkout: Path | str = ".") -> l
     for name in sources.provenance.get("figures", []):
         if name == FOREST:
             drawn.append(draw_forest(sources.audit, out))
+        elif name == SUMMARY:
+            drawn.append(next(p for p in audit_summary(sources.audit, out / SUMMARY) if p.suffix == ".png"))
         elif name in regret:
             drawn.append(draw_regret(regret[name], out))
         elif name in cfg.figures:

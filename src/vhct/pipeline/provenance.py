@@ -51,9 +51,12 @@ RUN_ID_ENV = "VHCT_RUN_ID"
 FIGURES_ROOT = "figures"
 #: the outputs under the results folder whose content the record fixes
 RESULT_OUTPUTS = ("audit.json", "verdicts.csv", "aggregates/*/*.csv", "aggregates/*/settings/*/*.csv")
-#: what makes every recorded output again (aggregates, figures, the audit and its figure) without
+#: what makes every recorded output again (aggregates, figures, the audit and its figures) without
 #: redoing the runs, under the recorder, for a record that does not cover them (``ship`` says it)
-REMAKE_OUTPUTS = "make paper-local TARGETS='--forcerun aggregate aggregate_setting figure audit audit_forest'"
+REMAKE_OUTPUTS = (
+    "make paper-local TARGETS='--forcerun aggregate aggregate_setting figure audit audit_forest "
+    "audit_summary'"
+)
 
 
 def _git(*args: str) -> str | None:

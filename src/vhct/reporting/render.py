@@ -33,8 +33,8 @@ from vhct.reporting.audit.verdicts import (
 )
 from vhct.reporting.styles import tint, verdict_colour
 
-#: the audit's forest figure, linked first in the findings
-(FOREST,) = AUDIT_FIGURES
+#: the audit's forest and summary figures, linked first in the findings
+FOREST, SUMMARY = AUDIT_FIGURES
 #: significant digits of the numbers in the tables
 DIGITS = 4
 #: background colour of a verdict's cell in the HTML page: the verdicts' palette, tinted
@@ -371,9 +371,10 @@ def render_readme(audit: Audit, document: str) -> str:
 
 def render_findings(
     audit: Audit, provenance: Mapping[str, Any], aggregates: Mapping[str, Mapping[str, Any]],
-    figures: Sequence[Path], figures_dir: str,
+    figures: Sequence[Path], figures_dir: str, verdicts_table: str | None = None,
 ) -> str:  # fmt: skip
-    """``docs/findings.md`` from the shipped audit record, provenance, aggregates and figures."""
+    """``docs/findings.md`` from the shipped audit record, provenance, aggregates and figures
+    (``verdicts_table``: the link to the shipped verdict table, None when none is shipped)."""
     names = {f.stem: f for f in figures}
     return _render(
         "findings.j2", "md", audit=audit, headline=headline(audit), prov=provenance,
@@ -382,6 +383,8 @@ def render_findings(
         beyond=beyond_rows(audit), figures=[(f.stem, f"{figures_dir}/{f.name}") for f in figures],
         beyond_figure=names.get("beyond_baselines") and f"{figures_dir}/{names['beyond_baselines'].name}",
         forest_figure=names.get(FOREST) and f"{figures_dir}/{names[FOREST].name}",
+        summary_figure=names.get(SUMMARY) and f"{figures_dir}/{names[SUMMARY].name}",
+        verdicts_table=verdicts_table,
     )  # fmt: skip
 
 
