@@ -20,6 +20,7 @@ from support import REPO
 
 from vhct.pipeline import provenance
 from vhct.pipeline.aggregate import SETTING_TABLE, SETTING_TABLES
+from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 from vhct.pipeline.versions import package_versions
 from vhct.reporting import findings, ship
 from vhct.reporting.audit.records import AUDIT_FORMAT, parse_audit, read_audit
@@ -92,11 +93,13 @@ def test_ship_copies_only_the_figures_the_findings_link(shipped):
     shipped_files = ship.ship(results, figures, docs, readme)
     assert sorted(p.name for p in (docs / findings.FIGURES_DIR).iterdir()) == [
         "audit_forest.png",
+        "audit_summary.png",
         "fig3a_garland.png",
         "fig3c_mnist.png",
     ]
     text = (docs / findings.DOCUMENT).read_text(encoding="utf-8")
-    linked = {"figures/audit_forest.png", "figures/fig3a_garland.png", "figures/fig3c_mnist.png"}
+    names = ("audit_forest", "audit_summary", "fig3a_garland", "fig3c_mnist")
+    linked = {f"figures/{name}.png" for name in names}
     assert set(ship.FIGURE_LINK.findall(text)) == linked
     assert "tiny_regret" not in text  # in figures/, but not a figure of the recorded run's config
     assert all(p.is_file() for p in shipped_files) and docs / findings.DOCUMENT in shipped_files
@@ -474,7 +477,7 @@ def test_provenance_records_a_successful_command_only(tmp_path, monkeypatch):
     assert record["config_files"] == chain
     assert record["config_sha256"] == {p: hashlib.sha256((REPO / p).read_bytes()).hexdigest() for p in chain}
     declared = list(yaml.safe_load((REPO / "config" / "config.yaml").read_text())["figures"])
-    assert record["figures"] == [*declared, "audit_forest"]  # the config's figures and the audit's
+    assert record["figures"] == [*declared, *AUDIT_FIGURES]  # the config's figures and the audit's
     assert record["run_id"] == seen.read_text()  # the command's jobs see the run's id
     started = datetime.fromisoformat(record["started_utc"])
     assert datetime.fromisoformat(record["finished_utc"]) >= started

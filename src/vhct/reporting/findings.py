@@ -63,4 +63,5 @@ def render(docs: Path | str) -> str:
             except (OSError, ValueError) as exc:
                 raise FindingsError(f"{path}: cannot read the aggregate ({exc})") from exc
     figures = sorted((docs / FIGURES_DIR).glob("*.png"))
-    return render_findings(audit, prov, aggregates, figures, FIGURES_DIR)
+    table = f"{DATA_DIR}/{VERDICTS_CSV}" if (data / VERDICTS_CSV).is_file() else None
+    return render_findings(audit, prov, aggregates, figures, FIGURES_DIR, table)
