@@ -584,6 +584,17 @@ def test_readme_first_screen_carries_the_shipped_headline_and_links_the_findings
     assert "](docs/findings.md)" in first_screen
 
 
+def test_readme_states_one_verdict_tally_the_shipped_findings():
+    """Issue 51: the README gave the shipped tally and, a screen below, the quick start's; it now
+    states only the shipped one (in its findings block), the quick start's being in docs/pipeline.md."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    tally = re.compile(r"\b\d+\s+reproduced\b")
+    block = ship.readme_block(REPO / "docs")
+    assert len(tally.findall(block)) == 1
+    assert len(tally.findall(readme)) == 1
+    assert "quick start's audit" in (REPO / "docs" / "pipeline.md").read_text(encoding="utf-8")
+
+
 # ---------------------------------------------------------------- the journal names only its docs folder
 def planted_journal(docs: Path, **fields) -> Path:
     """A journal planted in ``docs`` (with a staging folder holding a new README) as a file in a
