@@ -549,6 +549,20 @@ def test_ship_caches_only_the_curves_the_run_made(shipped):
     assert (docs / findings.DATA_DIR / kept).read_bytes() == (results / kept).read_bytes()
 
 
+def test_a_run_without_a_verdict_table_ships_without_one(shipped):
+    """A run whose audit predates the verdict table (its record hashes none): shipped as it is, the
+    findings not linking a table; a run that made one ships it (test_findings)."""
+    results, figures, docs, readme = shipped
+    prov_path = results / findings.PROVENANCE_JSON
+    prov = json.loads(prov_path.read_text())
+    del prov["output_sha256"]["results"][findings.VERDICTS_CSV]
+    prov_path.write_text(json.dumps(prov))
+    shipped_files = ship.ship(results, figures, docs, readme)
+    assert not (docs / findings.DATA_DIR / findings.VERDICTS_CSV).exists()
+    assert all(p.name != findings.VERDICTS_CSV for p in shipped_files)
+    assert findings.VERDICTS_CSV not in (docs / findings.DOCUMENT).read_text(encoding="utf-8")
+
+
 def test_output_hashes_cover_the_audit_the_aggregates_and_the_declared_figures(tmp_path):
     results, figures = made_up_run(tmp_path)
     hashes = provenance.output_hashes(results, figures, ["fig3a_garland", "fig3c_mnist", "absent"])

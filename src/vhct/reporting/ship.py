@@ -6,17 +6,18 @@
     python -m vhct.reporting.ship render         # re-render docs/findings.md and the README block
     python -m vhct.reporting.ship recover        # finish an interrupted ship, remove its staging
 
-``ship`` copies the run's audit JSON and verdict table (CSV), final and timing aggregates, the
-per-round curve and timing aggregates of each setting its figures draw (the results cache the article
-and ``make findings-figures`` draw from; the ones its provenance record lists) and provenance record
-into ``docs/findings/`` and the PNGs the document links into ``docs/figures/``, renders
-``docs/findings.md`` (``vhct.reporting.findings.render``) and the README's findings block (between
-``README_BEGIN`` and ``README_END``). It refuses, changing nothing (``vhct.reporting.ship_checks``):
-a file whose sha256 is not the one the provenance recorder fixed when the run ended (content, not
-times: ``touch -r`` does not fool it), an audit of another run id or config, an aggregate of other
-settings or seeds, mixed package versions (provenance, audit, run sidecars), and a run below the
-paper's scale (an audited experiment under the claims' largest ``min_seeds``) unless ``--reduced``;
-the README block of a reduced run, rendered from the shipped audit alone, says "At reduced scale".
+``ship`` copies the run's audit JSON and verdict table (a CSV, when the run made one), final and
+timing aggregates, the per-round curve and timing aggregates of each setting its figures draw (the
+results cache the article and ``make findings-figures`` draw from; the ones its provenance record
+lists) and provenance record into ``docs/findings/`` and the PNGs the document links into
+``docs/figures/``, renders ``docs/findings.md`` (``vhct.reporting.findings.render``) and the README's
+findings block (between ``README_BEGIN`` and ``README_END``). It refuses, changing nothing
+(``vhct.reporting.ship_checks``): a file whose sha256 is not the one the provenance recorder fixed
+when the run ended (content, not times: ``touch -r`` does not fool it), an audit of another run id or
+config, an aggregate of other settings or seeds, mixed package versions (provenance, audit, run
+sidecars), and a run below the paper's scale (an audited experiment under the claims' largest
+``min_seeds``) unless ``--reduced``; the README block of a reduced run, rendered from the shipped audit
+alone, says "At reduced scale".
 
 Crash safety: everything new is staged in ``docs/.findings-staging-<id>/``; the journal
 ``docs/.findings-journal.json`` (the stage, the entries swapped, whether the README is) is written
@@ -290,14 +291,14 @@ def ship(
     readme = Path(readme) if readme is not None else None
     audit_path, prov_path = results / AUDIT_JSON, results / PROVENANCE_JSON
     audit, prov = read_audit(audit_path), read_json(prov_path)
-    data = {
-        audit_path: Path(DATA_DIR) / AUDIT_JSON,
-        results / VERDICTS_CSV: Path(DATA_DIR) / VERDICTS_CSV,
-        prov_path: Path(DATA_DIR) / PROVENANCE_JSON,
-    }
+    data = {audit_path: Path(DATA_DIR) / AUDIT_JSON, prov_path: Path(DATA_DIR) / PROVENANCE_JSON}
+    made = set(prov.get("output_sha256", {}).get("results", {}))
+    # the audit's verdict table, when the run made it (the record hashed it; an audit older than the
+    # table wrote none, and its findings are shipped without one)
+    if VERDICTS_CSV in made:
+        data[results / VERDICTS_CSV] = Path(DATA_DIR) / VERDICTS_CSV
     # the curves the run made (those its figures draw; the provenance record hashed each), not every
     # audited setting's: a setting no figure draws has none
-    made = set(prov.get("output_sha256", {}).get("results", {}))
     for name, exp in audit.context.experiments.items():
         for file in AGGREGATES:
             data[results / "aggregates" / name / file] = Path(DATA_DIR) / "aggregates" / name / file
