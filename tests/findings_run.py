@@ -24,6 +24,7 @@ from vhct.pipeline.jobs import run_job
 from vhct.pipeline.tables import sidecar_path
 from vhct.reporting import findings
 from vhct.reporting.audit.records import AUDIT_FORMAT, Comparison, parse_audit
+from vhct.reporting.render import verdict_table
 
 #: rounds of the made-up run's one real run (its sidecar is what ship checks; its numbers are not)
 SIDECAR_RUN_ROUNDS = 5
@@ -157,13 +158,14 @@ def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
         claim["min_seeds"] = 20  # the claims' minimum: the 20 seeds below are the paper's scale
     audit = complete(audit)  # every field the audit's records require
     config = provenance.config_record([REPO / "config" / "paper-local.yaml"])
-    config["figures"] = ["fig3a_garland", "fig3c_mnist", "audit_forest"]
+    config["figures"] = ["fig3a_garland", "fig3c_mnist", "audit_forest", "audit_summary"]
     started = datetime.now(UTC) - timedelta(seconds=3600)
     run = provenance.run_id(started)
     audit["context"]["configfiles"] = config["config_files"]
     audit["context"]["run_id"] = run  # as the audit job records $VHCT_RUN_ID
     results.mkdir(parents=True)
     (results / findings.AUDIT_JSON).write_text(json.dumps(audit))
+    verdict_table(parse_audit(audit)).to_csv(results / findings.VERDICTS_CSV, index=False)  # the audit's
     for name, exp in audit["context"]["experiments"].items():
         folder = results / "aggregates" / name
         folder.mkdir(parents=True)
@@ -195,7 +197,7 @@ def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
         write_setting_tables(results, name, info.settings)
     figures.mkdir(parents=True)
     # tiny_regret: another config's
-    for name in ("fig3a_garland", "fig3c_mnist", "audit_forest", "tiny_regret"):
+    for name in ("fig3a_garland", "fig3c_mnist", "audit_forest", "audit_summary", "tiny_regret"):
         (figures / f"{name}.png").write_bytes(b"\x89PNG" + name.encode())
     table = results / "runs" / "garland" / "VHCT-rho0.75" / "seed0.csv.gz"
     spec = run_spec("VHCT", "garland", SIDECAR_RUN_ROUNDS, 0, params={"rho": 0.75}, setting="VHCT-rho0.75")

@@ -46,6 +46,7 @@ from support import (
 from vhct.pipeline import config as vc
 from vhct.pipeline.aggregate import FINAL_COLUMNS, REGRET_COLUMNS, TIMING_COLUMNS
 from vhct.pipeline.data import MIRROR_ENV
+from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 from vhct.pipeline.files import TEMP_SUFFIX
 from vhct.pipeline.tables import WALL_TIME_COLUMNS, sidecar_path
 from vhct.reporting.audit.records import AUDIT_FORMAT
@@ -178,7 +179,8 @@ def test_deleting_one_run_reruns_only_it_and_its_dependents(workdir, config, tin
     # families reading that run, e.g. the audit and its forest figure, may rerun too)
     chain = {
         p for p in after
-        if p.startswith(("results/runs/", "results/aggregates/", "figures/")) and "audit_forest" not in p
+        if p.startswith(("results/runs/", "results/aggregates/", "figures/"))
+        and not any(f in p for f in AUDIT_FIGURES)
     }  # fmt: skip
     assert (changed & chain) == required
 
@@ -784,7 +786,14 @@ def test_the_run_writes_the_audit_and_the_report(workdir, config, tiny):
     expected = {e for e in claims.experiments if e in config.experiments}
     assert set(result.context.experiments) == expected
     assert result.format == AUDIT_FORMAT
-    assert (workdir / "figures" / "audit_forest.png").stat().st_size > 0  # drawn from the audit JSON
+    for figure in AUDIT_FIGURES:  # drawn from the audit JSON
+        assert (workdir / "figures" / f"{figure}.png").stat().st_size > 0
+    # the audit's verdict table, written beside its JSON, is its verdicts (one row per comparison)
+    table = pd.read_csv(workdir / "results" / "verdicts.csv", keep_default_na=False)
+    rows = [max(1, sum(max(len(e.comparisons), 1) for e in c.experiments)) for c in result.claims]
+    assert len(table) == sum(rows) + len(result.computed)
+    readings = [c.claim.id for c in result.claims] + [c.claim.id for c in result.computed]
+    assert set(table["reading"]) == set(readings)
     # the claims added from Sec. 4.4 and the appendix read the tiny config's runs (2 seeds, below
     # their minimum: no verdict, and the reason says how many seeds ran and how many they need)
     verdicts = {c.claim.id: c for c in result.claims}

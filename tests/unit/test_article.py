@@ -278,6 +278,24 @@ def test_every_figure_of_the_shipped_run_is_redrawn_from_the_results_cache_as_fr
     assert (tmp_path / "a.png").read_bytes() == (out / "fig3a_garland.png").read_bytes()
 
 
+def test_a_run_that_recorded_the_summary_figure_has_it_redrawn_from_the_shipped_audit(tmp_path):
+    """A run of this version records the audit's summary figure among its figures (``AUDIT_FIGURES``):
+    ``redraw`` draws it from the shipped audit, as it draws the forest."""
+    root = checkout(tmp_path)
+    findings_dir = root / "docs/findings"
+    sources = read_sources(findings_dir, root)
+    for name, exp in sources.audit.context.experiments.items():
+        write_setting_tables(findings_dir, name, exp.settings)
+    prov_path = findings_dir / "provenance.json"
+    prov = json.loads(prov_path.read_text(encoding="utf-8"))
+    assert "audit_summary" not in prov["figures"]  # the shipped run predates it
+    prov["figures"].append("audit_summary")
+    prov_path.write_text(json.dumps(prov), encoding="utf-8")
+    out = tmp_path / "redrawn"
+    assert redraw_main(["--findings", str(findings_dir), "--out", str(out), "--checkout", str(root)]) == 0
+    assert (out / "audit_summary.png").stat().st_size > 0 and (out / "audit_summary.pdf").is_file()
+
+
 def test_redrawing_without_the_curves_is_refused_naming_the_figures(tmp_path, capsys):
     root = without_curves(checkout(tmp_path))
     out = tmp_path / "redrawn"

@@ -23,10 +23,18 @@ def test_a_shipped_run_renders_every_part(tmp_path):
     docs = tmp_path / "docs"
     copied = ship.ship(results, figures, docs)
     assert all(p.is_file() for p in copied)
+    # the audit's verdict table is shipped beside its JSON, as the run wrote it
+    shipped_table = docs / findings.DATA_DIR / findings.VERDICTS_CSV
+    assert shipped_table in copied
+    assert shipped_table.read_bytes() == (results / findings.VERDICTS_CSV).read_bytes()
     text = (docs / findings.DOCUMENT).read_text(encoding="utf-8")
     # the audit's forest figure is shipped and linked first, before the summary
     assert (docs / "figures" / "audit_forest.png").is_file()
     assert text.index("[audit_forest](figures/audit_forest.png)") < text.index("## Summary")
+    # and its one-page summary and verdict table, before the summary too
+    assert (docs / "figures" / "audit_summary.png").is_file()
+    assert text.index("[audit_summary](figures/audit_summary.png)") < text.index("## Summary")
+    assert text.index("[verdicts.csv](findings/verdicts.csv)") < text.index("## Summary")
     assert headline(read_audit(results / findings.AUDIT_JSON)) in text
     for needle in ("| - reading 1: C1 |", "| C2 |", "C1 flips: reproduced -> inconclusive", "| D1 |",
                    "BO stops at t = 50",

@@ -20,6 +20,7 @@ from support import REPO
 
 from vhct.pipeline import provenance
 from vhct.pipeline.aggregate import SETTING_TABLE, SETTING_TABLES
+from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 from vhct.pipeline.versions import package_versions
 from vhct.reporting import findings, ship
 from vhct.reporting.audit.records import AUDIT_FORMAT, parse_audit, read_audit
@@ -92,11 +93,13 @@ def test_ship_copies_only_the_figures_the_findings_link(shipped):
     shipped_files = ship.ship(results, figures, docs, readme)
     assert sorted(p.name for p in (docs / findings.FIGURES_DIR).iterdir()) == [
         "audit_forest.png",
+        "audit_summary.png",
         "fig3a_garland.png",
         "fig3c_mnist.png",
     ]
     text = (docs / findings.DOCUMENT).read_text(encoding="utf-8")
-    linked = {"figures/audit_forest.png", "figures/fig3a_garland.png", "figures/fig3c_mnist.png"}
+    names = ("audit_forest", "audit_summary", "fig3a_garland", "fig3c_mnist")
+    linked = {f"figures/{name}.png" for name in names}
     assert set(ship.FIGURE_LINK.findall(text)) == linked
     assert "tiny_regret" not in text  # in figures/, but not a figure of the recorded run's config
     assert all(p.is_file() for p in shipped_files) and docs / findings.DOCUMENT in shipped_files
@@ -474,7 +477,7 @@ def test_provenance_records_a_successful_command_only(tmp_path, monkeypatch):
     assert record["config_files"] == chain
     assert record["config_sha256"] == {p: hashlib.sha256((REPO / p).read_bytes()).hexdigest() for p in chain}
     declared = list(yaml.safe_load((REPO / "config" / "config.yaml").read_text())["figures"])
-    assert record["figures"] == [*declared, "audit_forest"]  # the config's figures and the audit's
+    assert record["figures"] == [*declared, *AUDIT_FIGURES]  # the config's figures and the audit's
     assert record["run_id"] == seen.read_text()  # the command's jobs see the run's id
     started = datetime.fromisoformat(record["started_utc"])
     assert datetime.fromisoformat(record["finished_utc"]) >= started
@@ -509,15 +512,16 @@ def test_a_recorder_around_a_rerun_covers_only_what_it_made_and_ship_refuses_the
     hour_ago = datetime.now().timestamp() - 3600
     for path in [*results.rglob("*"), *figures.rglob("*")]:  # the earlier run's outputs
         os.utime(path, (hour_ago, hour_ago))
-    rerun = (  # the audit alone made again, under the recorder's run id (as the audit job records it)
-        "import json, os, sys; p = sys.argv[1]; a = json.load(open(p)); "
-        "a['context']['run_id'] = os.environ['VHCT_RUN_ID']; open(p, 'w').write(json.dumps(a))"
+    rerun = (  # the audit alone made again (JSON and verdict table), under the recorder's run id
+        "import json, os, sys; p, t = sys.argv[1:3]; a = json.load(open(p)); "
+        "a['context']['run_id'] = os.environ['VHCT_RUN_ID']; open(p, 'w').write(json.dumps(a)); "
+        "c = open(t).read(); open(t, 'w').write(c)"
     )
-    audit = results / findings.AUDIT_JSON
-    command = [sys.executable, "-c", rerun, str(audit), "--configfile", "config/paper-local.yaml"]
+    audit, table = results / findings.AUDIT_JSON, results / findings.VERDICTS_CSV
+    command = [sys.executable, "-c", rerun, str(audit), str(table), "--configfile", "config/paper-local.yaml"]
     assert provenance.main([str(results / findings.PROVENANCE_JSON), "--", *command]) == 0
     record = json.loads((results / findings.PROVENANCE_JSON).read_text())
-    made = {"audit.json": hashlib.sha256(audit.read_bytes()).hexdigest()}
+    made = {n: hashlib.sha256((results / n).read_bytes()).hexdigest() for n in ("audit.json", "verdicts.csv")}
     assert record["output_sha256"] == {"results": made, "figures": {}}
     # the made-up run's figures (as made_up_run records them), the rest as the recorder wrote it
     edit_json(results / findings.PROVENANCE_JSON, lambda p: p.update(figures=declared))
@@ -545,6 +549,20 @@ def test_ship_caches_only_the_curves_the_run_made(shipped):
     assert (docs / findings.DATA_DIR / kept).read_bytes() == (results / kept).read_bytes()
 
 
+def test_a_run_without_a_verdict_table_ships_without_one(shipped):
+    """A run whose audit predates the verdict table (its record hashes none): shipped as it is, the
+    findings not linking a table; a run that made one ships it (test_findings)."""
+    results, figures, docs, readme = shipped
+    prov_path = results / findings.PROVENANCE_JSON
+    prov = json.loads(prov_path.read_text())
+    del prov["output_sha256"]["results"][findings.VERDICTS_CSV]
+    prov_path.write_text(json.dumps(prov))
+    shipped_files = ship.ship(results, figures, docs, readme)
+    assert not (docs / findings.DATA_DIR / findings.VERDICTS_CSV).exists()
+    assert all(p.name != findings.VERDICTS_CSV for p in shipped_files)
+    assert findings.VERDICTS_CSV not in (docs / findings.DOCUMENT).read_text(encoding="utf-8")
+
+
 def test_output_hashes_cover_the_audit_the_aggregates_and_the_declared_figures(tmp_path):
     results, figures = made_up_run(tmp_path)
     hashes = provenance.output_hashes(results, figures, ["fig3a_garland", "fig3c_mnist", "absent"])
@@ -558,6 +576,7 @@ def test_output_hashes_cover_the_audit_the_aggregates_and_the_declared_figures(t
         "aggregates/mnist/final.csv",
         "aggregates/mnist/timing.csv",
         "audit.json",
+        "verdicts.csv",
     ] + [  # each setting's curve and timing: the results cache
         SETTING_TABLE.format(experiment=e, setting=s, table=t)
         for e in ("garland", "mnist")
@@ -577,6 +596,17 @@ def test_readme_first_screen_carries_the_shipped_headline_and_links_the_findings
     docs = REPO / "docs"
     assert ship.readme_block(docs) in first_screen  # the shipped audit, read by the one reader
     assert "](docs/findings.md)" in first_screen
+
+
+def test_readme_states_one_verdict_tally_the_shipped_findings():
+    """Issue 51: the README gave the shipped tally and, a screen below, the quick start's; it now
+    states only the shipped one (in its findings block), the quick start's being in docs/pipeline.md."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    tally = re.compile(r"\b\d+\s+reproduced\b")
+    block = ship.readme_block(REPO / "docs")
+    assert len(tally.findall(block)) == 1
+    assert len(tally.findall(readme)) == 1
+    assert "quick start's audit" in (REPO / "docs" / "pipeline.md").read_text(encoding="utf-8")
 
 
 # ---------------------------------------------------------------- the journal names only its docs folder

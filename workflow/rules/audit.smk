@@ -10,6 +10,7 @@ import vhct.reporting.audit.claims as va
 from vhct.pipeline.files import sha256 as file_sha256
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 import vhct.reporting.captions as vcap
+from vhct.reporting.findings import VERDICTS_CSV
 
 CLAIMS = str(REPO / "config" / "claims.yaml")
 #: questions beyond the paper (baselines), answered in the audit's separate "beyond" part
@@ -17,13 +18,17 @@ BEYOND = str(REPO / "config" / "beyond.yaml")
 AUDIT_MD = f"{RESULTS}/audit.md"
 AUDIT_JSON = f"{RESULTS}/audit.json"
 AUDIT_HTML = f"{RESULTS}/audit.html"
+#: the audit's verdicts as one table (vhct.reporting.render.verdict_table)
+AUDIT_CSV = f"{RESULTS}/{VERDICTS_CSV}"
 CAPTIONS_DIR = REPO / "workflow" / "report" / "figures"
 FIGURE_CAPTION = f"{RESULTS}/report/{{figure}}.rst"
-#: the audit's forest figure (vhct.reporting.plots.forest), drawn from the audit JSON
-(FOREST,) = AUDIT_FIGURES
-#: spec files (vhct.pipeline.stale): the audit's, the forest's and each figure caption's
+#: the audit's forest figure (vhct.reporting.plots.forest) and one-page summary (plots.summary), drawn
+#: from the audit JSON
+FOREST, SUMMARY = AUDIT_FIGURES
+#: spec files (vhct.pipeline.stale): the audit's, its figures' and each figure caption's
 AUDIT_SPEC = f"{RESULTS}/{vstale.SPEC_DIR}/audit.json"
 FOREST_SPEC = FIGURE_SPEC.format(figure=FOREST)
+SUMMARY_SPEC = FIGURE_SPEC.format(figure=SUMMARY)
 CAPTION_SPEC = f"{RESULTS}/{vstale.SPEC_DIR}/captions/{{figure}}.json"
 
 _CLAIMS = va.load_claims(CLAIMS)
@@ -52,6 +57,7 @@ SPEC_FILES[AUDIT_SPEC] = {
     "versions": package_versions(),
 }
 SPEC_FILES[FOREST_SPEC] = {"source": {"figure": source_hash("figure")}}
+SPEC_FILES[SUMMARY_SPEC] = {"source": {"figure": source_hash("figure")}}
 for _figure in CFG.figures:
     SPEC_FILES[CAPTION_SPEC.format(figure=_figure)] = {
         "caption": vcap.figure_caption(CFG, _figure, CAPTIONS_DIR),
@@ -67,6 +73,7 @@ rule audit:
     output:
         md=AUDIT_MD,
         json=AUDIT_JSON,
+        csv=AUDIT_CSV,
         html=report(
             AUDIT_HTML,
             caption="../report/audit.rst",
@@ -109,6 +116,26 @@ rule audit_forest:
         "../scripts/forest.py"
 
 
+rule audit_summary:
+    """The audit's summary figure: one page, a row per statement, its verdict and headline effect."""
+    input:
+        audit=AUDIT_JSON,
+        spec=SUMMARY_SPEC,
+    output:
+        pdf=FIGURE.format(figure=SUMMARY, ext="pdf"),
+        png=FIGURE.format(figure=SUMMARY, ext="png"),
+    log:
+        f"{LOGS}/audit_summary.log",
+    threads: 1
+    resources:
+        mem_mb=resource("figure", "mem_mb"),
+        runtime=resource("figure", "runtime"),
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/summary.py"
+
+
 rule figure_caption:
     """Marks a figure for the report (the PNG, captioned) and records its caption text."""
     input:
@@ -132,6 +159,6 @@ rule figure_caption:
         "../scripts/caption.py"
 
 
-EXTRA_TARGETS.extend([AUDIT_MD, AUDIT_JSON, AUDIT_HTML])
-EXTRA_TARGETS.extend(FIGURE.format(figure=FOREST, ext=ext) for ext in FIGURE_EXTS)
+EXTRA_TARGETS.extend([AUDIT_MD, AUDIT_JSON, AUDIT_HTML, AUDIT_CSV])
+EXTRA_TARGETS.extend(FIGURE.format(figure=f, ext=ext) for f in AUDIT_FIGURES for ext in FIGURE_EXTS)
 EXTRA_TARGETS.extend(expand(FIGURE_CAPTION, figure=list(CFG.figures)))

@@ -17,6 +17,7 @@ with job_logging("audit", smk.log[0] if len(smk.log) else None):
         md_path=smk.output.md,
         json_path=smk.output.json,
         html_path=smk.output.html,
+        csv_path=smk.output.csv,
         beyond_path=smk.input.beyond,
     )
     summary = ", ".join(f"{v}: {n}" for v, n in audit.summary.items())

@@ -5,8 +5,8 @@ files as the run read them (their sha256 checked against its record). Every inpu
 checked before the first figure is drawn; each figure is reported as it starts.
 
 Regret figures are drawn by the pipeline's own figure job from the shipped curves, the others (the
-functions, the OSC illustration) from the config, the forest from the shipped audit. A figure whose
-curves are not in the input is refused, naming how many are missing; nothing is drawn then.
+functions, the OSC illustration) from the config, the forest and summary from the shipped audit. A
+figure whose curves are not in the input is refused, naming how many are missing; nothing is drawn then.
 """
 
 from __future__ import annotations
@@ -20,12 +20,14 @@ from vhct.article.build import report
 from vhct.article.figures import draw_forest, draw_regret
 from vhct.article.record import regret_figures, run_config
 from vhct.article.sources import ArticleError, command, read_sources
+from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 from vhct.reporting.plots import figure_job
+from vhct.reporting.plots.summary import audit_summary
 
 DEFAULT_FINDINGS = Path("docs") / "findings"
 DEFAULT_OUT = Path("figures") / "findings"
-#: the forest's name among the figures a run records (drawn from the audit, not from the config)
-FOREST = "audit_forest"
+#: the audit's figures among those a run records (drawn from the audit, not from the config)
+FOREST, SUMMARY = AUDIT_FIGURES
 
 
 def redraw(
@@ -51,6 +53,8 @@ def redraw(
         progress(f"drawing {name} ({k} of {len(names)})")
         if name == FOREST:
             drawn.append(draw_forest(sources.audit, out))
+        elif name == SUMMARY:
+            drawn.append(next(p for p in audit_summary(sources.audit, out / SUMMARY) if p.suffix == ".png"))
         elif name in regret:
             drawn.append(draw_regret(regret[name], out))
         elif name in cfg.figures:

@@ -124,8 +124,9 @@ register(FigureKind(
 
 
 #: figures the audit stage draws from its own JSON, beside the config's figures (not a config kind:
-#: they read no aggregates and take no panels); the provenance records and ship copies them too
-AUDIT_FIGURES = ("audit_forest",)
+#: they read no aggregates and take no panels); the provenance records and ship copies them too: the
+#: forest (every comparison) and the one-page summary (every statement)
+AUDIT_FIGURES = ("audit_forest", "audit_summary")
 register(FigureKind(
     "near_optimal",
     "near-optimal cells per depth of a 1-D objective on the standard partition (computed, no runs)",

@@ -14,11 +14,11 @@ start, and the figures the config declares; the versions of the packages that sh
 (``vhct.pipeline.versions``); the peak resident memory of the command's largest process
 (``max_rss_mb``: the largest ``ru_maxrss`` of the processes it waited for, jobs included,
 ``getrusage(RUSAGE_CHILDREN)``; one process's, not the sum of jobs that ran at once); and, when the
-command has ended, the sha256 of every output it made (``output_sha256``: the audit JSON and the
-aggregates under the results folder, the declared figures' PNGs, each only if written after the
-command started), so ``ship`` ships exactly the content this run made, and refuses an output the run
-did not make: a recorder wrapped around a rerun that had nothing to do records no output, not the
-older run's.
+command has ended, the sha256 of every output it made (``output_sha256``: the audit JSON, its
+verdict table and the aggregates under the results folder, the declared figures' PNGs, each only if
+written after the command started), so ``ship`` ships exactly the content this run made, and refuses
+an output the run did not make: a recorder wrapped around a rerun that had nothing to do records no
+output, not the older run's.
 The results folder is the record's; the figures folder the config's (``figures/paper-local`` for
 ``config/paper-local.yaml``, see ``Config.folder``).
 
@@ -54,10 +54,13 @@ RUN_ID_ENV = "VHCT_RUN_ID"
 #: the top folder of the figures (relative to the working directory); a config's are in its folder there
 FIGURES_ROOT = "figures"
 #: the outputs under the results folder whose content the record fixes
-RESULT_OUTPUTS = ("audit.json", "aggregates/*/*.csv", "aggregates/*/settings/*/*.csv")
-#: what makes every recorded output again (aggregates, figures, the audit and its figure) without
+RESULT_OUTPUTS = ("audit.json", "verdicts.csv", "aggregates/*/*.csv", "aggregates/*/settings/*/*.csv")
+#: what makes every recorded output again (aggregates, figures, the audit and its figures) without
 #: redoing the runs, under the recorder, for a record that does not cover them (``ship`` says it)
-REMAKE_OUTPUTS = "make paper-local TARGETS='--forcerun aggregate aggregate_setting figure audit audit_forest'"
+REMAKE_OUTPUTS = (
+    "make paper-local TARGETS='--forcerun aggregate aggregate_setting figure audit audit_forest "
+    "audit_summary'"
+)
 
 
 #: a sha256 as the record writes it: 64 lowercase hex digits
@@ -205,8 +208,9 @@ def output_hashes(
     results: Path | str, figures: Path | str, names: Sequence[str], since_ns: int | None = None
 ) -> dict[str, dict[str, str]]:
     """The sha256 of a run's outputs that exist: ``{"results": {path under results: hash},
-    "figures": {"<name>.png": hash}}`` for the audit JSON, the aggregates and the figures ``names``;
-    with ``since_ns`` (a modification time, :func:`start_mark`), only those written since."""
+    "figures": {"<name>.png": hash}}`` for the audit JSON and verdict table, the aggregates and the
+    figures ``names``; with ``since_ns`` (a modification time, :func:`start_mark`), only those written
+    since."""
     results, figures = Path(results), Path(figures)
 
     def made(path: Path) -> bool:

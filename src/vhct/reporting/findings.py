@@ -11,10 +11,18 @@ from typing import Any
 
 from vhct.reporting.audit import records
 from vhct.reporting.audit.records import Audit
-from vhct.reporting.published import AUDIT_JSON, PROVENANCE_JSON, FindingsError, read_published
+from vhct.reporting.published import AUDIT_JSON, PROVENANCE_JSON, VERDICTS_CSV, FindingsError, read_published
 from vhct.reporting.render import render_findings
 
-__all__ = ["AUDIT_JSON", "PROVENANCE_JSON", "FindingsError", "read_audit", "read_json", "render"]
+__all__ = [
+    "AUDIT_JSON",
+    "PROVENANCE_JSON",
+    "VERDICTS_CSV",
+    "FindingsError",
+    "read_audit",
+    "read_json",
+    "render",
+]
 
 #: the shipped inputs of the document, relative to the docs directory
 DATA_DIR = "findings"
@@ -53,4 +61,5 @@ def render(docs: Path | str) -> str:
         for name in found.audit.context.experiments
     }
     figures = sorted((docs / FIGURES_DIR).glob("*.png"))
-    return render_findings(found.audit, found.provenance, aggregates, figures, FIGURES_DIR)
+    table = f"{DATA_DIR}/{VERDICTS_CSV}" if found.verdicts is not None else None
+    return render_findings(found.audit, found.provenance, aggregates, figures, FIGURES_DIR, table)

@@ -34,6 +34,8 @@ from vhct.reporting.audit import records
 from vhct.reporting.audit.records import Audit
 
 AUDIT_JSON = "audit.json"
+#: the audit's verdict table (``render.verdict_table``), written beside its JSON and shipped with it
+VERDICTS_CSV = "verdicts.csv"
 PROVENANCE_JSON = "provenance.json"
 AGGREGATES = "aggregates"
 FINAL_CSV = "final.csv"
@@ -77,6 +79,8 @@ class Published:
     timings: dict[str, pd.DataFrame]
     #: experiment -> setting -> its curve (only the settings whose curves the folder holds)
     curves: dict[str, dict[str, SettingCurve]]
+    #: the audit's verdict table (None: the run's audit wrote none)
+    verdicts: pd.DataFrame | None = None
 
     def curve(self, experiment: str, setting: str) -> Path:
         """Where a setting's per-round curve aggregate is (or would be: it may be absent)."""
@@ -212,4 +216,10 @@ def read_published(folder: Path | str, kind: str = "findings") -> Published:
             times = reader.table(timing, TIMING_COLUMNS, FINITE[TIMING_TABLE])
             curves.setdefault(name, {})[setting] = SettingCurve(regret, timing, table, times)
     check_one_run(audit, prov, audit_path, finals)
-    return Published(folder, audit, prov, finals, timings, curves)
+    table = folder / VERDICTS_CSV
+    verdicts = (
+        reader.table(table, ("statement", "reading", "effect", "ci_low", "ci_high"), ())
+        if table.exists()
+        else None
+    )
+    return Published(folder, audit, prov, finals, timings, curves, verdicts)

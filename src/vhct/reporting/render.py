@@ -13,6 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
@@ -31,14 +32,17 @@ from vhct.reporting.audit.verdicts import (
     statement_counts,
     statements,
 )
+from vhct.reporting.styles import tint, verdict_colour
 
-#: the audit's forest figure, linked first in the findings
-(FOREST,) = AUDIT_FIGURES
+#: the audit's forest and summary figures, linked first in the findings
+FOREST, SUMMARY = AUDIT_FIGURES
 #: significant digits of the numbers in the tables
 DIGITS = 4
-#: background colour of a verdict's cell in the HTML page
-VERDICT_COLORS = {REPRODUCED: "#d4edda", NOT_REPRODUCED: "#f8d7da", INCONCLUSIVE: "#fff3cd",
-                  NOT_EVALUATED: "#e2e3e5", READINGS_DISAGREE: "#e8d7f8"}  # fmt: skip
+#: background colour of a verdict's cell in the HTML page: the verdicts' palette, tinted
+VERDICT_COLORS = {
+    v: tint(verdict_colour(v))
+    for v in (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_EVALUATED, READINGS_DISAGREE)
+}
 
 
 def format_number(value: Any) -> str:
@@ -368,9 +372,10 @@ def render_readme(audit: Audit, document: str) -> str:
 
 def render_findings(
     audit: Audit, provenance: Provenance, aggregates: Mapping[str, Mapping[str, Any]],
-    figures: Sequence[Path], figures_dir: str,
+    figures: Sequence[Path], figures_dir: str, verdicts_table: str | None = None,
 ) -> str:  # fmt: skip
-    """``docs/findings.md`` from the shipped audit record, provenance, aggregates and figures."""
+    """``docs/findings.md`` from the shipped audit record, provenance, aggregates and figures
+    (``verdicts_table``: the link to the shipped verdict table, None when none is shipped)."""
     names = {f.stem: f for f in figures}
     return _render(
         "findings.j2", "md", audit=audit, headline=headline(audit), prov=provenance,
@@ -379,16 +384,99 @@ def render_findings(
         beyond=beyond_rows(audit), figures=[(f.stem, f"{figures_dir}/{f.name}") for f in figures],
         beyond_figure=names.get("beyond_baselines") and f"{figures_dir}/{names['beyond_baselines'].name}",
         forest_figure=names.get(FOREST) and f"{figures_dir}/{names[FOREST].name}",
+        summary_figure=names.get(SUMMARY) and f"{figures_dir}/{names[SUMMARY].name}",
+        verdicts_table=verdicts_table,
     )  # fmt: skip
 
 
+#: the verdict table's columns (:func:`verdict_table`): one row per comparison of a reading of a statement
+VERDICT_COLUMNS = (
+    "statement",
+    "statement_verdict",
+    "reading",
+    "reading_verdict",
+    "reading_category",
+    "experiment",
+    "comparison",
+    "effect_name",
+    "effect",
+    "ci_level",
+    "ci_low",
+    "ci_high",
+    "comparison_verdict",
+    "comparison_category",
+)
+
+
+def verdict_table(audit: Audit) -> pd.DataFrame:
+    """The audit's verdicts as one table (``verdicts.csv`` beside ``audit.json``): a row per comparison of
+    each reading of each statement, with its effect, interval and verdict beside its reading's and
+    statement's verdicts; an experiment without comparisons, or a statement checked by computation,
+    gets one row with its verdict and no effect."""
+    rows: list[dict[str, Any]] = []
+    for statement in statements(audit.claims):
+        for reading in statement.readings:
+            head = {
+                "statement": statement.id,
+                "statement_verdict": statement.verdict,
+                "reading": reading.claim.id,
+                "reading_verdict": reading.verdict,
+                "reading_category": reading.category,
+            }
+            if not reading.experiments:
+                rows.append(head)
+            for exp in reading.experiments:
+                if not exp.comparisons:
+                    rows.append(
+                        {
+                            **head,
+                            "experiment": exp.experiment,
+                            "comparison_verdict": exp.verdict,
+                            "comparison_category": exp.category,
+                        }
+                    )
+                for c in exp.comparisons:
+                    rows.append(
+                        {
+                            **head,
+                            "experiment": exp.experiment,
+                            "comparison": c.label,
+                            "effect_name": c.effect_name,
+                            "effect": c.effect,
+                            "ci_level": c.ci_level,
+                            "ci_low": c.ci_low,
+                            "ci_high": c.ci_high,
+                            "comparison_verdict": c.verdict,
+                            "comparison_category": c.category,
+                        }
+                    )
+    for computed in audit.computed:
+        rows.append(
+            {
+                "statement": computed.claim.id,
+                "statement_verdict": computed.verdict,
+                "reading": computed.claim.id,
+                "reading_verdict": computed.verdict,
+            }
+        )
+    return pd.DataFrame(rows, columns=list(VERDICT_COLUMNS))
+
+
 def write_audit(
-    audit: Audit, md_path: Path | str, json_path: Path | str, html_path: Path | str | None = None
+    audit: Audit,
+    md_path: Path | str,
+    json_path: Path | str,
+    html_path: Path | str | None = None,
+    csv_path: Path | str | None = None,
 ) -> None:
-    """Write the audit as Markdown, JSON (the records' one writer) and HTML, all or none."""
-    paths = [md_path, json_path] + ([html_path] if html_path is not None else [])
-    with atomic_paths(*paths) as temps:
+    """Write the audit as Markdown, JSON (the records' one writer), HTML and its verdict table as CSV
+    (:func:`verdict_table`), all or none."""
+    optional = [p for p in (html_path, csv_path) if p is not None]
+    with atomic_paths(md_path, json_path, *optional) as temps:
         temps[0].write_text(render_markdown(audit), encoding="utf-8")
         temps[1].write_text(audit_json(audit), encoding="utf-8")
+        written = dict(zip(optional, temps[2:], strict=True))
         if html_path is not None:
-            temps[2].write_text(render_html(audit), encoding="utf-8")
+            written[html_path].write_text(render_html(audit), encoding="utf-8")
+        if csv_path is not None:
+            verdict_table(audit).to_csv(written[csv_path], index=False)

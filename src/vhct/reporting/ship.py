@@ -6,17 +6,18 @@
     python -m vhct.reporting.ship render         # re-render docs/findings.md and the README block
     python -m vhct.reporting.ship recover        # finish an interrupted ship, remove its staging
 
-``ship`` copies the run's audit JSON, final and timing aggregates, the per-round curve and timing
-aggregates of each setting its figures draw (the results cache the article and ``make
-findings-figures`` draw from; the ones its provenance record lists) and
-provenance record into ``docs/findings/`` and the PNGs the document links into ``docs/figures/``, renders
-``docs/findings.md`` (``vhct.reporting.findings.render``) and the README's findings block (between
-``README_BEGIN`` and ``README_END``). It refuses, changing nothing (``vhct.reporting.ship_checks``):
-a file whose sha256 is not the one the provenance recorder fixed when the run ended (content, not
-times: ``touch -r`` does not fool it), an audit of another run id or config, an aggregate of other
-settings or seeds, mixed package versions (provenance, audit, run sidecars), and a run below the
-paper's scale (an audited experiment under the claims' largest ``min_seeds``) unless ``--reduced``;
-the README block of a reduced run, rendered from the shipped audit alone, says "At reduced scale".
+``ship`` copies the run's audit JSON and verdict table (a CSV, when the run made one), final and
+timing aggregates, the per-round curve and timing aggregates of each setting its figures draw (the
+results cache the article and ``make findings-figures`` draw from; the ones its provenance record
+lists) and provenance record into ``docs/findings/`` and the PNGs the document links into
+``docs/figures/``, renders ``docs/findings.md`` (``vhct.reporting.findings.render``) and the README's
+findings block (between ``README_BEGIN`` and ``README_END``). It refuses, changing nothing
+(``vhct.reporting.ship_checks``): a file whose sha256 is not the one the provenance recorder fixed
+when the run ended (content, not times: ``touch -r`` does not fool it), an audit of another run id or
+config, an aggregate of other settings or seeds, mixed package versions (provenance, audit, run
+sidecars), and a run below the paper's scale (an audited experiment under the claims' largest
+``min_seeds``) unless ``--reduced``; the README block of a reduced run, rendered from the shipped audit
+alone, says "At reduced scale".
 
 Crash safety: everything new is staged in ``docs/.findings-staging-<id>/``; the journal
 ``docs/.findings-journal.json`` (the stage, the entries swapped, whether the README is) is written
@@ -58,6 +59,7 @@ from vhct.reporting.findings import (
     PROVENANCE_JSON,
     README_BEGIN,
     README_END,
+    VERDICTS_CSV,
     FindingsError,
     read_audit,
     read_json,
@@ -284,9 +286,9 @@ def ship(
     results: Path | str, figures: Path | str, docs: Path | str, readme: Path | str | None = None,
     reduced: bool = False,
 ) -> list[Path]:  # fmt: skip
-    """Ship one finished run into ``docs``: its audit JSON, aggregates, provenance record, the PNGs
-    of its figures the document links, the document and (given ``readme``) the README's block; all
-    or nothing (the module's docstring); return the shipped files."""
+    """Ship one finished run into ``docs``: its audit JSON and verdict table, aggregates, provenance
+    record, the PNGs of its figures the document links, the document and (given ``readme``) the
+    README's block; all or nothing (the module's docstring); return the shipped files."""
     results, figures, docs = Path(results), Path(figures), docs_folder(docs)
     readme = Path(readme) if readme is not None else None
     audit_path, prov_path = results / AUDIT_JSON, results / PROVENANCE_JSON
@@ -295,9 +297,13 @@ def ship(
     except ProvenanceError as exc:
         raise FindingsError(str(exc)) from exc
     data = {audit_path: Path(DATA_DIR) / AUDIT_JSON, prov_path: Path(DATA_DIR) / PROVENANCE_JSON}
+    made = set(prov.output_sha256.results)
+    # the audit's verdict table, when the run made it (the record hashed it; an audit older than the
+    # table wrote none, and its findings are shipped without one)
+    if VERDICTS_CSV in made:
+        data[results / VERDICTS_CSV] = Path(DATA_DIR) / VERDICTS_CSV
     # the curves the run made (those its figures draw; the provenance record hashed each), not every
     # audited setting's: a setting no figure draws has none
-    made = set(prov.output_sha256.results)
     for name, exp in audit.context.experiments.items():
         for file in AGGREGATES:
             data[results / "aggregates" / name / file] = Path(DATA_DIR) / "aggregates" / name / file

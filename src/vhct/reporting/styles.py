@@ -95,3 +95,34 @@ for _name, _colour, _line in (
     ("GP-Optuna", "#bcbd22", (0, (2, 2, 6, 2))),
 ):
     register_style(_name, _colour, _line)
+
+
+#: the verdicts' one palette (hex): a verdict, or a verdict and its category ("not reproduced: the
+#: opposite"), -> colour; the forest and summary figures' markers and, tinted (:func:`tint`), the HTML
+#: audit's verdict cells. Keys are the verdicts of ``vhct.reporting.audit.verdicts`` and their categories.
+VERDICT_COLOURS = {
+    "reproduced": "#2ca02c",
+    "not reproduced: the opposite": "#d62728",
+    "not reproduced: no effect of the claimed size": "#ff7f0e",
+    "inconclusive: underpowered": "#696969",
+    "inconclusive: too few seeds": "#c0c0c0",
+    "not evaluated": "#d3d3d3",
+    "readings disagree": "#9467bd",
+}
+#: the share of a verdict's colour in its HTML cell's background (the rest white): the text stays legible
+CELL_TINT = 0.3
+
+
+def verdict_colour(verdict: str, category: str = "") -> str:
+    """The colour of a verdict and its category; without a category (a statement's, an old audit's),
+    the first of its verdict's; black for a verdict the palette lacks."""
+    key = verdict if not category or category == verdict else f"{verdict}: {category}"
+    if key in VERDICT_COLOURS:
+        return VERDICT_COLOURS[key]
+    return next((c for k, c in VERDICT_COLOURS.items() if k.split(":")[0] == verdict), "#000000")
+
+
+def tint(colour: str, share: float = CELL_TINT) -> str:
+    """A hex colour mixed with white, ``share`` of it kept: ``tint("#2ca02c")`` is a pale green."""
+    rgb = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(255 - share * (255 - v)):02x}" for v in rgb)

@@ -1,5 +1,5 @@
 """The audit stage of the pipeline: read the claims and runs, cross-check the aggregates,
-evaluate, write the three renderings."""
+evaluate, write the renderings and the verdict table."""
 
 from __future__ import annotations
 
@@ -74,9 +74,11 @@ def audit_job(
     json_path: Path | str,
     html_path: Path | str | None = None,
     beyond_path: Path | str | None = None,
+    csv_path: Path | str | None = None,
 ) -> Audit:
-    """The audit stage: read claims and runs, cross-check the aggregates, evaluate, write; the
-    questions of ``beyond_path`` answered in the separate ``beyond`` part (absent if none evaluated)."""
+    """The audit stage: read claims and runs, cross-check the aggregates, evaluate, write (``csv_path``:
+    the verdict table); the questions of ``beyond_path`` answered in the separate ``beyond`` part
+    (absent if none evaluated)."""
     claims = load_claims(claims_path)
     runs = read_runs(run_paths, config)
     check_aggregates(runs, final_paths)
@@ -91,5 +93,5 @@ def audit_job(
     beyond = run_beyond(load_beyond(beyond_path), runs) if beyond_path is not None else None
     if beyond is not None:
         audit = audit.model_copy(update={"beyond": beyond})
-    write_audit(audit, md_path, json_path, html_path)
+    write_audit(audit, md_path, json_path, html_path, csv_path)
     return audit

@@ -14,29 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from vhct.reporting.audit.records import Audit, ClaimVerdict
+from vhct.reporting.audit.verdicts import READINGS_DISAGREE
 from vhct.reporting.plots.common import plt, save
+from vhct.reporting.styles import VERDICT_COLOURS, verdict_colour
 
-#: verdict (and, for the two kinds of "not reproduced" and "inconclusive", category) -> colour
-VERDICT_COLOURS = {
-    "reproduced": "tab:green",
-    "not reproduced: the opposite": "tab:red",
-    "not reproduced: no effect of the claimed size": "tab:orange",
-    "inconclusive: underpowered": "dimgray",
-    "inconclusive: too few seeds": "silver",
-    "not evaluated": "lightgray",
-}
 #: regions of a claim's effect, as intervals on (0, inf)
 Regions = list[tuple[float, float]]
-
-
-def colour_of(verdict: str, category: str = "") -> str:
-    """The colour of a verdict and its category (an audit without categories: by verdict)."""
-    key = verdict if not category or category == verdict else f"{verdict}: {category}"
-    if key in VERDICT_COLOURS:
-        return VERDICT_COLOURS[key]
-    return next((c for k, c in VERDICT_COLOURS.items() if k.startswith(verdict)), "k")
-
-
 CLAIMED_SHADE, REFUTING_SHADE = "#d9f2d9", "#f7d4d4"
 
 
@@ -129,7 +112,7 @@ def _draw(rows: Sequence[ForestRow]) -> Any:
                 if hi > xmin and lo < xmax:
                     ax.axvspan(max(lo, xmin), min(hi, xmax), color=shade, linewidth=0)
         for y, r in enumerate(group):
-            colour = colour_of(r.verdict, r.category)
+            colour = verdict_colour(r.verdict, r.category)
             if r.low is not None and r.high is not None:
                 lo = max(r.low, xmin) if r.low > 0 or r.additive else xmin
                 hi = min(r.high, xmax) if math.isfinite(r.high) else xmax
@@ -144,7 +127,8 @@ def _draw(rows: Sequence[ForestRow]) -> Any:
         if xmin < no_effect < xmax:
             ax.axvline(no_effect, color="k", linewidth=0.5, linestyle=":")
         ax.set_title(claim, fontsize=8, loc="left", weight="bold", pad=2)
-    handles = [plt.Line2D([], [], color=c, marker="o", label=v) for v, c in VERDICT_COLOURS.items()]
+    comparison_verdicts = {v: c for v, c in VERDICT_COLOURS.items() if v != READINGS_DISAGREE}
+    handles = [plt.Line2D([], [], color=c, marker="o", label=v) for v, c in comparison_verdicts.items()]
     for shade, region in ((CLAIMED_SHADE, "claimed"), (REFUTING_SHADE, "refuting")):
         handles.append(plt.Rectangle((0, 0), 1, 1, color=shade, label=f"{region} region"))
     fig.legend(handles=handles, fontsize=6, loc="upper center", ncol=4, frameon=False)

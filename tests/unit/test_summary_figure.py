@@ -1,0 +1,127 @@
+"""The audit's one-page summary figure (``vhct.reporting.plots.summary``): one row per statement, its
+marker in its verdict's colour (the verdicts' one palette), every text inside a portrait page."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("matplotlib")
+
+from findings_run import complete  # noqa: E402
+from support import REPO  # noqa: E402
+
+from vhct.reporting.audit.records import AUDIT_FORMAT, Audit, Comparison, parse_audit, read_audit  # noqa: E402
+from vhct.reporting.audit.verdicts import statements  # noqa: E402
+from vhct.reporting.plots.common import PNG_DPI  # noqa: E402
+from vhct.reporting.plots.summary import audit_summary, draw_summary, summary_rows  # noqa: E402
+from vhct.reporting.styles import verdict_colour  # noqa: E402
+
+#: the smaller of A4 (8.27 x 11.69 in) and US letter (8.5 x 11 in), portrait
+PAGE = (8.27, 11.0)
+VERDICTS = ("reproduced", "not reproduced", "inconclusive")
+CATEGORIES = {"reproduced": "reproduced", "not reproduced": "the opposite", "inconclusive": "underpowered"}
+
+
+def made_up_audit(n: int) -> Audit:
+    """``n`` statements, the first with two readings that disagree, each reading one comparison."""
+    claims = []
+    for k in range(n + 1):
+        verdict = VERDICTS[k % 3]
+        c = Comparison(
+            "garland",
+            "VHCT",
+            "HCT",
+            effect=0.9 + 0.01 * k,
+            effect_name="ratio of means",
+            ci_low=0.85,
+            ci_high=0.95 + 0.01 * k,
+            ci_level=0.9,
+            verdict=verdict,
+            category=CATEGORIES[verdict],
+            p_claimed=0.01,
+            p_refuted=0.5,
+            p_refuted_holm=0.5,
+            n_a=20,
+            n_b=20,
+        )
+        claim = {
+            "id": f"statement-number-{k}",
+            "quote": "q",
+            "location": "l",
+            "verdict": verdict,
+            "category": CATEGORIES[verdict],
+            "coverage": "garland",
+            "reason": "r",
+            "experiments": [
+                {"experiment": "garland", "verdict": verdict, "reason": "r", "comparisons": [c.to_json()]}
+            ],
+        }
+        if k < 2:  # two readings of one statement
+            claim["reading_of"] = "two-readings"
+        claims.append(claim)
+    audit = complete(
+        {
+            "format": AUDIT_FORMAT,
+            "reading_flips": [],
+            "flipped_claims": [],
+            "sensitivity": [],
+            "discrepancies": [],
+            "claims": claims,
+        }
+    )
+    return parse_audit(audit)
+
+
+def inside_the_page(fig) -> bool:
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    box = fig.bbox
+    texts = [
+        t
+        for t in fig.findobj(lambda o: hasattr(o, "get_text") and hasattr(o, "get_window_extent"))
+        if t.get_text()
+    ]
+    extents = [t.get_window_extent(renderer) for t in texts]
+    inside = all(e.x0 >= 0 and e.x1 <= box.width and e.y0 >= 0 and e.y1 <= box.height for e in extents)
+    # no two texts of the rows (names, effects, lines under them) overlap
+    rows = [t.get_window_extent(renderer) for t in [*fig.axes[0].texts, *fig.axes[0].get_yticklabels()]]
+    apart = not any(a.overlaps(b) for i, a in enumerate(rows) for b in rows[i + 1 :])
+    return inside and apart
+
+
+@pytest.mark.parametrize("n", [1, 34, 60])
+def test_one_row_per_statement_on_one_portrait_page(tmp_path, n):
+    """A made-up audit of ``n`` statements: a y tick label per statement (its name in words), the PNG
+    within a portrait page at the figures' resolution, every text inside it."""
+    audit = made_up_audit(n)
+    assert len(statements(audit.claims)) == n
+    png = next(p for p in audit_summary(audit, tmp_path / "audit_summary") if p.suffix == ".png")
+    import matplotlib.image as mpimg
+
+    height, width = mpimg.imread(png).shape[:2]
+    assert width / PNG_DPI <= PAGE[0] and height / PNG_DPI <= PAGE[1]
+    fig = draw_summary(summary_rows(audit))
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == ["two readings", *(f"statement number {k}" for k in range(2, n + 1))]
+    assert inside_the_page(fig)
+
+
+def test_each_marker_is_its_statements_verdict_colour():
+    """The marker of a statement is its verdict's colour; two readings that disagree get that colour."""
+    audit = made_up_audit(4)
+    fig = draw_summary(summary_rows(audit))
+    markers = [line.get_color() for line in fig.axes[0].get_lines()]
+    want = [verdict_colour(s.verdict, s.category) for s in statements(audit.claims)]
+    assert markers == want
+    assert want[0] == verdict_colour("readings disagree") and len(set(want)) == 4
+
+
+def test_the_shipped_audit_fits_one_page_with_a_row_per_statement():
+    """The shipped findings: every statement on runs (the README's tally) and every one checked by
+    computation, a row each, inside one page."""
+    audit = read_audit(REPO / "docs" / "findings" / "audit.json")
+    fig = draw_summary(summary_rows(audit))
+    width, height = fig.get_size_inches()
+    assert width <= PAGE[0] and height <= PAGE[1]
+    assert len(fig.axes[0].get_yticklabels()) == sum(audit.summary.values()) + len(audit.computed)
+    assert inside_the_page(fig)
