@@ -29,16 +29,28 @@ pytestmark = pytest.mark.integration
 EXPERIMENT = "garland"
 FINAL = f"results/aggregates/{EXPERIMENT}/final.csv"
 FIGURE = "figures/regret.png"
+#: a figure that draws an objective itself (issue 49: it reads no run, so only its code hash reruns it)
+FUNCTION_FIGURE = "figures/difficult.png"
 AUDIT = "results/audit.json"
 #: Garland's value in the package's source, the line an edit of the run code changes (halves)
 GARLAND_LINE = "return t * (1.0 - t) * (GARLAND_ENVELOPE - math.sqrt(abs(math.sin(GARLAND_FREQUENCY * t))))"
 
 
-def small_config(folder: Path, horizon: int = 30, rho: float = 0.75, seeds: int = 2,
-                 settings: tuple[str, ...] = ("VHCT", "HCT"), label: str = "VHCT",
-                 panel_title: str | None = None, name: str = "config") -> Path:
-    """Up to two settings of one synthetic experiment and one regret figure."""
+def small_config(
+    folder: Path,
+    horizon: int = 30,
+    rho: float = 0.75,
+    seeds: int = 2,
+    settings: tuple[str, ...] = ("VHCT", "HCT"),
+    label: str = "VHCT",
+    panel_title: str | None = None,
+    name: str = "config",
+    function: bool = False,
+) -> Path:
+    """Up to two settings of one synthetic experiment and one regret figure (with ``function``, also
+    a figure of the difficult function, :data:`FUNCTION_FIGURE`)."""
     panel = {"experiment": EXPERIMENT, **({"title": panel_title} if panel_title else {})}
+    drawn = {"difficult": {"kind": "function", "panels": [{"objective": "difficult"}]}} if function else {}
     config = {
         "settings": {
             "VHCT": {"algorithm": "VHCT", "label": label, "params": {"rho": rho}},
@@ -48,7 +60,7 @@ def small_config(folder: Path, horizon: int = 30, rho: float = 0.75, seeds: int 
             EXPERIMENT: {"objective": "garland", "noise": 0.05, "horizon": horizon, "seeds": seeds,
                          "settings": list(settings)},
         },
-        "figures": {"regret": {"kind": "regret", "panels": [panel]}},
+        "figures": {"regret": {"kind": "regret", "panels": [panel]}, **drawn},
         "output": "",  # one folder for both files: a config changed in place
     }  # fmt: skip
     path = folder / f"{name}.yaml"
@@ -134,14 +146,16 @@ def test_an_edit_of_the_code_reruns_what_it_shapes_and_only_that(tmp_path):
     """Issue 39's third probe: Garland's value halved in the package's source reran only the audit and
     its forest; every table came from the old code, whose sidecars said only `vhct 0.1.0`. Now each
     record carries the run code's source hash, and an edit reruns the runs (and what reads them); an
-    edit of the drawing code reruns the figures alone."""
+    edit of the drawing code reruns the figures alone. Issue 49: each job's hash covers every module
+    it imports, so the edit of an objective also redraws a figure that draws the objective itself
+    (it reads no run), and an edit of the audit's claim kinds reruns the audit and no figure."""
     source, work = package_copy(tmp_path), tmp_path / "work"
     work.mkdir()
-    config = small_config(tmp_path, seeds=1)
+    config = small_config(tmp_path, seeds=1, function=True)
     ok(snakemake_with(source, work, configfile=config))
     table = work / f"results/runs/{EXPERIMENT}/VHCT/seed0.csv.gz"
     before, record = pd.read_csv(table), read_sidecar(table)
-    aggregate = (work / FINAL).stat().st_mtime_ns
+    aggregate, function = (work / FINAL).stat().st_mtime_ns, (work / FUNCTION_FIGURE).stat().st_mtime_ns
     synthetic = source / "vhct" / "objectives" / "synthetic.py"
     text = synthetic.read_text()
     assert GARLAND_LINE in text
@@ -151,6 +165,7 @@ def test_an_edit_of_the_code_reruns_what_it_shapes_and_only_that(tmp_path):
     assert after.source != record.source and after.versions == record.versions  # vhct 0.1.0 both times
     assert pd.read_csv(table)["value"].max() < 0.5 * before["value"].max() + 1e-9  # the new code's
     assert (work / FINAL).stat().st_mtime_ns != aggregate
+    assert (work / FUNCTION_FIGURE).stat().st_mtime_ns != function  # the objective drawn again
     runs, aggregate = files(work), (work / FINAL).stat().st_mtime_ns
     figure = (work / FIGURE).stat().st_mtime_ns
     plots = source / "vhct" / "reporting" / "plots" / "regret.py"
@@ -161,6 +176,12 @@ def test_an_edit_of_the_code_reruns_what_it_shapes_and_only_that(tmp_path):
     assert {k: v for k, v in files(work).items() if "/runs/" in k} == {
         k: v for k, v in runs.items() if "/runs/" in k
     }  # no run again
+    figure, audit = (work / FIGURE).stat().st_mtime_ns, (work / AUDIT).stat().st_mtime_ns
+    kinds = source / "vhct" / "reporting" / "audit" / "kinds.py"
+    kinds.write_text(kinds.read_text() + "\n# an edit of the claim kinds\n")
+    ok(snakemake_with(source, work, configfile=config))
+    assert (work / AUDIT).stat().st_mtime_ns != audit  # audited again
+    assert (work / FIGURE).stat().st_mtime_ns == figure and (work / FINAL).stat().st_mtime_ns == aggregate
 
 
 def test_a_run_nothing_would_rerun_fails_before_any_job_naming_it_and_the_fix(tmp_path):

@@ -53,15 +53,16 @@ SPEC_FILES[AUDIT_SPEC] = {
     "plan": file_sha256(CFG.plan.file) if CFG.plan is not None else None,
     "run_paths": {e: run_paths(e) for e in AUDIT_EXPERIMENTS},
     "final_paths": {e: FINAL.format(experiment=e) for e in AUDIT_EXPERIMENTS},
-    "source": {"audit": source_hash("audit"), "run": source_hash("run")},
+    # the audit's code: every module its job imports (the objectives and run code among them)
+    "source": {"audit": source_hash("audit")},
     "versions": package_versions(),
 }
-SPEC_FILES[FOREST_SPEC] = {"source": {"figure": source_hash("figure")}}
-SPEC_FILES[SUMMARY_SPEC] = {"source": {"figure": source_hash("figure")}}
+SPEC_FILES[FOREST_SPEC] = {"source": {"forest": source_hash("forest")}}
+SPEC_FILES[SUMMARY_SPEC] = {"source": {"summary": source_hash("summary")}}
 for _figure in CFG.figures:
     SPEC_FILES[CAPTION_SPEC.format(figure=_figure)] = {
         "caption": vcap.figure_caption(CFG, _figure, CAPTIONS_DIR),
-        "source": source_hash("figure"),
+        "source": source_hash("caption"),
     }
 
 

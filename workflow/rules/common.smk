@@ -181,15 +181,13 @@ def setting_aggregate_inputs(wildcards):
 
 def figure_spec(figure):
     """What a figure job is asked (its params), every algorithm's style (a plugin's moves when another
-    is installed) and the source hash of the code that draws it (and, for a kind that replays a
-    run, of the run code)."""
-    spec = CFG.figure_spec(figure)
-    sources = ["figure", *(["run"] if any(p.run is not None for p in spec.panels) else [])]
+    is installed) and the source hash of the code that draws it (every module the figure job
+    imports: the drawers, and the objectives and run code a panel evaluates or replays)."""
     return {
-        "figure": spec.model_dump(mode="json"),
+        "figure": CFG.figure_spec(figure).model_dump(mode="json"),
         "curves": figure_curves(figure),
         "styles": every_style(),
-        "source": {layer: source_hash(layer) for layer in sources},
+        "source": {"figure": source_hash("figure")},
         "versions": package_versions(),
     }
 

@@ -1,5 +1,6 @@
-"""Snakemake script: aggregate one experiment's runs (all work is in vhct.pipeline.jobs)."""
+"""Snakemake script: aggregate one experiment's runs, or one setting's (all work is in
+vhct.pipeline.aggregate)."""
 
-from vhct.pipeline.jobs import from_snakemake
+from vhct.pipeline.aggregate import from_snakemake
 
-from_snakemake("aggregate", snakemake)  # noqa: F821 (injected by Snakemake)
+from_snakemake(snakemake)  # noqa: F821 (injected by Snakemake)

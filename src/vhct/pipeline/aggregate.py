@@ -16,8 +16,10 @@ run of the experiment (``best_observed``): ``mean_vs_best`` per round and ``fina
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -25,6 +27,8 @@ import pandas as pd
 from vhct.pipeline.records import RunRecord, RunRequest
 from vhct.pipeline.specs import SettingInfo
 from vhct.pipeline.tables import read_runs
+
+logger = logging.getLogger("vhct.pipeline.aggregate")
 
 #: float format of the written tables (fixed, so equal numbers give equal bytes)
 FLOAT_FORMAT = "%.12g"
@@ -230,3 +234,36 @@ def aggregate_runs(
     tables = {name: TABLES[name](runs, records, info) for name in outputs}
     for name, path in outputs.items():
         write_table(tables[name], path)
+
+
+def aggregate_job(
+    info: Mapping[str, SettingInfo | Mapping[str, Any]],
+    run_paths: Mapping[str, Sequence[str]],
+    outputs: Mapping[str, Path | str],
+    specs: Mapping[str, RunRequest] | None = None,
+) -> None:
+    """Aggregate an experiment's runs, or one setting's, into the named tables (``outputs``: name ->
+    path; :data:`TABLES`).
+
+    ``specs``: table path -> what is asked of that run now (``vhct.pipeline.stale.expected_specs``),
+    which every run's record must match.
+    """
+    # the rule passes each setting's record as JSON data (Snakemake's params); read it back here
+    info = {setting: SettingInfo.model_validate(record) for setting, record in info.items()}
+    logger.info("aggregating %d settings, %d runs", len(run_paths), sum(map(len, run_paths.values())))
+    aggregate_runs(run_paths, info, outputs, specs)
+    logger.info("wrote %s", ", ".join(map(str, outputs.values())))
+
+
+def from_snakemake(smk: Any) -> None:
+    """Entry point of the aggregate rules' Snakemake script: log to the rule's log file and aggregate.
+    Its own module's (not ``vhct.pipeline.jobs``'s), so the run job's code does not import the
+    aggregation's and an edit of it does not rerun the runs (``vhct.pipeline.versions``)."""
+    from vhct.pipeline.config import model
+    from vhct.pipeline.jobs import job_logging
+    from vhct.pipeline.stale import expected_specs
+
+    with job_logging("aggregate", smk.log[0] if len(smk.log) else None):
+        config = model(smk.config)  # the plain dict Snakemake hands the job, as the model again
+        specs = expected_specs(config, smk.wildcards.experiment, smk.params.run_paths)
+        aggregate_job(smk.params.info, smk.params.run_paths, dict(smk.output.items()), specs)

@@ -1,7 +1,8 @@
-"""The work behind each pipeline rule: fetch and verify a data file, run, aggregate.
+"""The work behind the pipeline's data and run rules: fetch and verify a data file, run.
 
-Snakemake scripts (``workflow/scripts``) are one call into this module (figures and the audit:
-into ``vhct.reporting``, under this module's ``job_logging``), so every job runs in
+Snakemake scripts (``workflow/scripts``) are one call into this module (aggregation: into
+``vhct.pipeline.aggregate``; figures and the audit: into ``vhct.reporting``; each under this
+module's ``job_logging``), so every job runs in
 its own process and can also be called from Python. Every output is written atomically
 (temporary file in the target directory, then rename): a failed or interrupted job leaves
 no partial output behind.
@@ -23,7 +24,6 @@ import numpy as np
 
 from vhct.pipeline.files import atomic_paths, sha256_bytes
 from vhct.pipeline.records import RunRequest, RunSpec
-from vhct.pipeline.specs import SettingInfo
 
 logger = logging.getLogger("vhct.pipeline.jobs")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -174,27 +174,6 @@ def run_batch_job(
             logger.info("batch progress: %d of %d seeds done", i, len(specs))
 
 
-def aggregate_job(
-    info: Mapping[str, SettingInfo | Mapping[str, Any]],
-    run_paths: Mapping[str, Sequence[str]],
-    outputs: Mapping[str, Path | str],
-    specs: Mapping[str, RunRequest] | None = None,
-) -> None:
-    """Aggregate an experiment's runs, or one setting's, into the named tables (``outputs``: name ->
-    path; ``vhct.pipeline.aggregate.TABLES``).
-
-    ``specs``: table path -> what is asked of that run now (``vhct.pipeline.stale.expected_specs``),
-    which every run's record must match.
-    """
-    from vhct.pipeline.aggregate import aggregate_runs
-
-    # the rule passes each setting's record as JSON data (Snakemake's params); read it back here
-    info = {setting: SettingInfo.model_validate(record) for setting, record in info.items()}
-    logger.info("aggregating %d settings, %d runs", len(run_paths), sum(map(len, run_paths.values())))
-    aggregate_runs(run_paths, info, outputs, specs)
-    logger.info("wrote %s", ", ".join(map(str, outputs.values())))
-
-
 def data_job(
     spec: Mapping[str, Any],
     data_dir: Path | str,
@@ -217,7 +196,7 @@ def data_job(
     logger.info("data file ready and verified: %s", got)
 
 
-TASKS = ("data", "verify", "run", "aggregate")
+TASKS = ("data", "verify", "run")
 
 
 @contextmanager
@@ -241,17 +220,10 @@ def from_snakemake(task: str, smk: Any) -> None:
             data_dir = data_path[: -len(smk.params.spec["path"])] or "."
             stamp = smk.output[0] if task == "verify" else None
             data_job(smk.params.spec, data_dir, smk.params.mirror, data_path, stamp)
-        elif task == "run":  # each run's request: its spec file, written when the rules were read
+        else:  # each run's request: its spec file, written when the rules were read
             requests = [RunRequest.model_validate_json(Path(p).read_bytes()) for p in smk.input.requests]
             if len({json.dumps(r.data, sort_keys=True) for r in requests}) > 1:
                 raise ValueError(f"the runs of one batch read different data files: {smk.input.requests}")
             specs = [request.run for request in requests]
             data = requests[0].data if requests else {}
             run_batch_job(specs, smk.output.tables, smk.output.metas, smk.input.verified, data)
-        else:
-            from vhct.pipeline.config import model
-            from vhct.pipeline.stale import expected_specs
-
-            config = model(smk.config)  # the plain dict Snakemake hands the job, as the model again
-            specs = expected_specs(config, smk.wildcards.experiment, smk.params.run_paths)
-            aggregate_job(smk.params.info, smk.params.run_paths, dict(smk.output.items()), specs)

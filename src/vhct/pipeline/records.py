@@ -233,7 +233,7 @@ def made_difference(record: RunRecord, source: str, installed: Mapping[str, str 
     if record.source != source:
         return (
             f"source: the run was made by run code {record.source[:12]}, the installed code is "
-            f"{source[:12]} (vhct.pipeline.versions.SOURCES['run'] changed)"
+            f"{source[:12]} (a module the run job imports changed: vhct.pipeline.versions.layer_files('run'))"
         )
     found = version_difference(record, installed)
     return f"versions: {found}" if found else None

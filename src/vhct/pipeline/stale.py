@@ -5,12 +5,13 @@ When the rules are read (main process only), every run, aggregate, figure and th
 small JSON spec file under ``results/.specs/`` of what it is asked: a run its
 :class:`~vhct.pipeline.records.RunRequest` (the config's spec, the hash of the installed run code,
 the package versions, the data files' checksums), the other jobs their params and the source hash
-of their own code (``vhct.pipeline.versions.SOURCES``). A spec file is rewritten only when its
-content changes (``vhct.pipeline.files.write_if_changed``) and is an input of its job, so
-Snakemake's modification-time check, which no ``--rerun-triggers`` turns off and which needs
-nothing of ``.snakemake/``, reruns exactly the jobs whose spec changed and everything downstream: a
-changed parameter, an edit of the code that shapes the numbers, an updated install, a dropped seed
-or setting (the aggregate's, the figures' and the audit's specs list the runs they read).
+of their own code (``vhct.pipeline.versions.source_hash``: every module the job imports). A spec
+file is rewritten only when its content changes (``vhct.pipeline.files.write_if_changed``) and is
+an input of its job, so Snakemake's modification-time check, which no ``--rerun-triggers`` turns
+off and which needs nothing of ``.snakemake/``, reruns exactly the jobs whose spec changed and
+everything downstream: a changed parameter, an edit of the code that shapes the numbers, an
+updated install, a dropped seed or setting (the aggregate's, the figures' and the audit's specs
+list the runs they read).
 
 Behind it, every reader of runs compares each run's record with what is asked now
 (``vhct.pipeline.tables.read_runs``), and :func:`check_current_runs` refuses, before any job, an

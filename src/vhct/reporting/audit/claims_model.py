@@ -41,16 +41,24 @@ Statistic = Literal[
 
 #: every kind of claim: its name -> its class in ``vhct.reporting.audit.kinds`` (two samples) or
 #: ``kinds_one_sample`` (one per-seed quantity against constants), imported on first use; adding a
-#: kind is a class there and its row here
+#: kind is a class there and its row here. The targets are written out whole: the audit's code
+#: hash follows them as imports (``vhct.pipeline.versions.module_imports``)
 CLAIM_KINDS: Registry[Any] = Registry("claim kind")
 for _name, _target in (
-    ("lowest", "kinds:Lowest"), ("among_fastest", "kinds:AmongFastest"), ("similar", "kinds:Similar"),
-    ("best_parameter", "kinds:BestParameter"), ("greater", "kinds:Greater"), ("contrast", "kinds:Contrast"),
-    ("easier", "kinds:Easier"), ("difference_contrast", "kinds:DifferenceContrast"),
-    ("sublinear", "kinds_one_sample:Sublinear"), ("share_at_least", "kinds_one_sample:ShareAtLeast"),
-    ("same_rate", "kinds_one_sample:SameRate"), ("wall_time", "kinds_one_sample:WallTime"),
-):  # fmt: skip
-    CLAIM_KINDS.register(_name, f"vhct.reporting.audit.{_target}")
+    ("lowest", "vhct.reporting.audit.kinds:Lowest"),
+    ("among_fastest", "vhct.reporting.audit.kinds:AmongFastest"),
+    ("similar", "vhct.reporting.audit.kinds:Similar"),
+    ("best_parameter", "vhct.reporting.audit.kinds:BestParameter"),
+    ("greater", "vhct.reporting.audit.kinds:Greater"),
+    ("contrast", "vhct.reporting.audit.kinds:Contrast"),
+    ("easier", "vhct.reporting.audit.kinds:Easier"),
+    ("difference_contrast", "vhct.reporting.audit.kinds:DifferenceContrast"),
+    ("sublinear", "vhct.reporting.audit.kinds_one_sample:Sublinear"),
+    ("share_at_least", "vhct.reporting.audit.kinds_one_sample:ShareAtLeast"),
+    ("same_rate", "vhct.reporting.audit.kinds_one_sample:SameRate"),
+    ("wall_time", "vhct.reporting.audit.kinds_one_sample:WallTime"),
+):
+    CLAIM_KINDS.register(_name, _target)
 #: a claim's keys filled from ``defaults`` when absent (optional in the file, set in the record)
 CLAIM_DEFAULTS = ("alpha", "min_seeds", "round", "require")
 
