@@ -146,7 +146,8 @@ def test_the_figures_and_the_audit_hold_the_run_code():
         # the summary figure imports the renderer (its deciding comparison), which loads the templates
         ("reporting/templates/audit.j2", {"audit", "summary"}),
         ("reporting/captions.py", {"caption"}),
-        ("pipeline/aggregate.py", {"aggregate", "audit", "forest", "summary"}),  # not the runs, nor the figures
+        # not the runs, nor the figures
+        ("pipeline/aggregate.py", {"aggregate", "audit", "forest", "summary"}),
         ("pipeline/stale.py", {"aggregate", "audit", "forest", "summary"}),
         ("article/typeset.py", set()),  # no job imports the article
     ],
