@@ -291,6 +291,7 @@ def test_a_run_that_recorded_the_summary_figure_has_it_redrawn_from_the_shipped_
     assert "audit_summary" not in prov["figures"]  # the shipped run predates it
     prov["figures"].append("audit_summary")
     prov_path.write_text(json.dumps(prov), encoding="utf-8")
+    reseal(findings_dir)  # the curves written above, as such a run records them
     out = tmp_path / "redrawn"
     assert redraw_main(["--findings", str(findings_dir), "--out", str(out), "--checkout", str(root)]) == 0
     assert (out / "audit_summary.png").stat().st_size > 0 and (out / "audit_summary.pdf").is_file()

@@ -43,6 +43,8 @@ def made_up_audit(n: int) -> Audit:
             p_refuted_holm=0.5,
             n_a=20,
             n_b=20,
+            mean_a=0.9 + 0.01 * k,
+            mean_b=1.0,
         )
         claim = {
             "id": f"statement-number-{k}",
