@@ -112,7 +112,7 @@ def read_table(path: Path, columns: Sequence[str], finite: Sequence[str]) -> pd.
         if bad.size:
             raise FindingsError(
                 f"{path}: column {column} is not a finite number in {bad.size} row(s), the first on line "
-                f"{bad[0] + 2} ({table[column].iloc[bad[0]]!r}; a truncated or edited file?)"
+                f"{bad[0] + 2} ({table[column].iloc[bad[0]]}; a truncated or edited file?)"
             )
     return table
 
@@ -170,7 +170,7 @@ class _Reader:
         try:
             got = sha256(path)
         except OSError as exc:
-            raise FindingsError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+            raise FindingsError(f"{path}: cannot read it ({exc.strerror or exc}); {self.remake}") from exc
         if got != want:
             raise FindingsError(
                 f"{path}: sha256 {got[:12]}..., the provenance record holds {want[:12]}...: not the file the "
