@@ -319,3 +319,15 @@ def test_markup_in_the_recorded_command_prints_as_text(root, tmp_path):
     pdf.write_bytes(compile_pdf(source, folder, 0))
     page = subprocess.run(["pdftotext", "-l", "1", str(pdf), "-"], capture_output=True, text=True, check=True)
     assert "".join(payload.split()) in "".join(page.stdout.split())
+
+
+def test_the_typst_source_is_kept_when_typst_refuses_it(root, tmp_path, monkeypatch):
+    """Probe: ``--typst`` wrote nothing when the build failed in Typst. Now the source is written
+    first, so the line Typst names can be read; the PDF is not written."""
+    from vhct.article import build as article_build
+
+    monkeypatch.setattr(article_build, "typst_source", lambda *args: "#let x = (\n")  # unclosed
+    kept, out = tmp_path / "article.typ", tmp_path / "article.pdf"
+    with pytest.raises(ArticleError, match="Typst refused"):
+        article_build.build(findings(root), out, "findings", root, kept, progress=lambda message: None)
+    assert kept.read_text(encoding="utf-8") == "#let x = (\n" and not out.exists()
