@@ -12,8 +12,8 @@ from vhct.pipeline.config import load, validate_config
 from vhct.pipeline.files import display_path
 from vhct.reporting.audit.claims import load_claims
 from vhct.reporting.audit.evaluate import run_audit
-from vhct.reporting.audit_job import audit_context
 from vhct.reporting.audit.records import AUDIT_FORMAT, AuditRecordError, audit_json, parse_audit
+from vhct.reporting.audit_job import audit_context
 from vhct.reporting.render import headline, render_markdown, scale_items, seeds_span
 
 CLAIMS = REPO / "config" / "claims.yaml"
