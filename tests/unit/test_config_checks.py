@@ -135,6 +135,16 @@ def test_a_parameter_out_of_its_range_is_refused_in_the_optimizers_own_words(
     assert str(own.value) in err, err
 
 
+def test_a_setting_no_experiment_runs_has_its_parameters_checked_all_the_same(tmp_path, capsys):
+    """Its optimizer is built on a stand-in box: the range is the optimizer's there too."""
+    path = derived(tmp_path, "settings:\n  spare: {algorithm: HCT, params: {rho: 1.5}}\n")
+    err = precheck(path, capsys)
+    assert err.startswith(f"{path}:3: config key settings/spare/params/rho: HCT rejects it "), err
+    assert "no experiment runs it" in err and "rho must lie in (0, 1), got 1.5" in err
+    fine = derived(tmp_path, "settings:\n  spare: {algorithm: HCT, params: {rho: 0.5}}\n")
+    vc.load([fine])
+
+
 def test_nan_is_rejected_wherever_it_stands(tmp_path):
     """NaN passes a `minimum` (every comparison with NaN is false) and hides in free mappings."""
     config = vc.merged_files([TINY])[0]
