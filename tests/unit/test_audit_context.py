@@ -1,4 +1,4 @@
-"""Writer to reader: the audit's context (``vhct.reporting.audit.job.audit_context``) of a real
+"""Writer to reader: the audit's context (``vhct.reporting.audit_job.audit_context``) of a real
 config, written in the audit JSON by its one writer and read back by the one reader and the renderer."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from vhct.pipeline.config import load, validate_config
 from vhct.pipeline.files import display_path
 from vhct.reporting.audit.claims import load_claims
 from vhct.reporting.audit.evaluate import run_audit
-from vhct.reporting.audit.job import audit_context
 from vhct.reporting.audit.records import AUDIT_FORMAT, AuditRecordError, audit_json, parse_audit
+from vhct.reporting.audit_job import audit_context
 from vhct.reporting.render import headline, render_markdown, scale_items, seeds_span
 
 CLAIMS = REPO / "config" / "claims.yaml"

@@ -17,10 +17,10 @@ from vhct.pipeline.config import load, validate_config
 from vhct.reporting.audit.claims import CLAIMS_PATH, load_claims
 from vhct.reporting.audit.claims_model import Claim
 from vhct.reporting.audit.evaluate import run_audit
-from vhct.reporting.audit.job import audit_context
 from vhct.reporting.audit.records import AUDIT_FORMAT, AuditRecordError, audit_json, read_audit
 from vhct.reporting.audit.runs import Run
 from vhct.reporting.audit.verdicts import REPRODUCED
+from vhct.reporting.audit_job import audit_context
 
 
 def shape(claim: Claim) -> tuple:

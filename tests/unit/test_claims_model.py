@@ -223,3 +223,16 @@ def test_a_claims_file_without_the_conditions_of_an_experiment_it_reads_is_refus
     path.write_text(yaml.safe_dump(doc), encoding="utf-8")
     with pytest.raises(ClaimsError, match=r"key claims/\d+/experiments: no conditions for himmelblau"):
         load_claims(path)
+
+
+def test_a_claims_statistic_is_a_row_of_the_statistics_table_which_the_runs_read():
+    """Issue 49: one table of statistics; the claims model, the runs and the renderer read it."""
+    from vhct.reporting.audit.runs import AUDITED_COLUMNS
+    from vhct.reporting.audit.statistics import STATISTICS, said
+
+    enum = claims_model.Claim.model_json_schema()["properties"]["statistic"]["enum"]
+    assert enum == list(STATISTICS)
+    for row in STATISTICS.values():
+        assert set(row.columns) <= set(AUDITED_COLUMNS), row.name
+    with pytest.raises(ValueError, match="unknown statistic 'ghost'"):
+        said("ghost")

@@ -108,6 +108,43 @@ def test_formerly_job_time_errors_fail_in_the_precheck_with_file_line_and_key(
     assert words in err
 
 
+@pytest.mark.parametrize(
+    ("params", "algorithm", "key"),
+    [
+        ({"rho": 1.5}, "VHCT", "rho"),
+        ({"nu": True}, "VHCT", "nu"),
+        ({"split": "diagonal"}, "VHCT", "split"),
+        ({"resolution": {"kind": "cubic"}}, "VHCT", "resolution"),
+        ({"resolution": {"kind": "polynomial", "a": -1}}, "VHCT", "resolution"),
+        ({"rho_max": 0}, "POO", "rho_max"),
+    ],
+)
+def test_a_parameter_out_of_its_range_is_refused_in_the_optimizers_own_words(
+    tmp_path, capsys, params, algorithm, key
+):
+    """Issue 49: a parameter's range is written once, in the optimizer's own check, which the config
+    asks (it builds each setting's optimizer); the message names the file, line and key."""
+    from vhct.optimizers.registry import make_optimizer
+
+    with pytest.raises(ValueError) as own:
+        make_optimizer(algorithm, [[0.0, 1.0]], 60, 0, **params)
+    setting = {"VHCT": "VHCT-rho0.75", "POO": "POO"}[algorithm]
+    path = derived(tmp_path, f"settings:\n  {setting}: {{params: {json.dumps(params)}}}\n")
+    err = precheck(path, capsys)
+    assert err.startswith(f"{path}:3: config key settings/{setting}/params/{key}: "), err
+    assert str(own.value) in err, err
+
+
+def test_a_setting_no_experiment_runs_has_its_parameters_checked_all_the_same(tmp_path, capsys):
+    """Its optimizer is built on a stand-in box: the range is the optimizer's there too."""
+    path = derived(tmp_path, "settings:\n  spare: {algorithm: HCT, params: {rho: 1.5}}\n")
+    err = precheck(path, capsys)
+    assert err.startswith(f"{path}:3: config key settings/spare/params/rho: HCT rejects it "), err
+    assert "no experiment runs it" in err and "rho must lie in (0, 1), got 1.5" in err
+    fine = derived(tmp_path, "settings:\n  spare: {algorithm: HCT, params: {rho: 0.5}}\n")
+    vc.load([fine])
+
+
 def test_nan_is_rejected_wherever_it_stands(tmp_path):
     """NaN passes a `minimum` (every comparison with NaN is false) and hides in free mappings."""
     config = vc.merged_files([TINY])[0]

@@ -86,6 +86,25 @@ def test_imports_go_one_way(path):
     assert not upward, f"{module_name(path)} ({own}) imports a higher layer: {upward}"
 
 
+#: the reporting modules the audit (``vhct.reporting.audit``) may import besides its own: those below
+#: it; the renderer and the audit stage (``vhct.reporting.audit_job``) stand above it
+BELOW_THE_AUDIT = {"vhct.reporting.stats", "vhct.reporting.costs"}
+
+
+@pytest.mark.parametrize(
+    "path", sorted((PACKAGE / "reporting" / "audit").rglob("*.py")), ids=lambda p: module_name(p)
+)
+def test_the_audit_imports_no_reporting_module_above_it(path):
+    above = [
+        f"line {line}: {name}"
+        for line, name in imported_modules(path)
+        if name.startswith("vhct.reporting")
+        and not name.startswith("vhct.reporting.audit.")
+        and not any(name == m or name.startswith(f"{m}.") for m in BELOW_THE_AUDIT)
+    ]
+    assert not above, f"{module_name(path)} imports a reporting module above the audit: {above}"
+
+
 def test_the_checker_sees_an_upward_import(tmp_path, monkeypatch):
     """The check itself: a lazy upward import inside a function is reported."""
     fake = tmp_path / "vhct"

@@ -26,9 +26,9 @@ from vhct.pipeline.config.plan import (
 from vhct.reporting.audit import plan as writer
 from vhct.reporting.audit.claims import CLAIMS_PATH, load_claims
 from vhct.reporting.audit.evaluate import run_audit
-from vhct.reporting.audit.job import audit_context
 from vhct.reporting.audit.records import audit_json
 from vhct.reporting.audit.runs import Run
+from vhct.reporting.audit_job import audit_context
 
 #: the made-up claim: VHCT's final regret lower than HCT's by 5 % on Garland
 CLAIM = {

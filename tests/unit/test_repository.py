@@ -120,3 +120,33 @@ def test_every_relative_link_of_a_page_finds_its_file_and_heading(page):
         if not path.exists() or (anchor and path.suffix == ".md" and anchor not in set(headings(path))):
             broken.append(link)
     assert not broken, f"{page}: broken links {broken}"
+
+
+#: a name a rule file defines at its top level: ``NAME = ...``, ``A, B = ...``, ``def name(``
+_DEFINED = re.compile(r"^(?:def ([A-Za-z_]\w*)\(|([A-Za-z_]\w*(?:, [A-Za-z_]\w*)*) =)", re.M)
+
+
+def rule_file_names(path: Path) -> set[str]:
+    """The names a rule file defines at its top level."""
+    found = set()
+    for function, assigned in _DEFINED.findall(path.read_text(encoding="utf-8")):
+        found.update([function] if function else assigned.split(", "))
+    return found
+
+
+def test_a_rule_file_reads_no_name_another_rule_file_defines():
+    """Issue 49: the rule files share common.smk's names only; a family's names (the audit's
+    ``AUDIT_EXPERIMENTS``, ``CLAIMS``) are read in its own file, which holds its input functions."""
+    rules = REPO / "workflow" / "rules"
+    files = sorted(rules.glob("*.smk"))
+    assert rule_file_names(rules / "audit.smk") >= {"AUDIT_EXPERIMENTS", "CLAIMS", "audit_inputs"}
+    for owner in files:
+        if owner.name == "common.smk":
+            continue
+        for name in rule_file_names(owner):
+            readers = [
+                f.name
+                for f in files
+                if f != owner and re.search(rf"\b{name}\b", f.read_text(encoding="utf-8"))
+            ]
+            assert not readers, f"{name} of {owner.name} is read by {readers}"

@@ -21,7 +21,8 @@ from vhct.pipeline.run import run_columns
 from vhct.pipeline.tables import read_run, sidecar_path
 from vhct.reporting.audit.claims_model import Claim
 from vhct.reporting.audit.evaluate import conclude
-from vhct.reporting.audit.runs import AUDITED_COLUMNS, Run, guarantee_holds, statistic
+from vhct.reporting.audit.runs import AUDITED_COLUMNS, Run, statistic
+from vhct.reporting.audit.statistics import guarantee_holds
 from vhct.reporting.audit.verdicts import NO_EFFECT, NOT_REPRODUCED, OPPOSITE, REPRODUCED
 
 #: the hand-computed case: HCT on f(x) = x over [0, 1] without noise, rho = 1/2, nu = 0.01 (so no leaf is

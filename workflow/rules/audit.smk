@@ -45,6 +45,18 @@ AUDIT_EXPERIMENTS = [
     if e in CFG.experiments
 ]
 
+
+def audit_inputs(wildcards):
+    """The claims file, the final aggregates and every run (table and sidecar) of the audited experiments."""
+    tables = [p for e in AUDIT_EXPERIMENTS for paths in run_paths(e).values() for p in paths]
+    return {
+        "claims": CLAIMS,
+        "finals": [FINAL.format(experiment=e) for e in AUDIT_EXPERIMENTS],
+        "tables": tables,
+        "metas": [str(sidecar_path(p)) for p in tables],
+    }
+
+
 # the audit reads the whole config (its context) and the config files' checksums
 SPEC_FILES[AUDIT_SPEC] = {
     "config": CFG.source,

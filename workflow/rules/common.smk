@@ -202,13 +202,3 @@ for _experiment in CFG.experiments:
 for _figure in CFG.figures:
     SPEC_FILES[FIGURE_SPEC.format(figure=_figure)] = figure_spec(_figure)
 
-
-def audit_inputs(wildcards):
-    """The claims file, the final aggregates and every run (table and sidecar) of the audited experiments."""
-    tables = [p for e in AUDIT_EXPERIMENTS for paths in run_paths(e).values() for p in paths]
-    return {
-        "claims": CLAIMS,
-        "finals": [FINAL.format(experiment=e) for e in AUDIT_EXPERIMENTS],
-        "tables": tables,
-        "metas": [str(sidecar_path(p)) for p in tables],
-    }

@@ -4,7 +4,7 @@ import logging
 
 from vhct.pipeline.config import model
 from vhct.pipeline.jobs import job_logging
-from vhct.reporting.audit.job import audit_job
+from vhct.reporting.audit_job import audit_job
 
 smk = snakemake  # noqa: F821 (injected by Snakemake)
 with job_logging("audit", smk.log[0] if len(smk.log) else None):

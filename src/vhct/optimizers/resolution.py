@@ -92,3 +92,5 @@ def make_resolution(spec: Resolution | Mapping[str, Any] | None, *, nu: float, r
         return RESOLUTION_KINDS[kind](**params)
     except TypeError as exc:
         raise ValueError(f"resolution ({kind}): bad parameters {params!r}: {exc}") from exc
+    except ValueError as exc:  # a value out of its range, said with the key it is under
+        raise ValueError(f"resolution ({kind}): {exc}") from exc

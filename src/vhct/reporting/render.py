@@ -23,6 +23,7 @@ from vhct.pipeline.provenance import Provenance
 from vhct.pipeline.specs import ExperimentInfo, SettingInfo
 from vhct.reporting.audit.checks import TOTAL_BESIDE
 from vhct.reporting.audit.records import Audit, ClaimVerdict, Comparison, audit_json
+from vhct.reporting.audit.statistics import said
 from vhct.reporting.audit.verdicts import (
     INCONCLUSIVE,
     NOT_EVALUATED,
@@ -185,11 +186,6 @@ def flipped_statements(audit: Audit) -> list[str]:
     return [s.id for s in statements(audit.claims) if any(r.claim.id in flipped for r in s.readings)]
 
 
-#: the statistics a plain sentence names, and the round it reads
-SAID = {"cumulative_regret": "regret", "average_regret": "average regret", "normalized_regret":
-        "normalized regret"}  # fmt: skip
-
-
 def direction_sentence(claim: ClaimVerdict, audit: Audit) -> str | None:
     """One plain sentence on which way the target's mean differs from each other's, from the claim's
     comparisons (ratios of means): "VHCT's mean final regret is higher than HCT's on 4 of 4
@@ -205,7 +201,7 @@ def direction_sentence(claim: ClaimVerdict, audit: Audit) -> str | None:
         return labels.get(setting, setting)
 
     at = "final " if claim.claim.round == "final" else ""
-    what = f"mean {at}{SAID.get(claim.claim.statistic, claim.claim.statistic.replace('_', ' '))}"
+    what = f"mean {at}{said(claim.claim.statistic)}"
     others = list(dict.fromkeys(c.b for c in comps))
     than = " and ".join(f"{name(b)}'s" for b in others)
     parts = []

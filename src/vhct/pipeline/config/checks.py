@@ -36,6 +36,9 @@ RUN_BASE_MB = 100
 #: synthetic stand-in domain for the optimizer check of objectives imported lazily (torch):
 #: the parameters of every algorithm are checked the same way on any box
 STAND_IN_DOMAIN = ((0.0, 1.0), (0.0, 1.0))
+#: horizon a setting no experiment runs is built with (on STAND_IN_DOMAIN), so its parameters are
+#: checked all the same (at least 2: PCT's fixed budget)
+STAND_IN_HORIZON = 100
 
 
 def known_name(name: str, known: Any, what: str) -> str:
@@ -127,12 +130,13 @@ def param_key(prefix: str, params: Mapping[str, Any] | None, error: Exception) -
 
 
 def build_optimizer(
-    algorithm: str, params: Mapping[str, Any], domain: tuple, horizon: int, experiment: str
+    algorithm: str, params: Mapping[str, Any], domain: tuple, horizon: int, experiment: str | None
 ) -> None:
     """Build the optimizer once (no round is run: milliseconds), so a parameter it does not accept
     or a value it rejects (``truncation: 5``, ``schedule: fast``, ``variance_floor: -1``, ...) fails
     before any job; the registry's own check of parameter names is the one used. Errors are keyed
-    ``params/<name>``; a missing extra is left to the job, which names it."""
+    ``params/<name>``; a missing extra is left to the job, which names it. ``experiment`` is None for
+    a setting no experiment runs (built on ``STAND_IN_DOMAIN``)."""
     from vhct.extras import MissingExtraError
     from vhct.optimizers.registry import algorithm_params, make_optimizer
 
@@ -145,9 +149,10 @@ def build_optimizer(
         unknown = sorted(set(values) - algorithm_params(algorithm))
         if unknown:  # the registry refused the name: say which, as the registry does
             raise key_error(f"params/{unknown[0]}", str(exc)) from None
+        where = f"experiment {experiment!r}" if experiment else "a stand-in box: no experiment runs it"
         raise key_error(
             param_key("params", values, exc),
-            f"{algorithm} rejects it (built for experiment {experiment!r}, horizon {horizon}): {exc}",
+            f"{algorithm} rejects it (built for {where}, horizon {horizon}): {exc}",
         ) from None
 
 

@@ -268,6 +268,14 @@ class Config(Planning, Section):
                         checks.build_optimizer(algo.algorithm, algo.params, domain, horizon, experiment)
                     except ConfigError as exc:
                         raise key_error(["settings", setting, *(exc.key or ())], exc.text) from None
+        run = {setting for exp in self.experiments.values() for setting in exp.settings}
+        for setting, algo in self.settings.items():
+            if setting not in run:  # its parameters' ranges are the optimizer's: asked all the same
+                horizon = algo.max_horizon or checks.STAND_IN_HORIZON
+                try:
+                    checks.build_optimizer(algo.algorithm, algo.params, checks.STAND_IN_DOMAIN, horizon, None)
+                except ConfigError as exc:
+                    raise key_error(["settings", setting, *(exc.key or ())], exc.text) from None
         for experiment, exp in self.experiments.items():
             for setting in exp.settings:
                 mem_mb = self.resource("run", "mem_mb", experiment, setting)

@@ -1,5 +1,8 @@
 """The sections of a config as pydantic models: types, ranges and the checks local to one section.
 
+An algorithm's parameters are checked by name here (the optimizer registry's ``check_params``);
+their ranges are the optimizers' own checks, made when the model builds each setting's optimizer.
+
 Strict types: ``seeds: 2.0`` or ``horizon: "10"`` is an error, not a silent conversion; numbers that
 reach run specifications (noise, parameters) keep the type the file gives (``nu: 1`` stays 1).
 Defaults a reader of the plain config dict relies on (``_FILLED``) are written into that dict, in
@@ -11,7 +14,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar
 
 from pydantic import (
     AfterValidator,
@@ -19,12 +22,11 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
-    ValidationError,
     WithJsonSchema,
     model_validator,
 )
 
-from vhct.pipeline.config.errors import ConfigError, first_error, key_error
+from vhct.pipeline.config.errors import key_error
 from vhct.pipeline.figure_kinds import FIGURE_KINDS, PANEL_KEYS, figure_kind
 from vhct.pipeline.files import TEMP_SUFFIX, TEMP_TOKEN_BYTES
 
@@ -76,10 +78,6 @@ def number(**bounds: float) -> Any:
     return Annotated[int, Field(**bounds)] | Annotated[float, Field(**bounds)]
 
 
-OpenUnit = number(gt=0, lt=1)
-Positive = number(gt=0)
-
-
 class Section(BaseModel):
     """A config section: strict types, unknown keys refused, defaults filled into the source dict."""
 
@@ -104,53 +102,21 @@ class Resources(Section):
     threads: PositiveInt | None = None
 
 
-class Resolution(Section):
-    kind: Literal["exponential", "polynomial", "logarithmic"]
-    a: Positive | None = None  # type: ignore[valid-type]
-    p: Positive | None = None  # type: ignore[valid-type]
-
-
-class KnownParams(Section):
-    """Ranges of the algorithm parameters several algorithms share; which names an algorithm
-    accepts is the optimizer registry's check (``vhct.optimizers.registry.check_params``)."""
-
-    model_config = ConfigDict(extra="allow")
-    rho: OpenUnit | None = None  # type: ignore[valid-type]
-    nu: Positive | None = None  # type: ignore[valid-type]
-    c: Positive | None = None  # type: ignore[valid-type]
-    delta: OpenUnit | None = None  # type: ignore[valid-type]
-    b: Positive | None = None  # type: ignore[valid-type]
-    rho_max: OpenUnit | None = None  # type: ignore[valid-type]
-    nu_max: Positive | None = None  # type: ignore[valid-type]
-    n_init: PositiveInt | None = None
-    split: Literal["random", "longest"] | None = None
-    resolution: Resolution | None = None
-
-
-def _known_params(params: Mapping[str, Any]) -> None:
-    try:
-        KnownParams.model_validate(copy.deepcopy(dict(params)))
-    except ValidationError as exc:
-        path, message, _ = first_error(exc.errors(), dict(params))
-        raise key_error(path, message) from None
-
-
-def _params_schema() -> dict[str, Any]:
-    """The JSON schema of ``params``: KnownParams' with its nested definitions inlined."""
-    schema = KnownParams.model_json_schema()
-    defs = schema.pop("$defs", {})
-    for prop in schema["properties"].values():
-        for option in prop.get("anyOf", []):
-            if "$ref" in option:
-                option.update(defs[option.pop("$ref").rsplit("/", 1)[1]])
-    return schema
+#: the JSON schema of a setting's ``params``: their names are the algorithm's keyword arguments (the
+#: optimizer registry's ``check_params``) and their ranges its own checks, made when the model builds
+#: each setting's optimizer (``model.Config._check_optimizers``): none is written here again
+PARAMS_SCHEMA = {
+    "type": "object",
+    "description": "keyword arguments of the algorithm's class; their ranges are the optimizer's own "
+    "checks (vhct.optimizers), made when the config is loaded",
+}
 
 
 class Setting(Section):
     """A named algorithm setting."""
 
     algorithm: str = Field(description="a name of vhct.optimizers.registry.ALGORITHM_TABLE")
-    params: Annotated[dict[str, Any], WithJsonSchema(_params_schema())] = Field(default_factory=dict)
+    params: Annotated[dict[str, Any], WithJsonSchema(PARAMS_SCHEMA)] = Field(default_factory=dict)
     label: str | None = None
     max_horizon: PositiveInt | None = Field(
         None, description="the setting stops at min(experiment horizon, max_horizon) (e.g. BO)"
@@ -172,11 +138,8 @@ class Setting(Section):
                 "algorithm", f"unknown algorithm {self.algorithm!r} (known: {', '.join(ALGORITHM_TABLE)})"
             )
         try:
-            _known_params(self.params)
             check_params(self.algorithm, self.params)
         except ValueError as exc:
-            if isinstance(exc, ConfigError):
-                raise key_error(["params", *(exc.key or ())], exc.text) from None
             unknown = sorted(set(self.params) - _accepted(self.algorithm))
             raise key_error(["params", *unknown[:1]], str(exc)) from None
         return self

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_vali
 from vhct.pipeline.config.errors import ConfigError
 from vhct.pipeline.config.sections import Name, number
 from vhct.registry import Registry
+from vhct.reporting.audit.statistics import statistic_names
 
 Text = Annotated[str, StringConstraints(min_length=1)]
 OpenUnit = number(gt=0, lt=1)
@@ -33,11 +34,8 @@ Require = Annotated[
     Literal["all", "majority"],
     Field(description='all = every evaluated experiment must hold; majority = a majority ("in general")'),
 ]
-Statistic = Literal[
-    "cumulative_regret", "average_regret", "normalized_regret", "max_depth", "seconds_per_round",
-    "optimizer_seconds_per_round",
-    "guarantee_share", "guarantee_share_finite",
-]  # fmt: skip
+#: a claim's statistic: a name of the statistics table (``vhct.reporting.audit.statistics``)
+Statistic = Literal[statistic_names()]  # type: ignore[valid-type]
 
 #: every kind of claim: its name -> its class in ``vhct.reporting.audit.kinds`` (two samples) or
 #: ``kinds_one_sample`` (one per-seed quantity against constants), imported on first use; adding a

@@ -17,6 +17,7 @@ from vhct.reporting.audit.claims_model import Claim, key_error
 from vhct.reporting.audit.kinds import ClaimKind, Draw, Intervals, full_horizon
 from vhct.reporting.audit.records import Comparison
 from vhct.reporting.audit.runs import GUARANTEE_STATISTICS, Run, horizon, samples, statistic
+from vhct.reporting.audit.statistics import STATISTICS
 from vhct.reporting.audit.verdicts import NOT_EVALUATED
 
 
@@ -198,10 +199,6 @@ def seconds_to(run: Run, column: str, full: int) -> float:
     return float(spent.sum() + max(0, full - spent.size) * last.mean())
 
 
-#: the statistic of a wall-time claim -> the run table's column it sums
-SECONDS_COLUMNS = {"seconds_per_round": "step_seconds", "optimizer_seconds_per_round": "optimizer_seconds"}
-
-
 class WallTime(ClaimKind):
     """Each named setting's wall time per run to the experiment's horizon, in ``direction`` (less: at
     most, greater: at least) of an absolute number of ``seconds`` (a one-sample test of the mean over
@@ -213,7 +210,8 @@ class WallTime(ClaimKind):
     name = "wall_time"
     keys = ("others", "direction")
     thresholds = ("seconds",)
-    statistics = tuple(SECONDS_COLUMNS)
+    #: the column each reads (its row of the statistics table) is the one the claim sums
+    statistics = ("seconds_per_round", "optimizer_seconds_per_round")
     example = {"others": ["A"], "direction": "less", "statistic": "seconds_per_round",
                "thresholds": {"seconds": 1.0}}  # fmt: skip
 
@@ -230,7 +228,7 @@ class WallTime(ClaimKind):
                 out.append(dataclasses.replace(base, verdict=NOT_EVALUATED, reason=f"setting {s} not run"))
                 continue
             h = horizon(exp_runs[s])
-            column = SECONDS_COLUMNS[claim.statistic]
+            (column,) = STATISTICS.lookup(claim.statistic).columns
             sample = {r.seed: seconds_to(r, column, full) / limit for r in exp_runs[s]}
             to = f"to t = {full}" + (f" (measured to t = {h}, extended: a lower bound)" if h < full else "")
             name = f"mean wall time per run {to} / {limit:g} s"

@@ -15,20 +15,16 @@ from vhct.pipeline.aggregate import best_observed, cumulative_regret_vs
 from vhct.pipeline.config import Config
 from vhct.pipeline.stale import expected_specs
 from vhct.pipeline.tables import read_runs as read_setting_runs
+from vhct.reporting.audit.statistics import STATISTICS
 
-#: columns of a run table (``vhct.pipeline.tables.run_table_columns``) the audit reads (``value``:
-#: for the regret against the best value observed, where f* is unknown)
-AUDITED_COLUMNS = (
-    "t", "value", "cumulative_regret", "depth", "selection_bound", "step_seconds", "optimizer_seconds"
-)
-#: statistics that are regrets (rebased onto the best value observed where f* is unknown)
-REGRET_STATISTICS = ("cumulative_regret", "average_regret", "normalized_regret")
-#: the constant a of the paper's selection guarantee f* - f(x_{h_t,i_t}) <= a max(SE, OE) (Sec. 4.3 and
-#: the appendix lemma "upper bound of simple regret": a = 3)
-GUARANTEE_FACTOR = 3.0
-#: shares of rounds 1..t where the guarantee holds: over every round (a node never pulled has SE = inf,
-#: where it holds trivially), and over the rounds whose selected node had a finite SE
+#: the statistics whose per-seed values are shares of rounds where the paper's selection guarantee
+#: holds (the share_at_least kind's)
 GUARANTEE_STATISTICS = ("guarantee_share", "guarantee_share_finite")
+#: statistics that are regrets (rebased onto the best value observed where f* is unknown)
+REGRET_STATISTICS = tuple(s.name for s in STATISTICS.values() if s.regret)
+#: columns of a run table (``vhct.pipeline.tables.run_table_columns``) the audit reads: the round, the
+#: value (for the regret against the best value observed, where f* is unknown) and every statistic's
+AUDITED_COLUMNS = tuple(dict.fromkeys(("t", "value", *(c for s in STATISTICS.values() for c in s.columns))))
 #: relative tolerance of the cross-check of per-seed finals against the aggregate table
 AGGREGATE_RTOL = 1e-8
 
@@ -103,51 +99,11 @@ def rebase(exp_runs: Mapping[str, Sequence[Run]]) -> tuple[dict[str, list[Run]],
 
 
 def statistic(run: Run, name: str, at_round: int, scale: float | None = None) -> float:
-    """The named statistic of one run at round ``at_round`` (1-based); nan if undefined for the run.
-    ``normalized_regret``: ``R_t / (t * scale)``, 1 for random search; ``*seconds_per_round``: mean
-    over rounds 1..at_round of ask + tell (``optimizer_``) or of the whole round; ``guarantee_share*``:
-    :func:`guarantee_share`."""
+    """The named statistic (a row of :data:`vhct.reporting.audit.statistics.STATISTICS`) of one run at
+    round ``at_round`` (1-based); nan if undefined for the run. ``scale``: the normalized regret's."""
     if not 1 <= at_round <= run.horizon:
         raise ValueError(f"round {at_round} is outside the run's rounds 1..{run.horizon}")
-    head = run.table.iloc[:at_round]
-    regret = float(head["cumulative_regret"].iloc[-1]) if name in REGRET_STATISTICS else math.nan
-    if name == "cumulative_regret":
-        return regret
-    if name == "average_regret":
-        return regret / at_round
-    if name == "normalized_regret":
-        return regret / (at_round * scale) if scale else math.nan
-    if name == "max_depth":
-        depth = head["depth"].to_numpy(dtype=float)
-        return math.nan if np.all(np.isnan(depth)) else float(np.nanmax(depth))
-    if name in GUARANTEE_STATISTICS:
-        return guarantee_share(run, at_round, finite_only=name == "guarantee_share_finite")
-    if name == "seconds_per_round":
-        return float(head["step_seconds"].mean())
-    if name == "optimizer_seconds_per_round":
-        return float(head["optimizer_seconds"].mean())
-    raise ValueError(f"unknown statistic {name!r}")
-
-
-def guarantee_holds(f_star: float, values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
-    """Per round, whether ``f* - f(x_t) <= GUARANTEE_FACTOR * max(SE, OE)`` (``bounds``, the run table's
-    ``selection_bound``: ``inf`` holds whatever the gap, NaN never holds)."""
-    with np.errstate(invalid="ignore"):
-        return f_star - values <= GUARANTEE_FACTOR * bounds
-
-
-def guarantee_share(run: Run, at_round: int, finite_only: bool = False) -> float:
-    """The share of rounds 1..``at_round`` where the selection guarantee holds (:func:`guarantee_holds`),
-    over the rounds whose selected node had a finite SE when ``finite_only``; nan where f* is unknown,
-    the method records no ``max(SE, OE)`` (all NaN), or no round is left."""
-    head = run.table.iloc[:at_round]
-    bounds = head["selection_bound"].to_numpy(dtype=float)
-    if run.f_star is None or np.all(np.isnan(bounds)):
-        return math.nan
-    holds = guarantee_holds(run.f_star, head["value"].to_numpy(dtype=float), bounds)
-    if finite_only:
-        holds = holds[np.isfinite(bounds)]
-    return float(holds.mean()) if holds.size else math.nan
+    return STATISTICS.lookup(name).read(run.table.iloc[:at_round], run.f_star, scale)
 
 
 def samples(runs: Sequence[Run], name: str, at_round: int, scale: float | None = None) -> dict[int, float]:

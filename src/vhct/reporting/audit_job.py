@@ -1,5 +1,8 @@
 """The audit stage of the pipeline: read the claims and runs, cross-check the aggregates,
-evaluate, write the renderings and the verdict table."""
+evaluate, write the renderings and the verdict table.
+
+Above both the audit (``vhct.reporting.audit``, which evaluates) and the renderer
+(``vhct.reporting.render``, which writes): the audit imports neither this module nor the renderer."""
 
 from __future__ import annotations
 

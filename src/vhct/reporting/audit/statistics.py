@@ -1,0 +1,132 @@
+"""The one table of the per-seed statistics a claim compares (:data:`STATISTICS`): a row per name
+(the claims file's ``statistic``) saying which columns of a run table it reads, how it is read at a
+round, and how a sentence names it. The claims model takes its names from here
+(``claims_model.Statistic``), the runs their reading (``runs.statistic``) and the columns they read
+(``runs.AUDITED_COLUMNS``), the renderer its words (``render.direction_sentence``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from vhct.registry import Registry
+
+#: the constant a of the paper's selection guarantee f* - f(x_{h_t,i_t}) <= a max(SE, OE) (Sec. 4.3 and
+#: the appendix lemma "upper bound of simple regret": a = 3)
+GUARANTEE_FACTOR = 3.0
+
+#: reads a statistic from a run's rows 1..t (``head``, t >= 1), the run's f* (None where unknown) and
+#: the scale of the normalized regret (None where none is computed)
+Reader = Callable[[pd.DataFrame, float | None, float | None], float]
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """One statistic a claim may compare.
+
+    Args:
+        name: its name in the claims file, the audit's records and its messages.
+        columns: the run table's columns it reads.
+        read: its value at round t from the run's rows 1..t (:data:`Reader`); nan where undefined.
+        said: how a plain sentence names it ("mean final <said>").
+        regret: it is a regret, rebased onto the best value observed where f* is unknown.
+    """
+
+    name: str
+    columns: tuple[str, ...]
+    read: Reader
+    said: str
+    regret: bool = False
+
+
+def guarantee_holds(f_star: float, values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """Per round, whether ``f* - f(x_t) <= GUARANTEE_FACTOR * max(SE, OE)`` (``bounds``, the run table's
+    ``selection_bound``: ``inf`` holds whatever the gap, NaN never holds)."""
+    with np.errstate(invalid="ignore"):
+        return f_star - values <= GUARANTEE_FACTOR * bounds
+
+
+def guarantee_share(head: pd.DataFrame, f_star: float | None, finite_only: bool = False) -> float:
+    """The share of the rounds of ``head`` where the selection guarantee holds (:func:`guarantee_holds`),
+    over the rounds whose selected node had a finite SE when ``finite_only``; nan where f* is unknown,
+    the method records no ``max(SE, OE)`` (all NaN), or no round is left."""
+    bounds = head["selection_bound"].to_numpy(dtype=float)
+    if f_star is None or np.all(np.isnan(bounds)):
+        return math.nan
+    holds = guarantee_holds(f_star, head["value"].to_numpy(dtype=float), bounds)
+    if finite_only:
+        holds = holds[np.isfinite(bounds)]
+    return float(holds.mean()) if holds.size else math.nan
+
+
+def _regret(head: pd.DataFrame) -> float:
+    """The cumulative regret R_t at the last round of ``head``."""
+    return float(head["cumulative_regret"].iloc[-1])
+
+
+def _max_depth(head: pd.DataFrame) -> float:
+    depth = head["depth"].to_numpy(dtype=float)
+    return math.nan if np.all(np.isnan(depth)) else float(np.nanmax(depth))
+
+
+#: every statistic a claim may compare, in the order of the claims schema's enum
+STATISTICS: Registry[Statistic] = Registry("statistic")
+for _row in (
+    Statistic("cumulative_regret", ("cumulative_regret",), lambda h, f, s: _regret(h), "regret", True),
+    Statistic(
+        "average_regret", ("cumulative_regret",), lambda h, f, s: _regret(h) / len(h), "average regret", True
+    ),
+    # R_t / (t * scale), 1 for random search
+    Statistic(
+        "normalized_regret",
+        ("cumulative_regret",),
+        lambda h, f, s: _regret(h) / (len(h) * s) if s else math.nan,
+        "normalized regret",
+        True,
+    ),
+    Statistic("max_depth", ("depth",), lambda h, f, s: _max_depth(h), "max depth"),
+    # the mean over rounds 1..t of the whole round (ask + evaluate + tell)
+    Statistic(
+        "seconds_per_round",
+        ("step_seconds",),
+        lambda h, f, s: float(h["step_seconds"].mean()),
+        "seconds per round",
+    ),
+    # the mean over rounds 1..t of the optimizer's own part (ask + tell)
+    Statistic(
+        "optimizer_seconds_per_round",
+        ("optimizer_seconds",),
+        lambda h, f, s: float(h["optimizer_seconds"].mean()),
+        "optimizer seconds per round",
+    ),
+    # over every round (a node never pulled has SE = inf, where the guarantee holds trivially)
+    Statistic(
+        "guarantee_share",
+        ("value", "selection_bound"),
+        lambda h, f, s: guarantee_share(h, f),
+        "guarantee share",
+    ),
+    # over the rounds whose selected node had a finite SE
+    Statistic(
+        "guarantee_share_finite",
+        ("value", "selection_bound"),
+        lambda h, f, s: guarantee_share(h, f, finite_only=True),
+        "guarantee share finite",
+    ),
+):
+    STATISTICS.register(_row)
+
+
+def statistic_names() -> tuple[str, ...]:
+    """Every statistic's name, in the table's order."""
+    return tuple(STATISTICS)
+
+
+def said(name: str) -> str:
+    """How a plain sentence names the statistic ``name``."""
+    return STATISTICS.lookup(name).said
