@@ -93,8 +93,9 @@ def test_a_changed_config_without_snakemake_s_records_reruns_and_drops_what_it_d
     figure = (work / FIGURE).read_bytes()
     assert read_audit(work / AUDIT).context.experiments[EXPERIMENT].seeds == [0, 1]
     shutil.rmtree(work / ".snakemake")
+    # the same file, edited in place
     second = small_config(tmp_path, seeds=1, settings=("VHCT",), label="VHCT, relabelled",
-                          panel_title="Garland again", name="second")  # fmt: skip
+                          panel_title="Garland again")  # fmt: skip
     ok(snakemake(work, configfile=second))
     final = pd.read_csv(work / FINAL)
     assert final["setting"].tolist() == ["VHCT"] and final["n_seeds"].tolist() == [1]
@@ -116,10 +117,10 @@ def test_a_changed_parameter_reruns_its_runs_whatever_the_rerun_triggers(tmp_pat
     work.mkdir()
     ok(snakemake(work, FINAL, configfile=small_config(tmp_path)))
     hct = run_mtime(work, "HCT", 0)
-    ok(snakemake(work, FINAL, configfile=small_config(tmp_path, rho=0.5, name="rho")))
+    ok(snakemake(work, FINAL, configfile=small_config(tmp_path, rho=0.5)))
     assert read_sidecar(work / f"results/runs/{EXPERIMENT}/VHCT/seed0.csv.gz").run.params == {"rho": 0.5}
     assert run_mtime(work, "HCT", 0) == hct  # the unchanged setting did not run again
-    second = small_config(tmp_path, horizon=25, rho=0.25, name="second")
+    second = small_config(tmp_path, horizon=25, rho=0.25)  # the config edited in place
     ok(snakemake(work, FINAL, "--rerun-triggers", "mtime", configfile=second))
     assert set(pd.read_csv(work / FINAL)["horizon"]) == {25}
     record = read_sidecar(work / f"results/runs/{EXPERIMENT}/VHCT/seed1.csv.gz")

@@ -139,3 +139,31 @@ def test_make_paper_local_and_findings_use_the_paper_local_folders(tmp_path):
     real = echoed("real-data", "CONFIG=config/paper-local.yaml").split()
     assert real[-2:] == ["figures/paper-local/fig3b_landmine.pdf", "figures/paper-local/fig3c_mnist.pdf"]
     assert echoed("real-data").split()[-2:] == ["figures/fig3b_landmine.pdf", "figures/fig3c_mnist.pdf"]
+
+
+def test_two_configs_writing_one_folder_differently_are_refused_naming_both(tmp_path, monkeypatch, capsys):
+    """Probe (issue 51): a second config with ``output: tiny`` overwrote tiny's results. The first
+    config to write a folder owns it; another that would write it differently is refused before any
+    job, by ``python -m vhct.pipeline.config`` (make's check) and by the rules (``claim_owner``),
+    naming both; one whose effective config is the owner's writes the same outputs and may run."""
+    monkeypatch.chdir(tmp_path)
+    tiny = write(tmp_path / "config" / "tiny.yaml", TINY.read_text(encoding="utf-8"))
+    mine = write(tmp_path / "config" / "mine.yaml", "base: tiny.yaml\noutput: tiny\nprogress_every: 7\n")
+    same = write(tmp_path / "config" / "same.yaml", "base: tiny.yaml\noutput: tiny\n")
+    cfg, paths = vc.load([tiny], plan=False)
+    vc.claim_owner(cfg.folder(vc.OWNER_ROOT), paths, cfg.source)
+    assert vc.main([str(mine)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "config/mine.yaml" in err and "config/tiny.yaml" in err
+    other, other_paths = vc.load([mine], plan=False)
+    with pytest.raises(vc.ConfigError, match="holds those of config/tiny.yaml"):
+        vc.claim_owner(other.folder(vc.OWNER_ROOT), other_paths, other.source)
+    assert vc.main([str(same)]) == 0  # the same effective config: the same outputs
+    # the owner's own file, edited, stays the owner (its reruns replace what changed)
+    text = tiny.read_text(encoding="utf-8")
+    tiny.write_text(text.replace("progress_every:", "progress_every: 9 #", 1), encoding="utf-8")
+    edited, edited_paths = vc.load([tiny], plan=False)
+    vc.claim_owner(edited.folder(vc.OWNER_ROOT), edited_paths, edited.source)
+    assert json.loads((tmp_path / "results" / "tiny" / ".config-owner.json").read_text())["config"] == (
+        "config/tiny.yaml"
+    )

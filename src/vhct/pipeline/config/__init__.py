@@ -36,16 +36,17 @@ from vhct.pipeline.config.loading import (
     validated,
 )
 from vhct.pipeline.config.model import MAX_RUNS, OUTPUT_ROOTS, Config
+from vhct.pipeline.config.owner import OWNER_ROOT, claim_owner
 from vhct.pipeline.config.planning import DEFAULT_RESOURCES, RunBatch, rule_safe
 from vhct.pipeline.config.schema import SCHEMA_PATH, json_schema
 from vhct.pipeline.config.sections import MAX_HORIZON, MAX_SEEDS, NAME_MAX
 
 __all__ = [
     "BASE_KEY", "DEFAULT_CONFIG", "DEFAULT_RESOURCES", "MAX_EXPANDED_NODES", "MAX_HORIZON", "MAX_RUNS",
-    "MAX_SEEDS", "NAME_MAX", "OUTPUT_KEY", "OUTPUT_ROOTS", "RUN_BASE_MB", "SCHEMA_PATH",
+    "MAX_SEEDS", "NAME_MAX", "OUTPUT_KEY", "OUTPUT_ROOTS", "OWNER_ROOT", "RUN_BASE_MB", "SCHEMA_PATH",
     "TABLE_BYTES_PER_VALUE", "Config", "ConfigError", "RunBatch", "UniqueKeyLoader", "base_chain",
-    "json_schema", "key_line", "lazy_objective", "load", "main", "located", "merge", "merged_files",
-    "model", "output_folder", "read_config_file", "rule_safe", "validate_config", "validated",
+    "claim_owner", "json_schema", "key_line", "lazy_objective", "load", "main", "located", "merge",
+    "merged_files", "model", "output_folder", "read_config_file", "rule_safe", "validate_config", "validated",
 ]  # fmt: skip
 
 

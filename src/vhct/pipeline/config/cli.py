@@ -5,6 +5,8 @@ syntax error or an empty file without its name; this check names the file, the l
 ``--schema`` rewrites the JSON schema generated from the model. ``--folder figures`` prints only the
 config's folder there (``figures/paper-local``), for commands that name a config's outputs (make);
 neither it nor ``--without-plan`` (a config validated with its own seeds) reads a config's analysis plan.
+A full check also refuses a config whose results folder another config owns and would write
+differently (``vhct.pipeline.config.owner``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from vhct.pipeline.config.errors import ConfigError
 from vhct.pipeline.config.loading import load
 from vhct.pipeline.config.model import OUTPUT_ROOTS
+from vhct.pipeline.config.owner import OWNER_ROOT, check_owner
 from vhct.pipeline.config.schema import write_schema
 
 
@@ -43,7 +46,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("give config files (or --schema)")
     try:
         # printing a folder or validating without the plan starts no run: the plan is not read
-        cfg, _ = load(args.files, plan=not (args.folder or args.without_plan))
+        cfg, paths = load(args.files, plan=not (args.folder or args.without_plan))
+        if not (args.folder or args.without_plan):  # a run would write the folder: is it this config's?
+            check_owner(cfg.folder(OWNER_ROOT), paths, cfg.source)
     except ConfigError as exc:
         print(exc, file=sys.stderr)
         return 1
