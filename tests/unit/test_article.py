@@ -17,6 +17,7 @@ from findings_run import write_setting_tables
 from support import REPO, reseal
 
 from vhct.article.build import build, compile_pdf
+from vhct.article.figures import Placed
 from vhct.article.record import collect
 from vhct.article.redraw import main as redraw_main
 from vhct.article.sources import read_sources
@@ -76,7 +77,8 @@ def write_audit(root: Path, data: dict) -> None:
 def source_of(root: Path) -> str:
     """The Typst source the article renders from ``root``'s findings (no figures drawn)."""
     article = collect(read_sources(root / "docs/findings", root), "shipped findings")
-    return render(article, Path("forest.png"), {f.name: None for f in article.figures})
+    stand_in = Placed(Path("forest.png"), 1.0)
+    return render(article, [stand_in], {f.name: stand_in if f.present else None for f in article.figures})
 
 
 def verdict_text(verdict: str, category: str) -> str:

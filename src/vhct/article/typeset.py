@@ -14,7 +14,6 @@ import dataclasses
 import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, pass_context
@@ -22,6 +21,7 @@ from jinja2.runtime import Context
 from markupsafe import Markup
 from pydantic import BaseModel
 
+from vhct.article.figures import PAGE, Page, Placed
 from vhct.article.record import Article, Statement
 from vhct.article.sources import ArticleError
 from vhct.reporting.render import format_number
@@ -155,7 +155,10 @@ def check_text(article: Article) -> None:
             )
 
 
-def render(article: Article, forest: Path, figures: Mapping[str, Path | None]) -> str:
-    """The article's Typst source; ``forest`` and ``figures`` (name -> image, None: not drawn) are
-    paths relative to the folder it is compiled in."""
-    return environment().get_template("article.typ.j2").render(a=article, forest=forest, figures=figures)
+def render(
+    article: Article, forest: Sequence[Placed], figures: Mapping[str, Placed | None], page: Page = PAGE
+) -> str:
+    """The article's Typst source on ``page``; ``forest`` (its parts) and ``figures`` (name -> image,
+    None: not drawn) are images in the folder it is compiled in (embedded by their names)."""
+    template = environment().get_template("article.typ.j2")
+    return template.render(a=article, forest=forest, figures=figures, page=page)

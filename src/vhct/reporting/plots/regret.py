@@ -145,11 +145,18 @@ def legend_labels(
     return {setting: labels[setting] + (f" ({'; '.join(p)})" if p else "") for setting, p in parts.items()}
 
 
-def figure_labels(figure: FigureSpec, tables: Mapping[str, pd.DataFrame]) -> dict[str, str]:
+def figure_labels(
+    figure: FigureSpec, tables: Mapping[str, pd.DataFrame], seeds_in_legend: bool = True
+) -> dict[str, str]:
     """:func:`legend_labels` of a figure's panels, their seeds read from the curve ``tables``
-    (experiment -> its settings' aggregates, :func:`read_curves`)."""
+    (experiment -> its settings' aggregates, :func:`read_curves`); without ``seeds_in_legend``, each
+    setting's name alone."""
     exps = [figure.experiment(panel) for panel in figure.panels]
     chosen = [figure.panel_settings(panel) for panel in figure.panels]
+    if not seeds_in_legend:
+        return {
+            s: exp.settings[s].label for exp, settings in zip(exps, chosen, strict=True) for s in settings
+        }
     seeds = [curve_seeds(exp, tables[panel.experiment], settings)
              for exp, panel, settings in zip(exps, figure.panels, chosen, strict=True)]  # fmt: skip
     return legend_labels(exps, chosen, seeds)
@@ -157,12 +164,13 @@ def figure_labels(figure: FigureSpec, tables: Mapping[str, pd.DataFrame]) -> dic
 
 @DRAWERS.register("regret")
 @DRAWERS.register("average_regret")
-def regret_figure(figure: FigureSpec, curves: Curves):
-    """Figure of cumulative (kind regret) or average (kind average_regret) regret curves."""
+def regret_figure(figure: FigureSpec, curves: Curves, seeds_in_legend: bool = True):
+    """Figure of cumulative (kind regret) or average (kind average_regret) regret curves;
+    ``seeds_in_legend`` False: the legend names the settings alone (a caption gives their seeds)."""
     fig, axes = panel_figure(len(figure.panels), figure.columns)
     tables = read_curves(curves)
     markers = figure_markers(figure)  # the same marker for a setting in every panel
-    labels = figure_labels(figure, tables)  # and the same legend label
+    labels = figure_labels(figure, tables, seeds_in_legend)  # and the same legend label
     average = figure.kind == "average_regret"
     for ax, panel in zip(axes, figure.panels, strict=True):
         exp, settings = figure.experiment(panel), figure.panel_settings(panel)
@@ -204,15 +212,15 @@ def draw_cost_panel(ax, exp: ExperimentInfo, timing: pd.DataFrame, settings: Seq
 
 
 @DRAWERS.register("regret_cost")
-def regret_cost_figure(figure: FigureSpec, curves: Curves):
+def regret_cost_figure(figure: FigureSpec, curves: Curves, seeds_in_legend: bool = True):
     """Kind ``regret_cost`` ("beyond the paper"): per experiment, its regret curves beside each
-    setting's seconds per round."""
+    setting's seconds per round (``seeds_in_legend``: as :func:`regret_figure`)."""
     n = len(figure.panels)
     fig = plt.figure(figsize=(PANEL_SIZE[0] * 2.4, PANEL_SIZE[1] * n + 0.5), layout="constrained")
     axes = fig.subplots(n, 2, squeeze=False)
     markers = figure_markers(figure)
     regrets, timings = read_curves(curves), read_curves(curves, "timing.csv")
-    labels = figure_labels(figure, regrets)
+    labels = figure_labels(figure, regrets, seeds_in_legend)
     for (regret_ax, cost_ax), panel in zip(axes, figure.panels, strict=True):
         exp, settings = figure.experiment(panel), figure.panel_settings(panel)
         regret = regrets[panel.experiment]
