@@ -24,17 +24,13 @@ from pydantic import BaseModel
 from vhct.article.figures import PAGE, Page, Placed
 from vhct.article.record import Article, Statement
 from vhct.article.sources import ArticleError
+from vhct.durations import duration
 from vhct.reporting.render import format_number
 
 #: the characters Typst's markup gives a meaning (escaped with a backslash in printed values)
 TYPST_SPECIAL = re.compile(r"([\\#*_`$<>@\[\]~/=+-])")
 #: what a printed value may not hold: a paragraph break (a blank line) or a control character
 UNHOLDABLE = re.compile(r"\n[ \t]*\n|[\x00-\x08\x0b-\x1f\x7f]")
-
-
-#: below this many seconds a duration keeps 3 significant digits; from an hour on it is also in hours
-SECONDS_SHOWN = 100
-HOUR = 3600
 
 
 class Typst(Markup):
@@ -70,19 +66,6 @@ def number(value: Any) -> str:
     return format_number(value)
 
 
-def seconds(value: float | None) -> str:
-    """Seconds for a table: 3 significant digits, ms below one second, h above an hour."""
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "-"
-    if value < 1:
-        return f"{value * 1e3:.3g} ms"
-    if value < SECONDS_SHOWN:
-        return f"{value:.3g} s"
-    if value < HOUR:
-        return f"{value:.0f} s"
-    return f"{value / HOUR:.3g} h ({value:.0f} s)"
-
-
 def span(values: Iterable[int]) -> str:
     """``20`` or ``20 to 200``: the range of a set of counts."""
     ordered = sorted(set(values))
@@ -116,7 +99,7 @@ def environment() -> Environment:
         extensions=["jinja2.ext.do"],
     )
     env.filters.update(
-        raw=raw, string=string, number=number, seconds=seconds, params=params, esc=escape, span=span
+        raw=raw, string=string, number=number, duration=duration, params=params, esc=escape, span=span
     )
     env.globals.update(rests_on=rests_on, isfinite=math.isfinite)
     return env

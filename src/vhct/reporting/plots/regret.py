@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from vhct.durations import duration
 from vhct.pipeline.figure_kinds import BAND_NOTE
 from vhct.pipeline.specs import ExperimentInfo, FigureSpec
 from vhct.reporting.plots.common import (
@@ -181,11 +182,6 @@ def regret_figure(figure: FigureSpec, curves: Curves, seeds_in_legend: bool = Tr
     return fig
 
 
-def seconds_text(seconds: float) -> str:
-    """A duration for a label: milliseconds below one second, else seconds."""
-    return f"{seconds * 1e3:.3g} ms" if seconds < 1 else f"{seconds:.3g} s"
-
-
 def draw_cost_panel(ax, exp: ExperimentInfo, timing: pd.DataFrame, settings: Sequence[str]) -> None:
     """Seconds per round (ask + evaluate + tell) of each setting: mean over seeds, a bar with the
     seeds' range, on a log axis (the baselines' costs span orders of magnitude)."""
@@ -200,7 +196,7 @@ def draw_cost_panel(ax, exp: ExperimentInfo, timing: pd.DataFrame, settings: Seq
         ax.barh(row, mean, color=colour, alpha=0.85)
         ax.plot([per_seed.min(), per_seed.max()], [row, row], color="black", linewidth=1)
         right = max(mean, float(per_seed.max()))
-        ax.annotate(seconds_text(mean), (right, row), xytext=(4, 0), textcoords="offset points", va="center")
+        ax.annotate(duration(mean), (right, row), xytext=(4, 0), textcoords="offset points", va="center")
         longest = max(longest, right)
     ax.set_yticks(range(len(settings)), [info[s].label for s in settings])
     ax.invert_yaxis()
