@@ -115,7 +115,10 @@ def draw_regret_panel(
     ax.set_xlabel("round t")
     ax.set_ylabel("average regret $R_t/t$" if average else "cumulative regret $R_t$")
     ax.set_xlim(1, exp.horizon)
-    ax.set_title(panel_title(f"{title or exp.title}\n{experiment_caption(exp)}"))
+    heading = title or exp.title
+    # a title giving the noise's range (a noise sweep's panel) is not followed by it again
+    said = f"(-{exp.noise:g}, {exp.noise:g})" in heading
+    ax.set_title(panel_title(f"{heading}\n{experiment_caption(exp, noise=not said)}"))
     ax.grid(alpha=0.3)
 
 
