@@ -41,6 +41,8 @@ class Page:
     margin_x_cm: float
     margin_y_cm: float
     caption_cm: float
+    #: the height of a section's and a subsection's headings above the forest's first part
+    headings_cm: float
 
     @property
     def text_width(self) -> float:
@@ -59,7 +61,15 @@ class Page:
 
 
 #: A4; a caption of up to five lines of 10 pt with its gap above
-PAGE = Page(paper="a4", width_cm=21.0, height_cm=29.7, margin_x_cm=1.8, margin_y_cm=2.0, caption_cm=3.0)
+PAGE = Page(
+    paper="a4",
+    width_cm=21.0,
+    height_cm=29.7,
+    margin_x_cm=1.8,
+    margin_y_cm=2.0,
+    caption_cm=3.0,
+    headings_cm=2.5,
+)
 
 
 @dataclass(frozen=True)
@@ -89,7 +99,8 @@ def placed(path: Path, page: Page = PAGE) -> Placed:
 def draw_forest(audit: Audit, folder: Path, page: Page = PAGE) -> list[Placed]:
     """The forest figure of the audit in ``folder``, in parts each as wide as the text and at most as
     tall as a page's image (at full size: its fonts as drawn); the images the article embeds."""
-    parts = forest_parts(audit, folder / "audit_forest", page.text_width, page.image_height)
+    first = page.image_height - page.headings_cm / CM_PER_INCH  # below the section's two headings
+    parts = forest_parts(audit, folder / "audit_forest", page.text_width, page.image_height, first)
     out = [placed(p, page) for p in parts]
     if any(p.width < WHOLE for p in out):  # each part is drawn to fit: a smaller one has smaller fonts
         raise ArticleError(f"{folder / 'audit_forest'}: a part of the forest is taller than a page")

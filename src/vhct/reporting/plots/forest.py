@@ -100,11 +100,12 @@ def forest_height(rows: Sequence[ForestRow]) -> float:
 CONTINUED = "continued"
 
 
-def split_rows(rows: Sequence[ForestRow], height: float) -> list[list[ForestRow]]:
-    """The rows in parts whose forest is at most ``height`` inches: whole claims, in their order, as
-    many as fit; a claim too long for one part alone is cut into parts of its own (a later part's
-    panel titled "continued")."""
-    fits = int((height - MARGIN) / ROW_HEIGHT - PANEL_HEAD)  # comparisons of one panel in one part
+def split_rows(rows: Sequence[ForestRow], height: float, first: float | None = None) -> list[list[ForestRow]]:
+    """The rows in parts whose forest is at most ``height`` inches (the first at most ``first``,
+    e.g. below a heading): whole claims, in their order, as many as fit; a claim too long for one
+    part alone is cut into parts of its own (a later part's panel titled "continued")."""
+    first = height if first is None else min(first, height)
+    fits = int((first - MARGIN) / ROW_HEIGHT - PANEL_HEAD)  # comparisons of one panel in any part
     if fits < 1:
         least = MARGIN + ROW_HEIGHT * (PANEL_HEAD + 1)
         raise ValueError(f"a forest image of {height:g} in holds no row (one row needs {least:g} in)")
@@ -118,20 +119,23 @@ def split_rows(rows: Sequence[ForestRow], height: float) -> list[list[ForestRow]
             pieces.append(piece)
     parts: list[list[ForestRow]] = []
     for piece in pieces:
-        if parts and forest_height(parts[-1] + piece) <= height:
+        if parts and forest_height(parts[-1] + piece) <= (height if len(parts) > 1 else first):
             parts[-1] += piece
         else:
             parts.append(list(piece))
     return parts
 
 
-def forest_parts(audit: Audit, out_stem: Path | str, width: float, height: float) -> list[Path]:
-    """Draw the forest of an audit as images at most ``height`` inches tall and ``width`` wide
-    (:func:`split_rows`), ``<out_stem>-<k>.png`` and ``.pdf`` from k = 1; return the PNG paths."""
+def forest_parts(
+    audit: Audit, out_stem: Path | str, width: float, height: float, first: float | None = None
+) -> list[Path]:
+    """Draw the forest of an audit as images at most ``height`` inches tall (the first ``first``) and
+    ``width`` wide (:func:`split_rows`), ``<out_stem>-<k>.png`` and ``.pdf`` from k = 1; return the
+    PNG paths."""
     rows = forest_rows(audit.claims)
     stem = Path(out_stem)
     pngs = []
-    for k, part in enumerate(split_rows(rows, height) if rows else [[]], start=1):
+    for k, part in enumerate(split_rows(rows, height, first) if rows else [[]], start=1):
         fig = _draw(part, width) if part else _nothing_to_draw()
         png = stem.with_name(f"{stem.name}-{k}.png")
         save(fig, png.with_suffix(".pdf"), png)
