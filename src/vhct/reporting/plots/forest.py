@@ -27,6 +27,10 @@ CLAIMED_SHADE, REFUTING_SHADE = "#d9f2d9", "#f7d4d4"
 #: the forest's width (inches) and per row of a comparison; a panel's title takes PANEL_HEAD rows; the
 #: legend and axis label take MARGIN inches
 WIDTH, ROW_HEIGHT, PANEL_HEAD, MARGIN = 9.0, 0.2, 1.2, 1.0
+#: points of the rows' labels and ticks: the pipeline's image (shrunk to a page's width by a reader)
+#: and the article's parts (printed at their drawn size, a row's height holds a larger font); the
+#: legend keeps LABEL_SIZE (four columns across the article's width)
+LABEL_SIZE, PAGE_LABEL_SIZE = 6, 7
 
 
 @dataclass(frozen=True)
@@ -136,7 +140,7 @@ def forest_parts(
     stem = Path(out_stem)
     pngs = []
     for k, part in enumerate(split_rows(rows, height, first) if rows else [[]], start=1):
-        fig = _draw(part, width) if part else _nothing_to_draw()
+        fig = _draw(part, width, PAGE_LABEL_SIZE) if part else _nothing_to_draw()
         png = stem.with_name(f"{stem.name}-{k}.png")
         save(fig, png.with_suffix(".pdf"), png)
         pngs.append(png)
@@ -154,7 +158,7 @@ def _nothing_to_draw() -> Any:
     return fig
 
 
-def _draw(rows: Sequence[ForestRow], width: float = WIDTH) -> Any:
+def _draw(rows: Sequence[ForestRow], width: float = WIDTH, font: float = LABEL_SIZE) -> Any:
     """One panel per claim (its own log range), a row per comparison: estimate (dot), interval (bar)."""
     claims = list(dict.fromkeys(r.claim for r in rows))
     groups = [[r for r in rows if r.claim == c] for c in claims]
@@ -180,8 +184,8 @@ def _draw(rows: Sequence[ForestRow], width: float = WIDTH) -> Any:
         ax.set_xscale("linear" if group[0].additive else "log")
         ax.set_xlim(xmin, xmax)
         ax.set_ylim(len(group) - 0.4, -0.6)
-        ax.set_yticks(range(len(group)), [r.label for r in group], fontsize=6)
-        ax.tick_params(axis="x", labelsize=6, which="both")
+        ax.set_yticks(range(len(group)), [r.label for r in group], fontsize=font)
+        ax.tick_params(axis="x", labelsize=font, which="both")
         no_effect = 0.0 if group[0].additive else 1.0
         if xmin < no_effect < xmax:
             ax.axvline(no_effect, color="k", linewidth=0.5, linestyle=":")
@@ -191,7 +195,7 @@ def _draw(rows: Sequence[ForestRow], width: float = WIDTH) -> Any:
     handles = [plt.Line2D([], [], color=c, marker="o", label=v) for v, c in comparison_verdicts.items()]
     for shade, region in ((CLAIMED_SHADE, "claimed"), (REFUTING_SHADE, "refuting")):
         handles.append(plt.Rectangle((0, 0), 1, 1, color=shade, label=f"{region} region"))
-    fig.legend(handles=handles, fontsize=6, loc="upper center", ncol=4, frameon=False)
+    fig.legend(handles=handles, fontsize=LABEL_SIZE, loc="upper center", ncol=4, frameon=False)
     fig.supxlabel(
         "estimate (ratio of means, ratio of ratios, or mean slope on a log scale;\na difference of "
         "differences on a linear one: each panel's title says which) with its interval",
