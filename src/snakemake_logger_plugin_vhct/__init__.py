@@ -29,6 +29,8 @@ from typing import TextIO
 from snakemake_interface_logger_plugins.base import LogHandlerBase
 from snakemake_interface_logger_plugins.common import LogEvent
 
+from vhct import durations
+
 #: width when neither COLUMNS nor a terminal says otherwise
 DEFAULT_WIDTH = 80
 #: lines of one error or warning shown before pointing to the full log
@@ -45,8 +47,6 @@ NOISE = ("Select jobs to execute...",)
 FAMILY = re.compile(r"\d+$")
 #: the logger Snakemake's own file handler (``.snakemake/log``) is attached to
 SNAKEMAKE_LOGGER = "snakemake.logging"
-SECONDS_PER_MINUTE = 60
-MINUTES_PER_HOUR = 60
 
 
 def family(rule: str) -> str:
@@ -55,13 +55,9 @@ def family(rule: str) -> str:
 
 
 def duration(seconds: float) -> str:
-    """A short human duration: ``45 s``, ``12 min``, ``2 h 05 min``."""
-    if seconds < SECONDS_PER_MINUTE:
-        return f"{max(seconds, 0):.0f} s"
-    minutes = round(seconds / SECONDS_PER_MINUTE)
-    if minutes < MINUTES_PER_HOUR:
-        return f"{minutes} min"
-    return f"{minutes // MINUTES_PER_HOUR} h {minutes % MINUTES_PER_HOUR:02d} min"
+    """A short human duration, the project's one formatter (``vhct.durations``): ``45 s``,
+    ``12 min``, ``2 h 05 min``; a negative one (clocks of two processes) is 0 s."""
+    return durations.duration(max(seconds, 0.0))
 
 
 def clip(line: str, width: int, mark: str = ELLIPSIS) -> str:

@@ -17,10 +17,12 @@ from findings_run import write_setting_tables
 from support import REPO, reseal
 
 from vhct.article.build import build, compile_pdf
+from vhct.article.figures import Placed
 from vhct.article.record import collect
 from vhct.article.redraw import main as redraw_main
 from vhct.article.sources import read_sources
 from vhct.article.typeset import render
+from vhct.durations import duration
 from vhct.reporting.costs import full_scale
 from vhct.reporting.plots import figure_job
 from vhct.reporting.published import FindingsError
@@ -76,7 +78,8 @@ def write_audit(root: Path, data: dict) -> None:
 def source_of(root: Path) -> str:
     """The Typst source the article renders from ``root``'s findings (no figures drawn)."""
     article = collect(read_sources(root / "docs/findings", root), "shipped findings")
-    return render(article, Path("forest.png"), {f.name: None for f in article.figures})
+    stand_in = Placed(Path("forest.png"), 1.0)
+    return render(article, [stand_in], {f.name: stand_in if f.present else None for f in article.figures})
 
 
 def verdict_text(verdict: str, category: str) -> str:
@@ -112,10 +115,13 @@ def test_pdf_holds_every_verdict_and_estimate_of_the_audit(built):
         assert block.startswith(said), (cid, block[:80])
         for exp in claim["experiments"]:
             for c in exp["comparisons"]:
+                # an effect in units of a threshold of seconds is printed as a duration
+                per = re.search(r" / ([0-9.e+]+) s$", c.get("effect_name") or "")
+                shown = (lambda v: duration(v * float(per[1]))) if per else format_number  # noqa: B023
                 if isinstance(c["effect"], float):
-                    assert format_number(c["effect"]) in block, (cid, c["label"], c["effect"])
+                    assert shown(c["effect"]) in block, (cid, c["label"], c["effect"])
                 if c["ci_low"] is not None:
-                    assert f"{format_number(c['ci_low'])} to {format_number(c['ci_high'])}" in block, cid
+                    assert f"{shown(c['ci_low'])} to {shown(c['ci_high'])}" in block, cid
                 assert c["verdict"] in block
 
 

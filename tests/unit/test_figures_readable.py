@@ -207,3 +207,27 @@ def test_the_default_configs_fig2_shows_the_papers_case():
     spec = load([REPO / "config" / "config.yaml"])[0].figure_spec("fig2_osc_illustration")
     last = plots.osc.osc_report(spec.panels[0].run, spec.panels[0].round)[-1]
     assert plots.osc.stop_kind(last) == "oe<=se" and last["depth"] == 5
+
+
+@pytest.mark.parametrize("kind", BAND_KINDS)
+def test_a_legend_of_names_for_a_document_whose_caption_gives_the_seeds(kind, tmp_path):
+    """``seeds_in_legend=False`` (the article's figures): each label is its setting's name alone."""
+    spec = FigureSpec(name=f"probe-{kind}", kind=kind, experiments={"e": experiment("e")},
+                      panels=[PanelSpec(experiment="e")])  # fmt: skip
+    with plots.common.plt.rc_context(plots.common.RC):
+        fig = plots.DRAWERS.lookup(kind)(spec, write_curves(tmp_path, ["e"]), seeds_in_legend=False)
+    (legend,) = fig.legends
+    assert {text.get_text() for text in legend.get_texts()} == set(SETTINGS)
+    plots.common.plt.close(fig)
+
+
+def test_a_noise_sweeps_panel_does_not_repeat_its_noise(tmp_path):
+    """A panel title that gives the noise's range is not followed by the same range again."""
+    exp = experiment("e")
+    spec = FigureSpec(name="probe", kind="regret", experiments={"e": exp},
+                      panels=[PanelSpec(experiment="e", title="E, noise Uniform(-0.05, 0.05)")])  # fmt: skip
+    with plots.common.plt.rc_context(plots.common.RC):
+        fig = plots.DRAWERS.lookup("regret")(spec, write_curves(tmp_path, ["e"]))
+    (title,) = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    assert "(-0.05, 0.05)" in title and "U(-0.05, 0.05)" not in title and "n = 10" in title
+    plots.common.plt.close(fig)

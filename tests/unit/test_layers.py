@@ -14,6 +14,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "vhct"
 #: rank of each subpackage; a module may import only from its own rank or lower ones
 LAYERS = {
+    "durations": 0,
     "extras": 0,
     "registry": 0,
     "resources": 0,

@@ -75,8 +75,8 @@ def test_the_figure_job_saves_the_kind(tmp_path):
     assert (tmp_path / "f.pdf").stat().st_size > 0 and (tmp_path / "f.png").stat().st_size > 0
 
 
-def test_seconds_text():
-    assert plots.regret.seconds_text(0.0123) == "12.3 ms" and plots.regret.seconds_text(2.5) == "2.5 s"
+def test_cost_labels_are_durations():
+    assert plots.regret.duration(0.0123) == "12.3 ms" and plots.regret.duration(2.5) == "2.5 s"
 
 
 def test_a_setting_has_one_legend_label_across_panels_naming_where_it_stops():

@@ -21,6 +21,7 @@ from support import REPO, reseal
 
 from vhct.article.__main__ import main as article_main
 from vhct.article.build import compile_pdf
+from vhct.article.figures import Placed
 from vhct.article.record import collect
 from vhct.article.redraw import main as redraw_main
 from vhct.article.sources import ArticleError, read_sources
@@ -289,7 +290,8 @@ def test_markup_in_every_string_of_the_record_prints_as_text(root, tmp_path):
     folder.mkdir()
     shutil.copy(STAND_IN_IMAGE, folder / "forest.png")
     pdf = tmp_path / "a.pdf"
-    source = render(marked, Path("forest.png"), {f.name: Path("forest.png") for f in marked.figures})
+    stand_in = Placed(Path("forest.png"), 1.0)
+    source = render(marked, [stand_in], {f.name: stand_in for f in marked.figures})
     pdf.write_bytes(compile_pdf(source, folder, 0))
     text = "".join(
         subprocess.run(
@@ -315,7 +317,8 @@ def test_markup_in_the_recorded_command_prints_as_text(root, tmp_path):
     folder.mkdir()
     shutil.copy(STAND_IN_IMAGE, folder / "forest.png")
     pdf = tmp_path / "a.pdf"
-    source = render(article, Path("forest.png"), {f.name: Path("forest.png") for f in article.figures})
+    stand_in = Placed(Path("forest.png"), 1.0)
+    source = render(article, [stand_in], {f.name: stand_in for f in article.figures})
     pdf.write_bytes(compile_pdf(source, folder, 0))
     page = subprocess.run(["pdftotext", "-l", "1", str(pdf), "-"], capture_output=True, text=True, check=True)
     assert "".join(payload.split()) in "".join(page.stdout.split())

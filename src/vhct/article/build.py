@@ -49,8 +49,7 @@ def typst_source(article: Article, audit, folder: Path, progress: Callable[[str]
         if f.present:
             progress(f"drawing {f.name} (figure {len(figures) + 2} of {len(drawn) + 1})")
         figures[f.name] = draw_regret(f, folder)
-    relative = {name: (p.name if p is not None else None) for name, p in figures.items()}
-    return render(article, Path(forest.name), relative)
+    return render(article, forest, figures)
 
 
 def compile_pdf(source: str, folder: Path, timestamp: float) -> bytes:

@@ -7,18 +7,28 @@ comes from here, and every sentence that states a finding is rendered from its f
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from vhct.article.sources import PAPER_CONFIG, ArticleError, Sources
+from vhct.durations import duration
 from vhct.pipeline.config import Config
 from vhct.pipeline.figure_kinds import figure_kind
 from vhct.pipeline.specs import ExperimentInfo, FigureSpec
-from vhct.reporting.audit.records import Comparison, ComputedVerdict, QuestionAnswer, SensitivityChoice
-from vhct.reporting.audit.verdicts import NOT_EVALUATED
+from vhct.reporting.audit.records import Audit, Comparison, ComputedVerdict, QuestionAnswer, SensitivityChoice
+from vhct.reporting.audit.verdicts import NOT_EVALUATED, statements
 from vhct.reporting.costs import AlgorithmCost, FullScale, algorithm_costs, experiment_seconds, full_scale
-from vhct.reporting.render import counts, decider, design_text, direction_sentence, margin_rows, seeds_text
+from vhct.reporting.render import (
+    counts,
+    decider,
+    design_text,
+    direction_sentence,
+    format_number,
+    margin_rows,
+    seeds_text,
+)
 
 #: the article's title: the replicated paper's, marked as a replication as ReScience C asks
 TITLE_MARK = "[Re]"
@@ -45,12 +55,45 @@ class Meta:
     finished: str
 
 
+#: an effect the audit states in units of a threshold of seconds (``mean wall time per run to t =
+#: 5000 / 3600 s``, ``kinds_one_sample``): its name without the unit, and the unit's seconds
+PER_THRESHOLD = re.compile(r"^(?P<name>.*) / (?P<limit>[0-9.e+]+) s$")
+
+
 @dataclass(frozen=True)
 class Row:
-    """One comparison of a statement, as the results table prints it."""
+    """One comparison of a statement, as the results table prints it: an effect in units of a
+    threshold of seconds is printed as a duration (``0.253 s``, not ``7.035e-05`` of 3600 s)."""
 
     experiment: str
     comparison: Comparison
+
+    def _per_threshold(self) -> tuple[str, float] | None:
+        found = PER_THRESHOLD.match(self.comparison.effect_name or "")
+        return None if found is None else (found["name"], float(found["limit"]))
+
+    def _text(self, value: float) -> str:
+        unit = self._per_threshold()
+        return format_number(value) if unit is None else duration(value * unit[1])
+
+    @property
+    def effect_name(self) -> str:
+        """The effect's name (a duration's without its threshold)."""
+        unit = self._per_threshold()
+        return self.comparison.effect_name if unit is None else unit[0]
+
+    @property
+    def value(self) -> str:
+        """The effect's estimate as printed."""
+        return self._text(self.comparison.effect)
+
+    @property
+    def interval(self) -> str:
+        """The effect's interval as printed ("none" without one)."""
+        c = self.comparison
+        if c.ci_low is None or c.ci_high is None:
+            return "none"
+        return f"{self._text(c.ci_low)} to {self._text(c.ci_high)}"
 
 
 @dataclass(frozen=True)
@@ -122,7 +165,9 @@ class Article:
     """Everything the article shows."""
 
     meta: Meta
-    counts: dict[str, int]
+    #: the paper's statements per verdict, in the audit's order of verdicts (a statement read in
+    #: several ways counts once, ``verdicts.statements``): the one place the article counts them
+    by_verdict: dict[str, list[str]]
     seeds_text: str
     experiments: list[ExperimentInfo]
     statements: list[Statement]
@@ -153,6 +198,16 @@ class Article:
     alpha: float
     rules: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def counts(self) -> dict[str, int]:
+        """The paper's statements per verdict (:attr:`by_verdict`)."""
+        return {verdict: len(ids) for verdict, ids in self.by_verdict.items()}
+
+    @property
+    def n_statements(self) -> int:
+        """The paper's statements checked on runs (each once, however many its readings)."""
+        return sum(self.counts.values())
+
     def verdict(self, claim: str) -> str | None:
         """The verdict of a claim id (None: no such claim in the audit)."""
         return self.verdicts.get(claim)
@@ -175,6 +230,12 @@ class Article:
             return None
         same = not found.category or found.category == found.verdict
         return found.verdict if same else f"{found.verdict}: {found.category}"
+
+
+def by_verdict(audit: Audit) -> dict[str, list[str]]:
+    """The ids of the paper's statements per verdict, in the order of ``render.counts``."""
+    grouped = statements(audit.claims)
+    return {verdict: [s.id for s in grouped if s.verdict == verdict] for verdict in counts(audit)}
 
 
 def _statements(sources: Sources) -> list[Statement]:
@@ -284,7 +345,8 @@ def collect(sources: Sources, source_kind: str) -> Article:
         raise ArticleError(str(exc)) from exc
     alphas = {c.claim.alpha for c in audit.claims}
     return Article(
-        meta=meta, counts=counts(audit), seeds_text=seeds_text(audit), experiments=list(experiments.values()),
+        meta=meta, by_verdict=by_verdict(audit), seeds_text=seeds_text(audit),
+        experiments=list(experiments.values()),
         statements=_statements(sources), verdicts={c.claim.id: c.verdict for c in audit.claims},
         readings=[(r.statement, r.readings, r.flips) for r in audit.reading_flips],
         design=design_text(audit), computed=list(audit.computed), sensitivity=list(audit.sensitivity),

@@ -17,11 +17,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from vhct.article.build import report
-from vhct.article.figures import draw_forest, draw_regret
 from vhct.article.record import regret_figures, run_config
 from vhct.article.sources import ArticleError, command, read_sources
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 from vhct.reporting.plots import figure_job
+from vhct.reporting.plots.forest import audit_forest
 from vhct.reporting.plots.summary import audit_summary
 
 DEFAULT_FINDINGS = Path("docs") / "findings"
@@ -52,11 +52,13 @@ def redraw(
     for k, name in enumerate(names, 1):
         progress(f"drawing {name} ({k} of {len(names)})")
         if name == FOREST:
-            drawn.append(draw_forest(sources.audit, out))
+            drawn.append(next(p for p in audit_forest(sources.audit, out / FOREST) if p.suffix == ".png"))
         elif name == SUMMARY:
             drawn.append(next(p for p in audit_summary(sources.audit, out / SUMMARY) if p.suffix == ".png"))
-        elif name in regret:
-            drawn.append(draw_regret(regret[name], out))
+        elif name in regret:  # as the run drew it (the article's own layout is draw_regret's)
+            curves = {e: {s: str(p) for s, p in by.items()} for e, by in regret[name].curves.items()}
+            figure_job(regret[name].spec, curves, out / f"{name}.pdf", out / f"{name}.png")
+            drawn.append(out / f"{name}.png")
         elif name in cfg.figures:
             figure_job(cfg.figure_spec(name), {}, out / f"{name}.pdf", out / f"{name}.png")
             drawn.append(out / f"{name}.png")

@@ -14,7 +14,6 @@ import dataclasses
 import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, pass_context
@@ -22,19 +21,16 @@ from jinja2.runtime import Context
 from markupsafe import Markup
 from pydantic import BaseModel
 
+from vhct.article.figures import PAGE, Page, Placed
 from vhct.article.record import Article, Statement
 from vhct.article.sources import ArticleError
+from vhct.durations import duration
 from vhct.reporting.render import format_number
 
 #: the characters Typst's markup gives a meaning (escaped with a backslash in printed values)
 TYPST_SPECIAL = re.compile(r"([\\#*_`$<>@\[\]~/=+-])")
 #: what a printed value may not hold: a paragraph break (a blank line) or a control character
 UNHOLDABLE = re.compile(r"\n[ \t]*\n|[\x00-\x08\x0b-\x1f\x7f]")
-
-
-#: below this many seconds a duration keeps 3 significant digits; from an hour on it is also in hours
-SECONDS_SHOWN = 100
-HOUR = 3600
 
 
 class Typst(Markup):
@@ -70,19 +66,6 @@ def number(value: Any) -> str:
     return format_number(value)
 
 
-def seconds(value: float | None) -> str:
-    """Seconds for a table: 3 significant digits, ms below one second, h above an hour."""
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "-"
-    if value < 1:
-        return f"{value * 1e3:.3g} ms"
-    if value < SECONDS_SHOWN:
-        return f"{value:.3g} s"
-    if value < HOUR:
-        return f"{value:.0f} s"
-    return f"{value / HOUR:.3g} h ({value:.0f} s)"
-
-
 def span(values: Iterable[int]) -> str:
     """``20`` or ``20 to 200``: the range of a set of counts."""
     ordered = sorted(set(values))
@@ -116,7 +99,7 @@ def environment() -> Environment:
         extensions=["jinja2.ext.do"],
     )
     env.filters.update(
-        raw=raw, string=string, number=number, seconds=seconds, params=params, esc=escape, span=span
+        raw=raw, string=string, number=number, duration=duration, params=params, esc=escape, span=span
     )
     env.globals.update(rests_on=rests_on, isfinite=math.isfinite)
     return env
@@ -155,7 +138,10 @@ def check_text(article: Article) -> None:
             )
 
 
-def render(article: Article, forest: Path, figures: Mapping[str, Path | None]) -> str:
-    """The article's Typst source; ``forest`` and ``figures`` (name -> image, None: not drawn) are
-    paths relative to the folder it is compiled in."""
-    return environment().get_template("article.typ.j2").render(a=article, forest=forest, figures=figures)
+def render(
+    article: Article, forest: Sequence[Placed], figures: Mapping[str, Placed | None], page: Page = PAGE
+) -> str:
+    """The article's Typst source on ``page``; ``forest`` (its parts) and ``figures`` (name -> image,
+    None: not drawn) are images in the folder it is compiled in (embedded by their names)."""
+    template = environment().get_template("article.typ.j2")
+    return template.render(a=article, forest=forest, figures=figures, page=page)

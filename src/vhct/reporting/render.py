@@ -17,6 +17,7 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from vhct.durations import duration
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 from vhct.pipeline.files import atomic_paths
 from vhct.pipeline.provenance import Provenance
@@ -296,12 +297,6 @@ def regret_tables(aggregates: Mapping[str, Mapping[str, Any]]) -> list[dict[str,
     return out
 
 
-def duration(seconds: float) -> str:
-    minutes, secs = divmod(round(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min {secs:02d} s ({seconds:.0f} s)"
-
-
 def beyond_rows(audit: Audit) -> list[dict[str, Any]]:
     """One row per question and evaluated experiment of ``beyond``; ``p``: the smaller Holm-adjusted
     p of the two directions (the one an answer rests on)."""
@@ -375,7 +370,7 @@ def render_findings(
     names = {f.stem: f for f in figures}
     return _render(
         "findings.j2", "md", audit=audit, headline=headline(audit), prov=provenance,
-        duration=duration(provenance.wall_seconds),
+        duration=duration(provenance.wall_seconds, finest="s", total=True),
         scale=scale_items(audit), costs=cost_rows(audit), regrets=regret_tables(aggregates),
         beyond=beyond_rows(audit), figures=[(f.stem, f"{figures_dir}/{f.name}") for f in figures],
         beyond_figure=names.get("beyond_baselines") and f"{figures_dir}/{names['beyond_baselines'].name}",

@@ -38,14 +38,23 @@ def figure_spec(figure: FigureSpec | Mapping[str, Any]) -> FigureSpec:
 
 
 def figure_job(
-    figure: FigureSpec | Mapping[str, Any], curves: Curves, pdf_path: Path | str, png_path: Path | str
+    figure: FigureSpec | Mapping[str, Any],
+    curves: Curves,
+    pdf_path: Path | str,
+    png_path: Path | str,
+    seeds_in_legend: bool = True,
 ) -> None:
     """Draw one declared figure as PDF and PNG (the ``figure`` rule's job) by its kind's drawer (an
-    unknown kind: a ValueError listing the drawn ones), given ``curves`` when the kind reads them."""
+    unknown kind: a ValueError listing the drawn ones), given ``curves`` when the kind reads them;
+    ``seeds_in_legend`` False (a curve kind only): legend labels name the settings alone, for a
+    document whose caption gives the seeds (the article)."""
     spec = figure_spec(figure)
     log.info("figure %s (%s, %d panels)", spec.name, spec.kind, len(spec.panels))
     with plt.rc_context(RC):
         draw = DRAWERS.lookup(spec.kind)
-        fig = draw(spec, curves) if figure_kind(spec.kind).aggregates else draw(spec)
+        if figure_kind(spec.kind).aggregates:
+            fig = draw(spec, curves) if seeds_in_legend else draw(spec, curves, seeds_in_legend=False)
+        else:
+            fig = draw(spec)
         save(fig, pdf_path, png_path)
     log.info("wrote %s and %s", pdf_path, png_path)

@@ -82,12 +82,12 @@ def data_mode(exp: ExperimentInfo) -> str | None:
     return str(declared.default)
 
 
-def experiment_caption(exp: ExperimentInfo) -> str:
-    """The settings line under a panel title: noise, horizon and (real data) the data mode, in the
-    objective's own words where it has them (MNIST: which images, how many of the official). No
-    seed count: settings of one experiment may run different seeds, so each curve's legend label
-    gives its own (``regret.legend_labels``)."""
-    parts = [noise_text(exp.noise), f"n = {exp.horizon}"]
+def experiment_caption(exp: ExperimentInfo, noise: bool = True) -> str:
+    """The settings line under a panel title: noise (unless ``noise`` is False: a title that names
+    it already), horizon and (real data) the data mode, in the objective's own words where it has
+    them (MNIST: which images, how many of the official). No seed count: settings of one experiment
+    may run different seeds, so each curve's legend label gives its own (``regret.legend_labels``)."""
+    parts = [noise_text(exp.noise)] * noise + [f"n = {exp.horizon}"]
     mode = data_mode(exp)
     if mode is not None:
         from vhct.objectives import OBJECTIVES

@@ -1,12 +1,15 @@
 """The audit's forest figure (:func:`audit_forest`): every comparison's estimate and interval, coloured
 by verdict, over its claim kind's claimed (green) and refuting (red) regions (``spec.intervals``),
-one row per comparison, a panel per claim, on a log axis (0.5 and 2 equally far from 1): a reader
-sees whether an interval lies in the claimed region, the refuting one, outside the claimed one or
-across a margin. Drawn from the typed audit alone; saved by ``plots.common.save``.
+one row per comparison, a panel per claim, on a log axis (0.5 and 2 equally far from 1; a linear one
+for a difference, each panel's title says which): a reader sees whether an interval lies in the
+claimed region, the refuting one, outside the claimed one or across a margin. Drawn from the typed
+audit alone; saved by ``plots.common.save``. :func:`audit_forest` draws one image (the pipeline's);
+:func:`forest_parts` several, each at most a given height (the article's pages).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -21,6 +24,13 @@ from vhct.reporting.styles import VERDICT_COLOURS, verdict_colour
 #: regions of a claim's effect, as intervals on (0, inf)
 Regions = list[tuple[float, float]]
 CLAIMED_SHADE, REFUTING_SHADE = "#d9f2d9", "#f7d4d4"
+#: the forest's width (inches) and per row of a comparison; a panel's title takes PANEL_HEAD rows; the
+#: legend and axis label take MARGIN inches
+WIDTH, ROW_HEIGHT, PANEL_HEAD, MARGIN = 9.0, 0.2, 1.2, 1.0
+#: points of the rows' labels and ticks: the pipeline's image (shrunk to a page's width by a reader)
+#: and the article's parts (printed at their drawn size, a row's height holds a larger font); the
+#: legend keeps LABEL_SIZE (four columns across the article's width)
+LABEL_SIZE, PAGE_LABEL_SIZE = 6, 7
 
 
 @dataclass(frozen=True)
@@ -85,6 +95,58 @@ def audit_forest(audit: Audit, out_stem: Path | str) -> list[Path]:
     return paths
 
 
+def forest_height(rows: Sequence[ForestRow]) -> float:
+    """The height (inches) of the forest of ``rows``: a row per comparison, a title per panel."""
+    return ROW_HEIGHT * (len(rows) + PANEL_HEAD * len(dict.fromkeys(r.claim for r in rows))) + MARGIN
+
+
+#: marks the title of a claim's panel continued from the image before
+CONTINUED = "continued"
+
+
+def split_rows(rows: Sequence[ForestRow], height: float, first: float | None = None) -> list[list[ForestRow]]:
+    """The rows in parts whose forest is at most ``height`` inches (the first at most ``first``,
+    e.g. below a heading): whole claims, in their order, as many as fit; a claim too long for one
+    part alone is cut into parts of its own (a later part's panel titled "continued")."""
+    first = height if first is None else min(first, height)
+    fits = int((first - MARGIN) / ROW_HEIGHT - PANEL_HEAD)  # comparisons of one panel in any part
+    if fits < 1:
+        least = MARGIN + ROW_HEIGHT * (PANEL_HEAD + 1)
+        raise ValueError(f"a forest image of {height:g} in holds no row (one row needs {least:g} in)")
+    pieces: list[list[ForestRow]] = []
+    for claim in dict.fromkeys(r.claim for r in rows):
+        group = [r for r in rows if r.claim == claim]
+        for k in range(0, len(group), fits):
+            piece = group[k : k + fits]
+            if k:
+                piece = [dataclasses.replace(r, claim=f"{claim} ({CONTINUED})") for r in piece]
+            pieces.append(piece)
+    parts: list[list[ForestRow]] = []
+    for piece in pieces:
+        if parts and forest_height(parts[-1] + piece) <= (height if len(parts) > 1 else first):
+            parts[-1] += piece
+        else:
+            parts.append(list(piece))
+    return parts
+
+
+def forest_parts(
+    audit: Audit, out_stem: Path | str, width: float, height: float, first: float | None = None
+) -> list[Path]:
+    """Draw the forest of an audit as images at most ``height`` inches tall (the first ``first``) and
+    ``width`` wide (:func:`split_rows`), ``<out_stem>-<k>.png`` and ``.pdf`` from k = 1; return the
+    PNG paths."""
+    rows = forest_rows(audit.claims)
+    stem = Path(out_stem)
+    pngs = []
+    for k, part in enumerate(split_rows(rows, height, first) if rows else [[]], start=1):
+        fig = _draw(part, width, PAGE_LABEL_SIZE) if part else _nothing_to_draw()
+        png = stem.with_name(f"{stem.name}-{k}.png")
+        save(fig, png.with_suffix(".pdf"), png)
+        pngs.append(png)
+    return pngs
+
+
 def _nothing_to_draw() -> Any:
     """A figure saying why it is empty (e.g. a config running every audited experiment reduced: every
     claim below its minimum seeds)."""
@@ -96,13 +158,14 @@ def _nothing_to_draw() -> Any:
     return fig
 
 
-def _draw(rows: Sequence[ForestRow]) -> Any:
+def _draw(rows: Sequence[ForestRow], width: float = WIDTH, font: float = LABEL_SIZE) -> Any:
     """One panel per claim (its own log range), a row per comparison: estimate (dot), interval (bar)."""
     claims = list(dict.fromkeys(r.claim for r in rows))
     groups = [[r for r in rows if r.claim == c] for c in claims]
-    heights = [len(g) + 1.2 for g in groups]
+    heights = [len(g) + PANEL_HEAD for g in groups]
+    total = forest_height(rows)
     fig, axes = plt.subplots(
-        len(groups), 1, figsize=(9, 0.2 * sum(heights) + 1.0), gridspec_kw={"height_ratios": heights},
+        len(groups), 1, figsize=(width, total), gridspec_kw={"height_ratios": heights},
         squeeze=False,
     )  # fmt: skip
     for ax, claim, group in zip(axes[:, 0], claims, groups, strict=True):
@@ -121,20 +184,22 @@ def _draw(rows: Sequence[ForestRow]) -> Any:
         ax.set_xscale("linear" if group[0].additive else "log")
         ax.set_xlim(xmin, xmax)
         ax.set_ylim(len(group) - 0.4, -0.6)
-        ax.set_yticks(range(len(group)), [r.label for r in group], fontsize=6)
-        ax.tick_params(axis="x", labelsize=6, which="both")
+        ax.set_yticks(range(len(group)), [r.label for r in group], fontsize=font)
+        ax.tick_params(axis="x", labelsize=font, which="both")
         no_effect = 0.0 if group[0].additive else 1.0
         if xmin < no_effect < xmax:
             ax.axvline(no_effect, color="k", linewidth=0.5, linestyle=":")
-        ax.set_title(claim, fontsize=8, loc="left", weight="bold", pad=2)
+        scale = "linear scale" if group[0].additive else "log scale"
+        ax.set_title(f"{claim} ({scale})", fontsize=8, loc="left", weight="bold", pad=2)
     comparison_verdicts = {v: c for v, c in VERDICT_COLOURS.items() if v != READINGS_DISAGREE}
     handles = [plt.Line2D([], [], color=c, marker="o", label=v) for v, c in comparison_verdicts.items()]
     for shade, region in ((CLAIMED_SHADE, "claimed"), (REFUTING_SHADE, "refuting")):
         handles.append(plt.Rectangle((0, 0), 1, 1, color=shade, label=f"{region} region"))
-    fig.legend(handles=handles, fontsize=6, loc="upper center", ncol=4, frameon=False)
+    fig.legend(handles=handles, fontsize=LABEL_SIZE, loc="upper center", ncol=4, frameon=False)
     fig.supxlabel(
-        "estimate (ratio of means, ratio of ratios, or mean slope; a difference of differences on a linear "
-        "scale) with its interval; log scale", fontsize=7
+        "estimate (ratio of means, ratio of ratios, or mean slope on a log scale;\na difference of "
+        "differences on a linear one: each panel's title says which) with its interval",
+        fontsize=7,
     )
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / (0.2 * sum(heights) + 1.0)))
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / total))
     return fig

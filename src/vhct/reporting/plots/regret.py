@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from vhct.durations import duration
 from vhct.pipeline.figure_kinds import BAND_NOTE
 from vhct.pipeline.specs import ExperimentInfo, FigureSpec
 from vhct.reporting.plots.common import (
@@ -114,7 +115,10 @@ def draw_regret_panel(
     ax.set_xlabel("round t")
     ax.set_ylabel("average regret $R_t/t$" if average else "cumulative regret $R_t$")
     ax.set_xlim(1, exp.horizon)
-    ax.set_title(panel_title(f"{title or exp.title}\n{experiment_caption(exp)}"))
+    heading = title or exp.title
+    # a title giving the noise's range (a noise sweep's panel) is not followed by it again
+    said = f"(-{exp.noise:g}, {exp.noise:g})" in heading
+    ax.set_title(panel_title(f"{heading}\n{experiment_caption(exp, noise=not said)}"))
     ax.grid(alpha=0.3)
 
 
@@ -145,11 +149,18 @@ def legend_labels(
     return {setting: labels[setting] + (f" ({'; '.join(p)})" if p else "") for setting, p in parts.items()}
 
 
-def figure_labels(figure: FigureSpec, tables: Mapping[str, pd.DataFrame]) -> dict[str, str]:
+def figure_labels(
+    figure: FigureSpec, tables: Mapping[str, pd.DataFrame], seeds_in_legend: bool = True
+) -> dict[str, str]:
     """:func:`legend_labels` of a figure's panels, their seeds read from the curve ``tables``
-    (experiment -> its settings' aggregates, :func:`read_curves`)."""
+    (experiment -> its settings' aggregates, :func:`read_curves`); without ``seeds_in_legend``, each
+    setting's name alone."""
     exps = [figure.experiment(panel) for panel in figure.panels]
     chosen = [figure.panel_settings(panel) for panel in figure.panels]
+    if not seeds_in_legend:
+        return {
+            s: exp.settings[s].label for exp, settings in zip(exps, chosen, strict=True) for s in settings
+        }
     seeds = [curve_seeds(exp, tables[panel.experiment], settings)
              for exp, panel, settings in zip(exps, figure.panels, chosen, strict=True)]  # fmt: skip
     return legend_labels(exps, chosen, seeds)
@@ -157,12 +168,13 @@ def figure_labels(figure: FigureSpec, tables: Mapping[str, pd.DataFrame]) -> dic
 
 @DRAWERS.register("regret")
 @DRAWERS.register("average_regret")
-def regret_figure(figure: FigureSpec, curves: Curves):
-    """Figure of cumulative (kind regret) or average (kind average_regret) regret curves."""
+def regret_figure(figure: FigureSpec, curves: Curves, seeds_in_legend: bool = True):
+    """Figure of cumulative (kind regret) or average (kind average_regret) regret curves;
+    ``seeds_in_legend`` False: the legend names the settings alone (a caption gives their seeds)."""
     fig, axes = panel_figure(len(figure.panels), figure.columns)
     tables = read_curves(curves)
     markers = figure_markers(figure)  # the same marker for a setting in every panel
-    labels = figure_labels(figure, tables)  # and the same legend label
+    labels = figure_labels(figure, tables, seeds_in_legend)  # and the same legend label
     average = figure.kind == "average_regret"
     for ax, panel in zip(axes, figure.panels, strict=True):
         exp, settings = figure.experiment(panel), figure.panel_settings(panel)
@@ -171,11 +183,6 @@ def regret_figure(figure: FigureSpec, curves: Curves):
     if figure.title:
         fig.suptitle(figure.title)
     return fig
-
-
-def seconds_text(seconds: float) -> str:
-    """A duration for a label: milliseconds below one second, else seconds."""
-    return f"{seconds * 1e3:.3g} ms" if seconds < 1 else f"{seconds:.3g} s"
 
 
 def draw_cost_panel(ax, exp: ExperimentInfo, timing: pd.DataFrame, settings: Sequence[str]) -> None:
@@ -192,7 +199,7 @@ def draw_cost_panel(ax, exp: ExperimentInfo, timing: pd.DataFrame, settings: Seq
         ax.barh(row, mean, color=colour, alpha=0.85)
         ax.plot([per_seed.min(), per_seed.max()], [row, row], color="black", linewidth=1)
         right = max(mean, float(per_seed.max()))
-        ax.annotate(seconds_text(mean), (right, row), xytext=(4, 0), textcoords="offset points", va="center")
+        ax.annotate(duration(mean), (right, row), xytext=(4, 0), textcoords="offset points", va="center")
         longest = max(longest, right)
     ax.set_yticks(range(len(settings)), [info[s].label for s in settings])
     ax.invert_yaxis()
@@ -204,15 +211,15 @@ def draw_cost_panel(ax, exp: ExperimentInfo, timing: pd.DataFrame, settings: Seq
 
 
 @DRAWERS.register("regret_cost")
-def regret_cost_figure(figure: FigureSpec, curves: Curves):
+def regret_cost_figure(figure: FigureSpec, curves: Curves, seeds_in_legend: bool = True):
     """Kind ``regret_cost`` ("beyond the paper"): per experiment, its regret curves beside each
-    setting's seconds per round."""
+    setting's seconds per round (``seeds_in_legend``: as :func:`regret_figure`)."""
     n = len(figure.panels)
     fig = plt.figure(figsize=(PANEL_SIZE[0] * 2.4, PANEL_SIZE[1] * n + 0.5), layout="constrained")
     axes = fig.subplots(n, 2, squeeze=False)
     markers = figure_markers(figure)
     regrets, timings = read_curves(curves), read_curves(curves, "timing.csv")
-    labels = figure_labels(figure, regrets)
+    labels = figure_labels(figure, regrets, seeds_in_legend)
     for (regret_ax, cost_ax), panel in zip(axes, figure.panels, strict=True):
         exp, settings = figure.experiment(panel), figure.panel_settings(panel)
         regret = regrets[panel.experiment]
