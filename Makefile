@@ -198,6 +198,7 @@ core-example:
 ## lint: ruff and snakemake --lint
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check src tests benchmarks scripts workflow/scripts
 	$(BIN)/snakemake --lint
 
 ## dry-run: show the jobs the pipeline would run

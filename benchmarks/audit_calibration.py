@@ -31,7 +31,6 @@ from vhct.reporting.audit.claims import load_claims
 DEFAULTS = load_claims().defaults
 
 
-
 def power_figure(curves, path: str) -> None:
     """One panel per rule: probability of each claim-level verdict against the true ratio, at the
     median spread of the shipped samples (solid) and at their 90th percentile (dashed)."""
@@ -44,8 +43,12 @@ def power_figure(curves, path: str) -> None:
     cols = 4
     rows = -(-len(curves) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3 * rows), squeeze=False)
-    colours = {"reproduced": "tab:green", "the opposite": "tab:red",
-               "no effect of the claimed size": "tab:orange", "inconclusive": "tab:gray"}  # fmt: skip
+    colours = {
+        "reproduced": "tab:green",
+        "the opposite": "tab:red",
+        "no effect of the claimed size": "tab:orange",
+        "inconclusive": "tab:gray",
+    }
     for ax, (rule, by_spread) in zip(axes.flat, curves, strict=False):
         claimed, refuting, _ = cal.margins(rule)
         for (label, (grid_, probs)), style in zip(by_spread.items(), ("-", "--"), strict=True):
@@ -120,7 +123,10 @@ def main() -> None:
     )
     parser.add_argument("--figure", default="", help="PNG of the power curves (none if empty)")
     parser.add_argument(
-        "--two-stage", type=int, default=40, metavar="REPS",
+        "--two-stage",
+        type=int,
+        default=40,
+        metavar="REPS",
         help="repetitions per scenario of the two-stage design (pilot, plan, confirmatory); 0: none",
     )
     parser.add_argument("--only-two-stage", action="store_true", help="the two-stage table alone")
@@ -161,10 +167,17 @@ def main() -> None:
         f"{median_cv:.3f} |\n|---|---|---|"
     )
     for rule in rules:
-        curves.append((rule, {
-            f"cv {spread:.3f}": cal.power_curve(rule, 20, "normal", spread, args.curve_repetitions, args.seed)
-            for spread in (median_cv, cv)
-        }))  # fmt: skip
+        curves.append(
+            (
+                rule,
+                {
+                    f"cv {spread:.3f}": cal.power_curve(
+                        rule, 20, "normal", spread, args.curve_repetitions, args.seed
+                    )
+                    for spread in (median_cv, cv)
+                },
+            )
+        )
         cells = []
         for spread in (cv, median_cv):
             rng = np.random.default_rng([args.seed, 11])

@@ -74,14 +74,28 @@ def rules(claims: ClaimsFile | None = None) -> tuple[Rule, ...]:
     shapes = {}
     for claim in (claims or load_claims()).claims:
         rule = rule_of(claim)
-        key = (claim.kind, tuple(sorted(claim.thresholds.given().items())), claim.direction, claim.require,
-               claim.alpha, rule.experiments, rule.comparisons)  # fmt: skip
+        key = (
+            claim.kind,
+            tuple(sorted(claim.thresholds.given().items())),
+            claim.direction,
+            claim.require,
+            claim.alpha,
+            rule.experiments,
+            rule.comparisons,
+        )
         shapes.setdefault(key, rule)
     return tuple(shapes.values())
 
 
-def draw(rng: np.random.Generator, distribution: str, cv: float, mean: float, n: int, shaped: bool = True,
-         spread: float | None = None) -> np.ndarray:  # fmt: skip
+def draw(
+    rng: np.random.Generator,
+    distribution: str,
+    cv: float,
+    mean: float,
+    n: int,
+    shaped: bool = True,
+    spread: float | None = None,
+) -> np.ndarray:
     """n per-seed values with the given mean: in ``distribution`` when ``shaped`` (else normal),
     normal ones with coefficient of variation ``spread`` (default ``cv``)."""
     if distribution == "normal" or not shaped:
@@ -183,17 +197,26 @@ def rates(rule: Rule, n: int, distribution: str, repetitions: int, seed: int, cv
     tie = got.get("tie", {REPRODUCED: 0.0, OPPOSITE: 0.0, NO_EFFECT: 0.0})
     at_claimed = got["all at the claimed margin"]
     return Row(
-        rule.name, n, distribution,
+        rule.name,
+        n,
+        distribution,
         false_reproduction=got["one at the claimed margin"][REPRODUCED],
         false_refutation=at_claimed[OPPOSITE] + at_claimed[NO_EFFECT],
         false_opposite=got["all at the refuting margin"][OPPOSITE],
-        tie_reproduced=tie[REPRODUCED], tie_opposite=tie[OPPOSITE], tie_no_effect=tie[NO_EFFECT],
+        tie_reproduced=tie[REPRODUCED],
+        tie_opposite=tie[OPPOSITE],
+        tie_no_effect=tie[NO_EFFECT],
         repetitions=repetitions,
-    )  # fmt: skip
+    )
 
 
-def calibrate(repetitions: int, seed: int = 0, rules_: Sequence[Rule] | None = None, seeds=SEEDS,
-              cv: float | None = None) -> Iterator[Row]:  # fmt: skip
+def calibrate(
+    repetitions: int,
+    seed: int = 0,
+    rules_: Sequence[Rule] | None = None,
+    seeds=SEEDS,
+    cv: float | None = None,
+) -> Iterator[Row]:
     """Every rule x seeds x distribution."""
     cv = shipped_cv() if cv is None else cv
     for rule in rules_ or rules():
@@ -202,8 +225,9 @@ def calibrate(repetitions: int, seed: int = 0, rules_: Sequence[Rule] | None = N
                 yield rates(rule, n, distribution, repetitions, seed, cv)
 
 
-def power_curve(rule: Rule, n: int, distribution: str, cv: float, repetitions: int, seed: int = 0,
-                points: int = 9) -> tuple[np.ndarray, dict[str, np.ndarray]]:  # fmt: skip
+def power_curve(
+    rule: Rule, n: int, distribution: str, cv: float, repetitions: int, seed: int = 0, points: int = 9
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Probability of each claim-level outcome against the true effect shared by every comparison."""
     claimed, refuting, side = margins(rule)
     if rule.claim.spec.additive:
@@ -306,9 +330,13 @@ QUESTION_PLANTED = 0.9
 
 
 def question_rates(
-    n: int, distribution: str, repetitions: int, seed: int = 0, experiments: int = QUESTION_EXPERIMENTS,
+    n: int,
+    distribution: str,
+    repetitions: int,
+    seed: int = 0,
+    experiments: int = QUESTION_EXPERIMENTS,
     cv: float | None = None,
-) -> dict[str, float]:  # fmt: skip
+) -> dict[str, float]:
     """False-answer rates and power of the two-sided question rule (``decide_question``).
 
     Made-up questions of ``experiments`` experiments, A's samples in ``distribution`` and B's normal:
@@ -322,11 +350,24 @@ def question_rates(
 
     defaults = load_beyond().defaults  # the shipped questions' alpha, statistic and margin
     margin = 1.0 - defaults.thresholds.min_relative_effect
-    truths = {"A at its margin": margin, "B at its margin": 1 / margin, "identical": 1.0,
-              "planted": QUESTION_PLANTED}  # fmt: skip
-    question = Question(id="q", question="q", a="A", b="B", round="common", min_seeds=2,
-                        experiments=[f"e{e}" for e in range(experiments)], alpha=defaults.alpha,
-                        statistic=defaults.statistic, thresholds=defaults.thresholds)  # fmt: skip
+    truths = {
+        "A at its margin": margin,
+        "B at its margin": 1 / margin,
+        "identical": 1.0,
+        "planted": QUESTION_PLANTED,
+    }
+    question = Question(
+        id="q",
+        question="q",
+        a="A",
+        b="B",
+        round="common",
+        min_seeds=2,
+        experiments=[f"e{e}" for e in range(experiments)],
+        alpha=defaults.alpha,
+        statistic=defaults.statistic,
+        thresholds=defaults.thresholds,
+    )
     claim = question_claim(question)
     rng = np.random.default_rng([seed, n, DISTRIBUTIONS.index(distribution)])
     sample = partial(draw, rng, distribution, shipped_cv() if cv is None else cv)
@@ -373,9 +414,15 @@ class TwoStageRow:
 
 
 def two_stage_outcomes(
-    rule: Rule, truths: Sequence[float], distribution: str, cv: float, repetitions: int, rng,
-    pilot: int = 20, cap: int = TWO_STAGE_CAP,
-) -> tuple[dict[str, float], float]:  # fmt: skip
+    rule: Rule,
+    truths: Sequence[float],
+    distribution: str,
+    cv: float,
+    repetitions: int,
+    rng,
+    pilot: int = 20,
+    cap: int = TWO_STAGE_CAP,
+) -> tuple[dict[str, float], float]:
     """Shares of the claim-level outcomes under the two-stage design, and the mean planned seeds: per
     repetition a pilot of ``pilot`` seeds at the truths, each comparison's seeds computed from the
     pilot's samples by the analysis plan's own computation (``vhct.reporting.audit.plan``: the audit's
@@ -407,8 +454,9 @@ def two_stage_outcomes(
     return {k: v / repetitions for k, v in counts.items()}, total / max(planned, 1)
 
 
-def two_stage_rates(rule: Rule, distribution: str, repetitions: int, seed: int, cv: float,
-                    cap: int = TWO_STAGE_CAP) -> TwoStageRow:  # fmt: skip
+def two_stage_rates(
+    rule: Rule, distribution: str, repetitions: int, seed: int, cv: float, cap: int = TWO_STAGE_CAP
+) -> TwoStageRow:
     """A rule's false verdict rates under the two-stage design (pilot, plan, confirmatory sample)."""
     rng = np.random.default_rng([seed, 37, DISTRIBUTIONS.index(distribution), sum(map(ord, rule.name))])
     truths = scenarios(rule)
@@ -418,12 +466,14 @@ def two_stage_rates(rule: Rule, distribution: str, repetitions: int, seed: int, 
         seeds.append(mean)
     at_claimed = got["all at the claimed margin"]
     return TwoStageRow(
-        rule.name, distribution,
+        rule.name,
+        distribution,
         false_reproduction=got["one at the claimed margin"][REPRODUCED],
         false_refutation=at_claimed[OPPOSITE] + at_claimed[NO_EFFECT],
         false_opposite=got["all at the refuting margin"][OPPOSITE],
-        repetitions=repetitions, mean_seeds=float(np.mean(seeds)),
-    )  # fmt: skip
+        repetitions=repetitions,
+        mean_seeds=float(np.mean(seeds)),
+    )
 
 
 def two_stage_table(rows: Sequence[TwoStageRow], alpha: float, emit: Callable[[str], None] = print) -> bool:

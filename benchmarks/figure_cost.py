@@ -34,10 +34,26 @@ def plan(target: str, configfile: Path, repo: Path) -> str:
     env = {**os.environ, "PYTHONPATH": str(repo / "src")}
     with tempfile.TemporaryDirectory() as work:
         done = subprocess.run(
-            [sys.executable, "-m", "snakemake", "-n", "--snakefile", str(repo / "Snakefile"),
-             "--directory", work, "--configfile", str(configfile.resolve()), "--cores", "2", target],
-            capture_output=True, text=True, env=env, check=False,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "snakemake",
+                "-n",
+                "--snakefile",
+                str(repo / "Snakefile"),
+                "--directory",
+                work,
+                "--configfile",
+                str(configfile.resolve()),
+                "--cores",
+                "2",
+                target,
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
     if done.returncode:
         raise SystemExit(f"the dry run failed:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
     return done.stdout

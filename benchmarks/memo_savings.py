@@ -30,9 +30,17 @@ def timed_run(algorithm: str, params: dict, rounds: int, seed: int, memoized: bo
     with mock.patch.object(LandmineSVM, "stochastic", not memoized):
         start = time.perf_counter()
         spec = RunSpec(
-            experiment="landmine", setting=algorithm, algorithm=algorithm, params={}, objective="landmine",
-            objective_params=params, noise=NOISE, horizon=rounds, seed=seed, progress_every=0,
-        )  # fmt: skip
+            experiment="landmine",
+            setting=algorithm,
+            algorithm=algorithm,
+            params={},
+            objective="landmine",
+            objective_params=params,
+            noise=NOISE,
+            horizon=rounds,
+            seed=seed,
+            progress_every=0,
+        )
         table, meta = experiment_columns(spec)
         seconds = time.perf_counter() - start
     data = table_csv({k: v for k, v in table.items() if k != "step_seconds"})

@@ -93,9 +93,22 @@ def main(argv: list[str] | None = None) -> int:
     derived = workdir / "config.yaml"
     derived.write_text(yaml.safe_dump(config, sort_keys=False))
     command = [
-        sys.executable, "-m", "snakemake", "--cores", str(args.cores), "--snakefile", str(REPO / "Snakefile"),
-        "--directory", str(workdir), "--configfile", str(derived), "--until", "aggregate", "--quiet", "all",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--cores",
+        str(args.cores),
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--configfile",
+        str(derived),
+        "--until",
+        "aggregate",
+        "--quiet",
+        "all",
+    ]
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")])),

@@ -223,10 +223,17 @@ def run_pyxab(task: Task, python: str, driver: str, rounds: int, noise: float) -
 def run_ours(task: Task, rounds: int, noise: float) -> Result:
     """One run of ours, seeded as the pipeline seeds it (``vhct.pipeline.run.seeded_run``)."""
     spec = RunSpec(
-        experiment=task.objective, setting=task.column, algorithm=task.algorithm,
-        params={**OURS[task.algorithm], **task.params}, objective=task.objective, objective_params={},
-        noise=noise, horizon=rounds, seed=task.seed, progress_every=0,
-    )  # fmt: skip
+        experiment=task.objective,
+        setting=task.column,
+        algorithm=task.algorithm,
+        params={**OURS[task.algorithm], **task.params},
+        objective=task.objective,
+        objective_params={},
+        noise=noise,
+        horizon=rounds,
+        seed=task.seed,
+        progress_every=0,
+    )
     f, optimizer, source = seeded_run(spec)
     start = time.perf_counter()
     table = run(optimizer, f, spec.horizon, source, spec.seed)
@@ -365,8 +372,12 @@ def print_tables(
 def print_vhct_over_hct(regrets: dict[tuple[str, str, str], list[float]], objectives: list[str]) -> None:
     """VHCT's mean regret over HCT's, per column both ran: PyXAB's re-expansion (released) against
     ours with ``reexpand`` (the audit's sensitivity row reexpand), and leaf-only against ours."""
-    pairs = [(RELEASED, RELEASED), (variant_label({"reexpand": True}), "ours, reexpand=True"),
-             (LEAF_ONLY, LEAF_ONLY), (OURS_DEFAULT, OURS_DEFAULT)]  # fmt: skip
+    pairs = [
+        (RELEASED, RELEASED),
+        (variant_label({"reexpand": True}), "ours, reexpand=True"),
+        (LEAF_ONLY, LEAF_ONLY),
+        (OURS_DEFAULT, OURS_DEFAULT),
+    ]
     lines = []
     for o in objectives:
         for column, name in pairs:
@@ -380,7 +391,8 @@ def print_vhct_over_hct(regrets: dict[tuple[str, str, str], list[float]], object
 
 def mean_info(results: list[Result], algorithm: str, column: str, key: str) -> float | None:
     values = [
-        r.info[key] for r in results
+        r.info[key]
+        for r in results
         if r.task.algorithm == algorithm and r.task.column == column and r.info.get(key) is not None
     ]
     return float(np.mean(values)) if values else None

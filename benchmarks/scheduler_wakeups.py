@@ -44,8 +44,9 @@ def measure(folder: Path, limit: str | None, seconds: float) -> float:
     command = [sys.executable, "-m", "snakemake", "--cores", "2", "--scheduler", "greedy", "--quiet"]
     if limit:
         command += ["--max-jobs-per-timespan", limit]
-    proc = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     time.sleep(15)  # parse and start the first jobs
     start = cpu_seconds(proc.pid)
     time.sleep(seconds)
@@ -71,9 +72,11 @@ def main() -> None:
                     (folder / "in" / f"{j}_{k}.txt").touch()
             used = measure(folder, limit, args.seconds)
             name = limit or "100/1s (Snakemake's default)"
-            print(f"--max-jobs-per-timespan {name}: Snakemake's process used {used:.1f} CPU s in "
-                  f"{args.seconds:.0f} s ({100 * used / args.seconds:.0f} % of a core), {args.jobs} jobs "
-                  f"x {args.inputs} inputs, 2 running")  # fmt: skip
+            print(
+                f"--max-jobs-per-timespan {name}: Snakemake's process used {used:.1f} CPU s in "
+                f"{args.seconds:.0f} s ({100 * used / args.seconds:.0f} % of a core), {args.jobs} jobs "
+                f"x {args.inputs} inputs, 2 running"
+            )
 
 
 if __name__ == "__main__":

@@ -116,13 +116,17 @@ def main() -> None:
                             rows.append(("PyXAB", name, n, r["seconds"], None))
                             print(f"  measured PyXAB {name} n={n}: {r['seconds']:.2f} s", file=sys.stderr)
 
-    print(f"{'library':8} {'algorithm':9} {'rounds':>7} {'seconds':>9} {'rounds/s':>10} "
-          f"{'us/round':>9} {'depth':>5} {'us/round/depth':>14}")
+    print(
+        f"{'library':8} {'algorithm':9} {'rounds':>7} {'seconds':>9} {'rounds/s':>10} "
+        f"{'us/round':>9} {'depth':>5} {'us/round/depth':>14}"
+    )
     for lib, name, n, seconds, depth in rows:
         per_round = 1e6 * seconds / n
         per_depth = f"{per_round / depth:14.2f}" if depth else f"{'':>14}"
-        print(f"{lib:8} {name:9} {n:7d} {seconds:9.3f} {n / seconds:10.0f} {per_round:9.1f} "
-              f"{depth if depth else '':>5} {per_depth}")
+        print(
+            f"{lib:8} {name:9} {n:7d} {seconds:9.3f} {n / seconds:10.0f} {per_round:9.1f} "
+            f"{depth if depth else '':>5} {per_depth}"
+        )
     ours = {(name, n): s for lib, name, n, s, _ in rows if lib == "vhct"}
     for lib, name, n, seconds, _ in rows:
         if lib == "PyXAB" and (name, n) in ours:

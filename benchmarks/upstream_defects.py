@@ -297,10 +297,19 @@ def verdict(present: bool, why: str) -> str:
 # -- re-expansion of internal nodes (VHCT, HCT) ------------------------------------------------
 def reexpansion_specs(rounds: int, seeds: tuple[int, ...]) -> list[dict[str, Any]]:
     return [
-        {"defect": "reexpansion", "algorithm": a, "leaf_only": leaf, "seed": s, "rounds": rounds,
-         "noise": LOW_NOISE, "params": OSC_PARAMS}
-        for a in ("VHCT", "HCT") for leaf in (False, True) for s in seeds
-    ]  # fmt: skip
+        {
+            "defect": "reexpansion",
+            "algorithm": a,
+            "leaf_only": leaf,
+            "seed": s,
+            "rounds": rounds,
+            "noise": LOW_NOISE,
+            "params": OSC_PARAMS,
+        }
+        for a in ("VHCT", "HCT")
+        for leaf in (False, True)
+        for s in seeds
+    ]
 
 
 def describe_event(label: str, e: dict[str, Any]) -> list[str]:
@@ -347,16 +356,27 @@ def render_reexpansion(evidence: dict[str, Any]) -> str:
             unreachable = [o["nodes_listed"] - o["nodes_reachable"] for o in outs]
             if not leaf:
                 present = present or any(o["reexpansions"] > 0 for o in outs)
-            rows.append([
-                algorithm, "leaves only" if leaf else "as released",
-                " ".join(str(o["reexpansions"]) for o in outs)
-                + (f" ({' '.join(str(o['blocked']) for o in outs)} blocked)" if leaf else ""),
-                " ".join(str(o["dropped_evaluations"]) for o in outs),
-                " ".join(str(u) for u in unreachable),
-                " ".join(f"{g:.1f}" for g in regrets), f"{np.mean(regrets):.1f}",
-            ])  # fmt: skip
-    header = ["algorithm", "expand()", "internal nodes expanded", "evaluations dropped",
-              "nodes listed, unreachable", "regret per seed", "mean"]  # fmt: skip
+            rows.append(
+                [
+                    algorithm,
+                    "leaves only" if leaf else "as released",
+                    " ".join(str(o["reexpansions"]) for o in outs)
+                    + (f" ({' '.join(str(o['blocked']) for o in outs)} blocked)" if leaf else ""),
+                    " ".join(str(o["dropped_evaluations"]) for o in outs),
+                    " ".join(str(u) for u in unreachable),
+                    " ".join(f"{g:.1f}" for g in regrets),
+                    f"{np.mean(regrets):.1f}",
+                ]
+            )
+    header = [
+        "algorithm",
+        "expand()",
+        "internal nodes expanded",
+        "evaluations dropped",
+        "nodes listed, unreachable",
+        "regret per seed",
+        "mean",
+    ]
     lines += [table(header, rows), ""]
     lines.append(
         "Correct (the paper's Algorithm 1 expands a leaf only): 0 internal nodes expanded, no evaluation "
@@ -385,9 +405,12 @@ def expected_gpo(rounds: int, rho_max: float = RHO_MAX, nu_max: float = NU_MAX) 
     for _ in range(rounds):
         gpo.tell(gpo.ask(), 0.0)
     return GpoSchedule(
-        gpo.n_phases, gpo.phase_length, list(gpo.rhos), len(gpo.candidates),
+        gpo.n_phases,
+        gpo.phase_length,
+        list(gpo.rhos),
+        len(gpo.candidates),
         [inst.pulls for _, inst in gpo.candidates],
-    )  # fmt: skip
+    )
 
 
 def render_gpo(evidence: dict[str, Any]) -> str:
@@ -405,15 +428,23 @@ def render_gpo(evidence: dict[str, Any]) -> str:
         "",
         f"HCT instances built: {len(out['hct_rhos'])} (rho = {rhos}).",
         f"Correct: {want.phases}, one per phase, rho_i = rho_max^(2N/(2i+1)), i = 1..{want.phases}: "
-        + ", ".join(f"{r:.4f}" for r in want.rhos) + ".",
+        + ", ".join(f"{r:.4f}" for r in want.rhos)
+        + ".",
         "",
         "Where the rewards went, by GPO's phase at the time of the reward (phase > N: after the last phase):",
     ]
     rows = []
     for phase, row in out["phases"].items():
         to_hct = ", ".join(f"#{k}: {v}" for k, v in sorted(row["hct"].items())) or "-"
-        rows.append([phase, str(row["rounds"]), to_hct, str(row["cv"]),
-                     str(row["rounds"] - sum(row["hct"].values()) - row["cv"])])  # fmt: skip
+        rows.append(
+            [
+                phase,
+                str(row["rounds"]),
+                to_hct,
+                str(row["cv"]),
+                str(row["rounds"] - sum(row["hct"].values()) - row["cv"]),
+            ]
+        )
     header = ["phase", "rounds", "to HCT instance", "to cross-validation", "to neither"]
     lines += [table(header, rows), ""]
     cv = ", ".join(f"{v:.4f}" for v in out["cv_rewards"])
@@ -493,20 +524,32 @@ def render_poo(evidence: dict[str, Any]) -> str:
     want_t, want_n = want.last_pass
     rows = [
         ["instances (T_HOO runs) made", str(len(rhos)), str(len(want.rhos))],
-        ["instances per batch", " ".join(map(str, batches_of(out["instances"]))),
-         " ".join(map(str, want.batches))],
+        [
+            "instances per batch",
+            " ".join(map(str, batches_of(out["instances"]))),
+            " ".join(map(str, want.batches)),
+        ],
         ["grid index i per batch", "; ".join(index_ranges(out["instances"])), "i = 1..N in every batch"],
         ["an instance at rho_max", "yes" if has_rho_max else "no", "yes (the first)"],
         ["rho of the first instance", f"{rhos[0]:.4f}", f"{want.rhos[0]:.4f}"],
         ["N at the end", str(last_N), str(want.n_instances)],
         ["evaluations made", str(made), str(rounds)],
-        ["n at the last pass end", f"{last_n} after {last_t} evaluations",
-         f"{want_n} after {want_t} evaluations"],
-        ["V_reward against the mean of the instance's rewards",
-         f"largest gap {gap:.2e} (#{worst}: {weighted[worst]:.6f} vs {means[worst]:.6f})", "equal"],
-        ["instance chosen by V_reward / by its rewards' mean",
-         f"#{chosen} (rho {rhos[chosen]:.4f}) / #{best} (rho {rhos[best]:.4f})", "the same"],
-    ]  # fmt: skip
+        [
+            "n at the last pass end",
+            f"{last_n} after {last_t} evaluations",
+            f"{want_n} after {want_t} evaluations",
+        ],
+        [
+            "V_reward against the mean of the instance's rewards",
+            f"largest gap {gap:.2e} (#{worst}: {weighted[worst]:.6f} vs {means[worst]:.6f})",
+            "equal",
+        ],
+        [
+            "instance chosen by V_reward / by its rewards' mean",
+            f"#{chosen} (rho {rhos[chosen]:.4f}) / #{best} (rho {rhos[best]:.4f})",
+            "the same",
+        ],
+    ]
     lines = [
         f"PyXAB {evidence['version']}: POO over T_HOO (rho_max = {rho_max}, nu_max = {spec['nu_max']}) on "
         f"Garland, n = {rounds} evaluations, seed {spec['seed']}.",
@@ -514,7 +557,8 @@ def render_poo(evidence: dict[str, Any]) -> str:
         table(["", f"PyXAB {evidence['version']}", "Grill et al., Algorithm 1 (this project's POO)"], rows),
         "",
         "POO's counters (evaluations made, n, N, instances) at its last five changes: "
-        + "; ".join(str(tuple(c)) for c in out["counts"][-5:]) + ".",
+        + "; ".join(str(tuple(c)) for c in out["counts"][-5:])
+        + ".",
     ]
     present = len(rhos) != len(want.rhos) or last_n != last_t or not has_rho_max or gap > MEAN_TOLERANCE
     why = (
@@ -537,8 +581,16 @@ class Defect:
 
 def _single(defect: str) -> Callable[[int], list[dict[str, Any]]]:
     def specs(rounds: int) -> list[dict[str, Any]]:
-        return [{"defect": defect, "seed": SEED, "rounds": rounds, "noise": LOW_NOISE,
-                 "rho_max": RHO_MAX, "nu_max": NU_MAX}]  # fmt: skip
+        return [
+            {
+                "defect": defect,
+                "seed": SEED,
+                "rounds": rounds,
+                "noise": LOW_NOISE,
+                "rho_max": RHO_MAX,
+                "nu_max": NU_MAX,
+            }
+        ]
 
     return specs
 

@@ -225,9 +225,14 @@ def run(job: tuple[str, str, int, float]) -> tuple[str, str, int, float, int, fl
                 pick = result.recommendation
             else:
                 result = vhct.minimize(
-                    f, problem.box, algorithm=algorithm, seed=seed, deterministic=True,
-                    max_nfev=problem.budget, **params,
-                )  # fmt: skip
+                    f,
+                    problem.box,
+                    algorithm=algorithm,
+                    seed=seed,
+                    deterministic=True,
+                    max_nfev=problem.budget,
+                    **params,
+                )
                 pick = result.x
         calls = result.nfev
     return problem_name, method, seed, score(pick), calls, time.perf_counter() - start

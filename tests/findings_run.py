@@ -37,16 +37,31 @@ VERDICT_KEYS = ("verdict", "category", "seeds_needed", "reason", "coverage", "ex
 def complete(audit: dict) -> dict:
     """The made-up audit with every field its records require (plausible values where unset): each
     flat made-up claim split into its claim record and its verdict, each choice into its record."""
-    claim = {"kind": "lowest", "statistic": "cumulative_regret", "alpha": 0.05, "min_seeds": 20,
-             "round": "final", "require": "all", "target": "A", "others": ["B"], "experiments": ["e"],
-             "thresholds": {"min_relative_effect": 0.05}}  # fmt: skip
+    claim = {
+        "kind": "lowest",
+        "statistic": "cumulative_regret",
+        "alpha": 0.05,
+        "min_seeds": 20,
+        "round": "final",
+        "require": "all",
+        "target": "A",
+        "others": ["B"],
+        "experiments": ["e"],
+        "thresholds": {"min_relative_effect": 0.05},
+    }
     audit = {"summary": {}, "rules": {"footing": "f", "lowest": "r"}, "conditions": {}, **audit}
     flat = audit["claims"]
     audit["claims"] = [
-        {"claim": {**claim, **{k: v for k, v in c.items() if k not in VERDICT_KEYS and k != "sensitivity"}},
-         "experiments": [], **{k: v for k, v in c.items() if k in VERDICT_KEYS}}
+        {
+            "claim": {
+                **claim,
+                **{k: v for k, v in c.items() if k not in VERDICT_KEYS and k != "sensitivity"},
+            },
+            "experiments": [],
+            **{k: v for k, v in c.items() if k in VERDICT_KEYS},
+        }
         for c in flat
-    ]  # fmt: skip
+    ]
     for c in audit["claims"]:
         c["experiments"] = [{"comparisons": [], **e} for e in c["experiments"]]
         if c["claim"]["target"] in c["claim"]["others"]:
@@ -54,19 +69,35 @@ def complete(audit: dict) -> dict:
     audit["context"] = {"experiments": {}, **audit.get("context", {})}
     for name, exp in audit["context"]["experiments"].items():  # as Config.experiment_info gives them
         exp = audit["context"]["experiments"][name] = {
-            "name": name, "title": name, "objective": "garland", "objective_params": {}, "noise": 0.05,
-            "horizon": 100, "seeds": list(range(20)), "settings": {}, **exp,
-        }  # fmt: skip
+            "name": name,
+            "title": name,
+            "objective": "garland",
+            "objective_params": {},
+            "noise": 0.05,
+            "horizon": 100,
+            "seeds": list(range(20)),
+            "settings": {},
+            **exp,
+        }
         for setting, info in exp["settings"].items():
-            exp["settings"][setting] = {"algorithm": setting, "label": setting, "params": {},
-                                        "horizon": exp["horizon"], "seeds": exp["seeds"], **info}  # fmt: skip
+            exp["settings"][setting] = {
+                "algorithm": setting,
+                "label": setting,
+                "params": {},
+                "horizon": exp["horizon"],
+                "seeds": exp["seeds"],
+                **info,
+            }
     audit["sensitivity"] = [
-        {"choice": {"substitute": {"a": "b"}, **{k: v for k, v in s.items() if k != "claims"}},
-         "claims": [{"common_rounds": {}, "variant_coverage": "", "variant_experiments": [], "unread": {},
-                     **r}
-                    for r in s["claims"]]}
+        {
+            "choice": {"substitute": {"a": "b"}, **{k: v for k, v in s.items() if k != "claims"}},
+            "claims": [
+                {"common_rounds": {}, "variant_coverage": "", "variant_experiments": [], "unread": {}, **r}
+                for r in s["claims"]
+            ],
+        }
         for s in audit["sensitivity"]
-    ]  # fmt: skip
+    ]
     return audit
 
 
@@ -108,52 +139,126 @@ def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
 
     def settings(horizon: int) -> dict:  # as the audit's config summary records them
         seeds = list(range(20))
-        return {"VHCT-rho0.75": {"algorithm": "VHCT", "horizon": horizon, "seeds": seeds},
-                "BO": {"algorithm": "BO", "max_horizon": 50, "horizon": 50, "seeds": seeds}}  # fmt: skip
+        return {
+            "VHCT-rho0.75": {"algorithm": "VHCT", "horizon": horizon, "seeds": seeds},
+            "BO": {"algorithm": "BO", "max_horizon": 50, "horizon": 50, "seeds": seeds},
+        }
 
-    cost = Comparison("mnist", "BO", "VHCT-rho0.75", round=50, horizon=100, n_a=20, n_b=20, mean_a=0.35,
-                      mean_b=0.05, effect=7.0, effect_name="ratio of means", p_claimed=0.9, p_refuted=0.001,
-                      p_refuted_holm=0.002, verdict="not reproduced", total_a=2.5, total_b=2.25,
-                      reason="BO vs VHCT-rho0.75 at t = 50 of 100: ratio of means 7; mean_a < 10 mean_b")
+    cost = Comparison(
+        "mnist",
+        "BO",
+        "VHCT-rho0.75",
+        round=50,
+        horizon=100,
+        n_a=20,
+        n_b=20,
+        mean_a=0.35,
+        mean_b=0.05,
+        effect=7.0,
+        effect_name="ratio of means",
+        p_claimed=0.9,
+        p_refuted=0.001,
+        p_refuted_holm=0.002,
+        verdict="not reproduced",
+        total_a=2.5,
+        total_b=2.25,
+        reason="BO vs VHCT-rho0.75 at t = 50 of 100: ratio of means 7; mean_a < 10 mean_b",
+    )
     audit = {
         "format": AUDIT_FORMAT,
-        "reading_flips": [{"statement": "S", "readings": {"C1": "reproduced", "C3": "not reproduced"},
-                           "flips": True}],
+        "reading_flips": [
+            {"statement": "S", "readings": {"C1": "reproduced", "C3": "not reproduced"}, "flips": True}
+        ],
         "context": {
             "experiments": {
-                "garland": {"objective": "garland", "objective_params": {}, "noise": 0.05, "horizon": 5000,
-                            "seeds": list(range(20)), "settings": settings(5000)},
-                "mnist": {"objective": "mnist", "objective_params": {"mode": "test-split", "n_train": 2000,
-                          "n_valid": 1000}, "noise": 0.05, "horizon": 100, "seeds": list(range(20)),
-                          "settings": settings(100)},
+                "garland": {
+                    "objective": "garland",
+                    "objective_params": {},
+                    "noise": 0.05,
+                    "horizon": 5000,
+                    "seeds": list(range(20)),
+                    "settings": settings(5000),
+                },
+                "mnist": {
+                    "objective": "mnist",
+                    "objective_params": {"mode": "test-split", "n_train": 2000, "n_valid": 1000},
+                    "noise": 0.05,
+                    "horizon": 100,
+                    "seeds": list(range(20)),
+                    "settings": settings(100),
+                },
             }
         },
         "claims": [
-            {"id": "C1", "reading_of": "S", "quote": "VHCT is fastest",
-             "note": "read as the lowest final regret",
-             "location": "Sec. 5", "verdict": "reproduced", "coverage": "garland, mnist",
-             "reason": "VHCT below BO", "sensitivity": [{"choice": "osc-refresh", "verdict": "inconclusive",
-                                                         "flips": True}],
-             "experiments": [{"experiment": "garland", "verdict": "reproduced", "reason": "vs BO: p = 0.01"},
-                             {"experiment": "mnist", "verdict": "reproduced", "reason": "vs BO: p = 0.02"}]},
-            {"id": "C2", "quote": "VHCT and HCT alike", "location": "Fig. 3", "verdict": "inconclusive",
-             "coverage": "garland", "reason": "p = 0.2", "sensitivity": [], "experiments": []},
-            {"id": "C3", "reading_of": "S", "quote": "BO is expensive", "location": "App.",
-             "verdict": "not reproduced",
-             "statistic": "optimizer_seconds_per_round", "target": "BO", "alpha": 0.05,
-             "coverage": "mnist", "reason": "mnist: " + cost.reason, "sensitivity": [],
-             "experiments": [{"experiment": "mnist", "verdict": "not reproduced", "reason": cost.reason,
-                              "comparisons": [cost.to_json()]}]},
+            {
+                "id": "C1",
+                "reading_of": "S",
+                "quote": "VHCT is fastest",
+                "note": "read as the lowest final regret",
+                "location": "Sec. 5",
+                "verdict": "reproduced",
+                "coverage": "garland, mnist",
+                "reason": "VHCT below BO",
+                "sensitivity": [{"choice": "osc-refresh", "verdict": "inconclusive", "flips": True}],
+                "experiments": [
+                    {"experiment": "garland", "verdict": "reproduced", "reason": "vs BO: p = 0.01"},
+                    {"experiment": "mnist", "verdict": "reproduced", "reason": "vs BO: p = 0.02"},
+                ],
+            },
+            {
+                "id": "C2",
+                "quote": "VHCT and HCT alike",
+                "location": "Fig. 3",
+                "verdict": "inconclusive",
+                "coverage": "garland",
+                "reason": "p = 0.2",
+                "sensitivity": [],
+                "experiments": [],
+            },
+            {
+                "id": "C3",
+                "reading_of": "S",
+                "quote": "BO is expensive",
+                "location": "App.",
+                "verdict": "not reproduced",
+                "statistic": "optimizer_seconds_per_round",
+                "target": "BO",
+                "alpha": 0.05,
+                "coverage": "mnist",
+                "reason": "mnist: " + cost.reason,
+                "sensitivity": [],
+                "experiments": [
+                    {
+                        "experiment": "mnist",
+                        "verdict": "not reproduced",
+                        "reason": cost.reason,
+                        "comparisons": [cost.to_json()],
+                    }
+                ],
+            },
         ],
         "flipped_claims": ["C1"],
-        "sensitivity": [{"id": "osc-refresh", "choice": "when U is refreshed", "default": "doubling",
-                         "variant": "current", "claims": [
-                             {"claim": "C1", "default_verdict": "reproduced",
-                              "variant_verdict": "inconclusive",
-                              "flips": True, "variant_reason": "p = 0.1"}]}],
-        "discrepancies": [{"id": "D1", "where": "App.", "paper": "tau", "issue": "typo",
-                           "resolution": "fixed"}],
-    }  # fmt: skip
+        "sensitivity": [
+            {
+                "id": "osc-refresh",
+                "choice": "when U is refreshed",
+                "default": "doubling",
+                "variant": "current",
+                "claims": [
+                    {
+                        "claim": "C1",
+                        "default_verdict": "reproduced",
+                        "variant_verdict": "inconclusive",
+                        "flips": True,
+                        "variant_reason": "p = 0.1",
+                    }
+                ],
+            }
+        ],
+        "discrepancies": [
+            {"id": "D1", "where": "App.", "paper": "tau", "issue": "typo", "resolution": "fixed"}
+        ],
+    }
     for claim in audit["claims"]:
         claim["min_seeds"] = 20  # the claims' minimum: the 20 seeds below are the paper's scale
     audit = complete(audit)  # every field the audit's records require

@@ -317,7 +317,7 @@ def made_up_plan(folder: Path, config: Path = CONFIG_DIR / "paper-local.yaml") -
         resolved,
         samples_sha256,
         seed_table,
-    )  # fmt: skip
+    )
     from vhct.pipeline.files import sha256
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -327,15 +327,30 @@ def made_up_plan(folder: Path, config: Path = CONFIG_DIR / "paper-local.yaml") -
     target, _ = load([config], plan=False)
     floor, plan_file = 20, folder / "plan.yaml"
     plan = Plan(
-        format=PLAN_FORMAT, config=str(config), config_sha256=config_sha256(source),
-        claims_file=os.path.relpath(claims.resolve(), folder.resolve()), claims_sha256=sha256(claims),
-        commit=None, dirty=None,
-        pilot=Pilot(config="config/config.yaml", results=str(folder / "no-pilot-results"),
-                    seeds={e: pilot.seeds(e) for e in pilot.experiments}, samples_sha256=samples_sha256([])),
-        floor=floor, start=20, claims=[],
-        seeds=seed_table([], {e: list(x.settings) for e, x in target.experiments.items()}, floor,
-                         caps_of(source["plan"]), {}),
-    )  # fmt: skip
+        format=PLAN_FORMAT,
+        config=str(config),
+        config_sha256=config_sha256(source),
+        claims_file=os.path.relpath(claims.resolve(), folder.resolve()),
+        claims_sha256=sha256(claims),
+        commit=None,
+        dirty=None,
+        pilot=Pilot(
+            config="config/config.yaml",
+            results=str(folder / "no-pilot-results"),
+            seeds={e: pilot.seeds(e) for e in pilot.experiments},
+            samples_sha256=samples_sha256([]),
+        ),
+        floor=floor,
+        start=20,
+        claims=[],
+        seeds=seed_table(
+            [],
+            {e: list(x.settings) for e, x in target.experiments.items()},
+            floor,
+            caps_of(source["plan"]),
+            {},
+        ),
+    )
     plan_file.write_text(plan_text(plan), encoding="utf-8")
     made = folder / config.name
     made.write_text(f"base: {config}\noutput: {config.stem}\nplan: {{file: plan.yaml}}\n", encoding="utf-8")
@@ -354,11 +369,16 @@ def runs_from_finals(finals, horizon: int, power: float = 1.0) -> list:
     runs = []
     for seed, final in items:
         cumulative = final * (t / horizon) ** power
-        table = pd.DataFrame({
-            "t": t, "value": -np.diff(cumulative, prepend=0.0), "cumulative_regret": cumulative,
-            "depth": np.full(horizon, 3.0), "step_seconds": np.full(horizon, 1e-3),
-            "optimizer_seconds": np.full(horizon, 2.5e-4),
-        })  # fmt: skip
+        table = pd.DataFrame(
+            {
+                "t": t,
+                "value": -np.diff(cumulative, prepend=0.0),
+                "cumulative_regret": cumulative,
+                "depth": np.full(horizon, 3.0),
+                "step_seconds": np.full(horizon, 1e-3),
+                "optimizer_seconds": np.full(horizon, 2.5e-4),
+            }
+        )
         runs.append(Run(seed, table, 0.0))
     return runs
 

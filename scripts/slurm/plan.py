@@ -125,9 +125,23 @@ def parse(text: str, local: set[str], batches: Mapping[str, str] | None = None) 
 def dry_run(config: Path, profile: Path) -> str:
     with tempfile.TemporaryDirectory() as workdir:
         done = subprocess.run(
-            [sys.executable, "-m", "snakemake", "-n", "--snakefile", str(REPO / "Snakefile"),
-             "--profile", str(profile), "--configfile", str(config), "--directory", workdir],
-            capture_output=True, text=True, check=False,
+            [
+                sys.executable,
+                "-m",
+                "snakemake",
+                "-n",
+                "--snakefile",
+                str(REPO / "Snakefile"),
+                "--profile",
+                str(profile),
+                "--configfile",
+                str(config),
+                "--directory",
+                workdir,
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
         )
     if done.returncode != 0:
         raise SystemExit(f"plan.py: the dry run failed ({done.returncode}):\n{done.stderr[-3000:]}")
@@ -161,13 +175,20 @@ def table(plan: Plan, config: str) -> str:
     for name, f in by_hours:
         low, high = min(f.minutes), max(f.minutes)
         asked = limit(low) if low == high else f"{limit(low)} to {limit(high)}"
-        bundled = f"{f.alone} (one each)" if not f.groups else (
-            f"in {len(f.groups)} bundle{'s' if len(f.groups) > 1 else ''}: " + ", ".join(sorted(f.groups)))
+        bundled = (
+            f"{f.alone} (one each)"
+            if not f.groups
+            else (
+                f"in {len(f.groups)} bundle{'s' if len(f.groups) > 1 else ''}: " + ", ".join(sorted(f.groups))
+            )
+        )
         rows.append(f"| `{name}` | {f.jobs} | {asked} | {hours(sum(f.minutes))} | {bundled} |")
     for name, count in sorted(plan.local.items()):
         rows.append(f"| `{name}` (login node) | {count} | - | - | none |")
-    rows.append(f"| **total** | **{plan.jobs}** | | **{hours(plan.hours * MINUTES_PER_HOUR)}** "
-                f"| **{plan.cluster_jobs}** |")
+    rows.append(
+        f"| **total** | **{plan.jobs}** | | **{hours(plan.hours * MINUTES_PER_HOUR)}** "
+        f"| **{plan.cluster_jobs}** |"
+    )
     return "\n".join(rows)
 
 

@@ -186,8 +186,9 @@ class Console:
         lines = [
             piece
             for line in text.rstrip().splitlines()
-            for piece in (textwrap.wrap(line, self.width, subsequent_indent="  ", break_on_hyphens=False)
-                          or [""])
+            for piece in (
+                textwrap.wrap(line, self.width, subsequent_indent="  ", break_on_hyphens=False) or [""]
+            )
         ]
         if len(lines) > MAX_MESSAGE_LINES:
             rest = len(lines) - MAX_MESSAGE_LINES

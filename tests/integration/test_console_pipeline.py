@@ -28,9 +28,13 @@ FULL_LOG = re.compile(r"^Full log: (\S+\.snakemake\.log)$", re.MULTILINE)
 def makefile_snakemake(*make_args: str) -> list[str]:
     """The arguments `make figures TARGETS=...` passes Snakemake (its run, not the --unlock), the binary
     dropped: the target stays a target (an option taking several words before it would eat it)."""
-    done = subprocess.run(["make", "-C", str(REPO), "-n", "figures", f"CONFIG={TINY}", f"TARGETS={TARGET}",
-                           *make_args],
-                          capture_output=True, text=True, check=True, timeout=60)
+    done = subprocess.run(
+        ["make", "-C", str(REPO), "-n", "figures", f"CONFIG={TINY}", f"TARGETS={TARGET}", *make_args],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
     calls = [shlex.split(line) for line in done.stdout.splitlines()]
     calls = [call for call in calls if call and call[0].endswith("snakemake")]
     (call,) = [c for c in calls if "--unlock" not in c]
@@ -40,8 +44,14 @@ def makefile_snakemake(*make_args: str) -> list[str]:
 def console_of(workdir: Path, options: list[str]) -> str:
     """Everything the run printed (stdout and stderr), with a terminal WIDTH columns wide."""
     command = [SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir), *options]
-    done = subprocess.run(command, capture_output=True, text=True, check=False, preexec_fn=set_umask,
-                          env={**clean_env(), "COLUMNS": str(WIDTH)})
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        check=False,
+        preexec_fn=set_umask,
+        env={**clean_env(), "COLUMNS": str(WIDTH)},
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout + done.stderr
 

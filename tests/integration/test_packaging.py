@@ -30,6 +30,8 @@ def not_source(folder: str, names: list[str]) -> set[str]:
     """The names ``shutil.copytree`` leaves out of ``folder``: NOT_SOURCE at the top, the rest anywhere."""
     patterns = NOT_SOURCE_ANYWHERE + (NOT_SOURCE if Path(folder) == REPO else ())
     return set(shutil.ignore_patterns(*patterns)(folder, names))
+
+
 #: what validating a config and loading the claims import, beyond the core's numpy
 LIGHT_PIPELINE = ["pyyaml", "jsonschema", "pandas", "scipy", "pydantic", "jinja2"]
 

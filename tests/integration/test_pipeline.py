@@ -178,10 +178,11 @@ def test_deleting_one_run_reruns_only_it_and_its_dependents(workdir, config, tin
     # nothing else of the run -> aggregate -> figure chain moved (targets of other rule
     # families reading that run, e.g. the audit and its forest figure, may rerun too)
     chain = {
-        p for p in after
+        p
+        for p in after
         if p.startswith(("results/runs/", "results/aggregates/", "figures/"))
         and not any(f in p for f in AUDIT_FIGURES)
-    }  # fmt: skip
+    }
     assert (changed & chain) == required
 
 
@@ -278,11 +279,7 @@ def test_deleting_one_seed_of_a_batch_reruns_only_its_job_and_dependents(batched
     after = mtimes(root)
     changed = {p for p in after if after[p] != before.get(p)}
     assert changed == {
-        *(
-            f"results/runs/garland/VHCT-rho0.75/seed{k}.{x}"
-            for k in (0, 1)
-            for x in ("csv.gz", "json")
-        ),
+        *(f"results/runs/garland/VHCT-rho0.75/seed{k}.{x}" for k in (0, 1) for x in ("csv.gz", "json")),
         *(f"results/aggregates/garland/{t}.csv" for t in ("regret", "final", "timing")),
     }
 
@@ -478,11 +475,20 @@ def test_captions_state_settings_and_the_data_mode():
     from vhct.pipeline.specs import ExperimentInfo
     from vhct.reporting.plots.common import experiment_caption
 
-    exp = ExperimentInfo(name="e", title="E", noise=0.5, seeds=[0, 1, 2], horizon=80, objective="garland",
-                         objective_params={}, settings={})  # fmt: skip
+    exp = ExperimentInfo(
+        name="e",
+        title="E",
+        noise=0.5,
+        seeds=[0, 1, 2],
+        horizon=80,
+        objective="garland",
+        objective_params={},
+        settings={},
+    )
     assert experiment_caption(exp) == "noise U(-0.5, 0.5), n = 80"  # seeds: per curve, in the legend
-    real = exp.model_copy(update={"objective": "mnist",
-                                  "objective_params": {"mode": "test-split", "data_dir": "data/mnist"}})
+    real = exp.model_copy(
+        update={"objective": "mnist", "objective_params": {"mode": "test-split", "data_dir": "data/mnist"}}
+    )
     caption = experiment_caption(real)  # the data on lines of their own, as wide as a panel
     assert caption.startswith("noise U(-0.5, 0.5), n = 80\ndata: test-split")
     assert " ".join(caption.split()).endswith("(2,000 training + 1,000 validation images of the test set)")
@@ -798,10 +804,15 @@ def test_the_run_writes_the_audit_and_the_report(workdir, config, tiny):
     # their minimum: no verdict, and the reason says how many seeds ran and how many they need)
     verdicts = {c.claim.id: c for c in result.claims}
     new_claims = [
-        "vhct-faster-low-noise", "vhct-lead-low-vs-high-noise", "high-noise-vhct-hct-similar",
-        "phi-conjecture-with-phi-oe", "phi-conjecture-with-default-oe", "phi-conjecture-equal-resolution",
-        "himmelblau-easier-fig6", "synthetic-vhct-hct-small-gap-differences",
-    ]  # fmt: skip
+        "vhct-faster-low-noise",
+        "vhct-lead-low-vs-high-noise",
+        "high-noise-vhct-hct-similar",
+        "phi-conjecture-with-phi-oe",
+        "phi-conjecture-with-default-oe",
+        "phi-conjecture-equal-resolution",
+        "himmelblau-easier-fig6",
+        "synthetic-vhct-hct-small-gap-differences",
+    ]
     for new in new_claims:
         assert verdicts[new].verdict == "not evaluated", new
         assert "this configuration runs 2 seeds" in verdicts[new].reason, new
@@ -810,8 +821,15 @@ def test_the_run_writes_the_audit_and_the_report(workdir, config, tiny):
     # the questions beyond the paper: a separate part, answered on garland-beyond (capped settings
     # labelled with their round), the headline's counts untouched by it
     rows = {(q.question.id, e.experiment): e for q in result.beyond.questions for e in q.experiments}
-    for q in ("vhct-vs-random", "vhct-vs-tpe", "vhct-vs-cmaes", "vhct-vs-gp-optuna", "vhct-vs-bo",
-              "hct-vs-random", "hct-vs-bo"):  # fmt: skip
+    for q in (
+        "vhct-vs-random",
+        "vhct-vs-tpe",
+        "vhct-vs-cmaes",
+        "vhct-vs-gp-optuna",
+        "vhct-vs-bo",
+        "hct-vs-random",
+        "hct-vs-bo",
+    ):
         row = rows[(q, "garland-beyond")]
         assert row.verdict == "inconclusive (too few seeds)", q
         assert row.cost["a"] > 0 and row.cost["b"] > 0, q

@@ -117,7 +117,10 @@ def test_one_figure_of_a_config_is_named_in_its_folder(side_by_side):
     rules = re.findall(r"^(?:local)?rule (\S+):", result.stdout + result.stderr, flags=re.MULTILINE)
     assert rules == ["figure"]
     after = contents(work)
-    assert {p for p in after if after[p] != before.get(p)} == {"figures/mine/osc.pdf", "figures/mine/osc.png",
-                                                               "logs/mine/figure/osc.log"}  # fmt: skip
+    assert {p for p in after if after[p] != before.get(p)} == {
+        "figures/mine/osc.pdf",
+        "figures/mine/osc.png",
+        "logs/mine/figure/osc.log",
+    }
     refused = snakemake(work, "--dry-run", "figures/osc.pdf", configfile=mine)
     assert refused.returncode != 0  # no job of mine writes the default's figure

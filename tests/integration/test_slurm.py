@@ -57,8 +57,14 @@ PDF_MAGIC = b"%PDF"
 
 def _cluster(command: str, env: dict[str, str]) -> subprocess.CompletedProcess:
     """Run one local-cluster.sh command; the caller judges the outcome."""
-    return subprocess.run([str(CLUSTER), command], env=env, capture_output=True, text=True,
-                          timeout=HANG_GUARD_SECONDS, check=False)
+    return subprocess.run(
+        [str(CLUSTER), command],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_SECONDS,
+        check=False,
+    )
 
 
 def _checked(command: str, env: dict[str, str]) -> subprocess.CompletedProcess:
@@ -110,11 +116,17 @@ def slurm_env(tmp_path_factory):
         pytest.skip("the local SLURM cluster needs root (it runs munge, MariaDB and the SLURM daemons)")
     _remove_link_of_a_killed_test_run()
     if DEFAULT_CONF.exists() or DEFAULT_CONF.is_symlink():
-        pytest.skip(f"{DEFAULT_CONF} exists: this machine has its own SLURM configuration (or a test "
-                    "cluster is running: scripts/slurm/local-cluster.sh stop)")
+        pytest.skip(
+            f"{DEFAULT_CONF} exists: this machine has its own SLURM configuration (or a test "
+            "cluster is running: scripts/slurm/local-cluster.sh stop)"
+        )
     state = tmp_path_factory.mktemp("slurm")
-    env = {**clean_env(), **PORTS, "VHCT_SLURM_DIR": str(state),
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env = {
+        **clean_env(),
+        **PORTS,
+        "VHCT_SLURM_DIR": str(state),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
     install = _cluster("install", env)
     if install.returncode != 0:
         pytest.skip(f"cannot install SLURM here (no package access?): {install.stderr.strip()[-500:]}")
@@ -135,20 +147,37 @@ def slurm_env(tmp_path_factory):
 
 
 def _snakemake(workdir: Path, configfile: Path) -> list[str]:
-    return [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
-            "--profile", str(PROFILE), "--configfile", str(configfile), "--directory", str(workdir)]
+    return [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--profile",
+        str(PROFILE),
+        "--configfile",
+        str(configfile),
+        "--directory",
+        str(workdir),
+    ]
 
 
 def _sacct_states(env: dict[str, str], job_ids: list[str]) -> dict[str, str]:
-    out = subprocess.run(["sacct", "-X", "-n", "-P", "-o", "JobID,State", "-j", ",".join(job_ids)],
-                         env=env, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["sacct", "-X", "-n", "-P", "-o", "JobID,State", "-j", ",".join(job_ids)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return dict(line.split("|", 1) for line in out.splitlines() if line.strip())
 
 
 def _queue(env: dict[str, str]) -> list[tuple[str, str]]:
     """(job id, pending reason or state) of the cluster's queued and running jobs."""
-    out = subprocess.run(["squeue", "-h", "-o", "%i|%r"], env=env, capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        ["squeue", "-h", "-o", "%i|%r"], env=env, capture_output=True, text=True, check=True
+    ).stdout
     return [tuple(line.split("|", 1)) for line in out.splitlines() if line.strip()]
 
 

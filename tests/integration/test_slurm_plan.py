@@ -51,14 +51,21 @@ def test_a_dry_run_without_jobs_or_runtimes_is_refused(plan):
 
 
 def test_jobs_in_a_group_count_as_one_cluster_job_and_local_rules_as_none(plan):
-    text = "\n".join([
-        "rule run_a_batch0:", "    resources: tmpdir=/tmp, runtime=120",
-        "[Thu Nov 26 14:59:14 2026] Group job runs-a-BO (jobs in lexicogr. order):",
-        "    rule run:", "        resources: mem_mb=4000, runtime=30",
-        "    rule run:", "        resources: mem_mb=4000, runtime=30",
-        "rule verify_data:", "    resources: runtime=60",
-        "rule audit_forest:", "    resources: runtime=10",
-    ])
+    text = "\n".join(
+        [
+            "rule run_a_batch0:",
+            "    resources: tmpdir=/tmp, runtime=120",
+            "[Thu Nov 26 14:59:14 2026] Group job runs-a-BO (jobs in lexicogr. order):",
+            "    rule run:",
+            "        resources: mem_mb=4000, runtime=30",
+            "    rule run:",
+            "        resources: mem_mb=4000, runtime=30",
+            "rule verify_data:",
+            "    resources: runtime=60",
+            "rule audit_forest:",
+            "    resources: runtime=10",
+        ]
+    )
     planned = plan.parse(text, {"verify_data"})
     assert (planned.jobs, planned.cluster_jobs) == (5, 3)
     assert planned.hours == pytest.approx((120 + 30 + 30 + 10) / 60)

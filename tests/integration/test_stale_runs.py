@@ -57,12 +57,17 @@ def small_config(
             "HCT": {"algorithm": "HCT", "params": {"rho": 0.75}},
         },
         "experiments": {
-            EXPERIMENT: {"objective": "garland", "noise": 0.05, "horizon": horizon, "seeds": seeds,
-                         "settings": list(settings)},
+            EXPERIMENT: {
+                "objective": "garland",
+                "noise": 0.05,
+                "horizon": horizon,
+                "seeds": seeds,
+                "settings": list(settings),
+            },
         },
         "figures": {"regret": {"kind": "regret", "panels": [panel]}, **drawn},
         "output": "",  # one folder for both files: a config changed in place
-    }  # fmt: skip
+    }
     path = folder / f"{name}.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     return path
@@ -94,8 +99,9 @@ def test_a_changed_config_without_snakemake_s_records_reruns_and_drops_what_it_d
     assert read_audit(work / AUDIT).context.experiments[EXPERIMENT].seeds == [0, 1]
     shutil.rmtree(work / ".snakemake")
     # the same file, edited in place
-    second = small_config(tmp_path, seeds=1, settings=("VHCT",), label="VHCT, relabelled",
-                          panel_title="Garland again")  # fmt: skip
+    second = small_config(
+        tmp_path, seeds=1, settings=("VHCT",), label="VHCT, relabelled", panel_title="Garland again"
+    )
     ok(snakemake(work, configfile=second))
     final = pd.read_csv(work / FINAL)
     assert final["setting"].tolist() == ["VHCT"] and final["n_seeds"].tolist() == [1]
@@ -138,8 +144,18 @@ def package_copy(folder: Path) -> Path:
 def snakemake_with(source: Path, work: Path, *args: str, configfile: Path) -> subprocess.CompletedProcess:
     """Snakemake with the package imported from ``source`` (its jobs too: they inherit the environment)."""
     env = {**clean_env(), "PYTHONPATH": str(source)}
-    cmd = [SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--directory", str(work),
-           "--configfile", str(configfile), "--cores", CORES, *args]  # fmt: skip
+    cmd = [
+        SNAKEMAKE,
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(work),
+        "--configfile",
+        str(configfile),
+        "--cores",
+        CORES,
+        *args,
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, check=False, env=env, preexec_fn=set_umask)
 
 

@@ -102,15 +102,33 @@ def record_text(seed: int, rounds: int, wall_seconds: float = 0.5, table_sha256:
     """A valid run record of a real-data run (f* unknown, table regret against 1), made by the
     installed run code, of a table with ``table_sha256``, as JSON."""
     run = {
-        "experiment": "e", "setting": "s", "algorithm": "HCT", "params": {}, "objective": "landmine",
-        "objective_params": {}, "noise": 0.0, "horizon": rounds, "seed": seed, "progress_every": 0,
-    }  # fmt: skip
+        "experiment": "e",
+        "setting": "s",
+        "algorithm": "HCT",
+        "params": {},
+        "objective": "landmine",
+        "objective_params": {},
+        "noise": 0.0,
+        "horizon": rounds,
+        "seed": seed,
+        "progress_every": 0,
+    }
     return RunRecord(
-        format=FORMAT, run=run, seed=seed, rounds=rounds, wall_seconds=wall_seconds, python="3.11",
-        host="test", versions={}, source=source_hash("run"), data={}, table_sha256=table_sha256,
-        f_star=None, regret_reference="best_observed",
+        format=FORMAT,
+        run=run,
+        seed=seed,
+        rounds=rounds,
+        wall_seconds=wall_seconds,
+        python="3.11",
+        host="test",
+        versions={},
+        source=source_hash("run"),
+        data={},
+        table_sha256=table_sha256,
+        f_star=None,
+        regret_reference="best_observed",
         metadata={"seed": seed, "f_star": None},
-    ).to_json()  # fmt: skip
+    ).to_json()
 
 
 def write_runs(runs: dict[str, list[pd.DataFrame]], folder: Path) -> dict[str, list[str]]:

@@ -278,8 +278,10 @@ def test_every_figure_of_the_shipped_run_is_redrawn_from_the_results_cache_as_fr
     made = sources.provenance.figures
     assert sorted(p.stem for p in out.glob("*.png")) == sorted(made)
     figure = next(f for f in collect(sources, "shipped findings").figures if f.name == "fig3a_garland")
-    from_results = {e: {s: str(results / p.relative_to(findings_dir)) for s, p in by.items()}
-                    for e, by in figure.curves.items()}  # fmt: skip
+    from_results = {
+        e: {s: str(results / p.relative_to(findings_dir)) for s, p in by.items()}
+        for e, by in figure.curves.items()
+    }
     figure_job(figure.spec, from_results, tmp_path / "a.pdf", tmp_path / "a.png")
     assert (tmp_path / "a.png").read_bytes() == (out / "fig3a_garland.png").read_bytes()
 

@@ -43,8 +43,14 @@ def oversized(pdf: Path) -> list[str]:
 def article(tmp_path_factory):
     """The article built from the shipped findings: its PDF and Typst source."""
     folder = tmp_path_factory.mktemp("layout")
-    built = build(REPO / "docs" / "findings", folder / "a.pdf", "findings", REPO, folder / "a.typ",
-                  progress=lambda _: None)  # fmt: skip
+    built = build(
+        REPO / "docs" / "findings",
+        folder / "a.pdf",
+        "findings",
+        REPO,
+        folder / "a.typ",
+        progress=lambda _: None,
+    )
     return built, folder / "a.pdf", (folder / "a.typ").read_text(encoding="utf-8")
 
 

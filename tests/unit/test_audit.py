@@ -267,8 +267,13 @@ def test_refutation_is_holm_corrected_across_all_experiments_of_a_claim():
 
 
 def test_missing_experiment_and_setting_are_not_evaluated():
-    c = claim("lowest", target="A", others=["B", "C"], thresholds={"min_relative_effect": 0.05},
-              experiments=["exp", "absent"])  # fmt: skip
+    c = claim(
+        "lowest",
+        target="A",
+        others=["B", "C"],
+        thresholds={"min_relative_effect": 0.05},
+        experiments=["exp", "absent"],
+    )
     result = evaluate_claim(c, {"exp": {"A": runs_of(LOW), "B": runs_of(HIGH)}})
     by_exp = {e.experiment: e for e in result.experiments}
     assert by_exp["absent"].verdict == NOT_EVALUATED
@@ -321,8 +326,14 @@ def test_bo_cost_tests_the_optimizers_own_seconds_with_the_total_beside_them():
     """The claim's ratio is on the optimizer's seconds (ask + tell); the totals ride along, untested."""
     shipped = next(c for c in load_claims().claims if c.id == "bo-cost")
     assert shipped.statistic == "optimizer_seconds_per_round"
-    cost = claim("greater", statistic=shipped.statistic, round="common", target="BO", others=["VHCT"],
-                 thresholds={"min_ratio": 10.0})  # fmt: skip
+    cost = claim(
+        "greater",
+        statistic=shipped.statistic,
+        round="common",
+        target="BO",
+        others=["VHCT"],
+        thresholds={"min_ratio": 10.0},
+    )
     # BO's optimizer takes 20 times VHCT's; with the objective's evaluation the totals differ less
     bo = [make_run(s, 1.0, seconds=0.9).table.assign(optimizer_seconds=0.8) for s in range(SEEDS)]
     vhct = [make_run(s, 1.0, seconds=0.5).table.assign(optimizer_seconds=0.04) for s in range(SEEDS)]
@@ -338,8 +349,10 @@ def test_bo_cost_tests_the_optimizers_own_seconds_with_the_total_beside_them():
 
 
 def test_among_fastest_tests_every_competitor_even_when_target_is_best():
-    result = verdict(claim("among_fastest", **FASTEST),
-                     {"A": runs_of(LOW), "B": runs_of(scaled(LOW, 1.01)), "C": runs_of(HIGH)})  # fmt: skip
+    result = verdict(
+        claim("among_fastest", **FASTEST),
+        {"A": runs_of(LOW), "B": runs_of(scaled(LOW, 1.01)), "C": runs_of(HIGH)},
+    )
     comps = result.experiments[0].comparisons
     assert [c.b for c in comps] == ["B", "C"]
     assert all(c.p_claimed is not None and c.p_claimed <= 0.05 for c in comps)
@@ -347,8 +360,9 @@ def test_among_fastest_tests_every_competitor_even_when_target_is_best():
 
 
 def test_among_fastest_not_reproduced_far_behind_one_competitor():
-    result = verdict(claim("among_fastest", **FASTEST),
-                     {"A": runs_of(HIGH), "B": runs_of(LOW), "C": runs_of(HIGH[::-1])})  # fmt: skip
+    result = verdict(
+        claim("among_fastest", **FASTEST), {"A": runs_of(HIGH), "B": runs_of(LOW), "C": runs_of(HIGH[::-1])}
+    )
     assert result.verdict == NOT_REPRODUCED
     assert "vs B" in result.reason
 
@@ -369,8 +383,13 @@ def test_similar_is_directional_in_both_directions():
     assert edge.verdict == INCONCLUSIVE  # at the margin: neither test can be significant
 
 
-BEST = dict(claimed=["A"], others=["B"], thresholds={"max_excess_over_best": 0.1}, require="majority",
-            experiments=["e1", "e2", "e3"])  # fmt: skip
+BEST = dict(
+    claimed=["A"],
+    others=["B"],
+    thresholds={"max_excess_over_best": 0.1},
+    require="majority",
+    experiments=["e1", "e2", "e3"],
+)
 
 
 def test_best_parameter_in_general_means_a_majority_of_functions():
@@ -385,8 +404,13 @@ def test_best_parameter_in_general_means_a_majority_of_functions():
 
 
 def test_greater_on_depth_with_its_refuting_margin():
-    c = claim("greater", statistic="max_depth", target="A", others=["B"],
-              thresholds={"min_ratio": 1.1, "refuted_below": 1 / 1.1})  # fmt: skip
+    c = claim(
+        "greater",
+        statistic="max_depth",
+        target="A",
+        others=["B"],
+        thresholds={"min_ratio": 1.1, "refuted_below": 1 / 1.1},
+    )
     deeper = [runs_of([1.0] * SEEDS, depth=d)[0] for d in [8, 9] * 6]
     shallow = [runs_of([1.0] * SEEDS, depth=d)[0] for d in [5, 6] * 6]
     deeper = [Run(i, r.table, r.f_star) for i, r in enumerate(deeper)]
@@ -412,8 +436,14 @@ def test_sublinear_on_the_slope_of_log_regret():
     assert verdict(claim("sublinear", **SUBLINEAR), {"A": linear}).verdict != REPRODUCED
 
 
-CONTRAST = dict(target="A", others=["B"], direction="less", thresholds={"min_factor": 1.0},
-                experiments=["low", "high"], pairs=[["low", "high"]])  # fmt: skip
+CONTRAST = dict(
+    target="A",
+    others=["B"],
+    direction="less",
+    thresholds={"min_factor": 1.0},
+    experiments=["low", "high"],
+    pairs=[["low", "high"]],
+)
 
 
 def test_contrast_in_both_directions():
@@ -422,15 +452,19 @@ def test_contrast_in_both_directions():
     result = evaluate_claim(claim("contrast", **CONTRAST), {"low": lead, "high": even})
     assert result.verdict == REPRODUCED and result.experiments[0].experiment == "low / high"
     assert (
-        evaluate_claim(claim("contrast", **CONTRAST), {"low": even, "high": lead}).verdict
-        == NOT_REPRODUCED
+        evaluate_claim(claim("contrast", **CONTRAST), {"low": even, "high": lead}).verdict == NOT_REPRODUCED
     )
     missing = evaluate_claim(claim("contrast", **CONTRAST), {"low": lead})
     assert missing.verdict == NOT_EVALUATED and "high not in this config" in missing.reason
 
 
-EASIER = dict(others=["A"], statistic="normalized_regret", thresholds={"min_relative_effect": 0.05},
-              experiments=["easy", "hard"], pairs=[["easy", "hard"]])  # fmt: skip
+EASIER = dict(
+    others=["A"],
+    statistic="normalized_regret",
+    thresholds={"min_relative_effect": 0.05},
+    experiments=["easy", "hard"],
+    pairs=[["easy", "hard"]],
+)
 
 
 def test_easier_compares_scale_free_regret_across_objectives():
@@ -450,9 +484,7 @@ def test_readings_of_one_statement_that_disagree_are_a_flip():
     claims = claims_file({"rules": shipped()["rules"], "discrepancies": [], "claims": [one, two]})
     result = run_audit(claims, {"exp": exp}, NO_CONTEXT)
     assert result.reading_flips == [
-        records.ReadingFlip(
-            statement="s", readings={"r1": REPRODUCED, "r2": NOT_REPRODUCED}, flips=True
-        )
+        records.ReadingFlip(statement="s", readings={"r1": REPRODUCED, "r2": NOT_REPRODUCED}, flips=True)
     ]
     assert "the readings disagree (a flip)" in render_markdown(result)
 
@@ -484,10 +516,15 @@ def test_every_shipped_claim_evaluates_on_runs_shaped_like_the_tiny_config():
     # the claims of issue 23 read the tiny config's runs (2 seeds, below their minimum: no verdict,
     # and the reason says how many seeds ran and how many the claim needs)
     new_claims = [
-        "vhct-faster-low-noise", "vhct-lead-low-vs-high-noise", "high-noise-vhct-hct-similar",
-        "phi-conjecture-with-phi-oe", "phi-conjecture-with-default-oe", "phi-conjecture-equal-resolution",
-        "himmelblau-easier-fig6", "synthetic-vhct-hct-small-gap-differences",
-    ]  # fmt: skip
+        "vhct-faster-low-noise",
+        "vhct-lead-low-vs-high-noise",
+        "high-noise-vhct-hct-similar",
+        "phi-conjecture-with-phi-oe",
+        "phi-conjecture-with-default-oe",
+        "phi-conjecture-equal-resolution",
+        "himmelblau-easier-fig6",
+        "synthetic-vhct-hct-small-gap-differences",
+    ]
     for new in new_claims:
         assert by_id[new].verdict == NOT_EVALUATED, new
         assert "this configuration runs 2 seeds" in by_id[new].reason, new
@@ -525,6 +562,7 @@ def test_calibration_false_verdict_rates_stay_within_a_binomial_bound_of_alpha()
     """Few repetitions of the benchmark: at the margins, false verdicts at most alpha (+3 s.e.)."""
     repetitions = 20
     all_rules = calibration.rules()
+
     # the smallest ratio rule and slope rule (tests/unit/test_calibration.py and test_claim_kinds.py: more)
     def smallest(additive: bool) -> calibration.Rule:
         kind = [r for r in all_rules if r.claim.spec.additive == additive]
@@ -585,9 +623,13 @@ def test_a_claim_about_the_final_round_never_compares_a_setting_that_stopped_ear
         stopped = c.others[-1]
 
         def runs(stop: int, c=c, stopped=stopped) -> dict:
-            return {e: {s: runs_of(scaled(LOW[:5], 1 + i), horizon=stop if s == stopped else HORIZON)
-                        for i, s in enumerate(c.settings)}
-                    for e in c.experiments_read}  # fmt: skip
+            return {
+                e: {
+                    s: runs_of(scaled(LOW[:5], 1 + i), horizon=stop if s == stopped else HORIZON)
+                    for i, s in enumerate(c.settings)
+                }
+                for e in c.experiments_read
+            }
 
         full = [x for e in evaluate_claim(c, runs(HORIZON)).experiments for x in e.comparisons]
         assert any(stopped in (x.a, x.b) and x.verdict != NOT_EVALUATED for x in full), c.id
@@ -638,11 +680,13 @@ def test_unreadable_claims_file(tmp_path):
 
 
 def small_audit() -> Audit:
-    claims = claims_file({
-        "rules": shipped()["rules"],
-        "discrepancies": shipped()["discrepancies"][:1],
-        "claims": [claim("lowest", **LOWEST), claim("sublinear", **SUBLINEAR)],
-    })  # fmt: skip
+    claims = claims_file(
+        {
+            "rules": shipped()["rules"],
+            "discrepancies": shipped()["discrepancies"][:1],
+            "claims": [claim("lowest", **LOWEST), claim("sublinear", **SUBLINEAR)],
+        }
+    )
     runs = {"exp": {"A": runs_of(LOW, power=0.5), "B": runs_of(HIGH)}}
     return run_audit(claims, runs, AuditContext(configfiles=["config/x.yaml"], experiments={}))
 
@@ -675,11 +719,13 @@ def test_write_audit_markdown_json_html(tmp_path):
     "drop, where",
     [
         (lambda a: a["claims"][0].pop("coverage"), "claims/0/coverage: Field required"),
-        (lambda a: a["claims"][1]["experiments"][0]["comparisons"][0].pop("p_refuted"),
-         "claims/1/experiments/0/comparisons/0: Value error, comparison lacks field\\(s\\) p_refuted"),
+        (
+            lambda a: a["claims"][1]["experiments"][0]["comparisons"][0].pop("p_refuted"),
+            "claims/1/experiments/0/comparisons/0: Value error, comparison lacks field\\(s\\) p_refuted",
+        ),
         (lambda a: a.pop("sensitivity"), "sensitivity: Field required"),
     ],
-)  # fmt: skip
+)
 def test_an_audit_record_missing_a_field_is_refused_naming_the_file(tmp_path, drop, where):
     path = tmp_path / "audit.json"
     write_audit(small_audit(), tmp_path / "audit.md", path)
@@ -701,8 +747,12 @@ def test_a_comparison_round_trips_through_its_json_which_carries_every_field():
     from vhct.reporting.render import render_markdown
 
     a = small_audit()
-    claims = [a.claims[0].model_copy(update={"experiments": [a.claims[0].experiments[0].model_copy(
-        update={"comparisons": [with_ci]})]}), *a.claims[1:]]  # fmt: skip
+    claims = [
+        a.claims[0].model_copy(
+            update={"experiments": [a.claims[0].experiments[0].model_copy(update={"comparisons": [with_ci]})]}
+        ),
+        *a.claims[1:],
+    ]
     assert "(interval 0.4 to 0.6)" in render_markdown(a.model_copy(update={"claims": claims}))
 
 
@@ -763,14 +813,16 @@ def test_substitute_settings_renames_every_named_setting():
 
 def sensitivity_audit(variant_runs: list[Run] | None) -> Audit:
     """Claim 'A lowest vs B' (reproduced by default) and a choice that swaps B for B2."""
-    claims = claims_file({
-        "rules": shipped()["rules"],
-        "discrepancies": [],
-        "claims": [claim("lowest", **LOWEST), claim("sublinear", **SUBLINEAR)],
-        "sensitivity": [
-            {"id": "b-choice", "choice": "c", "default": "d", "variant": "v", "substitute": {"B": "B2"}}
-        ],
-    })  # fmt: skip
+    claims = claims_file(
+        {
+            "rules": shipped()["rules"],
+            "discrepancies": [],
+            "claims": [claim("lowest", **LOWEST), claim("sublinear", **SUBLINEAR)],
+            "sensitivity": [
+                {"id": "b-choice", "choice": "c", "default": "d", "variant": "v", "substitute": {"B": "B2"}}
+            ],
+        }
+    )
     exp = {"A": runs_of(LOW, power=0.5), "B": runs_of(HIGH)}
     if variant_runs is not None:
         exp["B2"] = variant_runs
@@ -858,9 +910,16 @@ def test_a_variant_run_to_fewer_rounds_is_compared_with_the_default_at_its_round
     b5 = [Run(r.seed, r.table.iloc[:10], r.f_star) for r in b]
     exp_runs = {"A": runs_of(LOW, power=0.2), "B": b, "B5": b5}
     c = claim("lowest", round="common", **LOWEST)
-    claims = claims_file({"rules": shipped()["rules"], "discrepancies": [], "claims": [c],
-                          "sensitivity": [{"id": "restarts", "choice": "c", "default": "d", "variant": "v",
-                                           "substitute": {"B": "B5"}}]})  # fmt: skip
+    claims = claims_file(
+        {
+            "rules": shipped()["rules"],
+            "discrepancies": [],
+            "claims": [c],
+            "sensitivity": [
+                {"id": "restarts", "choice": "c", "default": "d", "variant": "v", "substitute": {"B": "B5"}}
+            ],
+        }
+    )
     full = run_audit(claims, {"exp": exp_runs}, NO_CONTEXT)
     assert full.claims[0].verdict == REPRODUCED  # at t = 40
     row = full.sensitivity[0].claims[0]
@@ -875,11 +934,20 @@ def test_a_variant_not_run_on_an_experiment_leaves_it_out_of_both_verdicts():
     out. Here A leads B on "exp" and trails it on "other", where the variant B2 was not run: the
     default over both is not reproduced, but read without "other", as the variant is, it is."""
     c = claim("lowest", experiments=["exp", "other"], **LOWEST)
-    claims = claims_file({"rules": shipped()["rules"], "discrepancies": [], "claims": [c],
-                          "sensitivity": [{"id": "v", "choice": "c", "default": "d", "variant": "v",
-                                           "substitute": {"B": "B2"}}]})  # fmt: skip
-    runs = {"exp": {"A": runs_of(LOW), "B": runs_of(HIGH), "B2": runs_of(HIGH)},
-            "other": {"A": runs_of(HIGH), "B": runs_of(LOW)}}  # fmt: skip
+    claims = claims_file(
+        {
+            "rules": shipped()["rules"],
+            "discrepancies": [],
+            "claims": [c],
+            "sensitivity": [
+                {"id": "v", "choice": "c", "default": "d", "variant": "v", "substitute": {"B": "B2"}}
+            ],
+        }
+    )
+    runs = {
+        "exp": {"A": runs_of(LOW), "B": runs_of(HIGH), "B2": runs_of(HIGH)},
+        "other": {"A": runs_of(HIGH), "B": runs_of(LOW)},
+    }
     full = run_audit(claims, runs, NO_CONTEXT)
     assert full.claims[0].verdict == NOT_REPRODUCED
     row = full.sensitivity[0].claims[0]
@@ -902,9 +970,12 @@ def test_the_audit_context_records_each_experiments_effective_caps():
     summary = config_summary(validate_config(config), ["garland", "garland-beyond"])
     short = summary["garland"].settings["short"]
     assert short.model_dump(exclude={"params", "label"}) == {
-        "algorithm": "T-HOO", "max_horizon": 40, "max_seeds": 1,
-        "horizon": 40, "seeds": [0],  # as the config runs it (seeds and horizon computed there)
-    }  # fmt: skip
+        "algorithm": "T-HOO",
+        "max_horizon": 40,
+        "max_seeds": 1,
+        "horizon": 40,
+        "seeds": [0],  # as the config runs it (seeds and horizon computed there)
+    }
     assert summary["garland-beyond"].settings["GP-Optuna"].max_seeds is None
     assert summary["garland-beyond"].settings["GP-Optuna"].max_horizon == 12
     assert summary["garland"].settings["POO"].max_horizon is None
@@ -950,10 +1021,21 @@ def test_a_claim_that_already_names_the_substitute_is_not_applicable():
 def test_the_better_of_two_picks_the_lower_mean_per_experiment_and_reports_it():
     """On e1 A5 has the lower mean (it stands in for A75, and the claim flips there), on e2 A75 keeps
     its own runs; the pick is shown in the audit. A claim naming both rhos is not applicable."""
-    lowest = claim("lowest", experiments=["e1", "e2"], target="B", others=["A75"],
-                   thresholds={"min_relative_effect": 0.05})  # fmt: skip
-    rhos = claim("lowest", id="rhos", experiments=["e1"], target="A5", others=["A75"],
-                 thresholds={"min_relative_effect": 0.05})  # fmt: skip
+    lowest = claim(
+        "lowest",
+        experiments=["e1", "e2"],
+        target="B",
+        others=["A75"],
+        thresholds={"min_relative_effect": 0.05},
+    )
+    rhos = claim(
+        "lowest",
+        id="rhos",
+        experiments=["e1"],
+        target="A5",
+        others=["A75"],
+        thresholds={"min_relative_effect": 0.05},
+    )
     e1 = {"A75": runs_of(HIGH), "A5": runs_of(scaled(LOW, 0.5)), "B": runs_of(LOW)}
     e2 = {"A75": runs_of(scaled(HIGH, 2.0)), "A5": runs_of(scaled(HIGH, 3.0)), "B": runs_of(LOW)}
     picked = {"e1": {"A75": "A5"}, "e2": {"A75": "A75"}}
@@ -974,12 +1056,30 @@ def test_the_round_row_reads_claims_about_the_final_round_at_that_round():
     """A leads B at round 10 but trails it at the horizon 40 (A grows like t^2, B like t^0.2): read at
     round 10 the claim 'B lowest' flips. An experiment stopping before the round, and a claim whose
     experiments all do, are not applicable; a claim about the common round is not re-read."""
-    b_lowest = claim("lowest", experiments=["long", "short"], target="B", others=["A"],
-                     thresholds={"min_relative_effect": 0.05})  # fmt: skip
-    only_short = claim("lowest", id="only-short", experiments=["short"], target="B", others=["A"],
-                       thresholds={"min_relative_effect": 0.05})  # fmt: skip
-    common = claim("lowest", id="common", round="common", target="B", others=["A"],
-                   experiments=["long"], thresholds={"min_relative_effect": 0.05})  # fmt: skip
+    b_lowest = claim(
+        "lowest",
+        experiments=["long", "short"],
+        target="B",
+        others=["A"],
+        thresholds={"min_relative_effect": 0.05},
+    )
+    only_short = claim(
+        "lowest",
+        id="only-short",
+        experiments=["short"],
+        target="B",
+        others=["A"],
+        thresholds={"min_relative_effect": 0.05},
+    )
+    common = claim(
+        "lowest",
+        id="common",
+        round="common",
+        target="B",
+        others=["A"],
+        experiments=["long"],
+        thresholds={"min_relative_effect": 0.05},
+    )
     long = {"A": runs_of(LOW, power=2.0), "B": runs_of(scaled(LOW, 0.5), power=0.2)}
     short = {"A": runs_of(LOW, horizon=5), "B": runs_of(scaled(LOW, 0.5), horizon=5)}
     result = choice_audit({"round": 10}, [b_lowest, only_short, common], {"long": long, "short": short})

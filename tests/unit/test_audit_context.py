@@ -109,8 +109,12 @@ def test_the_headline_says_in_one_clause_which_settings_ran_more_seeds_than_the_
     config["experiments"]["garland"]["caps"] = {"short": {"max_seeds": 20}}
     claims = load_claims(CLAIMS)
     audit = run_audit(claims, {}, audit_context(validate_config(config), claims, CLAIMS, [TINY]))
-    more = {s for e in ("garland", "counterexample") for s, i in audit.context.experiments[e].settings.items()
-            if len(i.seeds) == 100}  # fmt: skip
+    more = {
+        s
+        for e in ("garland", "counterexample")
+        for s, i in audit.context.experiments[e].settings.items()
+        if len(i.seeds) == 100
+    }
     text = headline(audit)
     assert f"(the paper's 20; 100 for {len(more)} settings on 2 experiments, where the audit's power" in text
     assert "short: 20" not in text  # a cap at the paper's count is no departure

@@ -34,6 +34,7 @@ def beyond_lines(audit, figures) -> list[str]:
     text = render_findings(audit, PROV, {}, figures, "figures")
     return text[text.index("## Beyond the paper") : text.index("## Figures")].split("\n")[2:]
 
+
 SEEDS = 20
 BEYOND = load_beyond()
 QUESTION = next(q for q in BEYOND.questions if q.id == "vhct-vs-random")
@@ -152,11 +153,18 @@ def made_up_audit() -> Audit:
     beyond = BEYOND.model_copy(update={"questions": questions})
     part = run_beyond(beyond, runs)
     return Audit(
-        format=AUDIT_FORMAT, context=AuditContext(experiments={}), summary={}, flipped_claims=[],
-        reading_flips=[], rules={"footing": "made up"}, claims=[], sensitivity=[], discrepancies=[],
+        format=AUDIT_FORMAT,
+        context=AuditContext(experiments={}),
+        summary={},
+        flipped_claims=[],
+        reading_flips=[],
+        rules={"footing": "made up"},
+        claims=[],
+        sensitivity=[],
+        discrepancies=[],
         conditions={},
         beyond=part,
-    )  # fmt: skip
+    )
 
 
 def test_the_findings_section_is_rendered_from_the_audit_json(tmp_path):

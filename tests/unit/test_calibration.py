@@ -26,8 +26,15 @@ from vhct.reporting.audit_job import audit_context
 def shape(claim: Claim) -> tuple:
     """What a rule is made of: the claim's kind, margins, direction, require, level and structure."""
     rule = cal.rule_of(claim)
-    return (claim.kind, claim.thresholds, claim.direction, claim.require, claim.alpha, rule.experiments,
-            rule.comparisons)  # fmt: skip
+    return (
+        claim.kind,
+        claim.thresholds,
+        claim.direction,
+        claim.require,
+        claim.alpha,
+        rule.experiments,
+        rule.comparisons,
+    )
 
 
 def test_rules_are_the_claims_files_distinct_shapes_with_their_thresholds():
@@ -75,11 +82,23 @@ def test_spread_and_seeds_of_a_current_audit_come_through_the_typed_reader(tmp_p
     config["experiments"]["garland"]["caps"] = {"short": {"max_seeds": 1}}
     claims = load_claims()
     context = audit_context(validate_config(config), claims, CLAIMS_PATH, [TINY])
-    lowest = Claim.model_validate({
-        "id": "c", "quote": "q", "location": "l", "kind": "lowest", "statistic": "cumulative_regret",
-        "alpha": 0.05, "min_seeds": 20, "round": "final", "require": "all", "experiments": ["e"],
-        "target": "A", "others": ["B"], "thresholds": {"min_relative_effect": 0.05},
-    })  # fmt: skip
+    lowest = Claim.model_validate(
+        {
+            "id": "c",
+            "quote": "q",
+            "location": "l",
+            "kind": "lowest",
+            "statistic": "cumulative_regret",
+            "alpha": 0.05,
+            "min_seeds": 20,
+            "round": "final",
+            "require": "all",
+            "experiments": ["e"],
+            "target": "A",
+            "others": ["B"],
+            "thresholds": {"min_relative_effect": 0.05},
+        }
+    )
     runs = {"e": {"A": made_up_runs(50.0, 5.0), "B": made_up_runs(100.0, 5.0)}}
     audit = run_audit(claims.model_copy(update={"claims": [lowest], "sensitivity": []}), runs, context)
     path = tmp_path / "audit.json"
@@ -104,10 +123,16 @@ def made_up_runs(mean: float, sd: float, n: int = 20, horizon: int = 10) -> list
     runs = []
     for seed, final in enumerate(finals):
         cumulative = final * t / horizon
-        table = pd.DataFrame({
-            "t": t, "value": -np.diff(cumulative, prepend=0.0), "cumulative_regret": cumulative,
-            "depth": 1.0, "step_seconds": 1e-3, "optimizer_seconds": 1e-4,
-        })  # fmt: skip
+        table = pd.DataFrame(
+            {
+                "t": t,
+                "value": -np.diff(cumulative, prepend=0.0),
+                "cumulative_regret": cumulative,
+                "depth": 1.0,
+                "step_seconds": 1e-3,
+                "optimizer_seconds": 1e-4,
+            }
+        )
         runs.append(Run(seed, table, 0.0))
     return runs
 
@@ -116,8 +141,10 @@ def test_least_favourable_reproduction_one_comparison_at_the_margin():
     """The all-must-hold rule of the most comparisons: one at the claimed margin, the others far
     inside. The claim then rests on one test at alpha, so its false "reproduced" rate is about alpha,
     not alpha^k."""
-    rule = max((r for r in cal.rules() if r.claim.require == "all" and not r.claim.spec.additive),
-               key=lambda r: r.experiments * r.comparisons)  # fmt: skip
+    rule = max(
+        (r for r in cal.rules() if r.claim.require == "all" and not r.claim.spec.additive),
+        key=lambda r: r.experiments * r.comparisons,
+    )
     claimed, _, side = cal.margins(rule)
     truths = cal.scenarios(rule)["one at the claimed margin"]
     assert len(truths) == rule.experiments * rule.comparisons > 2

@@ -154,6 +154,7 @@ def test_computed_claims_decide_by_their_rule():
     holds = {"objective": "counterexample", "check": "gls", "max_depth": 50}
     phi = [{"kind": "polynomial", "a": 2.0, "p": 1.0}]
     rho = [{"kind": "exponential", "nu": 1.0, "rho": 0.5}]
+
     def verdict(claimed: str, resolutions: list) -> str:
         return evaluate_computed(computed_claim(**holds, claimed=claimed, resolutions=resolutions)).verdict
 
@@ -194,9 +195,11 @@ def test_the_figure_draws_the_computed_table():
     from vhct.reporting.plots.cells import NEAR_OPTIMAL, near_optimal_figure
 
     spec = FigureSpec(
-        name="fig1_near_optimal_cells", kind="near_optimal", experiments={},
+        name="fig1_near_optimal_cells",
+        kind="near_optimal",
+        experiments={},
         panels=[PanelSpec(objective="difficult", title="Difficult"), PanelSpec(objective="counterexample")],
-    )  # fmt: skip
+    )
     fig = near_optimal_figure(spec)
     panels = [ax for ax in fig.axes if ax.get_title()]
     assert len(panels) == 2

@@ -59,11 +59,17 @@ def made_up_claim(name: str) -> Claim:
     """A valid claim of kind ``name``: the common keys, then the kind's own ``example`` keys."""
     kind = CLAIM_KINDS[name]
     common = {
-        "id": f"made-up-{name.replace('_', '-')}", "quote": "q", "location": "l", "kind": name,
+        "id": f"made-up-{name.replace('_', '-')}",
+        "quote": "q",
+        "location": "l",
+        "kind": name,
         "statistic": kind.statistics[0] if kind.statistics else "cumulative_regret",
-        "experiments": ["e1", "e2"], "alpha": ALPHA, "min_seeds": MIN_SEEDS, "round": "final",
+        "experiments": ["e1", "e2"],
+        "alpha": ALPHA,
+        "min_seeds": MIN_SEEDS,
+        "round": "final",
         "require": "all",
-    }  # fmt: skip
+    }
     if kind.over_pairs:
         common["pairs"] = [["e1", "e2"]]
     return Claim.model_validate({**common, **copy.deepcopy(kind.example)})
@@ -103,8 +109,9 @@ def inside(region: Region, effect: float) -> bool:
     return effect < region.factor if region.alternative == "less" else effect > region.factor
 
 
-def draw(rng: np.random.Generator, mean: float, n: int, shaped: bool, spread: float | None = None
-         ) -> np.ndarray:  # fmt: skip
+def draw(
+    rng: np.random.Generator, mean: float, n: int, shaped: bool, spread: float | None = None
+) -> np.ndarray:
     """The calibration's draw, normal: n per-seed values of this mean (coefficient of variation
     ``spread``, else SPREAD)."""
     return rng.normal(mean, (SPREAD if spread is None else spread) * abs(mean), n)
@@ -114,16 +121,22 @@ def made_up_result(claim: Claim, truth: float, seed: int = 0) -> dict:
     """The claim's verdict on made-up samples: every comparison of every experiment (or pair) at ``truth``."""
     kind, sample = claim.spec, partial(draw, np.random.default_rng(seed))
     units = [" / ".join(p) for p in claim.pairs] if kind.over_pairs else claim.experiments
-    parts = [(u, [kind.made_up(claim, u, truth, sample, SEEDS) for _ in range(kind.per_unit(claim))])
-             for u in units]  # fmt: skip
+    parts = [
+        (u, [kind.made_up(claim, u, truth, sample, SEEDS) for _ in range(kind.per_unit(claim))])
+        for u in units
+    ]
     return conclude(claim, parts)
 
 
 def check_contract_on_samples(claim: Claim) -> None:
     for scenario, (truth, verdict, category) in truths(claim).items():
         result = made_up_result(claim, truth)
-        assert (result["verdict"], result["category"]) == (verdict, category), (claim.kind, scenario, truth,
-                                                                               result["reason"])  # fmt: skip
+        assert (result["verdict"], result["category"]) == (verdict, category), (
+            claim.kind,
+            scenario,
+            truth,
+            result["reason"],
+        )
         comps = [c for e in result["experiments"] for c in e.comparisons]
         assert len(comps) == len(claim.pairs or claim.experiments) * claim.spec.per_unit(claim)
         for c in comps:  # the made-up samples have the truth they were asked for
@@ -148,12 +161,17 @@ def made_up_runs(values: np.ndarray, slope: bool) -> list[Run]:
     for seed, value in enumerate(values):
         cumulative = t**value if slope else value * t / HORIZON
         holds = np.arange(HORIZON) < round(value * HORIZON)
-        table = pd.DataFrame({
-            "t": t.astype(int), "value": -np.diff(cumulative, prepend=0.0), "cumulative_regret": cumulative,
-            "depth": np.full(HORIZON, 3.0), "selection_bound": np.where(holds, 1e9, 0.0),
-            "step_seconds": np.full(HORIZON, value / MADE_UP_SCALE / HORIZON),
-            "optimizer_seconds": np.full(HORIZON, value / MADE_UP_SCALE / HORIZON / 4),
-        })  # fmt: skip
+        table = pd.DataFrame(
+            {
+                "t": t.astype(int),
+                "value": -np.diff(cumulative, prepend=0.0),
+                "cumulative_regret": cumulative,
+                "depth": np.full(HORIZON, 3.0),
+                "selection_bound": np.where(holds, 1e9, 0.0),
+                "step_seconds": np.full(HORIZON, value / MADE_UP_SCALE / HORIZON),
+                "optimizer_seconds": np.full(HORIZON, value / MADE_UP_SCALE / HORIZON / 4),
+            }
+        )
         assert sorted(table.columns) == sorted(AUDITED_COLUMNS)  # every column the statistics read
         runs.append(Run(seed, table, 0.0))
     return runs
@@ -210,10 +228,16 @@ def check_contract_on_runs(claim: Claim, tmp_path: Path) -> None:
     )
     shipped = load_claims()
     rules = {**shipped.rules.texts(), claim.kind: f"the made-up rule of {claim.kind}"}
-    claims = ClaimsFile.model_validate({
-        "version": 1, "defaults": shipped.defaults, "rules": rules, "claims": [holds, refuted],
-        "discrepancies": [], "conditions": conditions_of([holds, refuted]),
-    })  # fmt: skip
+    claims = ClaimsFile.model_validate(
+        {
+            "version": 1,
+            "defaults": shipped.defaults,
+            "rules": rules,
+            "claims": [holds, refuted],
+            "discrepancies": [],
+            "conditions": conditions_of([holds, refuted]),
+        }
+    )
     runs = {**holds_runs, **refuted_runs}
     audit = run_audit(claims, runs, AuditContext(experiments={}), scales=dict.fromkeys(runs, 1.0))
     assert [c.claim for c in audit.claims] == [holds, refuted]
@@ -259,11 +283,19 @@ def same(a: Any, b: Any) -> bool:
 def check_contract_in_the_calibration(claim: Claim) -> None:
     """(c): the benchmark's rates of the claim's rule, each a share in [0, 1]."""
     rule = calibration.rule_of(claim)
-    assert (rule.experiments, rule.comparisons) == (len(claim.pairs or claim.experiments),
-                                                    claim.spec.per_unit(claim))  # fmt: skip
+    assert (rule.experiments, rule.comparisons) == (
+        len(claim.pairs or claim.experiments),
+        claim.spec.per_unit(claim),
+    )
     row = calibration.rates(rule, n=20, distribution="normal", repetitions=3, seed=0, cv=0.1)
-    shares = [row.false_reproduction, row.false_refutation, row.false_opposite, row.tie_reproduced,
-              row.tie_opposite, row.tie_no_effect]  # fmt: skip
+    shares = [
+        row.false_reproduction,
+        row.false_refutation,
+        row.false_opposite,
+        row.tie_reproduced,
+        row.tie_opposite,
+        row.tie_no_effect,
+    ]
     assert all(0.0 <= x <= 1.0 for x in shares), row
     assert (row.rule, row.seeds, row.distribution, row.repetitions) == (rule.name, 20, "normal", 3)
 

@@ -53,9 +53,13 @@ def test_leaving_the_claim_out_of_the_experiment_accepts_the_cap():
     config = paper_local()
     config["experiments"]["landmine"]["caps"]["BO"] = {"max_seeds": 10}
     config["experiments"]["landmine"]["skip_claims"] = [
-        "bo-cost", "bo-regret-not-better", "fig3-vhct-lowest", "fig3-vhct-lowest-no-margin",
-        "bo-takes-hours", "bo-takes-days",
-    ]  # fmt: skip
+        "bo-cost",
+        "bo-regret-not-better",
+        "fig3-vhct-lowest",
+        "fig3-vhct-lowest-no-margin",
+        "bo-takes-hours",
+        "bo-takes-days",
+    ]
     check_claim_seeds(CLAIMS, vc.validate_config(copy.deepcopy(config)))
 
 

@@ -106,11 +106,16 @@ def fake_runs(experiments, settings, seeds: int = 3, horizon: int = 12) -> dict:
             runs = []
             for seed in range(seeds):
                 cum = (1.0 + 0.1 * j + 0.01 * seed + 0.001 * k) * t**0.7
-                table = pd.DataFrame({
-                    "t": t, "value": -np.diff(cum, prepend=0.0), "cumulative_regret": cum,
-                    "depth": np.full(horizon, 2.0 + j), "step_seconds": np.full(horizon, 1e-3),
-                    "optimizer_seconds": np.full(horizon, 1e-4),
-                })  # fmt: skip
+                table = pd.DataFrame(
+                    {
+                        "t": t,
+                        "value": -np.diff(cum, prepend=0.0),
+                        "cumulative_regret": cum,
+                        "depth": np.full(horizon, 2.0 + j),
+                        "step_seconds": np.full(horizon, 1e-3),
+                        "optimizer_seconds": np.full(horizon, 1e-4),
+                    }
+                )
                 runs.append(Run(seed, table, 0.0))
             out[e][s] = runs
     return out
@@ -127,8 +132,10 @@ def test_the_real_claims_file_is_read_by_the_real_evaluator():
     cfg, _ = vc.load([REPO / "config" / "config.yaml"])
     skipped = left_out(claims, cfg)
     skipping = {e for e, exp in cfg.experiments.items() if exp.skip_claims}
-    assert skipping and any(skipped.values()) and all(
-        (e in skipped[c]) == (c in cfg.experiments[e].skip_claims) for c in skipped for e in skipping
+    assert (
+        skipping
+        and any(skipped.values())
+        and all((e in skipped[c]) == (c in cfg.experiments[e].skip_claims) for c in skipped for e in skipping)
     )
     assert all("skip_claims" in why for reasons in skipped.values() for why in reasons.values())
     result = run_audit(claims, fake_runs(dict.fromkeys(experiments), settings), None, {}, skipped)
@@ -180,8 +187,9 @@ def test_a_variant_is_a_new_typed_claim_and_a_question_a_typed_lowest_claim():
     with pytest.raises(ValueError, match="key b: the same setting as a"):
         questions_model.Question.model_validate({**question.model_dump(), "b": question.a})
     with pytest.raises(ValueError, match="settings listed twice"):
-        claims_model.Claim.model_validate({**copy.deepcopy(claim.model_dump(exclude_none=True)),
-                                           "others": [claim.target]})  # fmt: skip
+        claims_model.Claim.model_validate(
+            {**copy.deepcopy(claim.model_dump(exclude_none=True)), "others": [claim.target]}
+        )
 
 
 def test_an_experiment_run_otherwise_than_the_paper_is_not_evaluated_saying_how():
@@ -196,7 +204,7 @@ def test_an_experiment_run_otherwise_than_the_paper_is_not_evaluated_saying_how(
     about_garland = [c for c in claims.claims if "garland" in c.experiments_read]
     assert about_garland and all(
         reasons[c.id]["garland"] == "this config runs garland with noise 0.1 (the paper's: 0.05, "
-        "App. \"Experiment Details\", every experiment of Sec. 5 and App.): not the claim's experiment"
+        'App. "Experiment Details", every experiment of Sec. 5 and App.): not the claim\'s experiment'
         for c in about_garland
     )
     assert all("skip_claims" in why for r in reasons.values() for e, why in r.items() if e != "garland")

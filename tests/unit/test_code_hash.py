@@ -90,9 +90,17 @@ def test_the_closure_follows_every_form_of_import_and_the_templates_a_module_loa
         (root / name).write_text(text)
     closure = import_closure(("vhct.a",), root)
     assert closure == {
-        "vhct", "vhct.a", "vhct.b", "vhct.c", "vhct.lazy", "vhct.far", "vhct.far.deep", "vhct.loader",
-        "vhct.pkg", "vhct.pkg.sub",
-    }  # fmt: skip
+        "vhct",
+        "vhct.a",
+        "vhct.b",
+        "vhct.c",
+        "vhct.lazy",
+        "vhct.far",
+        "vhct.far.deep",
+        "vhct.loader",
+        "vhct.pkg",
+        "vhct.pkg.sub",
+    }
     assert module_imports("vhct.loader", root)[1] == {root / "pkg" / "templates"}
     monkeypatch.setitem(LAYER_ENTRIES, "made", ("vhct.a",))
     files = {p.relative_to(root).as_posix() for p in layer_files("made", root)}

@@ -428,8 +428,17 @@ def test_paper_local_is_paper_scale_except_bo_and_mnist():
     for name in real:  # the paper's algorithms, today's baselines and the paper's rho = 0.5 variant
         assert set(local.experiments[name].settings) <= set(paper.experiments[name].settings), name
         assert set(local.experiments[name].settings) - bo == {
-            "VHCT-rho0.75", "HCT-rho0.75", "T-HOO-rho0.25", "POO", "PCT", "Random", "TPE", "CMA-ES",
-            "VHCT-rho0.5", "HCT-rho0.5"}, name  # fmt: skip
+            "VHCT-rho0.75",
+            "HCT-rho0.75",
+            "T-HOO-rho0.25",
+            "POO",
+            "PCT",
+            "Random",
+            "TPE",
+            "CMA-ES",
+            "VHCT-rho0.5",
+            "HCT-rho0.5",
+        }, name
     # MNIST in the paper's official mode, on a subset of the training images (issue 32)
     mnist = local.experiments["mnist"]
     assert mnist.objective_params["mode"] == "official" and 0 < mnist.objective_params["n_train"] < 60000
@@ -499,8 +508,9 @@ def test_run_batches_cover_each_batched_run_once_by_setting(tiny):
     assert all(len({s for s, _ in b.runs}) == 1 and b.runs[0][0] == b.setting for b in batches)
     counter = [b.runs for b in batches if b.experiment == "counterexample"]
     assert counter[:2] == [
-        (("VHCT-rho0.75", 3), ("VHCT-rho0.75", 7)), (("VHCT-phi2overh", 3), ("VHCT-phi2overh", 7))
-    ]  # fmt: skip
+        (("VHCT-rho0.75", 3), ("VHCT-rho0.75", 7)),
+        (("VHCT-phi2overh", 3), ("VHCT-phi2overh", 7)),
+    ]
     batched = [(b.experiment, s, k) for b in batches for s, k in b.runs]
     assert len(batched) == len(set(batched))
     single = {(e, s, k) for e, s, k in cfg.run_jobs() if cfg.runs_per_job(e, s) == 1}

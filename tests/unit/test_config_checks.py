@@ -81,24 +81,44 @@ def test_the_workflow_rejects_a_duplicate_key_before_any_job(tmp_path):
     ("text", "line", "key", "words"),
     [
         # each of these passed the former pre-check and failed only inside a job
-        ("settings:\n  T-HOO-rho0.25: {params: {truncation: 5}}\n", 3,
-         "settings/T-HOO-rho0.25/params/truncation", "truncation"),
+        (
+            "settings:\n  T-HOO-rho0.25: {params: {truncation: 5}}\n",
+            3,
+            "settings/T-HOO-rho0.25/params/truncation",
+            "truncation",
+        ),
         ("settings:\n  PCT:\n    params: {schedule: fast}\n", 4, "settings/PCT/params/schedule", "fast"),
-        ("settings:\n  VHCT-rho0.75: {params: {rho: .nan}}\n", 3,
-         "settings/VHCT-rho0.75/params/rho", "finite number, got nan"),
+        (
+            "settings:\n  VHCT-rho0.75: {params: {rho: .nan}}\n",
+            3,
+            "settings/VHCT-rho0.75/params/rho",
+            "finite number, got nan",
+        ),
         ("experiments:\n  garland: {noise: .inf}\n", 3, "experiments/garland/noise", "got inf"),
-        ("settings:\n  VHCT-rho0.75:\n    params: {variance_floor: -1}\n", 4,
-         "settings/VHCT-rho0.75/params/variance_floor", "variance_floor"),
+        (
+            "settings:\n  VHCT-rho0.75:\n    params: {variance_floor: -1}\n",
+            4,
+            "settings/VHCT-rho0.75/params/variance_floor",
+            "variance_floor",
+        ),
         ("settings:\n  PCT:\n    params: {first_epoch: 1.5}\n", 4, "settings/PCT/params/first_epoch", "1.5"),
         ("experiments:\n  garland: {horizon: 1000000}\n", 3, "experiments/garland/horizon", "mem_mb"),
         ("experiments:\n  garland: {horizon: 1000001}\n", 3, "experiments/garland/horizon", "MAX_HORIZON"),
-        ("experiments:\n  rastrigin-high-noise:\n    objective_params: {dim: 0}\n", 4,
-         "experiments/rastrigin-high-noise/objective_params/dim", "dim"),
-        ("experiments:\n  mnist:\n    objective_params: {modus: official}\n", 4,
-         "experiments/mnist/objective_params/modus", "does not accept"),
+        (
+            "experiments:\n  rastrigin-high-noise:\n    objective_params: {dim: 0}\n",
+            4,
+            "experiments/rastrigin-high-noise/objective_params/dim",
+            "dim",
+        ),
+        (
+            "experiments:\n  mnist:\n    objective_params: {modus: official}\n",
+            4,
+            "experiments/mnist/objective_params/modus",
+            "does not accept",
+        ),
         ("resources:\n  run: {mem_mb: .inf}\n", 3, "resources/run/mem_mb", "finite"),
     ],
-)  # fmt: skip
+)
 def test_formerly_job_time_errors_fail_in_the_precheck_with_file_line_and_key(
     tmp_path, capsys, text, line, key, words
 ):
@@ -253,11 +273,15 @@ def test_real_data_objectives_are_checked_from_their_source_without_importing_th
         ("experiments:\n  garland: {seeds: [0, 1.5]}\n", 3, "experiments/garland/seeds/1", "integer"),
         ("progress_every: 2.5\n", 2, "progress_every", "valid integer"),
         ("settings:\n  POO: {runs_per_job: true}\n", 3, "settings/POO/runs_per_job", "got a boolean True"),
-        ("settings:\n  VHCT-rho0.75: {params: {rho: '0.5'}}\n", 3,
-         "settings/VHCT-rho0.75/params/rho", "number"),
+        (
+            "settings:\n  VHCT-rho0.75: {params: {rho: '0.5'}}\n",
+            3,
+            "settings/VHCT-rho0.75/params/rho",
+            "number",
+        ),
         ("resources:\n  run: {mem_mb: 1000.0}\n", 3, "resources/run/mem_mb", "valid integer"),
     ],
-)  # fmt: skip
+)
 def test_a_number_of_the_wrong_type_is_refused_with_file_line_and_key(
     tmp_path, capsys, text, line, key, words
 ):

@@ -22,10 +22,13 @@ def tiny() -> dict:
 def heatmap():
     kind = register(
         FigureKind(
-            "heatmap", "a test kind", True,
-            frozenset({"experiment"}), frozenset({"experiment", "settings"}),
+            "heatmap",
+            "a test kind",
+            True,
+            frozenset({"experiment"}),
+            frozenset({"experiment", "settings"}),
         )
-    )  # fmt: skip
+    )
     yield kind
     unregister(kind.name)
 

@@ -158,7 +158,9 @@ def test_a_config_adds_to_its_bases_lists_without_re_listing_them(tmp_path):
     """Issue 40, item 4: rho = 0.9 for VHCT on Garland, added to the experiment's settings and to
     the regret figure's first panel by appending (``key+``) and by item number, nothing re-listed;
     the result is the tiny config with both lists extended, and every other run is planned as before."""
-    leaf = write(tmp_path / "mine.yaml", f"""base: {TINY}
+    leaf = write(
+        tmp_path / "mine.yaml",
+        f"""base: {TINY}
 settings:
   VHCT-rho0.9: {{algorithm: VHCT, label: "VHCT (rho 0.9)", params: {{rho: 0.9, nu: 1.0, b: 1.0}}}}
 experiments:
@@ -168,7 +170,8 @@ figures:
   regret:
     panels:
       0: {{settings+: [VHCT-rho0.9]}}
-""")
+""",
+    )
     base, _ = vc.load([TINY])
     mine, files = vc.load([leaf])
     assert files == [TINY.resolve(), leaf.resolve()]
@@ -188,7 +191,9 @@ def test_a_config_replaces_a_bases_mapping_with_the_bang_suffix():
 
     base = {"caps": {"A": {"max_seeds": 2}, "B": {"max_horizon": 5}}, "seeds": 3}
     assert merge(base, {"caps": {"B": {"max_seeds": 1}}})["caps"] == {
-        "A": {"max_seeds": 2}, "B": {"max_horizon": 5, "max_seeds": 1}}  # fmt: skip
+        "A": {"max_seeds": 2},
+        "B": {"max_horizon": 5, "max_seeds": 1},
+    }
     assert merge(base, {"caps!": {"B": {"max_seeds": 1}}}) == {"caps": {"B": {"max_seeds": 1}}, "seeds": 3}
     assert base["caps"]["A"] == {"max_seeds": 2}  # the base is not changed
     local, _ = vc.load([REPO / "config" / "paper-local.yaml"], plan=False)
@@ -199,15 +204,21 @@ def test_a_config_replaces_a_bases_mapping_with_the_bang_suffix():
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("experiments:\n  garland:\n    settingz+: [VHCT-rho0.75]\n",
-         r"mine.yaml:4: config key experiments/garland/settingz\+: appends a list to a base config's list "
-         r"'settingz': none here"),
-        ("experiments:\n  garland:\n    settings+: VHCT-rho0.75\n",
-         r"experiments/garland/settings\+: appends a list"),
-        ("figures:\n  regret:\n    panels:\n      7: {settings+: [POO]}\n",
-         r"figures/regret/panels/7: updates the base's list by item numbers 0 to 1"),
+        (
+            "experiments:\n  garland:\n    settingz+: [VHCT-rho0.75]\n",
+            r"mine.yaml:4: config key experiments/garland/settingz\+: appends a list to a base config's list "
+            r"'settingz': none here",
+        ),
+        (
+            "experiments:\n  garland:\n    settings+: VHCT-rho0.75\n",
+            r"experiments/garland/settings\+: appends a list",
+        ),
+        (
+            "figures:\n  regret:\n    panels:\n      7: {settings+: [POO]}\n",
+            r"figures/regret/panels/7: updates the base's list by item numbers 0 to 1",
+        ),
     ],
-)  # fmt: skip
+)
 def test_adding_to_a_list_the_base_lacks_is_refused_naming_the_key(tmp_path, text, message):
     leaf = write(tmp_path / "mine.yaml", f"base: {TINY}\n{text}")
     with pytest.raises(vc.ConfigError, match=message):

@@ -53,8 +53,17 @@ def record(event, when: float, msg: str | None = "", level: int = logging.INFO, 
 
 
 def job_info(jobid: int, rule: str, when: float, **wildcards) -> logging.LogRecord:
-    return record(LogEvent.JOB_INFO, when, " Rule: x", jobid=jobid, rule_name=rule, wildcards=wildcards,
-                  reason=f"Missing output files: {HUGE}", input=HUGE, output=HUGE)
+    return record(
+        LogEvent.JOB_INFO,
+        when,
+        " Rule: x",
+        jobid=jobid,
+        rule_name=rule,
+        wildcards=wildcards,
+        reason=f"Missing output files: {HUGE}",
+        input=HUGE,
+        output=HUGE,
+    )
 
 
 def finished(jobid: int, when: float) -> logging.LogRecord:
@@ -72,8 +81,18 @@ def test_no_line_is_wider_than_the_width_whatever_the_message():
     out += console.lines(job_info(1, "run_garland_batch0", 0.0, experiment="garland", batch=HUGE))
     out += console.lines(record(None, 1.0, f"Reasons:\n    output files have to be generated:\n  {HUGE}"))
     out += console.lines(record(LogEvent.ERROR, 2.0, f"WorkflowError: {HUGE}", level=logging.ERROR))
-    out += console.lines(record(LogEvent.JOB_ERROR, 3.0, "Error", level=logging.ERROR, rule_name="run",
-                                jobid=1, log=["logs/run/garland/batch0.log"], rule_msg=HUGE))
+    out += console.lines(
+        record(
+            LogEvent.JOB_ERROR,
+            3.0,
+            "Error",
+            level=logging.ERROR,
+            rule_name="run",
+            jobid=1,
+            log=["logs/run/garland/batch0.log"],
+            rule_msg=HUGE,
+        )
+    )
     assert out and all(len(line) <= WIDTH for line in out), max(out, key=len)
     assert any(line.endswith(ELLIPSIS) for line in out)  # an info line is cut ...
     errors = [line for line in out if "ERROR in run" in line]
@@ -91,8 +110,14 @@ def test_a_long_error_keeps_its_first_lines_and_points_to_the_full_log():
 
 def test_progress_shows_jobs_done_and_the_time_left_from_the_rules_durations():
     console = Console(200)
-    console.lines(record(LogEvent.RUN_INFO, 0.0, "", stats={"run_a_batch0": 1, "run_a_batch1": 1,
-                                                               "run_a_batch2": 1, "figure": 2, "total": 5}))
+    console.lines(
+        record(
+            LogEvent.RUN_INFO,
+            0.0,
+            "",
+            stats={"run_a_batch0": 1, "run_a_batch1": 1, "run_a_batch2": 1, "figure": 2, "total": 5},
+        )
+    )
     console.lines(job_info(1, "run_a_batch0", 0.0))
     console.lines(finished(1, 600.0))  # a batch takes 10 minutes, one job at a time
     line = console.lines(progress(1, 5, 600.0))[0]

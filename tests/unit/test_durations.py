@@ -15,9 +15,19 @@ from vhct.reporting.plots import regret
 
 @pytest.mark.parametrize(
     ("seconds", "text"),
-    [(7.04e-5, "0.0704 ms"), (0.0123, "12.3 ms"), (2.5, "2.5 s"), (59, "59 s"), (600, "10 min"),
-     (3599, "1 h 00 min"), (7500, "2 h 05 min"), (None, "-"), (math.nan, "-"), (math.inf, "-")],
-)  # fmt: skip
+    [
+        (7.04e-5, "0.0704 ms"),
+        (0.0123, "12.3 ms"),
+        (2.5, "2.5 s"),
+        (59, "59 s"),
+        (600, "10 min"),
+        (3599, "1 h 00 min"),
+        (7500, "2 h 05 min"),
+        (None, "-"),
+        (math.nan, "-"),
+        (math.inf, "-"),
+    ],
+)
 def test_a_duration_reads_in_hours_and_minutes(seconds, text):
     assert duration(seconds) == text
 

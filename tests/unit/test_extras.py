@@ -47,9 +47,7 @@ def test_import_vhct_and_run_an_optimizer_loads_no_extra():
 
 def test_require_names_the_missing_package_and_the_extra(monkeypatch):
     monkeypatch.setattr(extras, "missing_modules", lambda modules: [m for m in modules if m == "GPyOpt"])
-    with pytest.raises(
-        MissingExtraError, match=r"the BO baseline needs GPyOpt, .*pip install 'vhct\[bo\]'"
-    ):
+    with pytest.raises(MissingExtraError, match=r"the BO baseline needs GPyOpt, .*pip install 'vhct\[bo\]'"):
         require(("GPyOpt", "GPy"), "bo", "the BO baseline")
     require(("GPy",), "bo", "the BO baseline")  # present: no error
     with pytest.raises(ValueError, match="unknown extra 'gpu'"):

@@ -30,11 +30,20 @@ BAND_KINDS = [kind for kind in FIGURE_KINDS if figure_kind(kind).band]
 
 def experiment(name: str) -> ExperimentInfo:
     """A made-up experiment whose config says 3 seeds for every setting."""
-    info = {s: SettingInfo(algorithm=a, label=s, params={}, horizon=10, seeds=[0, 1, 2])
-            for s, a in SETTINGS.items()}  # fmt: skip
-    return ExperimentInfo(name=name, title=f"{name.upper()}: {LONG_TITLE}", objective="garland",
-                          objective_params={}, noise=0.05, horizon=10, seeds=[0, 1, 2],
-                          settings=info)  # fmt: skip
+    info = {
+        s: SettingInfo(algorithm=a, label=s, params={}, horizon=10, seeds=[0, 1, 2])
+        for s, a in SETTINGS.items()
+    }
+    return ExperimentInfo(
+        name=name,
+        title=f"{name.upper()}: {LONG_TITLE}",
+        objective="garland",
+        objective_params={},
+        noise=0.05,
+        horizon=10,
+        seeds=[0, 1, 2],
+        settings=info,
+    )
 
 
 def write_curves(tmp_path, experiments) -> dict[str, dict[str, str]]:
@@ -45,20 +54,34 @@ def write_curves(tmp_path, experiments) -> dict[str, dict[str, str]]:
             folder = tmp_path / name / setting
             folder.mkdir(parents=True)
             n = SEEDS[name][setting]
-            curve = {"setting": setting, "algorithm": algorithm, "t": range(1, 11), "n_seeds": n,
-                     "mean": [0.5 * t for t in range(1, 11)], "std": 0.2}  # fmt: skip
+            curve = {
+                "setting": setting,
+                "algorithm": algorithm,
+                "t": range(1, 11),
+                "n_seeds": n,
+                "mean": [0.5 * t for t in range(1, 11)],
+                "std": 0.2,
+            }
             pd.DataFrame(curve).to_csv(folder / "regret.csv", index=False)
-            timing = {"setting": setting, "algorithm": algorithm, "seed": [0, 1],
-                      "step_seconds_mean": [1e-4, 2e-4]}  # fmt: skip
+            timing = {
+                "setting": setting,
+                "algorithm": algorithm,
+                "seed": [0, 1],
+                "step_seconds_mean": [1e-4, 2e-4],
+            }
             pd.DataFrame(timing).to_csv(folder / "timing.csv", index=False)
             curves.setdefault(name, {})[setting] = str(folder / "regret.csv")
     return curves
 
 
 def draw(kind: str, tmp_path, experiments=("e", "f")):
-    spec = FigureSpec(name=f"probe-{kind}", kind=kind, title="A figure title",
-                      experiments={name: experiment(name) for name in experiments},
-                      panels=[PanelSpec(experiment=name) for name in experiments])  # fmt: skip
+    spec = FigureSpec(
+        name=f"probe-{kind}",
+        kind=kind,
+        title="A figure title",
+        experiments={name: experiment(name) for name in experiments},
+        panels=[PanelSpec(experiment=name) for name in experiments],
+    )
     with plots.common.plt.rc_context(plots.common.RC):
         fig = plots.DRAWERS.lookup(kind)(spec, write_curves(tmp_path, experiments))
         fig.canvas.draw()
@@ -114,8 +137,9 @@ def test_no_title_overlaps_the_legend_or_leaves_the_figure(kind, experiments, tm
 
 
 def test_a_curve_figure_is_drawn_the_same_twice(tmp_path):
-    spec = FigureSpec(name="twice", kind="regret", experiments={"e": experiment("e")},
-                      panels=[PanelSpec(experiment="e")])  # fmt: skip
+    spec = FigureSpec(
+        name="twice", kind="regret", experiments={"e": experiment("e")}, panels=[PanelSpec(experiment="e")]
+    )
     curves = write_curves(tmp_path, ["e"])
     outputs = []
     for k in range(2):
@@ -212,8 +236,12 @@ def test_the_default_configs_fig2_shows_the_papers_case():
 @pytest.mark.parametrize("kind", BAND_KINDS)
 def test_a_legend_of_names_for_a_document_whose_caption_gives_the_seeds(kind, tmp_path):
     """``seeds_in_legend=False`` (the article's figures): each label is its setting's name alone."""
-    spec = FigureSpec(name=f"probe-{kind}", kind=kind, experiments={"e": experiment("e")},
-                      panels=[PanelSpec(experiment="e")])  # fmt: skip
+    spec = FigureSpec(
+        name=f"probe-{kind}",
+        kind=kind,
+        experiments={"e": experiment("e")},
+        panels=[PanelSpec(experiment="e")],
+    )
     with plots.common.plt.rc_context(plots.common.RC):
         fig = plots.DRAWERS.lookup(kind)(spec, write_curves(tmp_path, ["e"]), seeds_in_legend=False)
     (legend,) = fig.legends
@@ -224,8 +252,12 @@ def test_a_legend_of_names_for_a_document_whose_caption_gives_the_seeds(kind, tm
 def test_a_noise_sweeps_panel_does_not_repeat_its_noise(tmp_path):
     """A panel title that gives the noise's range is not followed by the same range again."""
     exp = experiment("e")
-    spec = FigureSpec(name="probe", kind="regret", experiments={"e": exp},
-                      panels=[PanelSpec(experiment="e", title="E, noise Uniform(-0.05, 0.05)")])  # fmt: skip
+    spec = FigureSpec(
+        name="probe",
+        kind="regret",
+        experiments={"e": exp},
+        panels=[PanelSpec(experiment="e", title="E, noise Uniform(-0.05, 0.05)")],
+    )
     with plots.common.plt.rc_context(plots.common.RC):
         fig = plots.DRAWERS.lookup("regret")(spec, write_curves(tmp_path, ["e"]))
     (title,) = [ax.get_title() for ax in fig.axes if ax.get_title()]

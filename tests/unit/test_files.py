@@ -51,9 +51,9 @@ def test_what_the_recorder_hashes_ship_checks_with_the_same_function(tmp_path):
     prov = provenance.record(["true"], datetime.now(UTC), 1.0, config, outputs=outputs)
     files = {final: ("results", "aggregates/g/final.csv"), figures / "f.png": ("figures", "f.png")}
     check_hashes(prov, files)
-    assert prov.output_sha256.results["aggregates/g/final.csv"] == hashlib.sha256(
-        final.read_bytes()
-    ).hexdigest()
+    assert (
+        prov.output_sha256.results["aggregates/g/final.csv"] == hashlib.sha256(final.read_bytes()).hexdigest()
+    )
     final.write_text("setting,final_mean\nA,1.25\n")
     edited = rf"{re.escape(str(final))}: sha256 \w+\.\.\., the recorded run left"
     with pytest.raises(FindingsError, match=edited):

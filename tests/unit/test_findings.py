@@ -36,34 +36,47 @@ def test_a_shipped_run_renders_every_part(tmp_path):
     assert text.index("[audit_summary](figures/audit_summary.png)") < text.index("## Summary")
     assert text.index("[verdicts.csv](findings/verdicts.csv)") < text.index("## Summary")
     assert headline(read_audit(results / findings.AUDIT_JSON)) in text
-    for needle in ("| - reading 1: C1 |", "| C2 |", "C1 flips: reproduced -> inconclusive", "| D1 |",
-                   "BO stops at t = 50",
-                   "mnist runs in test-split mode", "1 h 02 min 05 s", "config/paper-local.yaml",
-                   "12.5 ± 1.5",
-                   "#### C1\n\n**reproduced** on garland, mnist. Sec. 5. read as the lowest final regret",
-                   "- mnist: reproduced (vs BO: p = 0.02)",
-                   "#### C2\n\n**inconclusive** on garland. Fig. 3. VHCT and HCT alike",
-                   # the table by statement: S's verdict, its two readings under it
-                   "| S | **readings disagree** | 2 readings, which disagree (a flip) |  |  |\n"
-                   "| - reading 1: C1 | reproduced | VHCT below BO | osc-refresh (inconclusive) "
-                   "| [why](#c1) |\n"
-                   "| - reading 2: C3 | not reproduced | mnist: BO vs VHCT-rho0.75 at t = 50 of 100",
-                   # the opening summary, from the audit JSON: 2 statements, 3 readings
-                   "- **Scope.** 2 statements of the paper (3 readings",
-                   "2 experiments (garland, mnist) at 20 seeds",
-                   "- **Reproduced:** none.", "- **Not reproduced:** none.",
-                   "- **Readings disagree** (1 statement):\n  - S (Sec. 5), 2 readings:\n"
-                   "    - [C1](#c1): **reproduced**; VHCT below BO\n"
-                   "    - [C3](#c3): **not reproduced**; mnist: "
-                   "BO vs VHCT-rho0.75 at t = 50 of 100, ratio of means 7",
-                   "- **Inconclusive** (1 statement), neither the claim nor its refutation significant: C2.",
-                   "- **Read before the horizon** (1 comparison, each labelled with its round"):  # fmt: skip
+    for needle in (
+        "| - reading 1: C1 |",
+        "| C2 |",
+        "C1 flips: reproduced -> inconclusive",
+        "| D1 |",
+        "BO stops at t = 50",
+        "mnist runs in test-split mode",
+        "1 h 02 min 05 s",
+        "config/paper-local.yaml",
+        "12.5 ± 1.5",
+        "#### C1\n\n**reproduced** on garland, mnist. Sec. 5. read as the lowest final regret",
+        "- mnist: reproduced (vs BO: p = 0.02)",
+        "#### C2\n\n**inconclusive** on garland. Fig. 3. VHCT and HCT alike",
+        # the table by statement: S's verdict, its two readings under it
+        "| S | **readings disagree** | 2 readings, which disagree (a flip) |  |  |\n"
+        "| - reading 1: C1 | reproduced | VHCT below BO | osc-refresh (inconclusive) "
+        "| [why](#c1) |\n"
+        "| - reading 2: C3 | not reproduced | mnist: BO vs VHCT-rho0.75 at t = 50 of 100",
+        # the opening summary, from the audit JSON: 2 statements, 3 readings
+        "- **Scope.** 2 statements of the paper (3 readings",
+        "2 experiments (garland, mnist) at 20 seeds",
+        "- **Reproduced:** none.",
+        "- **Not reproduced:** none.",
+        "- **Readings disagree** (1 statement):\n  - S (Sec. 5), 2 readings:\n"
+        "    - [C1](#c1): **reproduced**; VHCT below BO\n"
+        "    - [C3](#c3): **not reproduced**; mnist: "
+        "BO vs VHCT-rho0.75 at t = 50 of 100, ratio of means 7",
+        "- **Inconclusive** (1 statement), neither the claim nor its refutation significant: C2.",
+        "- **Read before the horizon** (1 comparison, each labelled with its round",
+    ):
         assert needle in text, needle
     # the cost table: the very comparison the cost claim tested (the optimizer's own seconds), the
     # total seconds beside it, each column saying which it is
-    heads = ["BO optimizer s/round (ask + tell)", "setting optimizer s/round (ask + tell)",
-             "ratio (optimizer)", "verdict", "BO total s/round (with the objective)",
-             "setting total s/round (with the objective)"]  # fmt: skip
+    heads = [
+        "BO optimizer s/round (ask + tell)",
+        "setting optimizer s/round (ask + tell)",
+        "ratio (optimizer)",
+        "verdict",
+        "BO total s/round (with the objective)",
+        "setting total s/round (with the objective)",
+    ]
     cells = ["mnist", "VHCT-rho0.75", "1..50 of 100", "0.35", "0.05", "7", "not reproduced", "2.5", "2.25"]
     assert "| rounds | " + " | ".join(heads) + " |" in text
     assert "| " + " | ".join(cells) + " |" in text
@@ -103,14 +116,30 @@ def test_an_audit_of_another_format_is_refused_by_name(tmp_path):
 def test_headline_counts_the_verdicts_and_flips():
     def made_up(experiments: dict):
         """An audit of four claims (the paper's 20 seeds) on ``experiments``, read by the one reader."""
-        return parse_audit(_complete({
-            "format": AUDIT_FORMAT, "sensitivity": [], "discrepancies": [], "reading_flips": [],
-            "claims": [{"id": f"C{i}", "quote": "q", "location": "l", "verdict": v, "reason": "r",
-                        "coverage": "a", "min_seeds": 20}
-                       for i, v in enumerate(("reproduced", "reproduced", "not reproduced", "inconclusive"))],
-            "context": {"experiments": experiments},
-            "flipped_claims": ["C3"],
-        }))  # fmt: skip
+        return parse_audit(
+            _complete(
+                {
+                    "format": AUDIT_FORMAT,
+                    "sensitivity": [],
+                    "discrepancies": [],
+                    "reading_flips": [],
+                    "claims": [
+                        {
+                            "id": f"C{i}",
+                            "quote": "q",
+                            "location": "l",
+                            "verdict": v,
+                            "reason": "r",
+                            "coverage": "a",
+                            "min_seeds": 20,
+                        }
+                        for i, v in enumerate(("reproduced", "reproduced", "not reproduced", "inconclusive"))
+                    ],
+                    "context": {"experiments": experiments},
+                    "flipped_claims": ["C3"],
+                }
+            )
+        )
 
     assert headline(made_up({"a": {"seeds": list(range(20))}})) == (
         "At 20 seeds per curve, of the paper's 4 audited statements: 2 reproduced, 1 not reproduced and "
@@ -123,7 +152,7 @@ def test_headline_counts_the_verdicts_and_flips():
         "landmine": {
             "seeds": list(range(20)),
             "settings": {"Random": {"seeds": list(range(10))}, "VHCT": {}},
-        },  # fmt: skip
+        },
     }
     assert headline(made_up(experiments)).startswith(
         "At 20 seeds per curve (BO-restarts5: 4 on garland; Random: 10 on landmine), of the paper's 4 "
@@ -179,9 +208,19 @@ def _scale_section(experiments: dict) -> list[str]:
     """The findings' "Not at the paper's full scale" lines of an audit of these experiments."""
     from vhct.reporting.render import render_findings
 
-    audit = parse_audit(_complete({"format": AUDIT_FORMAT, "claims": [], "sensitivity": [],
-                                   "discrepancies": [], "reading_flips": [], "flipped_claims": [],
-                                   "context": {"experiments": experiments}}))  # fmt: skip
+    audit = parse_audit(
+        _complete(
+            {
+                "format": AUDIT_FORMAT,
+                "claims": [],
+                "sensitivity": [],
+                "discrepancies": [],
+                "reading_flips": [],
+                "flipped_claims": [],
+                "context": {"experiments": experiments},
+            }
+        )
+    )
     prov = made_up_provenance(versions={"numpy": "2.0"}, max_rss_mb=512.0)
     text = render_findings(audit, prov, {}, [], "figures")
     assert "| package versions | numpy 2.0 |" in text  # the provenance's versions, when recorded
@@ -199,8 +238,9 @@ def test_a_capped_settings_reason_is_chosen_from_its_parameters():
         "T-HOO-short": {"algorithm": "T-HOO", "max_horizon": 20},
         "VHCT": {"algorithm": "VHCT"},
     }
-    lines = _scale_section({"garland": {"objective": "garland", "horizon": 100, "seeds": [0, 1],
-                                        "settings": settings}})  # fmt: skip
+    lines = _scale_section(
+        {"garland": {"objective": "garland", "horizon": 100, "seeds": [0, 1], "settings": settings}}
+    )
     bo = next(line for line in lines if line.startswith("- **BO stops at t = 50"))
     five = next(line for line in lines if line.startswith("- **BO-restarts5 stops at t = 20"))
     short = next(line for line in lines if line.startswith("- **T-HOO-short stops at t = 20"))
@@ -230,15 +270,21 @@ def test_the_headline_and_the_summary_agree_with_the_verdict_table():
     docs = DOCS
     audit = findings.read_audit(docs / findings.DATA_DIR / findings.AUDIT_JSON)
     text = findings.render(docs)
-    table = text[text.index("| statement / its readings | verdict | decided by |") :
-                 text.index("### Why, claim by claim")]  # fmt: skip
+    table = text[
+        text.index("| statement / its readings | verdict | decided by |") : text.index(
+            "### Why, claim by claim"
+        )
+    ]
     # a statement's line (its verdict in bold), a reading's under it
     rows = {m[0]: m[1] for m in re.findall(r"^\| ([\w-]+) \| \*\*([^*]+)\*\* \|", table, re.M)}
     readings = re.findall(r"^\| - reading \d: ([\w-]+) \|", table, re.M)
     statements = list(dict.fromkeys(c.claim.reading_of or c.claim.id for c in audit.claims))
     assert list(rows) == statements
-    several = [c.claim.id for c in audit.claims if c.claim.reading_of
-               and sum(d.claim.reading_of == c.claim.reading_of for d in audit.claims) > 1]  # fmt: skip
+    several = [
+        c.claim.id
+        for c in audit.claims
+        if c.claim.reading_of and sum(d.claim.reading_of == c.claim.reading_of for d in audit.claims) > 1
+    ]
     assert readings == several and several
     counts = {v: list(rows.values()).count(v) for v in set(rows.values())}
     head = headline(audit)

@@ -134,8 +134,10 @@ def test_shipped_findings_state_the_official_subset(tmp_path):
     audit_path = docs / findings.DATA_DIR / findings.AUDIT_JSON
     audit = json.loads(audit_path.read_text(encoding="utf-8"))
     audit["context"]["experiments"]["mnist"]["objective_params"] = {
-        "mode": "official", "n_train": 10000, "n_valid": 10000,
-    }  # fmt: skip
+        "mode": "official",
+        "n_train": 10000,
+        "n_valid": 10000,
+    }
     audit_path.write_text(json.dumps(audit), encoding="utf-8")
     reseal(docs / findings.DATA_DIR)
     text = findings.render(docs)

@@ -262,9 +262,16 @@ def test_bad_points_are_rejected() -> None:
 
 def test_the_papers_objectives_are_registered() -> None:
     paper = {
-        "garland", "doublesine", "ackley", "counterexample", "himmelblau",
-        "rastrigin", "difficult", "landmine", "mnist",
-    }  # fmt: skip
+        "garland",
+        "doublesine",
+        "ackley",
+        "counterexample",
+        "himmelblau",
+        "rastrigin",
+        "difficult",
+        "landmine",
+        "mnist",
+    }
     assert paper <= set(objective_names()) and list(OBJECTIVES) == objective_names()
     # Rescaled: a f + b of another synthetic objective (the rescaling remark), by default Garland's identity
     assert set(ONE_D) == {syn.Garland, syn.DoubleSine, syn.CounterExample, syn.DifficultFunction, Rescaled}
@@ -469,13 +476,17 @@ def test_rescaled_is_a_times_the_values_plus_b(name, params, scale, offset) -> N
 
 @pytest.mark.parametrize(
     ("params", "message"),
-    [({"scale": 0.0}, "scale must be positive"), ({"scale": -1.0}, "scale must be positive"),
-     ({"offset": math.inf}, "offset must be a finite number"), ({"scale": "2"}, "scale must be a finite"),
-     ({"objective": "nope"}, "objective must name an objective"),
-     ({"objective": "rescaled"}, "objective must name an objective"),
-     ({"objective": "landmine"}, "has no exact optimum"),
-     ({"objective": "rastrigin", "objective_params": {"dim": 0}}, "dim must be an integer")],
-)  # fmt: skip
+    [
+        ({"scale": 0.0}, "scale must be positive"),
+        ({"scale": -1.0}, "scale must be positive"),
+        ({"offset": math.inf}, "offset must be a finite number"),
+        ({"scale": "2"}, "scale must be a finite"),
+        ({"objective": "nope"}, "objective must name an objective"),
+        ({"objective": "rescaled"}, "objective must name an objective"),
+        ({"objective": "landmine"}, "has no exact optimum"),
+        ({"objective": "rastrigin", "objective_params": {"dim": 0}}, "dim must be an integer"),
+    ],
+)
 def test_rescaled_refuses_what_it_cannot_rescale(params, message) -> None:
     with pytest.raises(ValueError, match=message):
         make_objective("rescaled", **params)

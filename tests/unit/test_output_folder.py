@@ -83,8 +83,10 @@ def test_the_command_line_prints_a_configs_folder(tmp_path):
     for root in vc.OUTPUT_ROOTS:
         done = subprocess.run(
             [sys.executable, "-m", "vhct.pipeline.config", "--folder", root, str(mine)],
-            capture_output=True, text=True, check=True,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         assert done.stdout == f"{root}/mine\n"
 
 

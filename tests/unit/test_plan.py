@@ -32,10 +32,16 @@ from vhct.reporting.audit_job import audit_context
 
 #: the made-up claim: VHCT's final regret lower than HCT's by 5 % on Garland
 CLAIM = {
-    "id": "made-up-lowest", "quote": "q", "location": "l", "kind": "lowest", "statistic": "cumulative_regret",
-    "experiments": ["garland"], "target": "VHCT-rho0.75", "others": ["HCT-rho0.75"],
+    "id": "made-up-lowest",
+    "quote": "q",
+    "location": "l",
+    "kind": "lowest",
+    "statistic": "cumulative_regret",
+    "experiments": ["garland"],
+    "target": "VHCT-rho0.75",
+    "others": ["HCT-rho0.75"],
     "thresholds": {"min_relative_effect": 0.05},
-}  # fmt: skip
+}
 CAP = 60
 
 
@@ -45,10 +51,16 @@ def made_up_runs(finals, seeds, horizon: int = 10) -> list[Run]:
     out = []
     for seed, final in zip(seeds, finals, strict=True):
         cumulative = final * t / horizon
-        table = pd.DataFrame({
-            "t": t, "value": -np.diff(cumulative, prepend=0.0), "cumulative_regret": cumulative,
-            "depth": 1.0, "step_seconds": 1e-3, "optimizer_seconds": 1e-4,
-        })  # fmt: skip
+        table = pd.DataFrame(
+            {
+                "t": t,
+                "value": -np.diff(cumulative, prepend=0.0),
+                "cumulative_regret": cumulative,
+                "depth": 1.0,
+                "step_seconds": 1e-3,
+                "optimizer_seconds": 1e-4,
+            }
+        )
         out.append(Run(int(seed), table, 0.0))
     return out
 
@@ -333,10 +345,19 @@ def test_make_paper_local_fails_fast_on_a_plan_error(tmp_path):
     stamp = tmp_path / "stamp"
     stamp.touch()
     done = subprocess.run(
-        ["make", "--no-print-directory", "-C", str(REPO), f"BIN={Path(sys.executable).parent}",
-         f"STAMP={stamp}", f"PAPER_LOCAL={config}", "paper-local"],
-        capture_output=True, text=True,
-    )  # fmt: skip
+        [
+            "make",
+            "--no-print-directory",
+            "-C",
+            str(REPO),
+            f"BIN={Path(sys.executable).parent}",
+            f"STAMP={stamp}",
+            f"PAPER_LOCAL={config}",
+            "paper-local",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode != 0
     errors = [line for line in done.stderr.splitlines() if not line.startswith("make")]
     assert errors == [
@@ -352,11 +373,21 @@ def test_make_plan_states_the_planned_runs_cost_at_the_pilots_seconds_per_round(
     timing = world / "results" / "pilot" / "aggregates" / "garland"
     timing.mkdir(parents=True)
     per_round = {"VHCT-rho0.75": 2e-3, "HCT-rho0.75": 1e-3}
-    pd.DataFrame([
-        {"setting": s, "algorithm": s.split("-")[0], "seed": k, "rounds": 10, "wall_seconds": 1.0,
-         "step_seconds_sum": x * 10, "optimizer_seconds_sum": x * 5}
-        for s, x in per_round.items() for k in range(20)
-    ]).to_csv(timing / "timing.csv", index=False)  # fmt: skip
+    pd.DataFrame(
+        [
+            {
+                "setting": s,
+                "algorithm": s.split("-")[0],
+                "seed": k,
+                "rounds": 10,
+                "wall_seconds": 1.0,
+                "step_seconds_sum": x * 10,
+                "optimizer_seconds_sum": x * 5,
+            }
+            for s, x in per_round.items()
+            for k in range(20)
+        ]
+    ).to_csv(timing / "timing.csv", index=False)
     plan, _ = writer.write_plan("config/confirm.yaml")
     cfg, _ = load(["config/confirm.yaml"])
     cost = writer.plan_cost("config/confirm.yaml", plan)

@@ -22,10 +22,14 @@ def write_tables(tmp_path) -> dict[str, str]:
     curves = {}
     for setting, algorithm in SETTINGS.items():
         horizon = 4 if setting == "GP" else 10
-        rows = [{"setting": setting, "algorithm": algorithm, "t": t, "n_seeds": 2, "mean": 0.5 * t,
-                 "std": 0.1} for t in range(1, horizon + 1)]  # fmt: skip
-        timing = [{"setting": setting, "algorithm": algorithm, "seed": seed, "step_seconds_mean": seconds}
-                  for seed, seconds in enumerate(COST[setting])]  # fmt: skip
+        rows = [
+            {"setting": setting, "algorithm": algorithm, "t": t, "n_seeds": 2, "mean": 0.5 * t, "std": 0.1}
+            for t in range(1, horizon + 1)
+        ]
+        timing = [
+            {"setting": setting, "algorithm": algorithm, "seed": seed, "step_seconds_mean": seconds}
+            for seed, seconds in enumerate(COST[setting])
+        ]
         folder = tmp_path / setting
         folder.mkdir()
         pd.DataFrame(rows).to_csv(folder / "regret.csv", index=False)
@@ -39,17 +43,30 @@ def experiment(name="e", title="E", horizons=None, seeds=None, settings=SETTINGS
     rounds and both seeds unless ``horizons``/``seeds`` say otherwise."""
     horizons, seeds = horizons or {}, seeds or {}
     info = {
-        s: SettingInfo(algorithm=a, label=s, params={}, horizon=horizons.get(s, 10),
-                       seeds=seeds.get(s, [0, 1]))
+        s: SettingInfo(
+            algorithm=a, label=s, params={}, horizon=horizons.get(s, 10), seeds=seeds.get(s, [0, 1])
+        )
         for s, a in settings.items()
     }
-    return ExperimentInfo(name=name, title=title, objective="garland", objective_params={}, noise=0.05,
-                          horizon=10, seeds=[0, 1], settings=info)  # fmt: skip
+    return ExperimentInfo(
+        name=name,
+        title=title,
+        objective="garland",
+        objective_params={},
+        noise=0.05,
+        horizon=10,
+        seeds=[0, 1],
+        settings=info,
+    )
 
 
 def figure_spec():
-    return FigureSpec(name="beyond", kind="regret_cost", panels=[PanelSpec(experiment="e")],
-                      experiments={"e": experiment(horizons={"GP": 4})})  # fmt: skip
+    return FigureSpec(
+        name="beyond",
+        kind="regret_cost",
+        panels=[PanelSpec(experiment="e")],
+        experiments={"e": experiment(horizons={"GP": 4})},
+    )
 
 
 def test_cost_panel_draws_each_settings_mean_and_range_in_its_colour(tmp_path):
@@ -89,15 +106,23 @@ def test_a_setting_has_one_legend_label_across_panels_naming_where_it_stops():
     exps = [exp("e", "E: one", 4), exp("f", "F: two", 10)]
     seeds = [{"VHCT-a": 2, "Random": 2, "GP": 1}, {"VHCT-a": 2, "Random": 5, "GP": 1}]
     labels = plots.regret.legend_labels(exps, [list(SETTINGS), list(SETTINGS)], seeds)
-    assert labels == {"VHCT-a": "VHCT-a (2 seeds)", "Random": "Random (2 seeds on E; 5 seeds on F)",
-                      "GP": "GP (stops at t=4 on E; 1 seed)"}  # fmt: skip
+    assert labels == {
+        "VHCT-a": "VHCT-a (2 seeds)",
+        "Random": "Random (2 seeds on E; 5 seeds on F)",
+        "GP": "GP (stops at t=4 on E; 1 seed)",
+    }
     one = plots.regret.legend_labels(exps[:1], [list(SETTINGS)], seeds[:1])
     assert one["GP"] == "GP (stops at t=4; 1 seed)"
-    spec = FigureSpec(name="f", kind="regret", experiments={"e": exps[0], "f": exps[1]},
-                      panels=[PanelSpec(experiment="e"),
-                              PanelSpec(experiment="f", settings=["VHCT-a", "GP"])])  # fmt: skip
-    tables = {name: pd.DataFrame({"setting": list(SETTINGS), "n_seeds": list(n.values())})
-              for name, n in zip("ef", seeds, strict=True)}  # fmt: skip
+    spec = FigureSpec(
+        name="f",
+        kind="regret",
+        experiments={"e": exps[0], "f": exps[1]},
+        panels=[PanelSpec(experiment="e"), PanelSpec(experiment="f", settings=["VHCT-a", "GP"])],
+    )
+    tables = {
+        name: pd.DataFrame({"setting": list(SETTINGS), "n_seeds": list(n.values())})
+        for name, n in zip("ef", seeds, strict=True)
+    }
     assert plots.regret.figure_labels(spec, tables)["GP"] == labels["GP"]
 
 
@@ -174,8 +199,17 @@ def test_the_figure_spec_of_a_real_config_crosses_to_the_plots_as_the_rule_passe
     for exp_name, settings in config.figure_settings("regret").items():  # the curves the rule passes
         for s in settings:
             info = spec.experiments[exp_name].settings[s]
-            rows = [{"setting": s, "algorithm": info.algorithm, "t": t, "n_seeds": len(info.seeds),
-                     "mean": 0.5 * t, "std": 0.1} for t in range(1, info.horizon + 1)]  # fmt: skip
+            rows = [
+                {
+                    "setting": s,
+                    "algorithm": info.algorithm,
+                    "t": t,
+                    "n_seeds": len(info.seeds),
+                    "mean": 0.5 * t,
+                    "std": 0.1,
+                }
+                for t in range(1, info.horizon + 1)
+            ]
             path = tmp_path / exp_name / s / "regret.csv"
             path.parent.mkdir(parents=True)
             pd.DataFrame(rows).to_csv(path, index=False)

@@ -33,9 +33,8 @@ def synthetic(experiment: str) -> bool:
 
 #: the claims whose every experiment is a synthetic one the default config runs
 SYNTHETIC_CLAIMS = [
-    c for c in CLAIMS.claims
-    if all(e in DEFAULT.experiments and synthetic(e) for e in c.experiments_read)
-]  # fmt: skip
+    c for c in CLAIMS.claims if all(e in DEFAULT.experiments and synthetic(e) for e in c.experiments_read)
+]
 
 
 def test_the_default_config_runs_every_synthetic_claim_at_the_papers_scale():
@@ -66,15 +65,24 @@ def test_an_audit_of_runs_shaped_like_the_default_config_evaluates_every_synthet
                 t = np.arange(1, stop + 1)
                 cumulative = (5.0 + rng.random()) * (t / horizon) ** 0.7
                 table = {
-                    "t": t, "value": -np.diff(cumulative, prepend=0.0), "cumulative_regret": cumulative,
-                    "depth": np.full(stop, 3.0), "selection_bound": np.full(stop, 1e9),
+                    "t": t,
+                    "value": -np.diff(cumulative, prepend=0.0),
+                    "cumulative_regret": cumulative,
+                    "depth": np.full(stop, 3.0),
+                    "selection_bound": np.full(stop, 1e9),
                     "step_seconds": np.full(stop, 1e-3),
                     "optimizer_seconds": np.full(stop, 1e-3),
-                }  # fmt: skip
+                }
                 runs[name][setting].append(Run(seed, pd.DataFrame(table), 0.0))
     claims = CLAIMS.model_copy(update={"claims": SYNTHETIC_CLAIMS, "sensitivity": []})
-    scales = {"himmelblau": 0.15, "rastrigin2d": 0.3, "rastrigin10d": 0.3, "garland": 0.5, "doublesine": 0.4,
-              "counterexample": 0.2}  # fmt: skip
+    scales = {
+        "himmelblau": 0.15,
+        "rastrigin2d": 0.3,
+        "rastrigin10d": 0.3,
+        "garland": 0.5,
+        "doublesine": 0.4,
+        "counterexample": 0.2,
+    }
     result = run_audit(claims, runs, None, scales)
     for claim in result.claims:
         assert claim.verdict != NOT_EVALUATED, (claim.id, claim.reason)

@@ -54,10 +54,16 @@ def audit_of(claims: list[Claim], means: dict[str, dict[str, float]]) -> Audit:
     """The audit of ``claims`` (the shipped rows) on runs of the given mean final regret per
     experiment and setting."""
     file = load_claims()
-    only = ClaimsFile.model_validate({
-        "version": 1, "defaults": file.defaults, "rules": file.rules.texts(), "claims": claims,
-        "discrepancies": [], "conditions": conditions_of(claims),
-    })  # fmt: skip
+    only = ClaimsFile.model_validate(
+        {
+            "version": 1,
+            "defaults": file.defaults,
+            "rules": file.rules.texts(),
+            "claims": claims,
+            "discrepancies": [],
+            "conditions": conditions_of(claims),
+        }
+    )
     runs = {e: {s: runs_at(m, seed=i) for i, (s, m) in enumerate(by.items())} for e, by in means.items()}
     return run_audit(only, runs, NO_CONTEXT)
 
@@ -83,16 +89,21 @@ def gaps(small: tuple[float, float], large: tuple[float, float]) -> dict[str, di
     "small, large, expected",
     [
         # VHCT leads by 5 (5 %) on the two, by 30 (30 %) on the others: both readings hold
-        ((95.0, 100.0), (70.0, 100.0),
-         {GAP[0]: (REPRODUCED, REPRODUCED), GAP[1]: (REPRODUCED, REPRODUCED)}),
+        ((95.0, 100.0), (70.0, 100.0), {GAP[0]: (REPRODUCED, REPRODUCED), GAP[1]: (REPRODUCED, REPRODUCED)}),
         # the opposite: the larger gap on the two, in ratio and in difference
-        ((70.0, 100.0), (95.0, 100.0),
-         {GAP[0]: (NOT_REPRODUCED, OPPOSITE), GAP[1]: (NOT_REPRODUCED, OPPOSITE)}),
+        (
+            (70.0, 100.0),
+            (95.0, 100.0),
+            {GAP[0]: (NOT_REPRODUCED, OPPOSITE), GAP[1]: (NOT_REPRODUCED, OPPOSITE)},
+        ),
         # no effect: the same gap everywhere (no margin: neither side is significant)
-        ((80.0, 100.0), (80.0, 100.0), {GAP[0]: (INCONCLUSIVE, UNDERPOWERED),
-                                         GAP[1]: (INCONCLUSIVE, UNDERPOWERED)}),
+        (
+            (80.0, 100.0),
+            (80.0, 100.0),
+            {GAP[0]: (INCONCLUSIVE, UNDERPOWERED), GAP[1]: (INCONCLUSIVE, UNDERPOWERED)},
+        ),
     ],
-)  # fmt: skip
+)
 def test_the_small_gap_on_differences_on_runs_of_known_truth(small, large, expected):
     audit = audit_of(shipped(*GAP), gaps(small, large))
     assert verdicts(audit) == expected
@@ -116,8 +127,10 @@ def test_ratio_and_difference_readings_that_disagree_are_a_flip_and_the_statemen
     text = render_markdown(audit)
     row = "| synthetic-vhct-hct-gap-small | readings disagree | 2 readings, which disagree (a flip) |"
     assert row in text
-    assert ("of the paper's 1 audited statement (2 readings): 0 reproduced, 0 not reproduced, 0 inconclusive "
-            "and 1 readings disagree") in headline(audit)
+    assert (
+        "of the paper's 1 audited statement (2 readings): 0 reproduced, 0 not reproduced, 0 inconclusive "
+        "and 1 readings disagree"
+    ) in headline(audit)
 
 
 # ---------------------------------------------------------------- phi(h) = 2/h at equal resolution
@@ -127,15 +140,17 @@ PHI = ("phi-conjecture-with-phi-oe", "phi-conjecture-with-default-oe", "phi-conj
 
 @pytest.mark.parametrize(
     "ratio, expected",
-    [(0.8, (REPRODUCED, REPRODUCED)), (1.25, (NOT_REPRODUCED, OPPOSITE)),
-     (1.0, (NOT_REPRODUCED, NO_EFFECT))],
+    [(0.8, (REPRODUCED, REPRODUCED)), (1.25, (NOT_REPRODUCED, OPPOSITE)), (1.0, (NOT_REPRODUCED, NO_EFFECT))],
 )
 def test_the_phi_conjecture_at_equal_resolution_on_runs_of_known_truth(ratio, expected):
     """VHCT-phi2overh against HCT-phi2overh alone (the quantifier's effect at OE = 2/h), with the
     margin of reading 1 (5 %): lower by 20 %, higher by 25 %, equal."""
     (claim,) = shipped(PHI[2])
-    assert (claim.target, claim.others, claim.reading_of) == ("VHCT-phi2overh", ["HCT-phi2overh"],
-                                                               "phi-2-over-h-conjecture")  # fmt: skip
+    assert (claim.target, claim.others, claim.reading_of) == (
+        "VHCT-phi2overh",
+        ["HCT-phi2overh"],
+        "phi-2-over-h-conjecture",
+    )
     assert claim.thresholds == shipped(PHI[0])[0].thresholds
     means = {"VHCT-phi2overh": 100.0 * ratio, "HCT-phi2overh": 100.0, "HCT-rho0.75": 50.0}
     audit = audit_of([claim], {"counterexample": means})
@@ -148,9 +163,18 @@ def test_the_three_readings_of_the_phi_conjecture_are_one_statement():
     """The shipped shape: VHCT at 2/h worse than HCT at rho^h (reading 1 refuted), VHCT at rho^h
     better (reading 2 holds), VHCT at 2/h better than HCT at 2/h (reading 3 holds): one statement,
     its readings disagree."""
-    audit = audit_of(shipped(*PHI), {"counterexample": {
-        "VHCT-phi2overh": 110.0, "VHCT-rho0.75": 65.0, "HCT-rho0.75": 100.0, "HCT-phi2overh": 130.0,
-        "T-HOO-rho0.25": 170.0}})  # fmt: skip
+    audit = audit_of(
+        shipped(*PHI),
+        {
+            "counterexample": {
+                "VHCT-phi2overh": 110.0,
+                "VHCT-rho0.75": 65.0,
+                "HCT-rho0.75": 100.0,
+                "HCT-phi2overh": 130.0,
+                "T-HOO-rho0.25": 170.0,
+            }
+        },
+    )
     assert [v for v, _ in verdicts(audit).values()] == [NOT_REPRODUCED, REPRODUCED, REPRODUCED]
     (flip,) = audit.reading_flips
     assert flip.statement == "phi-2-over-h-conjecture" and list(flip.readings) == list(PHI) and flip.flips
@@ -160,14 +184,18 @@ def test_the_three_readings_of_the_phi_conjecture_are_one_statement():
 # ---------------------------------------------------------------- "similar": margins and direction
 
 HIGH_NOISE = (
-    "garland-high-noise", "doublesine-high-noise", "himmelblau-high-noise", "rastrigin1d-high-noise"
-)  # fmt: skip
+    "garland-high-noise",
+    "doublesine-high-noise",
+    "himmelblau-high-noise",
+    "rastrigin1d-high-noise",
+)
 
 
 def similar_audit(ratios: tuple[float, ...]) -> Audit:
     (claim,) = shipped("high-noise-vhct-hct-similar")
-    means = {e: {"VHCT-rho0.75": 100.0 * r, "HCT-rho0.75": 100.0}
-             for e, r in zip(HIGH_NOISE, ratios, strict=True)}  # fmt: skip
+    means = {
+        e: {"VHCT-rho0.75": 100.0 * r, "HCT-rho0.75": 100.0} for e, r in zip(HIGH_NOISE, ratios, strict=True)
+    }
     return audit_of([claim], means)
 
 
@@ -186,10 +214,14 @@ def test_similar_is_read_at_its_other_margins_and_the_table_renders_each():
     text = render_markdown(audit)
     head = "| margins | verdict | " + " | ".join(HIGH_NOISE) + " |"
     assert head in text
-    assert ("| lower_ratio = 0.8, upper_ratio = 1.05 (the claim's) | not reproduced: the opposite | "
-            + " | ".join(["not reproduced"] * 4) + " |") in text  # fmt: skip
-    assert ("| lower_ratio = 0.8, upper_ratio = 1.1 | reproduced | "
-            + " | ".join(["reproduced"] * 4) + " |") in text  # fmt: skip
+    assert (
+        "| lower_ratio = 0.8, upper_ratio = 1.05 (the claim's) | not reproduced: the opposite | "
+        + " | ".join(["not reproduced"] * 4)
+        + " |"
+    ) in text
+    assert (
+        "| lower_ratio = 0.8, upper_ratio = 1.1 | reproduced | " + " | ".join(["reproduced"] * 4) + " |"
+    ) in text
     # VHCT 30 % above: refuted at every margin
     worse = similar_audit((1.3, 1.3, 1.3, 1.3)).claims[0]
     assert [m.verdict for m in worse.margins] == [NOT_REPRODUCED, NOT_REPRODUCED]
@@ -246,8 +278,11 @@ def test_himmelblau_easier_reads_the_figures_quantity_against_both_rastrigins(on
     assert claim.statistic == "average_regret" and claim.reading_of is None
     assert claim.pairs == [["himmelblau", "rastrigin2d"], ["himmelblau", "rastrigin10d"]]
     settings = claim.others
-    means = {"himmelblau": dict.fromkeys(settings, 50.0), "rastrigin2d": dict.fromkeys(settings, on_2d),
-             "rastrigin10d": dict.fromkeys(settings, 200.0)}  # fmt: skip
+    means = {
+        "himmelblau": dict.fromkeys(settings, 50.0),
+        "rastrigin2d": dict.fromkeys(settings, on_2d),
+        "rastrigin10d": dict.fromkeys(settings, 200.0),
+    }
     audit = audit_of([claim], means)
     assert verdicts(audit)["himmelblau-easier-fig6"] == expected
     assert [e.verdict for e in audit.claims[0].experiments] == [expected[0], REPRODUCED]
@@ -259,29 +294,55 @@ def test_himmelblau_easier_reads_the_figures_quantity_against_both_rastrigins(on
 
 def made_up_audit(readings: dict[str, tuple[str | None, str]]) -> Audit:
     """An audit of made-up claims ``id -> (reading_of, verdict)`` at the paper's 20 seeds."""
-    return parse_audit(complete({
-        "format": AUDIT_FORMAT, "sensitivity": [], "discrepancies": [], "reading_flips": [],
-        "claims": [{"id": i, "reading_of": of, "quote": "q", "location": "l", "verdict": v, "reason": "r",
-                    "coverage": "a", "min_seeds": 20} for i, (of, v) in readings.items()],
-        "context": {"experiments": {"a": {"seeds": list(range(20))}}}, "flipped_claims": ["r2"],
-    }))  # fmt: skip
+    return parse_audit(
+        complete(
+            {
+                "format": AUDIT_FORMAT,
+                "sensitivity": [],
+                "discrepancies": [],
+                "reading_flips": [],
+                "claims": [
+                    {
+                        "id": i,
+                        "reading_of": of,
+                        "quote": "q",
+                        "location": "l",
+                        "verdict": v,
+                        "reason": "r",
+                        "coverage": "a",
+                        "min_seeds": 20,
+                    }
+                    for i, (of, v) in readings.items()
+                ],
+                "context": {"experiments": {"a": {"seeds": list(range(20))}}},
+                "flipped_claims": ["r2"],
+            }
+        )
+    )
 
 
 def test_the_headline_counts_statements_with_their_readings():
     """3 statements read by 5 claims: one of two readings that disagree, one of two that agree, one
     of one; a statement's verdict is its readings' or "readings disagree", never one picked."""
-    audit = made_up_audit({
-        "r1": ("S1", REPRODUCED), "r2": ("S1", NOT_REPRODUCED), "r3": ("S2", REPRODUCED),
-        "r4": ("S2", REPRODUCED), "r5": (None, INCONCLUSIVE),
-    })  # fmt: skip
+    audit = made_up_audit(
+        {
+            "r1": ("S1", REPRODUCED),
+            "r2": ("S1", NOT_REPRODUCED),
+            "r3": ("S2", REPRODUCED),
+            "r4": ("S2", REPRODUCED),
+            "r5": (None, INCONCLUSIVE),
+        }
+    )
     assert headline(audit) == (
         "At 20 seeds per curve, of the paper's 3 audited statements (5 readings): 1 reproduced, "
         "0 not reproduced, 1 inconclusive and 1 readings disagree; 1 statement flips under an "
         "implementation choice the paper leaves open."
     )
     text = render_markdown(audit)
-    assert ("| S1 | readings disagree | 2 readings, which disagree (a flip) |  |  |\n"
-            "| - reading 1: r1 | reproduced |") in text  # fmt: skip
+    assert (
+        "| S1 | readings disagree | 2 readings, which disagree (a flip) |  |  |\n"
+        "| - reading 1: r1 | reproduced |"
+    ) in text
     assert "| S2 | reproduced | 2 readings, which agree |" in text
     assert "| r5 | inconclusive |" in text
     # readings that agree once one is not evaluated: the statement takes their verdict

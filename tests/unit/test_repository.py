@@ -150,3 +150,18 @@ def test_a_rule_file_reads_no_name_another_rule_file_defines():
                 if f != owner and re.search(rf"\b{name}\b", f.read_text(encoding="utf-8"))
             ]
             assert not readers, f"{name} of {owner.name} is read by {readers}"
+
+
+def test_the_formatter_is_the_house_rule_with_no_exemption():
+    """Issue 49: ``ruff format`` over the code with no exemption comment, fmt skip or fmt off (CI
+    runs ``ruff format --check`` on the same folders)."""
+    folders = ("src", "tests", "benchmarks", "scripts", "workflow/scripts")
+    exempt = re.compile("#" + r" fmt: (skip|off)")  # spelt so that this file does not match itself
+    found = [
+        f"{path.relative_to(REPO)}:{n}"
+        for folder in folders
+        for path in sorted((REPO / folder).rglob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if exempt.search(line)
+    ]
+    assert not found, found

@@ -47,8 +47,17 @@ def test_every_algorithm_runs_2000_rounds_on_every_objective(algorithm, objectiv
 def test_run_table_columns_and_regret():
     table, meta = run_experiment(run_spec("VHCT", "himmelblau", 300, 0, params={"rho": 0.75}))
     assert list(table.columns) == [
-        "t", "x0", "x1", "reward", "value", "regret", "cumulative_regret", "depth", "selection_bound",
-        "step_seconds", "optimizer_seconds",
+        "t",
+        "x0",
+        "x1",
+        "reward",
+        "value",
+        "regret",
+        "cumulative_regret",
+        "depth",
+        "selection_bound",
+        "step_seconds",
+        "optimizer_seconds",
     ]
     assert table["t"].tolist() == list(range(1, 301))
     np.testing.assert_allclose(table["regret"], meta["f_star"] - table["value"])
@@ -149,7 +158,9 @@ def test_garland_paper_settings_vhct_beats_hct_and_regret_is_sublinear():
             firsts.append(table["cumulative_regret"].iloc[999])
             good += meta["recommendation_value"] >= f.f_star - 0.02
         final[algorithm], at_1000[algorithm], recommendation_ok[algorithm] = (
-            np.array(finals), np.array(firsts), good
+            np.array(finals),
+            np.array(firsts),
+            good,
         )
     gap = final["HCT"].mean() - final["VHCT"].mean()
     spread = max(final["HCT"].std(), final["VHCT"].std())
@@ -311,17 +322,35 @@ def test_the_legend_says_when_a_setting_runs_fewer_seeds_or_rounds():
     from vhct.pipeline.specs import ExperimentInfo
     from vhct.reporting.plots.regret import draw_regret_panel
 
-    exp = ExperimentInfo.model_validate({
-        "name": "landmine", "title": "Landmine", "objective": "landmine", "objective_params": {},
-        "noise": 0.05, "horizon": 4, "seeds": [0, 1, 2],
-        "settings": {
-            "VHCT": {"algorithm": "VHCT", "label": "VHCT", "params": {}, "horizon": 4, "seeds": [0, 1, 2]},
-            "BO": {"algorithm": "BO", "label": "BO", "params": {}, "horizon": 2, "seeds": [0, 1]},
-        },
-    })  # fmt: skip
+    exp = ExperimentInfo.model_validate(
+        {
+            "name": "landmine",
+            "title": "Landmine",
+            "objective": "landmine",
+            "objective_params": {},
+            "noise": 0.05,
+            "horizon": 4,
+            "seeds": [0, 1, 2],
+            "settings": {
+                "VHCT": {
+                    "algorithm": "VHCT",
+                    "label": "VHCT",
+                    "params": {},
+                    "horizon": 4,
+                    "seeds": [0, 1, 2],
+                },
+                "BO": {"algorithm": "BO", "label": "BO", "params": {}, "horizon": 2, "seeds": [0, 1]},
+            },
+        }
+    )
     table = pd.DataFrame(
-        {"setting": ["VHCT"] * 4 + ["BO"] * 2, "t": [1, 2, 3, 4, 1, 2], "n_seeds": [3] * 4 + [2] * 2,
-         "mean": 1.0, "std": 0.0}
+        {
+            "setting": ["VHCT"] * 4 + ["BO"] * 2,
+            "t": [1, 2, 3, 4, 1, 2],
+            "n_seeds": [3] * 4 + [2] * 2,
+            "mean": 1.0,
+            "std": 0.0,
+        }
     )
     fig, ax = plt.subplots()
     draw_regret_panel(ax, exp, table, ["VHCT", "BO"], average=False, title=None)

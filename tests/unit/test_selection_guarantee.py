@@ -124,11 +124,22 @@ def test_the_writers_column_meets_the_audits_reader(tmp_path):
 
 
 def share_claim(min_share: float = 0.95) -> Claim:
-    return Claim.model_validate({
-        "id": "made-up-guarantee", "quote": "q", "location": "l", "kind": "share_at_least",
-        "statistic": "guarantee_share_finite", "experiments": ["e"], "target": "A", "alpha": 0.05,
-        "min_seeds": 5, "round": "final", "require": "all", "thresholds": {"min_share": min_share},
-    })  # fmt: skip
+    return Claim.model_validate(
+        {
+            "id": "made-up-guarantee",
+            "quote": "q",
+            "location": "l",
+            "kind": "share_at_least",
+            "statistic": "guarantee_share_finite",
+            "experiments": ["e"],
+            "target": "A",
+            "alpha": 0.05,
+            "min_seeds": 5,
+            "round": "final",
+            "require": "all",
+            "thresholds": {"min_share": min_share},
+        }
+    )
 
 
 def shares_runs(shares: list[float], horizon: int = 200) -> list[Run]:
@@ -137,12 +148,17 @@ def shares_runs(shares: list[float], horizon: int = 200) -> list[Run]:
     runs = []
     for seed, share in enumerate(shares):
         holds = np.arange(horizon) < round(share * horizon)
-        table = pd.DataFrame({
-            "t": np.arange(1, horizon + 1), "value": np.full(horizon, -0.1),
-            "cumulative_regret": 0.1 * np.arange(1, horizon + 1), "depth": np.full(horizon, 2.0),
-            "selection_bound": np.where(holds, 0.1, 0.01), "step_seconds": np.full(horizon, 1e-3),
-            "optimizer_seconds": np.full(horizon, 1e-4),
-        })  # fmt: skip
+        table = pd.DataFrame(
+            {
+                "t": np.arange(1, horizon + 1),
+                "value": np.full(horizon, -0.1),
+                "cumulative_regret": 0.1 * np.arange(1, horizon + 1),
+                "depth": np.full(horizon, 2.0),
+                "selection_bound": np.where(holds, 0.1, 0.01),
+                "step_seconds": np.full(horizon, 1e-3),
+                "optimizer_seconds": np.full(horizon, 1e-4),
+            }
+        )
         runs.append(Run(seed, table, 0.0))
     return runs
 
@@ -171,8 +187,9 @@ def test_share_claim_on_runs_of_known_truth(level, expected):
 
 def test_share_claim_with_a_band_gives_no_effect_between_its_margins():
     """refuted_below under min_share: a true share between the two is "no effect of the claimed size"."""
-    claim = share_claim().model_copy(update={"thresholds": share_claim().thresholds.model_copy(
-        update={"refuted_below": 0.8})})  # fmt: skip
+    claim = share_claim().model_copy(
+        update={"thresholds": share_claim().thresholds.model_copy(update={"refuted_below": 0.8})}
+    )
     shares = np.full(20, 0.875) + 0.005 * np.random.default_rng(0).standard_normal(20)
     comps = claim.spec.check(claim, "e", [{"A": shares_runs(list(shares))}], [None], "")
     result = conclude(claim, [("e", comps)])

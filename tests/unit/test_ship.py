@@ -300,12 +300,30 @@ def reduce_to(results: Path, figures: Path, seeds: int) -> None:
 
 
 def test_scale_is_read_from_the_audits_seeds_against_the_claims_minimum():
-    claims = [{"id": f"C{n}", "quote": "q", "location": "l", "verdict": "reproduced", "reason": "r",
-               "coverage": "a", "min_seeds": n} for n in (20, 10)]  # fmt: skip
+    claims = [
+        {
+            "id": f"C{n}",
+            "quote": "q",
+            "location": "l",
+            "verdict": "reproduced",
+            "reason": "r",
+            "coverage": "a",
+            "min_seeds": n,
+        }
+        for n in (20, 10)
+    ]
     experiments = {"a": {"seeds": list(range(20))}, "b": {"seeds": [0, 1]}}
-    data = complete({"format": AUDIT_FORMAT, "claims": claims, "sensitivity": [], "discrepancies": [],
-                     "reading_flips": [], "flipped_claims": [],
-                     "context": {"experiments": experiments}})  # fmt: skip
+    data = complete(
+        {
+            "format": AUDIT_FORMAT,
+            "claims": claims,
+            "sensitivity": [],
+            "discrepancies": [],
+            "reading_flips": [],
+            "flipped_claims": [],
+            "context": {"experiments": experiments},
+        }
+    )
     audit = parse_audit(data)
     assert (audit.paper_seeds, audit.below_paper(), seeds_span(audit)) == (20, {"b": 2}, "2 to 20")
     data["context"]["experiments"]["b"]["seeds"] = list(range(25))
@@ -526,10 +544,13 @@ def test_a_recorder_around_a_rerun_covers_only_what_it_made_and_ship_refuses_the
     # the made-up run's figures (as made_up_run records them), the rest as the recorder wrote it
     edit_json(results / findings.PROVENANCE_JSON, lambda p: p.update(figures=declared))
     refused(
-        results, figures, docs, readme,
+        results,
+        figures,
+        docs,
+        readme,
         r"final\.csv: the provenance record has no checksum of results/aggregates/\w+/final\.csv: the "
         r"recorded run did not make it .*`" + re.escape(provenance.REMAKE_OUTPUTS) + "`, then ship",
-    )  # fmt: skip
+    )
 
 
 def test_ship_caches_only_the_curves_the_run_made(shipped):
@@ -570,19 +591,22 @@ def test_output_hashes_cover_the_audit_the_aggregates_and_the_declared_figures(t
         "fig3a_garland.png",
         "fig3c_mnist.png",
     ]  # not tiny_regret, not absent
-    assert sorted(hashes["results"]) == sorted([
-        "aggregates/garland/final.csv",
-        "aggregates/garland/timing.csv",
-        "aggregates/mnist/final.csv",
-        "aggregates/mnist/timing.csv",
-        "audit.json",
-        "verdicts.csv",
-    ] + [  # each setting's curve and timing: the results cache
-        SETTING_TABLE.format(experiment=e, setting=s, table=t)
-        for e in ("garland", "mnist")
-        for s in ("BO", "VHCT-rho0.75")
-        for t in SETTING_TABLES
-    ])
+    assert sorted(hashes["results"]) == sorted(
+        [
+            "aggregates/garland/final.csv",
+            "aggregates/garland/timing.csv",
+            "aggregates/mnist/final.csv",
+            "aggregates/mnist/timing.csv",
+            "audit.json",
+            "verdicts.csv",
+        ]
+        + [  # each setting's curve and timing: the results cache
+            SETTING_TABLE.format(experiment=e, setting=s, table=t)
+            for e in ("garland", "mnist")
+            for s in ("BO", "VHCT-rho0.75")
+            for t in SETTING_TABLES
+        ]
+    )
     assert (
         hashes["results"]["audit.json"] == hashlib.sha256((results / "audit.json").read_bytes()).hexdigest()
     )

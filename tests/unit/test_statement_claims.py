@@ -31,9 +31,13 @@ def claim_of(claim_id: str):
 
 
 def runs_of(
-    claim, final: Level, power: Level | None = None, seconds: Level | None = None,
-    rounds: Level | None = None, seed: int = 0,
-) -> dict:  # fmt: skip
+    claim,
+    final: Level,
+    power: Level | None = None,
+    seconds: Level | None = None,
+    rounds: Level | None = None,
+    seed: int = 0,
+) -> dict:
     """Runs of every setting the claim reads on every experiment it reads: per seed, cumulative regret
     final(e, s) (t / horizon) ** power(e, s), each with a small multiplicative spread (the same seeds
     in every experiment, as the pipeline runs them); each round takes seconds(e, s) (1 ms), a tenth
@@ -50,11 +54,16 @@ def runs_of(
                 p = (power or (lambda *_: POWER))(e, s) + SPREAD * rng.standard_normal()
                 cumulative = final(e, s) * (1.0 + SPREAD * rng.standard_normal()) * (t / HORIZON) ** p
                 spent = (seconds(e, s) if seconds else 1e-3) * (1.0 + SPREAD * rng.standard_normal())
-                table = pd.DataFrame({
-                    "t": t.astype(int), "value": -np.diff(cumulative, prepend=0.0),
-                    "cumulative_regret": cumulative, "depth": np.full(n, 3.0),
-                    "step_seconds": np.full(n, spent), "optimizer_seconds": np.full(n, spent / 10),
-                })  # fmt: skip
+                table = pd.DataFrame(
+                    {
+                        "t": t.astype(int),
+                        "value": -np.diff(cumulative, prepend=0.0),
+                        "cumulative_regret": cumulative,
+                        "depth": np.full(n, 3.0),
+                        "step_seconds": np.full(n, spent),
+                        "optimizer_seconds": np.full(n, spent / 10),
+                    }
+                )
                 runs.append(Run(k, table, 0.0))
             out[e][s] = runs
     return out
@@ -106,9 +115,11 @@ def noise_of(experiment: str) -> float:
 
 @pytest.mark.parametrize(
     ("regret", "expected"),
-    [(lambda b: 100.0 * (1.0 + 4.0 * b), (REPRODUCED, REPRODUCED)),  # rises with the noise
-     (lambda b: 100.0 * (3.0 - 4.0 * b), (NOT_REPRODUCED, OPPOSITE))],  # falls with it
-)  # fmt: skip
+    [
+        (lambda b: 100.0 * (1.0 + 4.0 * b), (REPRODUCED, REPRODUCED)),  # rises with the noise
+        (lambda b: 100.0 * (3.0 - 4.0 * b), (NOT_REPRODUCED, OPPOSITE)),
+    ],  # falls with it
+)
 def test_vhct_regret_rises_with_the_noise_on_runs_of_known_truth(regret, expected):
     claim = claim_of("variance-regret-positive")
     assert decided(claim, runs_of(claim, lambda e, s: regret(noise_of(e)))) == expected
@@ -127,9 +138,11 @@ def test_vhct_regret_that_rises_except_at_one_level_is_not_reproduced():
 
 @pytest.mark.parametrize(
     ("ratio", "expected"),
-    [(lambda b: 0.5 + b, (REPRODUCED, REPRODUCED)),  # VHCT/HCT rises with the noise: the lead shrinks
-     (lambda b: 1.2 - b, (NOT_REPRODUCED, OPPOSITE))],  # the lead grows with the noise
-)  # fmt: skip
+    [
+        (lambda b: 0.5 + b, (REPRODUCED, REPRODUCED)),  # VHCT/HCT rises with the noise: the lead shrinks
+        (lambda b: 1.2 - b, (NOT_REPRODUCED, OPPOSITE)),
+    ],  # the lead grows with the noise
+)
 def test_vhct_lead_over_hct_shrinks_with_the_noise_on_runs_of_known_truth(ratio, expected):
     claim = claim_of("variance-regret-lead-shrinks")
     runs = runs_of(claim, lambda e, s: 100.0 * (ratio(noise_of(e)) if s == "VHCT-rho0.75" else 1.0))
@@ -148,8 +161,12 @@ def test_rescaling_keeps_the_rate_on_runs_of_known_truth(shift, expected):
     slope of log R_t on log t ``shift`` above f's."""
     claim = claim_of("rescaling-keeps-the-rate")
     rescaled = {p[0] for p in claim.pairs}
-    scale = {"garland-scale2": 2.0, "garland-scale0.25": 0.25, "himmelblau-scale890": 890.0,
-             "himmelblau-scale0.25": 0.25}  # fmt: skip
+    scale = {
+        "garland-scale2": 2.0,
+        "garland-scale0.25": 0.25,
+        "himmelblau-scale890": 890.0,
+        "himmelblau-scale0.25": 0.25,
+    }
     assert rescaled == set(scale)
     runs = runs_of(
         claim, lambda e, s: 100.0 * scale.get(e, 1.0), lambda e, s: POWER + (shift if e in rescaled else 0.0)
@@ -169,10 +186,17 @@ def test_an_offset_alone_leaves_the_tree_algorithms_regret_unchanged(algorithm):
     finals = []
     for offset in (0.0, 0.5, -3.0):
         spec = RunSpec(
-            experiment="e", setting="s", algorithm=algorithm, params=params, objective="rescaled",
-            objective_params={"objective": "garland", "offset": offset}, noise=0.05, horizon=500, seed=1,
+            experiment="e",
+            setting="s",
+            algorithm=algorithm,
+            params=params,
+            objective="rescaled",
+            objective_params={"objective": "garland", "offset": offset},
+            noise=0.05,
+            horizon=500,
+            seed=1,
             progress_every=1000,
-        )  # fmt: skip
+        )
         f, optimizer, noise = seeded_run(spec)
         finals.append(run_columns(optimizer, f, spec.horizon, noise, spec.seed)["cumulative_regret"][-1])
     assert finals == pytest.approx([finals[0]] * 3, rel=1e-9)
@@ -206,9 +230,12 @@ def test_a_wrong_rho_costs_regret_on_runs_of_known_truth(factor, expected):
 
 @pytest.mark.parametrize(
     ("factor", "expected"),
-    [(0.5, (REPRODUCED, REPRODUCED)), (1.7, (NOT_REPRODUCED, OPPOSITE)),
-     (0.975, (NOT_REPRODUCED, NO_EFFECT))],
-)  # fmt: skip
+    [
+        (0.5, (REPRODUCED, REPRODUCED)),
+        (1.7, (NOT_REPRODUCED, OPPOSITE)),
+        (0.975, (NOT_REPRODUCED, NO_EFFECT)),
+    ],
+)
 def test_knowing_phi_gives_the_best_performance_on_runs_of_known_truth(factor, expected):
     """VHCT told phi(h) = 2/h at ``factor`` times VHCT's regret with rho = 0.75 on the counterexample."""
     claim = claim_of("phi-knowledge-needed-counterexample")
@@ -255,18 +282,24 @@ def test_the_others_take_minutes_on_runs_of_known_truth(hours, expected):
 
 @pytest.mark.parametrize(
     ("claim_id", "hours", "expected"),
-    [("bo-takes-hours", 2.0, (REPRODUCED, REPRODUCED)), ("bo-takes-hours", 0.1, (NOT_REPRODUCED, OPPOSITE)),
-     ("bo-takes-days", 48.0, (REPRODUCED, REPRODUCED)), ("bo-takes-days", 2.0, (NOT_REPRODUCED, OPPOSITE))],
-)  # fmt: skip
+    [
+        ("bo-takes-hours", 2.0, (REPRODUCED, REPRODUCED)),
+        ("bo-takes-hours", 0.1, (NOT_REPRODUCED, OPPOSITE)),
+        ("bo-takes-days", 48.0, (REPRODUCED, REPRODUCED)),
+        ("bo-takes-days", 2.0, (NOT_REPRODUCED, OPPOSITE)),
+    ],
+)
 def test_bo_takes_hours_or_days_read_through_its_extension_to_the_horizon(claim_id, hours, expected):
     """BO stopped at a tenth of the horizon on Garland, its rounds at a cost that reaches ``hours``
     only when extended to the horizon; on Landmine and MNIST it ran the horizon at that cost."""
     claim = claim_of(claim_id)
     assert claim.experiments_read == ["garland", "landmine", "mnist"]
     runs = runs_of(
-        claim, lambda e, s: 100.0, seconds=lambda e, s: hours * HOUR / HORIZON,
+        claim,
+        lambda e, s: 100.0,
+        seconds=lambda e, s: hours * HOUR / HORIZON,
         rounds=lambda e, s: HORIZON // 10 if e == "garland" else HORIZON,
-    )  # fmt: skip
+    )
     # another setting ran Garland's horizon (as the tree algorithms do): BO stopped before it
     runs["garland"]["VHCT-rho0.75"] = runs_of(claim, lambda e, s: 100.0)["garland"]["BO"]
     assert decided(claim, runs) == expected
@@ -283,12 +316,14 @@ def test_bo_takes_hours_or_days_read_through_its_extension_to_the_horizon(claim_
     ("hours", "verdict"), [(2.0, (NOT_REPRODUCED, OPPOSITE)), (0.25, ("inconclusive", "underpowered"))]
 )
 def test_a_lower_bound_refutes_at_most_but_never_reproduces_it(hours, verdict):
-    """"At most an hour" for a setting that stopped at a tenth of the horizon: its extended time, a lower
+    """ "At most an hour" for a setting that stopped at a tenth of the horizon: its extended time, a lower
     bound, above an hour refutes the claim; below it, it decides nothing."""
     claim = claim_of("others-take-minutes").model_copy(update={"experiments": ["garland"]})
     runs = runs_of(
-        claim, lambda e, s: 100.0, seconds=lambda e, s: hours * HOUR / HORIZON,
+        claim,
+        lambda e, s: 100.0,
+        seconds=lambda e, s: hours * HOUR / HORIZON,
         rounds=lambda e, s: HORIZON // 10 if s == "PCT" else HORIZON,
-    )  # fmt: skip
+    )
     pct = next(c for c in evaluate_claim(claim, runs).experiments[0].comparisons if c.a == "PCT")
     assert (pct.verdict, pct.category) == verdict, pct.reason

@@ -55,9 +55,7 @@ def test_b_invariants_hold_after_random_sequences_of_rounds(name):
     rng = np.random.default_rng(42)
     for trial in range(4):
         dim = int(rng.integers(1, 4))
-        opt = make_optimizer(
-            name, [[-1.0, 1.0]] * dim, 3000, seed=trial, rho=float(rng.uniform(0.3, 0.9))
-        )
+        opt = make_optimizer(name, [[-1.0, 1.0]] * dim, 3000, seed=trial, rho=float(rng.uniform(0.3, 0.9)))
         for _ in range(6):
             drive(opt, noisy_bumpy(rng), int(rng.integers(1, 400)))
             check_b_invariants(opt)

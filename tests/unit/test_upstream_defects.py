@@ -187,4 +187,3 @@ def test_the_driver_is_shown_whole_and_compiles(capsys):
     assert set(re.findall(r'"([a-z-]+)": (?:reexpansion|gpo_one_phase|poo_bookkeeping)\b', shown)) == set(
         ud.DEFECTS
     )
-

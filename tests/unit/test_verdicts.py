@@ -34,13 +34,27 @@ from vhct.reporting.plots.forest import audit_forest, forest_rows
 def made_up(**keys) -> Claim:
     """A claim record with made-up text and the shipped defaults (round final, require all)."""
     return Claim.model_validate(
-        {"quote": "q", "location": "l", "statistic": "cumulative_regret", "round": "final", "require": "all",
-         "alpha": 0.05, "min_seeds": 20, **keys}
-    )  # fmt: skip
+        {
+            "quote": "q",
+            "location": "l",
+            "statistic": "cumulative_regret",
+            "round": "final",
+            "require": "all",
+            "alpha": 0.05,
+            "min_seeds": 20,
+            **keys,
+        }
+    )
 
 
-LOWEST = made_up(id="c", kind="lowest", thresholds={"min_relative_effect": 0.05}, experiments=["e"],
-                 target="A", others=["B"])  # fmt: skip
+LOWEST = made_up(
+    id="c",
+    kind="lowest",
+    thresholds={"min_relative_effect": 0.05},
+    experiments=["e"],
+    target="A",
+    others=["B"],
+)
 
 
 def sample(mean: float, sd: float, n: int = 20, seed: int = 0) -> dict[int, float]:
@@ -112,8 +126,16 @@ def test_p_at_the_resampling_floor_prints_as_an_upper_bound():
 
 
 def test_contrast_records_all_four_samples_and_its_interval():
-    claim = made_up(id="k", kind="contrast", direction="less", thresholds={"min_factor": 1.0},
-                    experiments=["x", "y"], pairs=[["x", "y"]], target="A", others=["B"])  # fmt: skip
+    claim = made_up(
+        id="k",
+        kind="contrast",
+        direction="less",
+        thresholds={"min_factor": 1.0},
+        experiments=["x", "y"],
+        pairs=[["x", "y"]],
+        target="A",
+        others=["B"],
+    )
     base = Comparison("x / y", "A", "B", effect_name="ratio of ratios A/B")
     parts = [sample(m, 2.0, 20, k) for k, m in enumerate((70, 100, 95, 100))]
     comp = contrast_comparison(claim, base, *parts)
@@ -142,23 +164,74 @@ def made_up_runs(finals: dict[int, float], power: float = 1.0) -> list[Run]:
 
 #: a claim of every kind on two made-up experiments x and y of settings A, B, C
 EVERY_KIND = [
-    made_up(id="lowest", kind="lowest", experiments=["x", "y"], target="A", others=["B"],
-            thresholds={"min_relative_effect": 0.05}),
-    made_up(id="among-fastest", kind="among_fastest", experiments=["x"], target="A", others=["B", "C"],
-            thresholds={"max_excess_over_best": 0.25}),
-    made_up(id="similar", kind="similar", experiments=["x", "y"], target="A", others=["C"],
-            thresholds={"lower_ratio": 0.8, "upper_ratio": 1.05}),
-    made_up(id="best-parameter", kind="best_parameter", experiments=["x"], claimed=["A"], others=["B"],
-            thresholds={"max_excess_over_best": 0.1}),
-    made_up(id="sublinear", kind="sublinear", experiments=["x"], target="A", checkpoints=[0.5, 0.75, 1.0],
-            thresholds={"max_slope": 0.95, "refuted_above": 1.0}),
-    made_up(id="greater", kind="greater", experiments=["x", "y"], target="B", others=["A"],
-            thresholds={"min_ratio": 1.5}),
-    made_up(id="contrast", kind="contrast", experiments=["x", "y"], pairs=[["x", "y"]], direction="less",
-            target="A", others=["B"], thresholds={"min_factor": 1.0}),
-    made_up(id="easier", kind="easier", statistic="average_regret", experiments=["x", "y"],
-            pairs=[["x", "y"]], others=["A"], thresholds={"min_relative_effect": 0.05}),
-]  # fmt: skip
+    made_up(
+        id="lowest",
+        kind="lowest",
+        experiments=["x", "y"],
+        target="A",
+        others=["B"],
+        thresholds={"min_relative_effect": 0.05},
+    ),
+    made_up(
+        id="among-fastest",
+        kind="among_fastest",
+        experiments=["x"],
+        target="A",
+        others=["B", "C"],
+        thresholds={"max_excess_over_best": 0.25},
+    ),
+    made_up(
+        id="similar",
+        kind="similar",
+        experiments=["x", "y"],
+        target="A",
+        others=["C"],
+        thresholds={"lower_ratio": 0.8, "upper_ratio": 1.05},
+    ),
+    made_up(
+        id="best-parameter",
+        kind="best_parameter",
+        experiments=["x"],
+        claimed=["A"],
+        others=["B"],
+        thresholds={"max_excess_over_best": 0.1},
+    ),
+    made_up(
+        id="sublinear",
+        kind="sublinear",
+        experiments=["x"],
+        target="A",
+        checkpoints=[0.5, 0.75, 1.0],
+        thresholds={"max_slope": 0.95, "refuted_above": 1.0},
+    ),
+    made_up(
+        id="greater",
+        kind="greater",
+        experiments=["x", "y"],
+        target="B",
+        others=["A"],
+        thresholds={"min_ratio": 1.5},
+    ),
+    made_up(
+        id="contrast",
+        kind="contrast",
+        experiments=["x", "y"],
+        pairs=[["x", "y"]],
+        direction="less",
+        target="A",
+        others=["B"],
+        thresholds={"min_factor": 1.0},
+    ),
+    made_up(
+        id="easier",
+        kind="easier",
+        statistic="average_regret",
+        experiments=["x", "y"],
+        pairs=[["x", "y"]],
+        others=["A"],
+        thresholds={"min_relative_effect": 0.05},
+    ),
+]
 
 
 def written_audit(tmp_path: Path, runs: dict | None = None) -> Path:
@@ -167,10 +240,12 @@ def written_audit(tmp_path: Path, runs: dict | None = None) -> Path:
     if runs is None:
         means = {"x": {"A": 60, "B": 100, "C": 62}, "y": {"A": 90, "B": 100, "C": 95}}
         runs = {
-            e: {s: made_up_runs(sample(m, 3.0, seed=k), power=0.5 if s == "A" else 1.0)
-                for k, (s, m) in enumerate(by_setting.items(), start=3 * (e == "y"))}
+            e: {
+                s: made_up_runs(sample(m, 3.0, seed=k), power=0.5 if s == "A" else 1.0)
+                for k, (s, m) in enumerate(by_setting.items(), start=3 * (e == "y"))
+            }
             for e, by_setting in means.items()
-        }  # fmt: skip
+        }
     path = tmp_path / "audit.json"
     path.write_text(audit_json(run_audit(claims, runs)))
     return path

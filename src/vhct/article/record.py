@@ -246,13 +246,25 @@ def _statements(sources: Sources) -> list[Statement]:
         rows = [Row(e.experiment, comp) for e in c.experiments for comp in e.comparisons]
         decisive = decider(c)
         chosen = next((r for r in rows if r.comparison is decisive), None)
-        out.append(Statement(
-            id=c.claim.id, quote=c.claim.quote, location=c.claim.location, note=c.claim.note or "",
-            reading_of=c.claim.reading_of, verdict=c.verdict, category=c.category, coverage=c.coverage,
-            reason=c.reason, statistic=c.claim.statistic, rows=rows, decider=chosen, flips=flips,
-            direction=direction_sentence(c, audit) if c.claim.spec.states_direction else None,
-            margins=margin_rows(c),
-        ))  # fmt: skip
+        out.append(
+            Statement(
+                id=c.claim.id,
+                quote=c.claim.quote,
+                location=c.claim.location,
+                note=c.claim.note or "",
+                reading_of=c.claim.reading_of,
+                verdict=c.verdict,
+                category=c.category,
+                coverage=c.coverage,
+                reason=c.reason,
+                statistic=c.claim.statistic,
+                rows=rows,
+                decider=chosen,
+                flips=flips,
+                direction=direction_sentence(c, audit) if c.claim.spec.states_direction else None,
+                margins=margin_rows(c),
+            )
+        )
     return out
 
 
@@ -329,12 +341,21 @@ def collect(sources: Sources, source_kind: str) -> Article:
     uncommitted = bool(prov.uncommitted_changes)
     meta = Meta(
         title=f"{TITLE_MARK} {paper.get('title', cff.get('title', ''))}",
-        paper_title=paper.get("title", ""), paper_authors=authors, paper_venue=paper.get("journal", ""),
-        paper_year=int(paper.get("year", 0)), paper_url=paper.get("url", ""), licence=cff.get("license", ""),
-        version=str(cff.get("version", "")), commit=prov.commit or "unknown", uncommitted=uncommitted,
-        source_kind=source_kind, source=str(sources.folder), command=prov.command,
-        started=prov.started_utc, finished=prov.finished_utc,
-    )  # fmt: skip
+        paper_title=paper.get("title", ""),
+        paper_authors=authors,
+        paper_venue=paper.get("journal", ""),
+        paper_year=int(paper.get("year", 0)),
+        paper_url=paper.get("url", ""),
+        licence=cff.get("license", ""),
+        version=str(cff.get("version", "")),
+        commit=prov.commit or "unknown",
+        uncommitted=uncommitted,
+        source_kind=source_kind,
+        source=str(sources.folder),
+        command=prov.command,
+        started=prov.started_utc,
+        finished=prov.finished_utc,
+    )
     cfg = run_config(sources)
     experiments = audit.context.experiments
     changed = [f for f, sha in prov.config_sha256.items() if sources.config_sha256_now.get(f) != sha]
@@ -345,20 +366,35 @@ def collect(sources: Sources, source_kind: str) -> Article:
         raise ArticleError(str(exc)) from exc
     alphas = {c.claim.alpha for c in audit.claims}
     return Article(
-        meta=meta, by_verdict=by_verdict(audit), seeds_text=seeds_text(audit),
+        meta=meta,
+        by_verdict=by_verdict(audit),
+        seeds_text=seeds_text(audit),
         experiments=list(experiments.values()),
-        statements=_statements(sources), verdicts={c.claim.id: c.verdict for c in audit.claims},
+        statements=_statements(sources),
+        verdicts={c.claim.id: c.verdict for c in audit.claims},
         readings=[(r.statement, r.readings, r.flips) for r in audit.reading_flips],
-        design=design_text(audit), computed=list(audit.computed), sensitivity=list(audit.sensitivity),
+        design=design_text(audit),
+        computed=list(audit.computed),
+        sensitivity=list(audit.sensitivity),
         discrepancies=list(audit.discrepancies),
-        beyond=[q for q in (audit.beyond.questions if audit.beyond else [])
-                if any(e.verdict != NOT_EVALUATED for e in q.experiments)],
-        settings=_settings(experiments), data_sets=_data_sets(cfg, experiments),
-        config_files=list(prov.config_files), config_changed=changed,
+        beyond=[
+            q
+            for q in (audit.beyond.questions if audit.beyond else [])
+            if any(e.verdict != NOT_EVALUATED for e in q.experiments)
+        ],
+        settings=_settings(experiments),
+        data_sets=_data_sets(cfg, experiments),
+        config_files=list(prov.config_files),
+        config_changed=changed,
         algorithm_costs=algorithm_costs(sources.timings),
-        experiment_seconds=experiment_seconds(sources.timings), wall_seconds=prov.wall_seconds,
-        machine=prov.machine.model_dump(), versions=dict(prov.versions),
-        full_scale=scale, memory_mb=prov.max_rss_mb, figures=regret_figures(sources, cfg),
+        experiment_seconds=experiment_seconds(sources.timings),
+        wall_seconds=prov.wall_seconds,
+        machine=prov.machine.model_dump(),
+        versions=dict(prov.versions),
+        full_scale=scale,
+        memory_mb=prov.max_rss_mb,
+        figures=regret_figures(sources, cfg),
         upstream=[(p.name, _heading(p)) for p in sources.upstream],
-        alpha=alphas.pop() if len(alphas) == 1 else math.nan, rules=dict(audit.rules),
-    )  # fmt: skip
+        alpha=alphas.pop() if len(alphas) == 1 else math.nan,
+        rules=dict(audit.rules),
+    )

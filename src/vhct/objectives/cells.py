@@ -175,7 +175,6 @@ def growth_factor(counts: Sequence[int], start: float = FIT_FROM) -> float:
     return float(math.exp(coef[1]))
 
 
-
 @dataclass(frozen=True)
 class Threshold:
     """The near-optimality threshold ``eps_h`` a statement of the paper counts cells with, and the depths."""

@@ -350,16 +350,18 @@ class PCT(_Portfolio):
         self._previous: GPO | None = None
 
     def _new_gpo(self) -> GPO:
-        return self.adopt(GPO(
-            self.domain,
-            self._epoch_budget,
-            base=HCT,
-            rho_max=self.rho_max,
-            nu_max=self.nu_max,
-            split=self.split,
-            candidate=self.candidate,
-            seed=self._child_seed(),
-        ))
+        return self.adopt(
+            GPO(
+                self.domain,
+                self._epoch_budget,
+                base=HCT,
+                rho_max=self.rho_max,
+                nu_max=self.nu_max,
+                split=self.split,
+                candidate=self.candidate,
+                seed=self._child_seed(),
+            )
+        )
 
     def _ask(self) -> np.ndarray:
         if self.schedule == "fixed_budget":  # the anytime schedule does not use the horizon

@@ -116,19 +116,28 @@ register(
         frozenset({"title", "objective", "objective_params"}),
     )
 )
-register(FigureKind(
-    "osc", "traversal path of a VHCT/HCT run at one round",
-    False, frozenset({"experiment", "setting", "round"}),
-    frozenset({"title", "experiment", "setting", "seed", "round"}), osc=True,
-))  # fmt: skip
+register(
+    FigureKind(
+        "osc",
+        "traversal path of a VHCT/HCT run at one round",
+        False,
+        frozenset({"experiment", "setting", "round"}),
+        frozenset({"title", "experiment", "setting", "seed", "round"}),
+        osc=True,
+    )
+)
 
 
 #: figures the audit stage draws from its own JSON, beside the config's figures (not a config kind:
 #: they read no aggregates and take no panels); the provenance records and ship copies them too: the
 #: forest (every comparison) and the one-page summary (every statement)
 AUDIT_FIGURES = ("audit_forest", "audit_summary")
-register(FigureKind(
-    "near_optimal",
-    "near-optimal cells per depth of a 1-D objective on the standard partition (computed, no runs)",
-    False, frozenset({"objective"}), frozenset({"title", "objective"}),
-))  # fmt: skip
+register(
+    FigureKind(
+        "near_optimal",
+        "near-optimal cells per depth of a 1-D objective on the standard partition (computed, no runs)",
+        False,
+        frozenset({"objective"}),
+        frozenset({"title", "objective"}),
+    )
+)

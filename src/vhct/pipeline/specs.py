@@ -80,8 +80,10 @@ class FigureSpec(_Spec):
     def experiment(self, panel: PanelSpec) -> ExperimentInfo:
         """The experiment a panel draws; a panel of an experiment the spec lacks is a ValueError."""
         if panel.experiment not in self.experiments:
-            raise ValueError(f"figure {self.name}: a panel names experiment {panel.experiment!r}, "
-                             f"the spec has {', '.join(self.experiments) or 'none'}")  # fmt: skip
+            raise ValueError(
+                f"figure {self.name}: a panel names experiment {panel.experiment!r}, "
+                f"the spec has {', '.join(self.experiments) or 'none'}"
+            )
         return self.experiments[panel.experiment]
 
     def panel_settings(self, panel: PanelSpec) -> list[str]:

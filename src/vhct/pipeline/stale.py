@@ -90,9 +90,7 @@ def expected_specs(
     return out
 
 
-def aggregate_spec(
-    info: Mapping[str, SettingInfo], run_paths: Mapping[str, Sequence[str]]
-) -> dict[str, Any]:
+def aggregate_spec(info: Mapping[str, SettingInfo], run_paths: Mapping[str, Sequence[str]]) -> dict[str, Any]:
     """The spec file's content of an aggregate job (plain data): the settings it aggregates (``info``)
     and their run tables, the source hash of the aggregation code and the package versions. One
     builder for both aggregate jobs: an experiment's (every setting) and one setting's (``info`` and

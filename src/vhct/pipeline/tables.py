@@ -269,4 +269,3 @@ def seed_of(table_path: Path | str) -> int | None:
     """The seed in a run table's file name (``seed<k>.csv.gz``), or None for another name."""
     named = TABLE_NAME.search(Path(table_path).name)
     return None if named is None else int(named.group(1))
-

@@ -56,15 +56,20 @@ def design_of(config: Config, experiments: Sequence[str]) -> Design | None:
     plan = read_plan(config.plan.file)
     audited = [e for e in experiments if e in config.experiments]
     return Design(
-        plan_file=display_path(config.plan.file), plan_sha256=sha256(config.plan.file), commit=plan.commit,
-        dirty=plan.dirty, config_sha256=plan.config_sha256, claims_sha256=plan.claims_sha256,
-        pilot_config=plan.pilot.config, pilot_samples_sha256=plan.pilot.samples_sha256,
+        plan_file=display_path(config.plan.file),
+        plan_sha256=sha256(config.plan.file),
+        commit=plan.commit,
+        dirty=plan.dirty,
+        config_sha256=plan.config_sha256,
+        claims_sha256=plan.claims_sha256,
+        pilot_config=plan.pilot.config,
+        pilot_samples_sha256=plan.pilot.samples_sha256,
         pilot_seeds=plan.pilot.seeds,
         confirmatory_seeds={
             e: {s: config.setting_seeds(e, s) for s in config.experiments[e].settings} for e in audited
         },
         underpowered=plan.underpowered(),
-    )  # fmt: skip
+    )
 
 
 def audit_job(

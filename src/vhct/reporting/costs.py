@@ -97,13 +97,18 @@ def algorithm_costs(timings: Mapping[str, pd.DataFrame]) -> list[AlgorithmCost]:
     out = []
     for experiment, table in timings.items():
         for algorithm, rows in table.groupby("algorithm", sort=False):
-            out.append(AlgorithmCost(
-                experiment=experiment, algorithm=str(algorithm), settings=rows["setting"].nunique(),
-                runs=len(rows), run_seconds=float(rows["wall_seconds"].sum()),
-                mean_run_seconds=float(rows["wall_seconds"].mean()),
-                optimizer_seconds=float(rows["optimizer_seconds_sum"].sum()),
-                seconds_per_round=float(rows["step_seconds_sum"].sum() / rows["rounds"].sum()),
-            ))  # fmt: skip
+            out.append(
+                AlgorithmCost(
+                    experiment=experiment,
+                    algorithm=str(algorithm),
+                    settings=rows["setting"].nunique(),
+                    runs=len(rows),
+                    run_seconds=float(rows["wall_seconds"].sum()),
+                    mean_run_seconds=float(rows["wall_seconds"].mean()),
+                    optimizer_seconds=float(rows["optimizer_seconds_sum"].sum()),
+                    seconds_per_round=float(rows["step_seconds_sum"].sum() / rows["rounds"].sum()),
+                )
+            )
     return out
 
 
@@ -138,15 +143,26 @@ def full_scale(
                 continue
             per_round = float(per_seed["step_seconds_sum"].sum() / per_seed["rounds"].sum())
             done = int(per_seed["rounds"].max())
-            rows.append(FullScaleRow(
-                experiment, setting, len(s.seeds), s.horizon, done, per_round,
-                per_round * s.horizon * len(s.seeds), s.horizon > done, differs,
-            ))  # fmt: skip
+            rows.append(
+                FullScaleRow(
+                    experiment,
+                    setting,
+                    len(s.seeds),
+                    s.horizon,
+                    done,
+                    per_round,
+                    per_round * s.horizon * len(s.seeds),
+                    s.horizon > done,
+                    differs,
+                )
+            )
     total = sum(r.seconds for r in rows if r.seconds is not None)
     name = lambda r: f"{r.setting} on {r.experiment}"  # noqa: E731
     return FullScale(
-        config=str(paper_config), rows=rows, total_seconds=total,
+        config=str(paper_config),
+        rows=rows,
+        total_seconds=total,
         unmeasured=[name(r) for r in rows if r.seconds is None],
         extrapolated=[name(r) for r in rows if r.extrapolated],
         objective_differs=sorted({r.experiment for r in rows if r.objective_differs}),
-    )  # fmt: skip
+    )

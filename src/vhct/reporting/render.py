@@ -136,27 +136,40 @@ def scale_items(audit: Audit) -> dict[str, list[dict[str, Any]]]:
     capped: dict[tuple, dict[str, Any]] = {}
     fewer: dict[tuple, dict[str, Any]] = {}
     more = [
-        {"name": name, "paper": paper,
-         "settings": {s: len(info.seeds) for s, info in exp.settings.items() if len(info.seeds) > paper}}
+        {
+            "name": name,
+            "paper": paper,
+            "settings": {s: len(info.seeds) for s, info in exp.settings.items() if len(info.seeds) > paper},
+        }
         for name, exp in experiments.items()
         if paper and len(exp.seeds) > paper
-    ]  # fmt: skip
+    ]
     for name, exp in experiments.items():
         for setting, info in exp.settings.items():
             if info.max_horizon is not None and info.max_horizon < exp.horizon:
                 reason = capped_reason(info)
                 key = (setting, info.max_horizon, tuple(sorted(reason.items())))
-                item = capped.setdefault(key, {"setting": setting, "cap": info.max_horizon,
-                                               "reason": reason, "where": []})  # fmt: skip
+                item = capped.setdefault(
+                    key, {"setting": setting, "cap": info.max_horizon, "reason": reason, "where": []}
+                )
                 item["where"].append(f"{name} (n = {exp.horizon})")
             if info.max_seeds is not None and info.max_seeds < min(len(exp.seeds), paper or len(exp.seeds)):
-                item = fewer.setdefault((setting, info.max_seeds),
-                                        {"setting": setting, "count": info.max_seeds, "where": []})
-                item["where"].append(name)  # fmt: skip
-    test_split = [{"name": name, "params": exp.objective_params, "horizon": exp.horizon}
-                  for name, exp in experiments.items() if exp.objective_params.get("mode") == "test-split"]
-    return {"capped": list(capped.values()), "fewer": list(fewer.values()), "test_split": test_split,
-            "mnist_subset": mnist_subsets(experiments), "more": more}  # fmt: skip
+                item = fewer.setdefault(
+                    (setting, info.max_seeds), {"setting": setting, "count": info.max_seeds, "where": []}
+                )
+                item["where"].append(name)
+    test_split = [
+        {"name": name, "params": exp.objective_params, "horizon": exp.horizon}
+        for name, exp in experiments.items()
+        if exp.objective_params.get("mode") == "test-split"
+    ]
+    return {
+        "capped": list(capped.values()),
+        "fewer": list(fewer.values()),
+        "test_split": test_split,
+        "mnist_subset": mnist_subsets(experiments),
+        "more": more,
+    }
 
 
 def mnist_subsets(experiments: Mapping[str, ExperimentInfo]) -> list[dict[str, Any]]:
@@ -195,8 +208,11 @@ def direction_sentence(claim: ClaimVerdict, audit: Audit) -> str | None:
     comps = [c for c in claim_comparisons(claim) if c.n_a and c.effect_name == "ratio of means"]
     if not comps or claim.claim.target is None:
         return None
-    labels = {s: info.label.split(",")[0] for e in audit.context.experiments.values()
-              for s, info in e.settings.items()}  # fmt: skip
+    labels = {
+        s: info.label.split(",")[0]
+        for e in audit.context.experiments.values()
+        for s, info in e.settings.items()
+    }
 
     def name(setting: str) -> str:
         return labels.get(setting, setting)
@@ -226,10 +242,21 @@ def margin_rows(claim: ClaimVerdict) -> list[dict[str, Any]]:
     then each other's; per row the verdict on every experiment."""
     if not claim.margins:
         return []
-    own = {"thresholds": claim.claim.thresholds.given(), "verdict": claim.verdict, "category": claim.category,
-           "experiments": claim.experiments}  # fmt: skip
-    rows = [own] + [{"thresholds": m.thresholds, "verdict": m.verdict, "category": m.category,
-                     "experiments": m.experiments} for m in claim.margins]  # fmt: skip
+    own = {
+        "thresholds": claim.claim.thresholds.given(),
+        "verdict": claim.verdict,
+        "category": claim.category,
+        "experiments": claim.experiments,
+    }
+    rows = [own] + [
+        {
+            "thresholds": m.thresholds,
+            "verdict": m.verdict,
+            "category": m.category,
+            "experiments": m.experiments,
+        }
+        for m in claim.margins
+    ]
     for row in rows:
         row["text"] = ", ".join(f"{k} = {format_number(float(v))}" for k, v in row["thresholds"].items())
         row["by"] = {e.experiment: e.verdict for e in row["experiments"]}
@@ -278,8 +305,13 @@ def early_labels(audit: Audit) -> list[str]:
 def cost_rows(audit: Audit) -> list[dict[str, Any]]:
     """The cost claim's comparisons (the optimizer's own seconds per round, the total beside)."""
     costs = [claim for claim in audit.claims if claim.claim.statistic in TOTAL_BESIDE]
-    return [{"experiment": e.experiment, "c": c} for claim in costs for e in claim.experiments
-            for c in e.comparisons if c.round is not None]  # fmt: skip
+    return [
+        {"experiment": e.experiment, "c": c}
+        for claim in costs
+        for e in claim.experiments
+        for c in e.comparisons
+        if c.round is not None
+    ]
 
 
 def regret_tables(aggregates: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -289,10 +321,15 @@ def regret_tables(aggregates: Mapping[str, Mapping[str, Any]]) -> list[dict[str,
         order = ["horizon", "final_mean"]
         final = tables["final.csv"].sort_values(order, ascending=[False, True], kind="stable")
         rows = [
-            [r.setting, r.horizon, r.n_seeds, f"{format_number(r.final_mean)} ± {format_number(r.final_std)}",
-             format_number(r.final_mean / r.horizon)]
+            [
+                r.setting,
+                r.horizon,
+                r.n_seeds,
+                f"{format_number(r.final_mean)} ± {format_number(r.final_std)}",
+                format_number(r.final_mean / r.horizon),
+            ]
             for r in final.itertuples()
-        ]  # fmt: skip
+        ]
         out.append({"name": name, "rows": rows})
     return out
 
@@ -313,19 +350,38 @@ def beyond_rows(audit: Audit) -> list[dict[str, Any]]:
 @cache
 def _environment(autoescape: bool) -> Environment:
     """The templates' environment, HTML-escaping or not, with the filters and values they use."""
-    env = Environment(loader=PackageLoader("vhct.reporting", "templates"), undefined=StrictUndefined,
-                      autoescape=autoescape, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    env.filters.update(num=format_number, cell=md_cell, slug=slug, said_once=said_once, refs=references,
-                       oneline=oneline)  # fmt: skip
+    env = Environment(
+        loader=PackageLoader("vhct.reporting", "templates"),
+        undefined=StrictUndefined,
+        autoescape=autoescape,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(
+        num=format_number, cell=md_cell, slug=slug, said_once=said_once, refs=references, oneline=oneline
+    )
     env.tests["link"] = lambda x: isinstance(x, Link)
     env.globals.update(
-        Link=Link, decider=decider, counts=counts, seeds_text=seeds_text, seeds_span=seeds_span,
-        statements=lambda audit: statements(audit.claims), flipped_statements=flipped_statements,
-        direction_sentence=direction_sentence, margin_rows=margin_rows, READINGS_DISAGREE=READINGS_DISAGREE,
-        early_labels=early_labels, comparisons=claim_comparisons, beyond_rows=beyond_rows,
-        colors=VERDICT_COLORS, REPRODUCED=REPRODUCED, NOT_REPRODUCED=NOT_REPRODUCED,
-        INCONCLUSIVE=INCONCLUSIVE, NOT_EVALUATED=NOT_EVALUATED,
-    )  # fmt: skip
+        Link=Link,
+        decider=decider,
+        counts=counts,
+        seeds_text=seeds_text,
+        seeds_span=seeds_span,
+        statements=lambda audit: statements(audit.claims),
+        flipped_statements=flipped_statements,
+        direction_sentence=direction_sentence,
+        margin_rows=margin_rows,
+        READINGS_DISAGREE=READINGS_DISAGREE,
+        early_labels=early_labels,
+        comparisons=claim_comparisons,
+        beyond_rows=beyond_rows,
+        colors=VERDICT_COLORS,
+        REPRODUCED=REPRODUCED,
+        NOT_REPRODUCED=NOT_REPRODUCED,
+        INCONCLUSIVE=INCONCLUSIVE,
+        NOT_EVALUATED=NOT_EVALUATED,
+    )
     return env
 
 
@@ -362,22 +418,33 @@ def render_readme(audit: Audit, document: str) -> str:
 
 
 def render_findings(
-    audit: Audit, provenance: Provenance, aggregates: Mapping[str, Mapping[str, Any]],
-    figures: Sequence[Path], figures_dir: str, verdicts_table: str | None = None,
-) -> str:  # fmt: skip
+    audit: Audit,
+    provenance: Provenance,
+    aggregates: Mapping[str, Mapping[str, Any]],
+    figures: Sequence[Path],
+    figures_dir: str,
+    verdicts_table: str | None = None,
+) -> str:
     """``docs/findings.md`` from the shipped audit record, provenance, aggregates and figures
     (``verdicts_table``: the link to the shipped verdict table, None when none is shipped)."""
     names = {f.stem: f for f in figures}
     return _render(
-        "findings.j2", "md", audit=audit, headline=headline(audit), prov=provenance,
+        "findings.j2",
+        "md",
+        audit=audit,
+        headline=headline(audit),
+        prov=provenance,
         duration=duration(provenance.wall_seconds, finest="s", total=True),
-        scale=scale_items(audit), costs=cost_rows(audit), regrets=regret_tables(aggregates),
-        beyond=beyond_rows(audit), figures=[(f.stem, f"{figures_dir}/{f.name}") for f in figures],
+        scale=scale_items(audit),
+        costs=cost_rows(audit),
+        regrets=regret_tables(aggregates),
+        beyond=beyond_rows(audit),
+        figures=[(f.stem, f"{figures_dir}/{f.name}") for f in figures],
         beyond_figure=names.get("beyond_baselines") and f"{figures_dir}/{names['beyond_baselines'].name}",
         forest_figure=names.get(FOREST) and f"{figures_dir}/{names[FOREST].name}",
         summary_figure=names.get(SUMMARY) and f"{figures_dir}/{names[SUMMARY].name}",
         verdicts_table=verdicts_table,
-    )  # fmt: skip
+    )
 
 
 #: the verdict table's columns (:func:`verdict_table`): one row per comparison of a reading of a statement

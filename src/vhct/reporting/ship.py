@@ -168,8 +168,12 @@ class Journal:
         folder = docs / stage
         if folder.is_symlink() or not folder.is_dir():
             raise refuse(f"its stage {stage} is not a folder in {docs}")
-        if not (isinstance(names, list) and names and len(set(names)) == len(names)
-                and all(isinstance(n, str) and n in SWAPPED for n in names)):  # fmt: skip
+        if not (
+            isinstance(names, list)
+            and names
+            and len(set(names)) == len(names)
+            and all(isinstance(n, str) and n in SWAPPED for n in names)
+        ):
             raise refuse(f"it names {names!r}, not entries among {', '.join(SWAPPED)}")
         if not isinstance(readme, bool):
             raise refuse(f"its 'readme' is {readme!r}, not true or false")
@@ -283,9 +287,12 @@ def _stage_readme(stage: Path, readme: Path | None, audited: Path) -> None:
 
 # ---------------------------------------------------------------- ship and render
 def ship(
-    results: Path | str, figures: Path | str, docs: Path | str, readme: Path | str | None = None,
+    results: Path | str,
+    figures: Path | str,
+    docs: Path | str,
+    readme: Path | str | None = None,
     reduced: bool = False,
-) -> list[Path]:  # fmt: skip
+) -> list[Path]:
     """Ship one finished run into ``docs``: its audit JSON and verdict table, aggregates, provenance
     record, the PNGs of its figures the document links, the document and (given ``readme``) the
     README's block; all or nothing (the module's docstring); return the shipped files."""
@@ -380,8 +387,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, help="results of the run (ship)")
     parser.add_argument("--figures", type=Path, default=DEFAULT_FIGURES, help="figures of the run (ship)")
     parser.add_argument("--docs", type=Path, default=DEFAULT_DOCS, help="folder to ship into")
-    parser.add_argument("--readme", type=Path, default=None, help="README whose findings block to update "
-                        "(default: README.md with the default --docs, else none)")  # fmt: skip
+    parser.add_argument(
+        "--readme",
+        type=Path,
+        default=None,
+        help="README whose findings block to update (default: README.md with the default --docs, else none)",
+    )
     reduced = "ship a run below the paper's scale, its headline saying so"
     parser.add_argument("--reduced", action="store_true", help=reduced)
     args = parser.parse_args(argv)

@@ -108,9 +108,18 @@ class Bootstrap:
             bmy, bvy, flat_y = np.full(resamples, y[0]), np.zeros(resamples), np.ones(resamples, bool)
         df = x.size - 1 if constant_y else min(x.size, y.size) - 1
         return cls(
-            float(x.mean()), float(y.mean()), float(x.var(ddof=1) / x.size), float(y.var(ddof=1) / y.size),
-            bmx, bmy, bvx, bvy, resamples, int(np.count_nonzero(flat_x & flat_y)), df,
-        )  # fmt: skip
+            float(x.mean()),
+            float(y.mean()),
+            float(x.var(ddof=1) / x.size),
+            float(y.var(ddof=1) / y.size),
+            bmx,
+            bmy,
+            bvx,
+            bvy,
+            resamples,
+            int(np.count_nonzero(flat_x & flat_y)),
+            df,
+        )
 
     @property
     def floor(self) -> float:
@@ -199,9 +208,13 @@ def near_level(p: float, resamples: int, alpha: float, family: int = HOLM_LEVELS
 
 
 def bootstrap_tests(
-    x, y, queries: Sequence[tuple[float, str]], alpha: float, resamples: Sequence[int] = RESAMPLES,
+    x,
+    y,
+    queries: Sequence[tuple[float, str]],
+    alpha: float,
+    resamples: Sequence[int] = RESAMPLES,
     family: int = HOLM_LEVELS,
-) -> tuple[list[float], Bootstrap]:  # fmt: skip
+) -> tuple[list[float], Bootstrap]:
     """p of ``mean_x <> factor * mean_y`` per ``(factor, alternative)`` and their bootstrap: the next
     resample count while any p is :func:`near_level`."""
     x_ = values(x)

@@ -41,8 +41,19 @@ def register_style(name: str, colour: str, line: Any = "-") -> Style:
 
 #: colours of algorithms without a style row, in the order they are given (tab20b's dark shades, then
 #: its middle ones, then black: none is a built-in's); one a row takes is skipped
-AUTO_COLOURS = ("#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#5254a3", "#8ca252", "#bd9e39",
-                "#ad494a", "#a55194", "#000000")  # fmt: skip
+AUTO_COLOURS = (
+    "#393b79",
+    "#637939",
+    "#8c6d31",
+    "#843c39",
+    "#7b4173",
+    "#5254a3",
+    "#8ca252",
+    "#bd9e39",
+    "#ad494a",
+    "#a55194",
+    "#000000",
+)
 #: line styles of algorithms without a style row: the first while free colours last, then the next
 AUTO_LINES = ("-", "--", "-.", ":")
 

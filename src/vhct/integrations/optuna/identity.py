@@ -28,8 +28,8 @@ def storage_identity(storage: BaseStorage) -> Any:
     storage = getattr(storage, "_backend", storage)  # a database storage comes wrapped in a cache
     if isinstance(storage, RDBStorage):
         url = storage.url
-        if url.startswith(SQLITE_PREFIX) and url[len(SQLITE_PREFIX):] not in ("", ":memory:"):
-            url = SQLITE_PREFIX + os.path.abspath(url[len(SQLITE_PREFIX):])
+        if url.startswith(SQLITE_PREFIX) and url[len(SQLITE_PREFIX) :] not in ("", ":memory:"):
+            url = SQLITE_PREFIX + os.path.abspath(url[len(SQLITE_PREFIX) :])
         return ("database", url)
     return storage
 

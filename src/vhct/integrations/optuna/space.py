@@ -134,8 +134,11 @@ def evaluated(
         return False
     for u, (name, dist) in zip(point, space.items(), strict=True):
         if trial.distributions[name] != dist:
-            say(f"distribution:{name}", f"trial {trial.number}: parameter {name!r} has "
-                            f"{trial.distributions[name]}, not {dist}: not told to {algorithm}")
+            say(
+                f"distribution:{name}",
+                f"trial {trial.number}: parameter {name!r} has "
+                f"{trial.distributions[name]}, not {dist}: not told to {algorithm}",
+            )
             return False
         proposed = from_unit(u, dist)
         if not math.isclose(

@@ -42,12 +42,41 @@ from vhct.pipeline.config.schema import SCHEMA_PATH, json_schema
 from vhct.pipeline.config.sections import MAX_HORIZON, MAX_SEEDS, NAME_MAX
 
 __all__ = [
-    "BASE_KEY", "DEFAULT_CONFIG", "DEFAULT_RESOURCES", "MAX_EXPANDED_NODES", "MAX_HORIZON", "MAX_RUNS",
-    "MAX_SEEDS", "NAME_MAX", "OUTPUT_KEY", "OUTPUT_ROOTS", "OWNER_ROOT", "RUN_BASE_MB", "SCHEMA_PATH",
-    "TABLE_BYTES_PER_VALUE", "Config", "ConfigError", "RunBatch", "UniqueKeyLoader", "base_chain",
-    "claim_owner", "json_schema", "key_line", "lazy_objective", "load", "main", "located", "merge",
-    "merged_files", "model", "output_folder", "read_config_file", "rule_safe", "validate_config", "validated",
-]  # fmt: skip
+    "BASE_KEY",
+    "DEFAULT_CONFIG",
+    "DEFAULT_RESOURCES",
+    "MAX_EXPANDED_NODES",
+    "MAX_HORIZON",
+    "MAX_RUNS",
+    "MAX_SEEDS",
+    "NAME_MAX",
+    "OUTPUT_KEY",
+    "OUTPUT_ROOTS",
+    "OWNER_ROOT",
+    "RUN_BASE_MB",
+    "SCHEMA_PATH",
+    "TABLE_BYTES_PER_VALUE",
+    "Config",
+    "ConfigError",
+    "RunBatch",
+    "UniqueKeyLoader",
+    "base_chain",
+    "claim_owner",
+    "json_schema",
+    "key_line",
+    "lazy_objective",
+    "load",
+    "main",
+    "located",
+    "merge",
+    "merged_files",
+    "model",
+    "output_folder",
+    "read_config_file",
+    "rule_safe",
+    "validate_config",
+    "validated",
+]
 
 
 def validate_config(config: dict[str, Any], files: Sequence[Path | str] = ()) -> Config:

@@ -34,7 +34,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--folder", choices=OUTPUT_ROOTS, help="print only the config's folder of these outputs"
     )
     parser.add_argument(
-        "--without-plan", action="store_true",
+        "--without-plan",
+        action="store_true",
         help="validate a config declaring an analysis plan with its own seeds, the plan unread (no run)",
     )
     args = parser.parse_args(argv)

@@ -53,8 +53,7 @@ def output_problem(name: str) -> str | None:
     """Why ``name`` cannot name a config's folder (``output``), or None when it can."""
     if not re.fullmatch(OUTPUT_PATTERN, name):
         return (
-            f"{name!r} is no folder name here (letters, digits and _ . + -, starting with a letter "
-            "or digit)"
+            f"{name!r} is no folder name here (letters, digits and _ . + -, starting with a letter or digit)"
         )
     if name in RESERVED_OUTPUTS:
         return (
@@ -62,6 +61,8 @@ def output_problem(name: str) -> str | None:
             f"{', '.join(sorted(RESERVED_OUTPUTS))})"
         )
     return None
+
+
 #: runs (experiment x setting x seed) of one config at most: Snakemake plans every run's job and
 #: files before it runs any (paper-local's 8,260 runs: 30 s of planning on 2 cores)
 MAX_RUNS = 20_000

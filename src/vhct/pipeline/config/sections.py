@@ -49,7 +49,7 @@ def _fits_file_names(name: str) -> str:
             (),
             f"a name may have at most {NAME_MAX} characters, got {len(name.encode())}: the pipeline "
             f"names files after it (the longest '.<name>.png.<token>.tmp') and a file name may have "
-            f"at most {FILE_NAME_MAX} bytes"
+            f"at most {FILE_NAME_MAX} bytes",
         )
     return name
 

@@ -32,7 +32,6 @@ class DownloadError(Exception):
     """No source yielded a verified copy of a data file."""
 
 
-
 def mirror_dirs(mirror: Path | str | None = None) -> list[tuple[Path, str]]:
     """Mirror directories to try, in order: the argument (config), then ``$VHCT_DATA_MIRROR``."""
     found: list[tuple[Path, str]] = []

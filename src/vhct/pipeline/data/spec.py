@@ -33,7 +33,6 @@ def inside_data_dir(path: object) -> str:
     return path
 
 
-
 @dataclass(frozen=True)
 class DataFile:
     """Where a data file goes, where it comes from, and how to recognise it."""

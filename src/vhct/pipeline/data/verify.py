@@ -20,7 +20,6 @@ class VerificationError(Exception):
     """A file is missing, is not a complete gzip file, or matches none of its checksums."""
 
 
-
 def compute_digests(path: Path, spec: DataFile) -> dict[str, str]:
     """Hex digests of ``path``: the sha256 of its bytes (always: the stamp records it) and the
     other checksum kinds ``spec`` declares.

@@ -75,7 +75,8 @@ def evaluate_question(question: Question, runs: Runs) -> QuestionAnswer:
 def run_beyond(beyond: BeyondFile, runs: Runs) -> Beyond | None:
     """The audit's ``beyond`` part, or None when no question has an evaluated comparison."""
     questions = [evaluate_question(q, runs) for q in beyond.questions]
-    if not any(r.comparison is not None and r.verdict != NOT_EVALUATED
-               for q in questions for r in q.experiments):  # fmt: skip
+    if not any(
+        r.comparison is not None and r.verdict != NOT_EVALUATED for q in questions for r in q.experiments
+    ):
         return None
     return Beyond(rules=beyond.rules.model_dump(), questions=questions)

@@ -136,9 +136,11 @@ def _tested(
     claimed, refuting = claim.spec.regions(claim)
     none_ = no_effect_regions(claimed, refuting)
     comp = dataclasses.replace(
-        comp, claimed=" and ".join(map(text, claimed)), refuted=" or ".join(map(text, refuting)),
+        comp,
+        claimed=" and ".join(map(text, claimed)),
+        refuted=" or ".join(map(text, refuting)),
         no_effect=" or ".join(map(text, none_)),
-    )  # fmt: skip
+    )
     if claim.short_of_seeds({"a": seeds[0], "b": seeds[1]}):
         n = " vs ".join(map(str, seeds))
         few = f"{TOO_FEW}: this configuration runs n = {n}, the claim needs at least {claim.min_seeds}"
@@ -147,11 +149,16 @@ def _tested(
     ps, resamples, (low, high) = test([*claimed, *refuting, *none_])
     k, m = len(claimed), len(refuting)
     return dataclasses.replace(
-        comp, p_claimed=max(ps[:k]), p_refuted=min(1.0, m * min(ps[k : k + m])),
-        p_no_effect=min(1.0, len(none_) * min(ps[k + m :])) if none_ else None, ci_low=low, ci_high=high,
-        ci_level=1.0 - 2.0 * alpha, resamples=resamples,
+        comp,
+        p_claimed=max(ps[:k]),
+        p_refuted=min(1.0, m * min(ps[k : k + m])),
+        p_no_effect=min(1.0, len(none_) * min(ps[k + m :])) if none_ else None,
+        ci_low=low,
+        ci_high=high,
+        ci_level=1.0 - 2.0 * alpha,
+        resamples=resamples,
         seeds_needed=seeds_needed(claimed, none_ or refuting, delta_sd, alpha, family),
-    )  # fmt: skip
+    )
 
 
 def _bootstrap(claim: Claim, x, y, ratio: bool, with_interval: bool) -> Tests:
@@ -182,12 +189,23 @@ def compare_samples(
     ``with_interval=False`` skips the interval, which no verdict reads, to speed up the calibration)."""
     da, db = stats.describe(sa), stats.describe(sb)
     comp = Comparison(
-        experiment, a, b, round=at, horizon=full, n_a=da["n"], n_b=db["n"], mean_a=da["mean"],
-        mean_b=db["mean"], std_a=da["std"], std_b=db["std"], effect=stats.ratio(da["mean"], db["mean"]),
-        effect_name="ratio of means", reference=reference,
+        experiment,
+        a,
+        b,
+        round=at,
+        horizon=full,
+        n_a=da["n"],
+        n_b=db["n"],
+        mean_a=da["mean"],
+        mean_b=db["mean"],
+        std_a=da["std"],
+        std_b=db["std"],
+        effect=stats.ratio(da["mean"], db["mean"]),
+        effect_name="ratio of means",
+        reference=reference,
         values_a={str(k): v for k, v in sorted(sa.items())},
         values_b={str(k): v for k, v in sorted(sb.items())},
-    )  # fmt: skip
+    )
 
     def delta_sd(r: Region) -> tuple[float, float]:
         return comp.mean_a - r.factor * comp.mean_b, math.hypot(comp.std_a, r.factor * comp.std_b)
@@ -197,21 +215,33 @@ def compare_samples(
 
 
 def slope_comparison(
-    claim: Claim, base: Comparison, sample: Mapping[int, float], with_interval: bool = True,
-    what: str = "slope", effect_name: str | None = None,
-) -> Comparison:  # fmt: skip
+    claim: Claim,
+    base: Comparison,
+    sample: Mapping[int, float],
+    with_interval: bool = True,
+    what: str = "slope",
+    effect_name: str | None = None,
+) -> Comparison:
     """The per-seed slopes' mean (``what``: or of another per-seed quantity, such as a difference of
     slopes or a run's wall time over a threshold, named ``effect_name``) against the claim's bounds
     (one-sample bootstrap-t), and its interval."""
     d = stats.describe(sample)
     comp = dataclasses.replace(
-        base, n_a=d["n"], mean_a=d["mean"], std_a=d["std"], effect=d["mean"],
+        base,
+        n_a=d["n"],
+        mean_a=d["mean"],
+        std_a=d["std"],
+        effect=d["mean"],
         effect_name=effect_name or f"mean {what} of log R_t on log t",
         values_a={str(k): v for k, v in sample.items()},
-    )  # fmt: skip
+    )
     test = _bootstrap(claim, sample, 1.0, False, with_interval)
     return _tested(
-        claim, comp, test, lambda r: (d["mean"] - r.factor, d["std"]), (d["n"], d["n"]),
+        claim,
+        comp,
+        test,
+        lambda r: (d["mean"] - r.factor, d["std"]),
+        (d["n"], d["n"]),
         text=lambda r: f"mean {what} {'<' if r.alternative == 'less' else '>'} {r.factor:g}",
     )
 
@@ -231,8 +261,12 @@ def contrast_comparison(
     The per-seed values of all four samples are kept."""
     first, _, second = base.experiment.partition(" / ")
     second = second or "the second"
-    kept = dict(values_a=_seed_values(a1), values_b=_seed_values(b1), values_a2=_seed_values(a2),
-                values_b2=_seed_values(b2))  # fmt: skip
+    kept = dict(
+        values_a=_seed_values(a1),
+        values_b=_seed_values(b1),
+        values_a2=_seed_values(a2),
+        values_b2=_seed_values(b2),
+    )
     a1, b1, a2, b2 = (stats.values(x) for x in (a1, b1, a2, b2))
     if differences:
         r1, r2 = a1.mean() - b1.mean(), a2.mean() - b2.mean()
@@ -249,9 +283,15 @@ def contrast_comparison(
             return r.text(f"ratio on {first}", f"x ratio on {second}")
 
     comp = dataclasses.replace(
-        base, n_a=int(min(a1.size, b1.size)), n_b=int(min(a2.size, b2.size)), mean_a=float(r1),
-        mean_b=float(r2), effect=float(effect), **kept,
-    )  # fmt: skip
+        base,
+        n_a=int(min(a1.size, b1.size)),
+        n_b=int(min(a2.size, b2.size)),
+        mean_a=float(r1),
+        mean_b=float(r2),
+        effect=float(effect),
+        **kept,
+    )
+
     def delta_sd(r: Region) -> tuple[float, float]:
         d, v, _ = stats._contrast(a1, b1, a2, b2, differences)
         return d - (r.factor if differences else math.log(r.factor)), math.sqrt(v * min(comp.n_a, comp.n_b))

@@ -112,8 +112,9 @@ def _kind_schema(schema: dict[str, Any]) -> None:
     for name in CLAIM_KINDS:
         kind = CLAIM_KINDS[name]
         then: dict[str, Any] = {
-            "required": list(kind.keys), "properties": {"thresholds": {"required": list(kind.thresholds)}}
-        }  # fmt: skip
+            "required": list(kind.keys),
+            "properties": {"thresholds": {"required": list(kind.thresholds)}},
+        }
         if kind.statistics is not None:
             then["properties"]["statistic"] = {"enum": list(kind.statistics)}
         rules.append({"if": {"properties": {"kind": {"const": name}}}, "then": then})
@@ -237,10 +238,13 @@ class Rules(Record):
     """The verdict rules in words (rendered into the audit): the footing, how verdicts combine, and
     one text per kind of claim, under the kind's name."""
 
-    model_config = ConfigDict(extra="allow", json_schema_extra=lambda schema: schema.update(
-        additionalProperties={"type": "string", "minLength": 1},
-        propertyNames={"enum": ["footing", "combine", *CLAIM_KINDS]},
-    ))  # fmt: skip
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra=lambda schema: schema.update(
+            additionalProperties={"type": "string", "minLength": 1},
+            propertyNames={"enum": ["footing", "combine", *CLAIM_KINDS]},
+        ),
+    )
     footing: Text
     combine: Text
 

@@ -106,10 +106,12 @@ def evaluate_claim(
     ``margins`` its verdict at each of the other margins it names (``Claim.at_margins``)."""
     parts = claim_comparisons(claim, runs, scales or {}, left_out)
     readings = [
-        MarginReading(thresholds=other.thresholds.given(),
-                      **conclude(other, claim_comparisons(other, runs, scales or {}, left_out)))
+        MarginReading(
+            thresholds=other.thresholds.given(),
+            **conclude(other, claim_comparisons(other, runs, scales or {}, left_out)),
+        )
         for other in (claim.at_margins() if margins else [])
-    ]  # fmt: skip
+    ]
     return ClaimVerdict(claim=claim, **conclude(claim, parts), margins=readings)
 
 
@@ -256,9 +258,16 @@ def variant_of(claim: Claim, choice: Choice) -> tuple[Claim | None, str | None]:
 
 def _not_applicable(claim: str, default: str, why: str) -> SensitivityRow:
     return SensitivityRow(
-        claim=claim, common_rounds={}, default_verdict=default, variant_verdict=NOT_APPLICABLE, flips=False,
-        variant_coverage="", variant_reason=why, variant_experiments=[], unread={},
-    )  # fmt: skip
+        claim=claim,
+        common_rounds={},
+        default_verdict=default,
+        variant_verdict=NOT_APPLICABLE,
+        flips=False,
+        variant_coverage="",
+        variant_reason=why,
+        variant_experiments=[],
+        unread={},
+    )
 
 
 def choose_best(runs: Runs, candidates: Mapping[str, Sequence[str]]) -> dict[str, dict[str, str]]:
@@ -272,8 +281,10 @@ def choose_best(runs: Runs, candidates: Mapping[str, Sequence[str]]) -> dict[str
             ran = [c for c in cands if rebased.get(c)]
             if default not in rebased or len(ran) < 2:
                 continue
-            means = {c: float(np.mean([statistic(r, "cumulative_regret", r.horizon) for r in rebased[c]]))
-                     for c in ran}  # fmt: skip
+            means = {
+                c: float(np.mean([statistic(r, "cumulative_regret", r.horizon) for r in rebased[c]]))
+                for c in ran
+            }
             out.setdefault(experiment, {})[default] = min(ran, key=lambda c: means[c])
     return out
 

@@ -95,17 +95,22 @@ class ClaimKind:
         return claimed.factor, refuting.factor, -1 if claimed.alternative == "less" else 1
 
     def check(
-        self, claim: Claim, unit: str, runs: Sequence[ExperimentRuns], scales: Sequence[float | None],
+        self,
+        claim: Claim,
+        unit: str,
+        runs: Sequence[ExperimentRuns],
+        scales: Sequence[float | None],
         reference: str,
-    ) -> list[Comparison]:  # fmt: skip
+    ) -> list[Comparison]:
         """The comparisons of one experiment (``runs`` holds its runs) or pair (both experiments'): here
         the target against each other setting. A claim about the final round leaves out an other
         setting that stopped early there (BO on Garland), rather than count it against the target."""
         exp_runs, a, full = runs[0], claim.target, full_horizon(runs[0])
         kept = [
-            b for b in claim.others
+            b
+            for b in claim.others
             if not (claim.round == "final" and exp_runs.get(b) and horizon(exp_runs[b]) < full)
-        ]  # fmt: skip
+        ]
         return [
             pair(claim, unit, exp_runs.get(a), exp_runs.get(b), a, b, full, reference=reference) for b in kept
         ]
@@ -121,9 +126,17 @@ class ClaimKind:
         """``comp`` computed again from its recorded per-seed values (the analysis plan's seed computation
         on a pilot's samples, ``vhct.reporting.audit.plan``): here two samples on the ratio regions."""
         return compare_samples(
-            claim, comp.experiment, comp.a, comp.b, comp.values_a, comp.values_b, comp.round, comp.horizon,
-            comp.reference, with_interval=False,
-        )  # fmt: skip
+            claim,
+            comp.experiment,
+            comp.a,
+            comp.b,
+            comp.values_a,
+            comp.values_b,
+            comp.round,
+            comp.horizon,
+            comp.reference,
+            with_interval=False,
+        )
 
 
 class Lowest(ClaimKind):

@@ -212,8 +212,12 @@ class WallTime(ClaimKind):
     thresholds = ("seconds",)
     #: the column each reads (its row of the statistics table) is the one the claim sums
     statistics = ("seconds_per_round", "optimizer_seconds_per_round")
-    example = {"others": ["A"], "direction": "less", "statistic": "seconds_per_round",
-               "thresholds": {"seconds": 1.0}}  # fmt: skip
+    example = {
+        "others": ["A"],
+        "direction": "less",
+        "statistic": "seconds_per_round",
+        "thresholds": {"seconds": 1.0},
+    }
 
     def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
         other = "greater" if claim.direction == "less" else "less"

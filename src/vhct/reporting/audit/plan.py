@@ -83,9 +83,14 @@ def seeds_needed(
     """Seeds per arm that decide a comparison at 80 % power, computed from its per-seed ``samples``
     alone (side -> seed -> value) by the audit's computation; the plan's writer and its check call this."""
     comp = Comparison(
-        experiment, a, b, values_a=dict(samples.get("a", {})), values_b=dict(samples.get("b", {})),
-        values_a2=dict(samples.get("a2", {})), values_b2=dict(samples.get("b2", {})),
-    )  # fmt: skip
+        experiment,
+        a,
+        b,
+        values_a=dict(samples.get("a", {})),
+        values_b=dict(samples.get("b", {})),
+        values_a2=dict(samples.get("a2", {})),
+        values_b2=dict(samples.get("b2", {})),
+    )
     return claim.spec.from_values(claim, comp).seeds_needed
 
 
@@ -143,7 +148,7 @@ def planned_claims(
                     seeds=seeds,
                     underpowered=short,
                     note=note,
-                )  # fmt: skip
+                )
             )
         out.append(
             PlannedClaim(
@@ -156,7 +161,7 @@ def planned_claims(
                 min_seeds=claim.min_seeds,
                 thresholds=claim.thresholds.given(),
                 comparisons=planned,
-            )  # fmt: skip
+            )
         )
     return out
 
@@ -224,14 +229,25 @@ def make_plan(config: Path | str, claims_path: Path | str = CLAIMS_FILE) -> Plan
     settings = {name: list(exp.settings) for name, exp in target.experiments.items()}
     commit, dirty = commit_state()
     return Plan(
-        format=PLAN_FORMAT, config=display_path(config), config_sha256=config_sha256(source),
+        format=PLAN_FORMAT,
+        config=display_path(config),
+        config_sha256=config_sha256(source),
         claims_file=os.path.relpath(Path(claims_path).resolve(), Path(spec.file).resolve().parent),
-        claims_sha256=sha256(claims_path), commit=commit, dirty=dirty,
-        pilot=Pilot(config=display_path(spec.pilot), results=display_path(results.parent), seeds=pilot_seeds,
-                    samples_sha256=samples_sha256(plan_claims)),
-        floor=floor, start=largest + 1, substitutes=substitutes,
-        seeds=seed_table(plan_claims, settings, floor, cap, substitutes), claims=plan_claims,
-    )  # fmt: skip
+        claims_sha256=sha256(claims_path),
+        commit=commit,
+        dirty=dirty,
+        pilot=Pilot(
+            config=display_path(spec.pilot),
+            results=display_path(results.parent),
+            seeds=pilot_seeds,
+            samples_sha256=samples_sha256(plan_claims),
+        ),
+        floor=floor,
+        start=largest + 1,
+        substitutes=substitutes,
+        seeds=seed_table(plan_claims, settings, floor, cap, substitutes),
+        claims=plan_claims,
+    )
 
 
 def write_plan(config: Path | str, claims_path: Path | str = CLAIMS_FILE) -> tuple[Plan, Path]:
@@ -293,7 +309,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("config", type=Path, help="the confirmatory config (config/paper-local.yaml)")
     parser.add_argument("--check", action="store_true", help="check the plan, write nothing")
     parser.add_argument(
-        "--claims", type=Path, default=CLAIMS_FILE,
+        "--claims",
+        type=Path,
+        default=CLAIMS_FILE,
         help="the claims file the plan is written for (--check reads the one the plan names)",
     )
     args = parser.parse_args(argv)

@@ -102,15 +102,21 @@ def decide(comps: Sequence[Comparison], alpha: float) -> list[Comparison]:
                 f"(Holm-adjusted p = {_fmt(p_holm)}{against}) significant; " + _need_text(need)
             )
         out[i] = dataclasses.replace(
-            c, p_refuted_holm=p_holm, p_no_effect_holm=p_ne_holm, verdict=verdict, category=category,
-            seeds_needed=need, reason=_reason(c, estimate_text(c), why),
-        )  # fmt: skip
+            c,
+            p_refuted_holm=p_holm,
+            p_no_effect_holm=p_ne_holm,
+            verdict=verdict,
+            category=category,
+            seeds_needed=need,
+            reason=_reason(c, estimate_text(c), why),
+        )
     for i, c in enumerate(out):  # the untested: a category, and the label before the reason
         labelled = c.verdict in (REPRODUCED, NOT_REPRODUCED) or c.reason.startswith(c.label)
         out[i] = dataclasses.replace(
-            c, category=c.category or (TOO_FEW if c.verdict == INCONCLUSIVE else c.verdict),
+            c,
+            category=c.category or (TOO_FEW if c.verdict == INCONCLUSIVE else c.verdict),
             reason=c.reason if labelled else f"{c.label}: {c.reason}",
-        )  # fmt: skip
+        )
     return out
 
 

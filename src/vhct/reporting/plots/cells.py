@@ -28,8 +28,15 @@ def near_optimal_figure(figure: FigureSpec):
     for ax, table, panel in zip(axes, tables, figure.panels, strict=True):
         depths = np.asarray(table.depths)
         ax.semilogy(depths, 2.0**depths, color="grey", linestyle=":", linewidth=LINE_WIDTH, label=ALL_CELLS)
-        ax.semilogy(depths, table.counts, color=style("VHCT")[0], marker="o", markersize=3,
-                    linewidth=LINE_WIDTH, label=NEAR_OPTIMAL)  # fmt: skip
+        ax.semilogy(
+            depths,
+            table.counts,
+            color=style("VHCT")[0],
+            marker="o",
+            markersize=3,
+            linewidth=LINE_WIDTH,
+            label=NEAR_OPTIMAL,
+        )
         ax.set_xlabel("depth h")
         ax.set_ylabel("cells (log scale: a line is exponential growth)")
         ax.grid(alpha=0.3)

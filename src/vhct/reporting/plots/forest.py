@@ -60,11 +60,20 @@ def forest_rows(claims: Iterable[ClaimVerdict]) -> list[ForestRow]:
             for c in exp.comparisons:
                 if not (math.isfinite(c.effect) and (additive or c.effect > 0.0)):
                     continue
-                rows.append(ForestRow(
-                    claim=claim.claim.id, label=f"{exp.experiment}: {c.label}", effect=c.effect, low=c.ci_low,
-                    high=c.ci_high, verdict=c.verdict, category=c.category, claimed=claimed,
-                    refuting=refuting, additive=additive,
-                ))  # fmt: skip
+                rows.append(
+                    ForestRow(
+                        claim=claim.claim.id,
+                        label=f"{exp.experiment}: {c.label}",
+                        effect=c.effect,
+                        low=c.ci_low,
+                        high=c.ci_high,
+                        verdict=c.verdict,
+                        category=c.category,
+                        claimed=claimed,
+                        refuting=refuting,
+                        additive=additive,
+                    )
+                )
     return rows
 
 
@@ -73,8 +82,13 @@ def _xlim(rows: Sequence[ForestRow]) -> tuple[float, float]:
     finite margins."""
     if rows[0].additive:
         values = [v for r in rows for v in (r.effect, r.low, r.high) if v is not None and math.isfinite(v)]
-        values += [v for regions in (rows[0].claimed, rows[0].refuting) for span in regions for v in span
-                   if math.isfinite(v)]  # fmt: skip
+        values += [
+            v
+            for regions in (rows[0].claimed, rows[0].refuting)
+            for span in regions
+            for v in span
+            if math.isfinite(v)
+        ]
         lo, hi = min(values), max(values)
         pad = 0.08 * (hi - lo) or 1.0
         return lo - pad, hi + pad
@@ -152,9 +166,15 @@ def _nothing_to_draw() -> Any:
     claim below its minimum seeds)."""
     fig, ax = plt.subplots(figsize=(9, 1.6))
     ax.axis("off")
-    ax.text(0.5, 0.5, "No comparison to draw: no claim was evaluated on this configuration's runs\n"
-            "(each claim's reason in the audit, audit.md, says why, e.g. fewer seeds than it needs)",
-            ha="center", va="center", fontsize=9)  # fmt: skip
+    ax.text(
+        0.5,
+        0.5,
+        "No comparison to draw: no claim was evaluated on this configuration's runs\n"
+        "(each claim's reason in the audit, audit.md, says why, e.g. fewer seeds than it needs)",
+        ha="center",
+        va="center",
+        fontsize=9,
+    )
     return fig
 
 
@@ -165,9 +185,12 @@ def _draw(rows: Sequence[ForestRow], width: float = WIDTH, font: float = LABEL_S
     heights = [len(g) + PANEL_HEAD for g in groups]
     total = forest_height(rows)
     fig, axes = plt.subplots(
-        len(groups), 1, figsize=(width, total), gridspec_kw={"height_ratios": heights},
+        len(groups),
+        1,
+        figsize=(width, total),
+        gridspec_kw={"height_ratios": heights},
         squeeze=False,
-    )  # fmt: skip
+    )
     for ax, claim, group in zip(axes[:, 0], claims, groups, strict=True):
         xmin, xmax = _xlim(group)
         for regions, shade in ((group[0].claimed, CLAIMED_SHADE), (group[0].refuting, REFUTING_SHADE)):

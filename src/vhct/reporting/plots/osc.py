@@ -76,13 +76,19 @@ def stop_text(report: Sequence[Mapping[str, Any]], round_: int) -> str:
     oe, se, kind = row["resolution"], row["uncertainty"], stop_kind(row)
     if kind == "oe<=se":
         times = "once" if row["T"] == 1 else f"{row['T']} times"
-        return (f"red: the descent stops at {node}, pulled {times} before, because OE={oe:.3g} <= "
-                f"SE={se:.3g} (T={row['T']} < tau={row['tau']}); it is pulled again")  # fmt: skip
+        return (
+            f"red: the descent stops at {node}, pulled {times} before, because OE={oe:.3g} <= "
+            f"SE={se:.3g} (T={row['T']} < tau={row['tau']}); it is pulled again"
+        )
     if kind == "unpulled":
-        return (f"red: at t = {round_} the descent ends at {node}, never pulled (T=0, SE infinite): "
-                "not the paper's case of a pulled node with OE <= SE; another round shows that")  # fmt: skip
-    return (f"red: at t = {round_} the descent ends at the leaf {node} with SE={se:.3g} < OE={oe:.3g} "
-            "(not yet split: it splits at this pull); not the paper's case OE <= SE")  # fmt: skip
+        return (
+            f"red: at t = {round_} the descent ends at {node}, never pulled (T=0, SE infinite): "
+            "not the paper's case of a pulled node with OE <= SE; another round shows that"
+        )
+    return (
+        f"red: at t = {round_} the descent ends at the leaf {node} with SE={se:.3g} < OE={oe:.3g} "
+        "(not yet split: it splits at this pull); not the paper's case OE <= SE"
+    )
 
 
 def _finite(values: Sequence[float]) -> np.ndarray:

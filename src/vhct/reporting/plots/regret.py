@@ -44,10 +44,11 @@ def read_curves(curves: Curves, name: str = "regret.csv") -> dict[str, pd.DataFr
     """Each experiment's table of the settings drawn: their ``name`` aggregates (the curve, or the
     ``timing.csv`` beside it) one after the other."""
     return {
-        experiment: pd.concat([pd.read_csv(Path(path).with_name(name)) for path in by_setting.values()],
-                              ignore_index=True)
+        experiment: pd.concat(
+            [pd.read_csv(Path(path).with_name(name)) for path in by_setting.values()], ignore_index=True
+        )
         for experiment, by_setting in curves.items()
-    }  # fmt: skip
+    }
 
 
 def variant_markers(algorithm_of: Mapping[str, str]) -> dict[str, str | None]:
@@ -87,9 +88,15 @@ def curve_seeds(exp: ExperimentInfo, table: pd.DataFrame, settings: Sequence[str
 
 
 def draw_regret_panel(
-    ax, exp: ExperimentInfo, table: pd.DataFrame, settings: Sequence[str], average: bool, title: str | None,
-    markers: Mapping[str, str | None] | None = None, labels: Mapping[str, str] | None = None,
-) -> None:  # fmt: skip
+    ax,
+    exp: ExperimentInfo,
+    table: pd.DataFrame,
+    settings: Sequence[str],
+    average: bool,
+    title: str | None,
+    markers: Mapping[str, str | None] | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> None:
     """Mean curve with a +-1 std band per setting, R_t or R_t/t; ``markers`` and ``labels``: the
     figure's (one per setting across its panels), by default this panel's alone."""
     info = exp.settings
@@ -107,8 +114,17 @@ def draw_regret_panel(
         if average:
             mean, std = mean / t, std / t
         every = max(1, len(t) // MARKS_PER_CURVE)
-        ax.plot(t, mean, color=colour, linestyle=line, linewidth=LINE_WIDTH, label=labels[setting],
-                marker=markers[setting], markevery=every, markersize=4)  # fmt: skip
+        ax.plot(
+            t,
+            mean,
+            color=colour,
+            linestyle=line,
+            linewidth=LINE_WIDTH,
+            label=labels[setting],
+            marker=markers[setting],
+            markevery=every,
+            markersize=4,
+        )
         if info[setting].horizon < exp.horizon:  # make a short curve visible on a long axis
             ax.plot(t[-1], mean[-1], marker=STOP_MARKER, color=colour, markersize=7, linestyle="none")
         ax.fill_between(t, mean - std, mean + std, color=colour, alpha=BAND_ALPHA, linewidth=0)
@@ -161,8 +177,10 @@ def figure_labels(
         return {
             s: exp.settings[s].label for exp, settings in zip(exps, chosen, strict=True) for s in settings
         }
-    seeds = [curve_seeds(exp, tables[panel.experiment], settings)
-             for exp, panel, settings in zip(exps, figure.panels, chosen, strict=True)]  # fmt: skip
+    seeds = [
+        curve_seeds(exp, tables[panel.experiment], settings)
+        for exp, panel, settings in zip(exps, figure.panels, chosen, strict=True)
+    ]
     return legend_labels(exps, chosen, seeds)
 
 
