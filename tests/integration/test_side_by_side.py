@@ -124,3 +124,20 @@ def test_one_figure_of_a_config_is_named_in_its_folder(side_by_side):
     }
     refused = snakemake(work, "--dry-run", "figures/osc.pdf", configfile=mine)
     assert refused.returncode != 0  # no job of mine writes the default's figure
+
+
+def test_each_folder_names_its_owner_and_a_config_writing_it_differently_is_refused(side_by_side):
+    """Probe (issue 51): a second config with ``output: tiny`` overwrote tiny's results. Each run
+    records its config as its folder's owner; a third config naming mine's folder with one changed
+    line is refused by the rules before any job, naming both files, and writes nothing."""
+    work = side_by_side["work"]
+    owner = json.loads((work / "results" / "mine" / ".config-owner.json").read_text(encoding="utf-8"))
+    assert owner["config"].endswith("mine.yaml")
+    assert json.loads((work / "results" / ".config-owner.json").read_text())["config"].endswith("config.yaml")
+    other = side_by_side["mine"].with_name("other.yaml")
+    other.write_text("base: mine.yaml\noutput: mine\nprogress_every: 3\n", encoding="utf-8")
+    before = contents(work)
+    result = snakemake(work, "--dry-run", configfile=other)
+    text = result.stdout + result.stderr
+    assert result.returncode != 0 and "other.yaml" in text and "mine.yaml" in text and "differently" in text
+    assert contents(work) == before

@@ -47,13 +47,18 @@ config.update(CFG.source)
 # logs/paper-local/); the default config (config/config.yaml) writes to results/, figures/, logs/.
 # data/ is shared: a data file is the same, verified, for every config.
 RESULTS, FIGURES, LOGS = (CFG.folder(root) for root in vc.OUTPUT_ROOTS)
-# One config per folder: a config that would write another config's folder differently is refused,
-# naming both (vhct.pipeline.config.owner); the first to run there owns it.
+# One config per folder: a config that would write another config's folder differently is refused
+# when the rules are read, naming both (vhct.pipeline.config.owner); the first to run jobs there owns
+# it, recorded when jobs start (onstart: not on a dry run, nothing written while the rules are read).
 if workflow.is_main_process:
     try:
-        vc.claim_owner(CFG.folder(vc.OWNER_ROOT), CONFIG_FILES, CFG.source)
+        vc.check_owner(CFG.folder(vc.OWNER_ROOT), CONFIG_FILES, CFG.source)
     except vc.ConfigError as _error:
         raise WorkflowError(f"invalid config: {_error}") from None
+
+
+onstart:
+    vc.claim_owner(CFG.folder(vc.OWNER_ROOT), CONFIG_FILES, CFG.source)
 RUN_TABLE = f"{RESULTS}/runs/{{experiment}}/{{setting}}/seed{{seed}}.csv.gz"
 RUN_META = str(sidecar_path(RUN_TABLE))
 REGRET = f"{RESULTS}/aggregates/{{experiment}}/regret.csv"

@@ -36,7 +36,7 @@ from vhct.pipeline.config.loading import (
     validated,
 )
 from vhct.pipeline.config.model import MAX_RUNS, OUTPUT_ROOTS, Config
-from vhct.pipeline.config.owner import OWNER_ROOT, claim_owner
+from vhct.pipeline.config.owner import OWNER_ROOT, check_owner, claim_owner
 from vhct.pipeline.config.planning import DEFAULT_RESOURCES, RunBatch, rule_safe
 from vhct.pipeline.config.schema import SCHEMA_PATH, json_schema
 from vhct.pipeline.config.sections import MAX_HORIZON, MAX_SEEDS, NAME_MAX
@@ -61,6 +61,7 @@ __all__ = [
     "RunBatch",
     "UniqueKeyLoader",
     "base_chain",
+    "check_owner",
     "claim_owner",
     "json_schema",
     "key_line",
