@@ -10,9 +10,9 @@ Each config's results, figures and logs are in a folder of its own (common.smk's
 default config's in results/, figures/, logs/; config/<name>.yaml's in results/<name>/, ...
 
 Rule files under workflow/rules/ are included in sorted order after common.smk. A new rule
-family is a new .smk file that may append to EXTRA_TARGETS and holds its own input functions (as
-the audit's `audit_inputs`, in audit.smk): a rule file reads the names of common.smk and its own,
-never another rule file's.
+family is a new .smk file that may append to EXTRA_TARGETS and holds its own names (as the audit's
+`AUDIT_TABLES`, in audit.smk; a function goes to common.smk or the package, as Snakemake's lint asks):
+a rule file reads the names of common.smk and its own, never another rule file's.
 """
 
 from pathlib import Path

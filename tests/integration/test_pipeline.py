@@ -45,6 +45,7 @@ from support import (
 
 from vhct.pipeline import config as vc
 from vhct.pipeline.aggregate import FINAL_COLUMNS, REGRET_COLUMNS, TIMING_COLUMNS
+from vhct.pipeline.config.owner import OWNER_FILE
 from vhct.pipeline.data import MIRROR_ENV
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 from vhct.pipeline.files import TEMP_SUFFIX
@@ -316,8 +317,10 @@ def test_deleting_one_real_data_seed_plans_only_its_batch_and_dependents(batched
 def test_one_figure_alone_runs_only_what_it_needs(tmp_path):
     result = ok(snakemake(tmp_path, "figures/tiny/function_1d.pdf"))  # config/tiny.yaml's folder
     assert (tmp_path / "figures" / "tiny" / "function_1d.png").exists()
-    # no run, aggregate or audit: only the spec files written when the rules are read
-    assert not [p for p in (tmp_path / "results").rglob("*") if p.is_file() and ".specs" not in p.parts]
+    # no run, aggregate or audit: only the spec files written when the rules are read, and the
+    # folder's owner record (vhct.pipeline.config.owner) written when the jobs start
+    written = [p for p in (tmp_path / "results").rglob("*") if p.is_file() and ".specs" not in p.parts]
+    assert [p.name for p in written] == [OWNER_FILE]
     assert "rule run:" not in result.stdout + result.stderr
 
 

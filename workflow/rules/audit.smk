@@ -46,15 +46,9 @@ AUDIT_EXPERIMENTS = [
 ]
 
 
-def audit_inputs(wildcards):
-    """The claims file, the final aggregates and every run (table and sidecar) of the audited experiments."""
-    tables = [p for e in AUDIT_EXPERIMENTS for paths in run_paths(e).values() for p in paths]
-    return {
-        "claims": CLAIMS,
-        "finals": [FINAL.format(experiment=e) for e in AUDIT_EXPERIMENTS],
-        "tables": tables,
-        "metas": [str(sidecar_path(p)) for p in tables],
-    }
+# the audit's inputs: the claims file, the final aggregates and every run (table and sidecar) of the
+# audited experiments
+AUDIT_TABLES = [p for e in AUDIT_EXPERIMENTS for paths in run_paths(e).values() for p in paths]
 
 
 # the audit reads the whole config (its context) and the config files' checksums
@@ -80,7 +74,10 @@ for _figure in CFG.figures:
 
 rule audit:
     input:
-        unpack(audit_inputs),
+        claims=CLAIMS,
+        finals=[FINAL.format(experiment=e) for e in AUDIT_EXPERIMENTS],
+        tables=AUDIT_TABLES,
+        metas=[str(sidecar_path(p)) for p in AUDIT_TABLES],
         beyond=BEYOND,
         spec=AUDIT_SPEC,
     output:
