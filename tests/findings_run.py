@@ -12,21 +12,16 @@ import pandas as pd
 from support import REPO, run_spec
 
 from vhct.pipeline import provenance
-from vhct.pipeline.aggregate import (
-    FINAL_COLUMNS,
-    SETTING_TABLE,
-    TIMING_COLUMNS,
-    curve_table,
-    timing_table,
-    write_table,
-)
+from vhct.pipeline.aggregate import FINAL_COLUMNS, TIMING_COLUMNS, curve_table, timing_table, write_table
 from vhct.pipeline.jobs import run_job
-from vhct.pipeline.tables import sidecar_path
-from vhct.reporting import findings
+from vhct.pipeline.layout import FINAL_TABLE, TIMING_TABLE, ResultsFolder
+from vhct.pipeline.stale import write_spec
+from vhct.pipeline.store import RunJob
+from vhct.pipeline.versions import package_versions, run_source
 from vhct.reporting.audit.records import AUDIT_FORMAT, Comparison, parse_audit
 from vhct.reporting.render import verdict_table
 
-#: rounds of the made-up run's one real run (its sidecar is what ship checks; its numbers are not)
+#: rounds of the made-up run's one real run (its record is what ship checks; its numbers are not)
 SIDECAR_RUN_ROUNDS = 5
 
 
@@ -127,14 +122,14 @@ def write_setting_tables(folder: Path, experiment: str, info: dict, seed: int = 
         records = {setting: [SimpleNamespace(seed=k, wall_seconds=1.0 + k) for k in range(CACHE_SEEDS)]}
         tables = {"regret.csv": curve_table(runs, info), "timing.csv": timing_table(runs, records, info)}
         for table, frame in tables.items():
-            path = SETTING_TABLE.format(experiment=experiment, setting=setting, table=table)
-            write_table(frame, folder / path)
+            write_table(frame, ResultsFolder(str(folder)).setting_table(experiment, setting, table))
 
 
 def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
     """A finished run's results/ and figures/ as `make paper-local` leaves them (small, made up):
-    the audit JSON, aggregates, figures, one run's table and sidecar (written by the real run job,
-    a few rounds) and the provenance record with the outputs' checksums."""
+    the audit JSON, aggregates, figures, one batch file of the run store (written by the real run job,
+    a few rounds; under ``tmp_path/store``), the audit's spec naming it, and the provenance record
+    with the outputs' checksums."""
     results, figures = tmp_path / "results", tmp_path / "figures"
 
     def settings(horizon: int) -> dict:  # as the audit's config summary records them
@@ -269,11 +264,10 @@ def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
     audit["context"]["configfiles"] = config["config_files"]
     audit["context"]["run_id"] = run  # as the audit job records $VHCT_RUN_ID
     results.mkdir(parents=True)
-    (results / findings.AUDIT_JSON).write_text(json.dumps(audit))
-    verdict_table(parse_audit(audit)).to_csv(results / findings.VERDICTS_CSV, index=False)  # the audit's
+    folder = ResultsFolder(str(results))
+    Path(folder.audit_json).write_text(json.dumps(audit))
+    verdict_table(parse_audit(audit)).to_csv(folder.verdicts, index=False)  # the audit's
     for name, exp in audit["context"]["experiments"].items():
-        folder = results / "aggregates" / name
-        folder.mkdir(parents=True)
         final = pd.DataFrame(
             {
                 "setting": ["VHCT-rho0.75", "BO"],
@@ -287,7 +281,8 @@ def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
         )
         # the columns the findings do not print, as the aggregate job writes them
         final = final.reindex(columns=FINAL_COLUMNS, fill_value=0.5)
-        final.to_csv(folder / "final.csv", index=False)
+        Path(folder.aggregate(name, FINAL_TABLE)).parent.mkdir(parents=True)
+        final.to_csv(folder.aggregate(name, FINAL_TABLE), index=False)
         timing = pd.DataFrame(
             {
                 "setting": ["VHCT-rho0.75", "BO"],
@@ -297,20 +292,23 @@ def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
                 "wall_seconds": [0.5, 25.0],
             }
         )
-        timing.reindex(columns=TIMING_COLUMNS, fill_value=0.25).to_csv(folder / "timing.csv", index=False)
+        timing = timing.reindex(columns=TIMING_COLUMNS, fill_value=0.25)
+        timing.to_csv(folder.aggregate(name, TIMING_TABLE), index=False)
     for name, info in parse_audit(audit).context.experiments.items():
         write_setting_tables(results, name, info.settings)
     figures.mkdir(parents=True)
     # tiny_regret: another config's
     for name in ("fig3a_garland", "fig3c_mnist", "audit_forest", "audit_summary", "tiny_regret"):
         (figures / f"{name}.png").write_bytes(b"\x89PNG" + name.encode())
-    table = results / "runs" / "garland" / "VHCT-rho0.75" / "seed0.csv.gz"
     spec = run_spec("VHCT", "garland", SIDECAR_RUN_ROUNDS, 0, params={"rho": 0.75}, setting="VHCT-rho0.75")
-    run_job(spec, table, sidecar_path(table))
+    job = RunJob(runs=[spec], source=run_source("VHCT"), versions=package_versions(), data={})
+    batch = job.path(str(tmp_path / "store"))
+    run_job(job, batch)
+    write_spec(folder.spec("audit", "audit"), {"run_paths": {"garland": {"VHCT-rho0.75": [batch]}}})
     # the recorder's record, written when the command ends: the outputs' checksums as it left them
     outputs = provenance.output_hashes(results, figures, config["figures"])
     prov = provenance.record(
         ["snakemake", "--configfile", "config/paper-local.yaml"], started, 3725.0, config, run, outputs
     )
-    (results / findings.PROVENANCE_JSON).write_text(prov.json_text())
+    Path(folder.provenance).write_text(prov.json_text())
     return results, figures

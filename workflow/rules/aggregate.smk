@@ -1,7 +1,7 @@
 """One job per experiment (regret mean/std at every round, final-round summary, timings: for the
 audit and the findings) and one per setting (its curve and timings: what a figure reads, so that a
-figure waits only for the settings it draws); each job's spec file (common.smk: settings, runs,
-code) reruns it when the runs it reads change."""
+figure waits only for the settings it draws); each job's spec file (common.smk: settings, batch
+files, code) is what it is asked, and reruns it when that changes."""
 
 
 rule aggregate:
@@ -11,11 +11,8 @@ rule aggregate:
         regret=REGRET,
         final=FINAL,
         timing=TIMING,
-    params:
-        info=lambda wc: {s: i.model_dump(mode="json") for s, i in CFG.setting_info(wc.experiment).items()},
-        run_paths=lambda wc: run_paths(wc.experiment),
     log:
-        f"{LOGS}/aggregate/{{experiment}}.log",
+        LAYOUT.log("aggregate", "{experiment}"),
     threads: resource("aggregate", "threads")
     resources:
         mem_mb=resource("aggregate", "mem_mb"),
@@ -32,11 +29,8 @@ rule aggregate_setting:
     output:
         curve=CURVE,
         timing=SETTING_TIMING,
-    params:
-        info=lambda wc: {wc.setting: CFG.setting_info(wc.experiment)[wc.setting].model_dump(mode="json")},
-        run_paths=lambda wc: {wc.setting: run_paths(wc.experiment)[wc.setting]},
     log:
-        f"{LOGS}/aggregate/{{experiment}}/{{setting}}.log",
+        LAYOUT.log("aggregate", "{experiment}/{setting}"),
     threads: resource("aggregate", "threads")
     resources:
         mem_mb=resource("aggregate", "mem_mb"),

@@ -10,26 +10,23 @@ import vhct.reporting.audit.claims as va
 from vhct.pipeline.files import sha256 as file_sha256
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 import vhct.reporting.captions as vcap
-from vhct.reporting.findings import VERDICTS_CSV
 
 CLAIMS = str(REPO / "config" / "claims.yaml")
 #: questions beyond the paper (baselines), answered in the audit's separate "beyond" part
 BEYOND = str(REPO / "config" / "beyond.yaml")
-AUDIT_MD = f"{RESULTS}/audit.md"
-AUDIT_JSON = f"{RESULTS}/audit.json"
-AUDIT_HTML = f"{RESULTS}/audit.html"
+AUDIT_MD, AUDIT_JSON, AUDIT_HTML = LAYOUT.results.audit_md, LAYOUT.results.audit_json, LAYOUT.results.audit_html
 #: the audit's verdicts as one table (vhct.reporting.render.verdict_table)
-AUDIT_CSV = f"{RESULTS}/{VERDICTS_CSV}"
+AUDIT_CSV = LAYOUT.results.verdicts
 CAPTIONS_DIR = REPO / "workflow" / "report" / "figures"
-FIGURE_CAPTION = f"{RESULTS}/report/{{figure}}.rst"
+FIGURE_CAPTION = LAYOUT.results.caption("{figure}")
 #: the audit's forest figure (vhct.reporting.plots.forest) and one-page summary (plots.summary), drawn
 #: from the audit JSON
 FOREST, SUMMARY = AUDIT_FIGURES
 #: spec files (vhct.pipeline.stale): the audit's, its figures' and each figure caption's
-AUDIT_SPEC = f"{RESULTS}/{vstale.SPEC_DIR}/audit.json"
+AUDIT_SPEC = LAYOUT.results.spec("audit", "audit")
 FOREST_SPEC = FIGURE_SPEC.format(figure=FOREST)
 SUMMARY_SPEC = FIGURE_SPEC.format(figure=SUMMARY)
-CAPTION_SPEC = f"{RESULTS}/{vstale.SPEC_DIR}/captions/{{figure}}.json"
+CAPTION_SPEC = LAYOUT.results.spec("captions", "{figure}")
 
 _CLAIMS = va.load_claims(CLAIMS)
 _BEYOND = va.load_beyond(BEYOND)
@@ -46,9 +43,11 @@ AUDIT_EXPERIMENTS = [
 ]
 
 
-# the audit's inputs: the claims file, the final aggregates and every run (table and sidecar) of the
-# audited experiments
-AUDIT_TABLES = [p for e in AUDIT_EXPERIMENTS for paths in run_paths(e).values() for p in paths]
+# the audit's inputs: the claims file, the final aggregates and every batch file of the audited
+# experiments
+AUDIT_BATCHES = list(
+    dict.fromkeys(p for e in AUDIT_EXPERIMENTS for paths in CFG.run_paths(e).values() for p in paths)
+)
 
 
 # the audit reads the whole config (its context) and the config files' checksums
@@ -57,7 +56,7 @@ SPEC_FILES[AUDIT_SPEC] = {
     "configfiles": {str(p): file_sha256(p) for p in CONFIG_FILES},
     # a confirmatory run's analysis plan (recorded in the audit's design)
     "plan": file_sha256(CFG.plan.file) if CFG.plan is not None else None,
-    "run_paths": {e: run_paths(e) for e in AUDIT_EXPERIMENTS},
+    "run_paths": {e: CFG.run_paths(e) for e in AUDIT_EXPERIMENTS},
     "final_paths": {e: FINAL.format(experiment=e) for e in AUDIT_EXPERIMENTS},
     # the audit's code: every module its job imports (the objectives and run code among them)
     "source": {"audit": source_hash("audit")},
@@ -76,8 +75,7 @@ rule audit:
     input:
         claims=CLAIMS,
         finals=[FINAL.format(experiment=e) for e in AUDIT_EXPERIMENTS],
-        tables=AUDIT_TABLES,
-        metas=[str(sidecar_path(p)) for p in AUDIT_TABLES],
+        batches=AUDIT_BATCHES,
         beyond=BEYOND,
         spec=AUDIT_SPEC,
     output:
@@ -90,12 +88,8 @@ rule audit:
             category="Audit",
             labels={"name": "audit of the paper's claims"},
         ),
-    params:
-        run_paths=lambda wc: {e: run_paths(e) for e in AUDIT_EXPERIMENTS},
-        final_paths=lambda wc: {e: FINAL.format(experiment=e) for e in AUDIT_EXPERIMENTS},
-        configfiles=[str(p) for p in CONFIG_FILES],
     log:
-        f"{LOGS}/audit.log",
+        LAYOUT.log("audit", "audit"),
     threads: 1
     resources:
         mem_mb=resource("aggregate", "mem_mb"),
@@ -115,7 +109,7 @@ rule audit_forest:
         pdf=FIGURE.format(figure=FOREST, ext="pdf"),
         png=FIGURE.format(figure=FOREST, ext="png"),
     log:
-        f"{LOGS}/audit_forest.log",
+        LAYOUT.log("audit", "forest"),
     threads: 1
     resources:
         mem_mb=resource("figure", "mem_mb"),
@@ -135,7 +129,7 @@ rule audit_summary:
         pdf=FIGURE.format(figure=SUMMARY, ext="pdf"),
         png=FIGURE.format(figure=SUMMARY, ext="png"),
     log:
-        f"{LOGS}/audit_summary.log",
+        LAYOUT.log("audit", "summary"),
     threads: 1
     resources:
         mem_mb=resource("figure", "mem_mb"),
@@ -158,10 +152,8 @@ rule figure_caption:
         spec=CAPTION_SPEC,
     output:
         FIGURE_CAPTION,
-    params:
-        caption=lambda wc: vcap.figure_caption(CFG, wc.figure, CAPTIONS_DIR),
     log:
-        f"{LOGS}/figure_caption/{{figure}}.log",
+        LAYOUT.log("figure_caption", "{figure}"),
     localrule: True
     conda:
         "../../environment.yml"

@@ -1,15 +1,13 @@
-"""Configuration loading and validation, file layout and input functions shared by the rules."""
+"""Configuration loading and validation, the file layout and input functions shared by the rules."""
 
 import re
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-import vhct.pipeline.aggregate as vagg
 import vhct.pipeline.config as vc
+import vhct.pipeline.layout as vl
 import vhct.pipeline.stale as vstale
-import vhct.pipeline.tables as vt
-from vhct.pipeline.tables import sidecar_path
 from vhct.pipeline.versions import package_versions, source_hash
 from vhct.reporting.styles import every_style
 
@@ -42,67 +40,63 @@ config.clear()
 config.update(CFG.source)
 
 # ---------------------------------------------------------------- layout
-# Each config's results, figures and job logs in a folder of its own, named by its key `output`
-# (by default its file's name: config/paper-local.yaml -> results/paper-local/, figures/paper-local/,
-# logs/paper-local/); the default config (config/config.yaml) writes to results/, figures/, logs/.
-# data/ is shared: a data file is the same, verified, for every config.
-RESULTS, FIGURES, LOGS = (CFG.folder(root) for root in vc.OUTPUT_ROOTS)
+# Every path from the config's layout (vhct.pipeline.layout): each config's results, figures and job
+# logs in a folder of its own, named by its key `output` (by default its file's name:
+# config/paper-local.yaml -> results/paper-local/, figures/paper-local/, logs/paper-local/); the
+# default config (config/config.yaml) writes to results/, figures/, logs/. Every config's runs are
+# in the one run store, results/runs/ (vhct.pipeline.store), found by what they are; data/ is
+# shared: a data file is the same, verified, for every config.
+LAYOUT = CFG.layout
+RESULTS, FIGURES, LOGS = LAYOUT.results.root, LAYOUT.figures, LAYOUT.logs
 # One config per folder: a config that would write another config's folder differently is refused
 # when the rules are read, naming both (vhct.pipeline.config.owner); the first to run jobs there owns
 # it, recorded when jobs start (onstart: not on a dry run, nothing written while the rules are read).
 if workflow.is_main_process:
     try:
-        vc.check_owner(CFG.folder(vc.OWNER_ROOT), CONFIG_FILES, CFG.source)
+        vc.check_owner(RESULTS, CONFIG_FILES, CFG.source)
     except vc.ConfigError as _error:
         raise WorkflowError(f"invalid config: {_error}") from None
 
 
 onstart:
-    vc.claim_owner(CFG.folder(vc.OWNER_ROOT), CONFIG_FILES, CFG.source)
-RUN_TABLE = f"{RESULTS}/runs/{{experiment}}/{{setting}}/seed{{seed}}.csv.gz"
-RUN_META = str(sidecar_path(RUN_TABLE))
-REGRET = f"{RESULTS}/aggregates/{{experiment}}/regret.csv"
-FINAL = f"{RESULTS}/aggregates/{{experiment}}/final.csv"
-TIMING = f"{RESULTS}/aggregates/{{experiment}}/timing.csv"
-#: one setting's aggregates (made by aggregate_setting): what the figures read (the layout is
-#: vhct.pipeline.aggregate's, which `make findings` ships)
-CURVE, SETTING_TIMING = (
-    f"{RESULTS}/{vagg.SETTING_TABLE.format(experiment='{experiment}', setting='{setting}', table=table)}"
-    for table in vagg.SETTING_TABLES
-)
-FIGURE = f"{FIGURES}/{{figure}}.{{ext}}"
-FIGURE_EXTS = ["pdf", "png"]
-DATA_DIR = "data"
+    vc.claim_owner(RESULTS, CONFIG_FILES, CFG.source)
+
+
+#: batch file of the run store -> what its run job is asked (vhct.pipeline.store.RunJob): the
+#: file's name is what it is (its spec, the run code, the package versions, the data), so a run
+#: another config made is found, and a change of what is asked names a missing file, which runs
+RUN_JOBS = CFG.batch_jobs()
+RUN_BATCH = f"{LAYOUT.store}/{{objective}}/{{key}}/{{seeds}}.npz"
+REGRET, FINAL, TIMING = (LAYOUT.results.aggregate("{experiment}", t) for t in vl.EXPERIMENT_TABLES)
+#: one setting's aggregates (made by aggregate_setting): what the figures read
+CURVE, SETTING_TIMING = (LAYOUT.results.setting_table("{experiment}", "{setting}", t) for t in vl.SETTING_TABLES)
+FIGURE = LAYOUT.figure("{figure}", "{ext}")
+FIGURE_EXTS = list(vl.FIGURE_EXTS)
 #: verification stamp of data/<path> (rule verify_data); run jobs read the file only through it
 DATA_STAMP = "data/.verified/{path}.json"
 
-#: spec files: what each job is asked now (vhct.pipeline.stale), an input of the job
-RUN_REQUEST = f"{RESULTS}/{vstale.SPEC_DIR}/runs/{{experiment}}/{{setting}}/seed{{seed}}.json"
-AGGREGATE_SPEC = f"{RESULTS}/{vstale.SPEC_DIR}/aggregates/{{experiment}}.json"
-SETTING_AGGREGATE_SPEC = f"{RESULTS}/{vstale.SPEC_DIR}/aggregates/{{experiment}}/{{setting}}.json"
-FIGURE_SPEC = f"{RESULTS}/{vstale.SPEC_DIR}/figures/{{figure}}.json"
+#: spec files: what each aggregate and figure job is asked now (vhct.pipeline.stale), an input of
+#: the job and the job's one channel for its parameters
+AGGREGATE_SPEC = LAYOUT.results.spec("aggregates", "{experiment}")
+SETTING_AGGREGATE_SPEC = LAYOUT.results.spec("aggregates", "{experiment}/{setting}")
+FIGURE_SPEC = LAYOUT.results.spec("figures", "{figure}")
 
 #: targets added to `all` by other rule files (e.g. an audit report)
 EXTRA_TARGETS = []
 
-# A result is current or it is rerun, whatever .snakemake/ holds and whichever --rerun-triggers:
-# every job's spec file (what it is asked: config, source hash of its code, versions, data
-# checksums, the runs it reads) is written by write_spec_files, rewritten only when it changes, and is
-# an input of the job, so Snakemake's modification-time check reruns what changed and everything
-# downstream. An existing run whose record differs from its request while its spec file is not
-# newer (nothing would rerun it) fails the parse, before any job, one line per run with the command
-# that fixes it. The Snakefile calls it after every rule file is read (so a config any
-# rule file refuses writes none), in the main process only (not again in each cluster job).
-#: spec file path -> its content (plain data), added by the rule files; the runs' are the requests
+# A result is current or it is rerun, whatever .snakemake/ holds and whichever --rerun-triggers: a
+# run's batch file is named by what it is; every other job's spec file (what it is asked: its
+# params, the source hash of its code, versions, the batch files it reads) is written by
+# write_spec_files, rewritten only when it changes, and is an input of the job, so Snakemake's
+# modification-time check reruns what changed and everything downstream. The Snakefile calls it
+# after every rule file is read (so a config any rule file refuses writes none), in the main process
+# only (not again in each cluster job).
+#: spec file path -> its content (plain data), added by the rule files
 SPEC_FILES = {}
 
 
 def write_spec_files():
-    """Write every spec file that changed (the runs' requests first, checking the existing runs)."""
-    try:
-        vstale.check_current_runs(CFG, RUN_TABLE, RUN_REQUEST)
-    except vt.StaleRunError as _error:
-        raise WorkflowError(str(_error)) from None
+    """Write every spec file that changed."""
     for path, content in SPEC_FILES.items():
         vstale.write_spec(path, content)
 
@@ -117,7 +111,8 @@ wildcard_constraints:
     experiment=_names(CFG.experiments),
     setting=_names(CFG.settings),
     figure=_names(CFG.figures),
-    seed=r"\d+",
+    objective=_names({p.split("/")[2] for p in RUN_JOBS}),
+    seeds=r"seeds\d+-\d+(-[0-9a-f]+)?",
 
 
 def resource(family, key, experiment=None, setting=None):
@@ -126,43 +121,56 @@ def resource(family, key, experiment=None, setting=None):
 
 
 def all_targets(wildcards):
-    """Every run, aggregate and declared figure, plus targets other rule files registered.
+    """Every batch of runs, aggregate and declared figure, plus targets other rule files registered.
 
     Runs and aggregates are targets themselves (not only intermediates), so that deleting
-    one run's output reruns that run and everything downstream of it.
+    one batch file reruns that batch and everything downstream of it.
     """
-    runs = [RUN_TABLE.format(experiment=e, setting=s, seed=k) for e, s, k in CFG.run_jobs()]
-    metas = [str(sidecar_path(p)) for p in runs]
     aggregates = expand([REGRET, FINAL, TIMING], experiment=list(CFG.experiments))
     figures = expand(FIGURE, figure=list(CFG.figures), ext=FIGURE_EXTS)
-    return runs + metas + aggregates + figures + list(EXTRA_TARGETS)
+    return list(RUN_JOBS) + aggregates + figures + list(EXTRA_TARGETS)
+
+
+def batch_job(wildcards):
+    """What the run job of a batch file is asked (vhct.pipeline.store.RunJob)."""
+    return RUN_JOBS[RUN_BATCH.format(**wildcards)]
 
 
 def run_data_inputs(wildcards):
-    """Verification stamps of the data files the experiment's objective reads (rule verify_data).
+    """Verification stamps of the data files the batch's objective reads (rule verify_data).
 
     The stamps, not the files, are the inputs: a corrupted file is re-verified (and fetched
     again) before a run reads it, and a file restored with the same bytes gives the same
     stamp, so the runs that used it are not redone.
     """
-    return [DATA_STAMP.format(path=path) for path in CFG.data_files(wildcards.experiment)]
+    return [DATA_STAMP.format(path=path) for path in batch_job(wildcards).data]
 
 
-def run_paths(experiment):
-    """Run tables of an experiment, by setting."""
-    paths = {}
-    for exp, setting, seed in CFG.run_jobs([experiment]):
-        paths.setdefault(setting, []).append(RUN_TABLE.format(experiment=exp, setting=setting, seed=seed))
-    return paths
+def run_resource(key):
+    """A run job's threads or mem_mb (its setting's), or runtime (the sum over its runs)."""
+
+    def get(wildcards):
+        spec = batch_job(wildcards).runs[0]
+        value = resource("run", key, spec.experiment, spec.setting)
+        return value * len(batch_job(wildcards).runs) if key == "runtime" else value
+
+    return get
 
 
 def aggregate_inputs(wildcards):
-    """Every run table and sidecar of the experiment, and the aggregate's spec file."""
-    tables = [p for paths in run_paths(wildcards.experiment).values() for p in paths]
+    """Every batch file of the experiment, and the aggregate's spec file."""
+    paths = CFG.run_paths(wildcards.experiment)
     return {
-        "tables": tables,
-        "metas": [str(sidecar_path(p)) for p in tables],
+        "batches": list(dict.fromkeys(p for files in paths.values() for p in files)),
         "spec": AGGREGATE_SPEC.format(experiment=wildcards.experiment),
+    }
+
+
+def setting_aggregate_inputs(wildcards):
+    """The batch files of one setting of an experiment, and its aggregate's spec file."""
+    return {
+        "batches": CFG.run_paths(wildcards.experiment)[wildcards.setting],
+        "spec": SETTING_AGGREGATE_SPEC.format(experiment=wildcards.experiment, setting=wildcards.setting),
     }
 
 
@@ -181,20 +189,11 @@ def figure_inputs(wildcards):
     return [pattern.format(experiment=e, setting=s) for pattern in (CURVE, SETTING_TIMING) for e, s in drawn]
 
 
-def setting_aggregate_inputs(wildcards):
-    """Every run table and sidecar of one setting of an experiment, and its aggregate's spec file."""
-    tables = run_paths(wildcards.experiment)[wildcards.setting]
-    return {
-        "tables": tables,
-        "metas": [str(sidecar_path(p)) for p in tables],
-        "spec": SETTING_AGGREGATE_SPEC.format(experiment=wildcards.experiment, setting=wildcards.setting),
-    }
-
-
 def figure_spec(figure):
-    """What a figure job is asked (its params), every algorithm's style (a plugin's moves when another
-    is installed) and the source hash of the code that draws it (every module the figure job
-    imports: the drawers, and the objectives and run code a panel evaluates or replays)."""
+    """What a figure job is asked (its declaration, with the settings it draws only), every
+    algorithm's style (a plugin's moves when another is installed) and the source hash of the code
+    that draws it (every module the figure job imports: the drawers, and the objectives and run
+    code a panel evaluates or replays)."""
     return {
         "figure": CFG.figure_spec(figure).model_dump(mode="json"),
         "curves": figure_curves(figure),
@@ -205,7 +204,7 @@ def figure_spec(figure):
 
 
 for _experiment in CFG.experiments:
-    _info, _paths = CFG.setting_info(_experiment), run_paths(_experiment)
+    _info, _paths = CFG.setting_info(_experiment), CFG.run_paths(_experiment)
     SPEC_FILES[AGGREGATE_SPEC.format(experiment=_experiment)] = vstale.aggregate_spec(_info, _paths)
     for _setting in _paths:
         SPEC_FILES[SETTING_AGGREGATE_SPEC.format(experiment=_experiment, setting=_setting)] = (
@@ -213,4 +212,3 @@ for _experiment in CFG.experiments:
         )
 for _figure in CFG.figures:
     SPEC_FILES[FIGURE_SPEC.format(figure=_figure)] = figure_spec(_figure)
-

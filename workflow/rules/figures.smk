@@ -1,6 +1,7 @@
 """One job per declared figure, written as <the config's figures folder>/<name>.pdf and .png
-(FIGURE); its spec file (FIGURE_SPEC, common.smk) reruns it when its declaration, its experiments,
-the settings it draws, the styles or the drawing code change."""
+(FIGURE); its spec file (FIGURE_SPEC, common.smk) is what it is asked (its declaration with the
+settings it draws, the curves, the styles, the drawing code's hash) and reruns it when that changes."""
+
 
 rule figure:
     input:
@@ -9,11 +10,8 @@ rule figure:
     output:
         pdf=FIGURE.replace("{ext}", "pdf"),
         png=FIGURE.replace("{ext}", "png"),
-    params:
-        spec=lambda wc: CFG.figure_spec(wc.figure).model_dump(mode="json"),
-        curves=lambda wc: figure_curves(wc.figure),
     log:
-        f"{LOGS}/figure/{{figure}}.log",
+        LAYOUT.log("figure", "{figure}"),
     threads: resource("figure", "threads")
     resources:
         mem_mb=resource("figure", "mem_mb"),

@@ -1,5 +1,5 @@
-"""Snakemake script of the run rules: one run, or a batch of runs sharing one process (`runs_per_job`),
-each writing its own table and sidecar (all work is in vhct.pipeline.jobs.run_batch_job)."""
+"""Snakemake script of the run rules: the runs of one batch, written as one file of the run store
+(all work is in vhct.pipeline.jobs.run_job)."""
 
 from vhct.pipeline.jobs import from_snakemake
 

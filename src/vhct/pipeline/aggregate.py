@@ -24,8 +24,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from vhct.pipeline.records import RunRecord, RunRequest
+from vhct.pipeline.records import RunRecord
 from vhct.pipeline.specs import SettingInfo
+from vhct.pipeline.store import RunJob
 from vhct.pipeline.tables import read_runs
 
 logger = logging.getLogger("vhct.pipeline.aggregate")
@@ -196,13 +197,6 @@ def write_table(table: pd.DataFrame, path: Path | str) -> None:
         table.to_csv(handle, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
 
 
-#: a setting's aggregate tables (what its figures read) under a results folder, and under the shipped
-#: findings (``make findings`` copies them there as they are: the results cache)
-SETTING_TABLE = "aggregates/{experiment}/settings/{setting}/{table}"
-CURVE_TABLE = "regret.csv"
-TIMING_TABLE = "timing.csv"
-SETTING_TABLES = (CURVE_TABLE, TIMING_TABLE)
-
 #: the tables an aggregate job can write, by name
 TABLES = {
     "regret": lambda runs, records, info: regret_table(runs, info),
@@ -216,21 +210,21 @@ def aggregate_runs(
     run_paths: Mapping[str, Sequence[Path | str]],
     info: Mapping[str, SettingInfo],
     outputs: Mapping[str, Path | str],
-    specs: Mapping[str, RunRequest] | None = None,
+    jobs: Mapping[str, RunJob] | None = None,
 ) -> None:
-    """Read runs (tables and JSON sidecars: an experiment's, or one setting's) and write the named
-    tables (``outputs``: a name of :data:`TABLES` -> its path).
+    """Read runs (the batch files of an experiment, or of one setting) and write the named tables
+    (``outputs``: a name of :data:`TABLES` -> its path).
 
-    Every run is checked first (:func:`vhct.pipeline.tables.read_run`: complete, ``t = 1..n`` with ``n``
-    the setting's horizon in ``info``, consistent with its sidecar, finite values, and, with
-    ``specs`` (table path -> what is asked of the run now), made for the current config and code) and
-    every table is computed before any is written: bad runs fail naming every bad file.
+    Every run is checked first (:func:`vhct.pipeline.tables.read_runs`: whole, ``n`` rounds with ``n``
+    the setting's horizon in ``info``, finite values, and, with ``jobs`` (batch file -> what is asked
+    of it now), made for the current config and code) and every table is computed before any is
+    written: bad runs fail naming every bad file.
     """
     unknown = sorted(set(outputs) - set(TABLES))
     if unknown:
         raise ValueError(f"unknown aggregate table(s) {unknown} (known: {', '.join(TABLES)})")
     horizons = {setting: info[setting].horizon for setting in run_paths}
-    runs, records = read_runs(run_paths, AGGREGATED_COLUMNS, horizons, specs)
+    runs, records = read_runs(run_paths, AGGREGATED_COLUMNS, horizons, jobs)
     tables = {name: TABLES[name](runs, records, info) for name in outputs}
     for name, path in outputs.items():
         write_table(tables[name], path)
@@ -240,18 +234,18 @@ def aggregate_job(
     info: Mapping[str, SettingInfo | Mapping[str, Any]],
     run_paths: Mapping[str, Sequence[str]],
     outputs: Mapping[str, Path | str],
-    specs: Mapping[str, RunRequest] | None = None,
+    jobs: Mapping[str, RunJob] | None = None,
 ) -> None:
     """Aggregate an experiment's runs, or one setting's, into the named tables (``outputs``: name ->
     path; :data:`TABLES`).
 
-    ``specs``: table path -> what is asked of that run now (``vhct.pipeline.stale.expected_specs``),
-    which every run's record must match.
+    ``jobs``: batch file -> what is asked of it now (``Config.batch_jobs``), which every run's record
+    must match.
     """
     # the rule passes each setting's record as JSON data (Snakemake's params); read it back here
     info = {setting: SettingInfo.model_validate(record) for setting, record in info.items()}
     logger.info("aggregating %d settings, %d runs", len(run_paths), sum(map(len, run_paths.values())))
-    aggregate_runs(run_paths, info, outputs, specs)
+    aggregate_runs(run_paths, info, outputs, jobs)
     logger.info("wrote %s", ", ".join(map(str, outputs.values())))
 
 
@@ -261,9 +255,10 @@ def from_snakemake(smk: Any) -> None:
     aggregation's and an edit of it does not rerun the runs (``vhct.pipeline.versions``)."""
     from vhct.pipeline.config import model
     from vhct.pipeline.jobs import job_logging
-    from vhct.pipeline.stale import expected_specs
+    from vhct.pipeline.stale import read_spec
 
     with job_logging("aggregate", smk.log[0] if len(smk.log) else None):
+        spec = read_spec(smk.input.spec)  # what the job is asked (common.smk, vhct.pipeline.stale)
         config = model(smk.config)  # the plain dict Snakemake hands the job, as the model again
-        specs = expected_specs(config, smk.wildcards.experiment, smk.params.run_paths)
-        aggregate_job(smk.params.info, smk.params.run_paths, dict(smk.output.items()), specs)
+        jobs = config.batch_jobs(smk.wildcards.experiment)
+        aggregate_job(spec["info"], spec["run_paths"], dict(smk.output.items()), jobs)

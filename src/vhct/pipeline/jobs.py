@@ -10,8 +10,6 @@ no partial output behind.
 
 from __future__ import annotations
 
-import gzip
-import json
 import logging
 import platform
 import time
@@ -22,17 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from vhct.pipeline.files import atomic_paths, sha256_bytes
-from vhct.pipeline.records import RunRequest, RunSpec
+from vhct.pipeline.records import RunRecord, RunSpec
+from vhct.pipeline.store import RunJob
 
 logger = logging.getLogger("vhct.pipeline.jobs")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 #: third-party loggers that are verbose at INFO (font subsetting when saving PDFs)
 QUIET_LOGGERS = ("fontTools", "matplotlib", "PIL")
-#: gzip header timestamp of run tables (fixed, so equal tables give equal bytes)
-GZIP_MTIME = 0
-#: gzip level of run tables: 1 is ten times faster than 9 and 15% larger
-GZIP_LEVEL = 1
 
 
 def setup_logging(log_path: Path | str | None) -> None:
@@ -48,32 +42,17 @@ def setup_logging(log_path: Path | str | None) -> None:
         logging.getLogger(chatty).setLevel(logging.WARNING)
 
 
-def run_job(
-    spec: RunSpec,
-    table_path: Path | str,
-    meta_path: Path | str,
-    data_stamps: Sequence[Path | str] = (),
-    data: Mapping[str, Mapping[str, str]] | None = None,
-) -> None:
-    """Run one (experiment, setting, seed) and write its per-round table and JSON sidecar.
+def run_record(spec: RunSpec, job: RunJob) -> tuple[dict[str, np.ndarray], RunRecord]:
+    """Run one seed of ``job`` (its ``spec``) and return its table and record.
 
-    The sidecar is the run record (``vhct.pipeline.records.RunRecord``, this is its one writer):
-    the spec (``spec`` itself, embedded), rounds, wall time, Python and host, what made the run (the
-    package versions, the hash of the run code this process runs, ``data``: the checksums of the
-    data files it read, as its request gives them), the sha256 of the table written, the exact
-    optimum ``f_star`` (None where unknown) and the regret reference, and the run's metadata.
-
-    The data files of ``data_stamps`` (verification stamps) are checked first: a file that is
-    not the one last found equal to its stamp is hashed again, and one of other content fails
-    naming the file.
+    The record (``vhct.pipeline.records.RunRecord``, this is its one writer) holds the spec, rounds,
+    wall time, Python and host, what made the run (the package versions, the hash of the run code
+    this process runs, the checksums of the data files it read, as the job gives them), what its
+    regret is measured from, and the run's metadata.
     """
-    from vhct.pipeline.data import check_stamp
-    from vhct.pipeline.records import FORMAT, RunRecord, regret_reference_of
+    from vhct.pipeline.records import regret_reference_of
     from vhct.pipeline.run import experiment_columns
     from vhct.pipeline.versions import run_source
-
-    for stamp in data_stamps:
-        check_stamp(stamp)
 
     tag = (spec.experiment, spec.setting, spec.seed)
     logger.info(
@@ -87,9 +66,7 @@ def run_job(
     start = time.perf_counter()
     table, meta = experiment_columns(spec)
     wall = time.perf_counter() - start
-    text = table_bytes(table)
     record = RunRecord(
-        format=FORMAT,
         run=spec,
         seed=spec.seed,
         rounds=len(table["t"]),
@@ -98,80 +75,39 @@ def run_job(
         host=platform.node(),
         versions=meta["versions"],
         source=run_source(spec.algorithm),
-        data={path: dict(sums) for path, sums in (data or {}).items()},
-        table_sha256=sha256_bytes(text),
+        data={path: dict(sums) for path, sums in job.data.items()},
         f_star=meta["f_star"],
+        regret_from=meta["regret_reference"],
         regret_reference=regret_reference_of(meta["f_star"]),
         metadata=meta,
     )
-    with atomic_paths(table_path, meta_path) as (tmp_table, tmp_meta):
-        tmp_table.write_bytes(text)
-        tmp_meta.write_text(record.to_json(), encoding="utf-8")
     final = meta["final_cumulative_regret"]
     logger.info("done %s/%s/seed%d: R_n = %.6g after %d rounds in %.2f s", *tag, final, len(table["t"]), wall)
+    return table, record
 
 
-def table_csv(table: Any) -> bytes:
-    """The run table (a DataFrame or a mapping of column arrays) as CSV bytes, header first.
+def run_job(job: RunJob, path: Path | str, data_stamps: Sequence[Path | str] = ()) -> None:
+    """Run every seed of ``job`` one after the other in this process and write them as one batch
+    file of the run store (``vhct.pipeline.store``), atomically, when the last is done.
 
-    Numbers are formatted by orjson (its shortest round-trip form, in C: a 5000-round table in a
-    few milliseconds, where Python's ``repr`` takes some 50), so every value reads back exactly;
-    the text is pandas' ``to_csv(index=False)`` except for the exponent form (orjson writes
-    ``1e-7`` and ``0.00001`` where pandas writes ``1e-07`` and ``1e-05``). A missing value (NaN)
-    is an empty field, as pandas writes it; an infinite one ``inf`` or ``-inf``, as pandas reads it.
-    Other columns are written with ``str``.
+    The data files of ``data_stamps`` (verification stamps) are checked first: a file that is not
+    the one last found equal to its stamp is hashed again, and one of other content fails naming
+    the file. Each run draws only from its own seeded generators, so a seed gives the same numbers
+    in a batch as alone.
     """
-    import orjson
+    from vhct.pipeline.data import check_stamp
+    from vhct.pipeline.store import write_batch
 
-    names = list(table)  # a DataFrame's columns, a mapping's keys
-    columns = []
-    for name in names:
-        values = np.asarray(table[name])
-        if values.dtype.kind not in "fiu":
-            columns.append([str(v).encode() for v in values.tolist()])
-            continue
-        array = orjson.dumps(np.ascontiguousarray(values), option=orjson.OPT_SERIALIZE_NUMPY)
-        texts = array[1:-1].split(b",")
-        if values.dtype.kind == "f":
-            for i in np.flatnonzero(~np.isfinite(values)):  # orjson's null: NaN empty, inf as pandas reads it
-                texts[i] = b"" if np.isnan(values[i]) else (b"inf" if values[i] > 0 else b"-inf")
-        columns.append(texts if len(values) else [])
-    lines = [",".join(map(str, names)).encode(), *map(b",".join, zip(*columns, strict=True))]
-    return b"\n".join(lines) + b"\n"
-
-
-def table_bytes(table: Any) -> bytes:
-    """A run table's file content: gzip-compressed CSV at level 1 (pandas' gzip stream, at level 9,
-    took longer than a short run itself), its header time fixed (equal tables, equal bytes)."""
-    return gzip.compress(table_csv(table), compresslevel=GZIP_LEVEL, mtime=GZIP_MTIME)
-
-
-def write_table(table: Any, path: Path | str) -> None:
-    """Write a run table's file (:func:`table_bytes`)."""
-    Path(path).write_bytes(table_bytes(table))
-
-
-def run_batch_job(
-    specs: Sequence[RunSpec],
-    table_paths: Sequence[Path | str],
-    meta_paths: Sequence[Path | str],
-    data_stamps: Sequence[Path | str] = (),
-    data: Mapping[str, Mapping[str, str]] | None = None,
-) -> None:
-    """Run several seeds one after the other in this process, each into its own table and sidecar.
-
-    Each seed's files are written (atomically) as soon as it finishes, and each run draws only
-    from its own seeded generators, so a seed gives the same table in a batch as alone. ``data``:
-    the checksums of the data files the batch's experiment reads (every record names them).
-    """
-    if not len(specs) == len(table_paths) == len(meta_paths):
-        raise ValueError(
-            f"{len(specs)} run specs for {len(table_paths)} tables and {len(meta_paths)} sidecars"
-        )
-    for i, (spec, table_path, meta_path) in enumerate(zip(specs, table_paths, meta_paths, strict=True), 1):
-        run_job(spec, table_path, meta_path, data_stamps if i == 1 else (), data)
-        if len(specs) > 1:
-            logger.info("batch progress: %d of %d seeds done", i, len(specs))
+    for stamp in data_stamps:
+        check_stamp(stamp)
+    tables, records = [], []
+    for i, spec in enumerate(job.runs, 1):
+        table, record = run_record(spec, job)
+        tables.append(table)
+        records.append(record)
+        if len(job.runs) > 1:
+            logger.info("batch progress: %d of %d seeds done", i, len(job.runs))
+    write_batch(path, tables, records)
 
 
 def data_job(
@@ -220,10 +156,5 @@ def from_snakemake(task: str, smk: Any) -> None:
             data_dir = data_path[: -len(smk.params.spec["path"])] or "."
             stamp = smk.output[0] if task == "verify" else None
             data_job(smk.params.spec, data_dir, smk.params.mirror, data_path, stamp)
-        else:  # each run's request: its spec file, written when the rules were read
-            requests = [RunRequest.model_validate_json(Path(p).read_bytes()) for p in smk.input.requests]
-            if len({json.dumps(r.data, sort_keys=True) for r in requests}) > 1:
-                raise ValueError(f"the runs of one batch read different data files: {smk.input.requests}")
-            specs = [request.run for request in requests]
-            data = requests[0].data if requests else {}
-            run_batch_job(specs, smk.output.tables, smk.output.metas, smk.input.verified, data)
+        else:  # the run family's job spec, from the rule (Config.run_job)
+            run_job(RunJob.model_validate(smk.params.job), smk.output[0], smk.input.verified)

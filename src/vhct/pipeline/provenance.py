@@ -47,14 +47,18 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from vhct.pipeline.config import DEFAULT_CONFIG, ConfigError, load
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 from vhct.pipeline.files import atomic_paths, display_path, sha256
+from vhct.pipeline.layout import AUDIT_JSON, FIGURES_ROOT, VERDICTS_CSV, ResultsFolder
 from vhct.pipeline.versions import package_versions
 
 #: environment variable carrying the run id to the command's jobs
 RUN_ID_ENV = "VHCT_RUN_ID"
-#: the top folder of the figures (relative to the working directory); a config's are in its folder there
-FIGURES_ROOT = "figures"
 #: the outputs under the results folder whose content the record fixes
-RESULT_OUTPUTS = ("audit.json", "verdicts.csv", "aggregates/*/*.csv", "aggregates/*/settings/*/*.csv")
+RESULT_OUTPUTS = (
+    AUDIT_JSON,
+    VERDICTS_CSV,
+    ResultsFolder("").aggregate("*", "*.csv"),
+    ResultsFolder("").setting_table("*", "*", "*.csv"),
+)
 #: what makes every recorded output again (aggregates, figures, the audit and its figures) without
 #: redoing the runs, under the recorder, for a record that does not cover them (``ship`` says it)
 REMAKE_OUTPUTS = (

@@ -1,20 +1,18 @@
-"""The run record: what a run job writes beside its table (the JSON sidecar ``seed<k>.json``), and
-the run request: what the rules ask of a run (its spec file, ``results/.specs/runs/...``).
+"""The run record: what a run job records of each run it makes, stored with the run's numbers in
+its batch file (``vhct.pipeline.store``).
 
 A run record carries what made the run: its spec (:class:`RunSpec`), the hash of the package
 source that shapes its numbers (``vhct.pipeline.versions.source_hash("run")``), the package
 versions, the checksums of the data files it read (as the config declares them, which their
-verification stamps checked), and the sha256 of its table, so a table copied or edited after its
-run is refused by every reader.
+verification stamps checked), and what its regret is measured from.
 
-One writer, :func:`vhct.pipeline.jobs.run_job` (:meth:`RunRecord.to_json`), and one reader,
-:func:`vhct.pipeline.tables.read_sidecar` (:meth:`RunRecord.from_json`), which every consumer of
-a run (aggregation, the audit, the parse-time check of the rules, ``ship``) goes through and reads
-by attribute. Reading validates the record: its seed fields agree, its rounds are its horizon, and
-its ``f_star`` (the exact optimum, or None) and ``regret_reference`` fit its objective: a
-synthetic run without ``f_star`` is an error. Against what is asked now (a :class:`RunRequest`:
-the config's spec, the installed code, versions and data), :func:`request_difference` names the
-first thing that differs (the readers refuse such a run: ``vhct.pipeline.tables``).
+One writer, :func:`vhct.pipeline.jobs.run_job`, and one reader, ``vhct.pipeline.store.read_batch``
+(through ``vhct.pipeline.tables.read_runs``, which every consumer of a run goes through and which
+reads by attribute). Reading validates the record: its seed fields agree, its rounds are its horizon,
+and its ``f_star`` (the exact optimum, or None) and ``regret_reference`` fit its objective: a
+synthetic run without ``f_star`` is an error. Against what is asked now (a
+``vhct.pipeline.store.RunJob``: the config's spec, the installed code, versions and data),
+:func:`request_difference` names the first thing that differs (the readers refuse such a run).
 
 A pydantic (v2) model, not a hand-checked dataclass: the validation of nested fields, the error
 locations (``run.horizon``) and the JSON round trip come with it, and the configuration's
@@ -31,9 +29,6 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from vhct.pipeline.files import json_default
 
-#: version of the sidecar's layout, the only one read (a sidecar of another, such as the second
-#: layout's without the source hash and the table's sha256, is refused: its run must be redone)
-FORMAT = 3
 #: fields of the run spec that shape the numbers: a run is current when they equal the config's
 SPEC_FIELDS = ("algorithm", "params", "objective", "objective_params", "noise", "horizon", "seed")
 #: what the audit measures regret against: the exact optimum, or the best value any run observed
@@ -44,18 +39,15 @@ Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 DataChecksums = dict[str, dict[str, str]]
 
 
-class RunRecordError(ValueError):
-    """A sidecar that is not a valid run record; the message says which fields are wrong."""
-
-
 class RunSpec(BaseModel):
     """What one run job is asked to do (``Config.run_spec``), the one form a run's spec travels in.
 
     The config makes it, the run job runs it (``vhct.pipeline.run.experiment_columns``) and embeds
     it in its record (:attr:`RunRecord.run`), and every consumer compares that record with the
-    config's (:func:`spec_difference`). It crosses into a Snakemake job inside the run's request
-    (:class:`RunRequest`, the run's spec file, an input of the job, which reruns it when it
-    changes) and is validated back by the job; a sidecar holds the same JSON form.
+    config's (:func:`spec_difference`). It crosses into a Snakemake job inside the run family's job
+    spec (``vhct.pipeline.store.RunJob``, the rule's params) and is validated back by the job.
+    ``experiment``, ``setting`` and ``progress_every`` are labels: what a run is
+    (``SPEC_FIELDS``) leaves them out, so a run made for one config serves another.
     """
 
     model_config = ConfigDict(frozen=True, extra="allow", allow_inf_nan=False)
@@ -70,30 +62,6 @@ class RunSpec(BaseModel):
     horizon: int = Field(ge=1)
     seed: int = Field(ge=0)
     progress_every: int = Field(ge=0)
-
-
-class RunRequest(BaseModel):
-    """What the rules ask of one run when they are read: the config's spec, the installed run code
-    (``source_hash("run")``) and package versions, the checksums of the data files it reads.
-
-    Written at parse time as the run's spec file (``vhct.pipeline.stale.write_run_requests``),
-    rewritten only when it changes, and an input of the run's job: Snakemake reruns a run whose
-    request is newer than its outputs whatever ``.snakemake/`` holds. The run job reads its spec
-    and data checksums from it; every reader of runs compares a run's record with the request of
-    now (:func:`request_difference`).
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
-
-    run: RunSpec
-    source: Sha256
-    versions: dict[str, str | None]
-    data: DataChecksums
-
-    def to_json(self) -> str:
-        """The spec file's text: compact JSON (pydantic's encoder; thousands are written when the
-        rules are read), keys in model order, so equal requests give equal bytes."""
-        return self.model_dump_json() + "\n"
 
 
 def known_optimum(objective: str) -> bool:
@@ -114,14 +82,15 @@ def regret_reference_of(f_star: float | None) -> RegretReference:
 
 
 class RunRecord(BaseModel):
-    """A run's JSON sidecar: its spec, its size and cost, what made it (the run code's ``source``
-    hash, the package ``versions``, the ``data`` files' checksums), its table's sha256, and what
-    its regret is measured against (``f_star`` and ``regret_reference``); ``metadata`` is what
-    ``vhct.pipeline.run.experiment_columns`` returned (the recommendation, the tree's size, ...)."""
+    """A run's record: its spec, its size and cost, what made it (the run code's ``source`` hash, the
+    package ``versions``, the ``data`` files' checksums), and what its regret is measured from
+    (``regret_from``: its regret is ``regret_from - f(x)``, with ``regret_from`` the objective's
+    ``f*`` or its declared reference) and against in the audit (``f_star`` and ``regret_reference``);
+    ``metadata`` is what ``vhct.pipeline.run.experiment_columns`` returned (the recommendation, the
+    tree's size, ...)."""
 
     model_config = ConfigDict(frozen=True, extra="allow", allow_inf_nan=False)
 
-    format: int
     run: RunSpec
     seed: int = Field(ge=0)
     rounds: int = Field(ge=1)
@@ -131,15 +100,13 @@ class RunRecord(BaseModel):
     versions: dict[str, str | None]
     source: Sha256
     data: DataChecksums
-    table_sha256: Sha256
     f_star: float | None
+    regret_from: float
     regret_reference: RegretReference
     metadata: dict[str, Any]
 
     @model_validator(mode="after")
     def _consistent(self) -> RunRecord:
-        if self.format != FORMAT:
-            raise ValueError(f"format {self.format}, but runs are read in format {FORMAT} only")
         seeds = {"seed": self.seed, "run.seed": self.run.seed}
         if "seed" in self.metadata:
             seeds["metadata.seed"] = self.metadata["seed"]
@@ -157,24 +124,6 @@ class RunRecord(BaseModel):
         if recorded != self.f_star:
             raise ValueError(f"f_star = {self.f_star!r} but metadata.f_star = {recorded!r}")
         return self
-
-    @classmethod
-    def from_json(cls, text: str | bytes) -> RunRecord:
-        """The record of a sidecar's text; :class:`RunRecordError` listing every invalid field."""
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise RunRecordError(f"not JSON ({exc})") from exc
-        if not isinstance(data, dict):
-            raise RunRecordError(f"not a JSON object but {type(data).__name__}")
-        try:
-            return cls.model_validate(data)
-        except ValidationError as exc:
-            raise RunRecordError(describe(exc)) from None
-
-    def to_json(self) -> str:
-        """The sidecar's text: indented JSON, numpy values as plain numbers."""
-        return json.dumps(self.model_dump(), indent=2, default=json_default) + "\n"
 
 
 def describe(error: ValidationError) -> str:
@@ -239,11 +188,18 @@ def made_difference(record: RunRecord, source: str, installed: Mapping[str, str 
     return f"versions: {found}" if found else None
 
 
-def request_difference(record: RunRecord, request: RunRequest) -> str | None:
-    """The first thing where the run of ``record`` differs from ``request`` (what is asked now): a
-    field of its spec (:func:`spec_difference`), the run code, a package version, or a data file's
-    checksum; None when the run is the one asked for."""
-    found = spec_difference(record, request.run) or made_difference(record, request.source, request.versions)
-    if found is None and record.data != request.data:
-        found = _first_difference("data", record.data, request.data)
+def request_difference(
+    record: RunRecord,
+    spec: RunSpec,
+    source: str,
+    versions: Mapping[str, str | None],
+    data: DataChecksums,
+) -> str | None:
+    """The first thing where the run of ``record`` differs from what is asked now (its ``spec``, the
+    run code's ``source`` hash, the package ``versions``, the ``data`` files' checksums: a
+    ``vhct.pipeline.store.RunJob``'s): a field of its spec (:func:`spec_difference`), the run code, a
+    package version, or a data file's checksum; None when the run is the one asked for."""
+    found = spec_difference(record, spec) or made_difference(record, source, versions)
+    if found is None and record.data != data:
+        found = _first_difference("data", record.data, data)
     return found

@@ -22,13 +22,36 @@ from vhct.optimizers.base import Optimizer, check_horizon, check_reward
 from vhct.optimizers.memo import PointMemo
 from vhct.optimizers.registry import make_optimizer
 from vhct.pipeline.records import SPEC_FIELDS, RunSpec
-from vhct.pipeline.tables import run_table_columns
+from vhct.pipeline.tables import GUARANTEE_CODES, regret_columns, run_table_columns
 from vhct.pipeline.versions import package_versions
 
 if TYPE_CHECKING:
     import pandas as pd
 
 log = logging.getLogger(__name__)
+
+#: the constant a of the paper's selection guarantee f* - f(x_{h_t,i_t}) <= a max(SE, OE) (Sec. 4.3 and
+#: the appendix lemma "upper bound of simple regret": a = 3)
+GUARANTEE_FACTOR = 3.0
+
+
+def guarantee_holds(f_star: float, values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """Per round, whether ``f* - f(x_t) <= GUARANTEE_FACTOR * max(SE, OE)`` (``bounds``: ``inf`` holds
+    whatever the gap, NaN never holds)."""
+    with np.errstate(invalid="ignore"):
+        return f_star - values <= GUARANTEE_FACTOR * bounds
+
+
+def guarantee_codes(f_star: float | None, values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """The ``guarantee`` column (:data:`GUARANTEE_CODES`) of a run from its values and the selected
+    nodes' ``max(SE, OE)``: what the audit's guarantee statistics read, a byte a round."""
+    codes = np.full(len(bounds), GUARANTEE_CODES["none"], dtype=np.int8)
+    finite = np.isfinite(bounds)
+    codes[finite] = GUARANTEE_CODES["fails"]
+    if f_star is not None:
+        codes[finite & guarantee_holds(f_star, values, bounds)] = GUARANTEE_CODES["holds"]
+    codes[np.isinf(bounds)] = GUARANTEE_CODES["infinite"]
+    return codes
 
 
 def run(
@@ -69,8 +92,9 @@ def run_columns(
     pseudo-regret the paper plots, with reference ``f*`` or 1 when unknown);
     ``cumulative_regret``; ``depth`` of the pulled node (NaN for non-tree methods);
     ``selection_bound``, ``max(SE, OE)`` of the pulled node when the round selected it (VHCT and HCT:
-    ``inf`` for a node never pulled before; NaN for the other methods), from which the audit checks
-    the selection guarantee ``f* - f(x_t) <= 3 max(SE, OE)`` per round;
+    ``inf`` for a node never pulled before; NaN for the other methods); ``guarantee``, whether the
+    selection guarantee ``f* - f(x_t) <= 3 max(SE, OE)`` holds that round (:func:`guarantee_codes`),
+    which the audit reads;
     ``step_seconds``, the wall time of the round (ask + evaluate + tell);
     ``optimizer_seconds``, the optimizer's own part of it (ask + tell, without the objective's
     evaluation and its noise): the cost a paper attributes to the method, not to the objective.
@@ -117,16 +141,15 @@ def run_columns(
             log.info("round %d/%d (%.0f%%), %.1f s elapsed", k + 1, horizon, 100 * (k + 1) / horizon, elapsed)
     if evaluations is not None:
         evaluations["evaluations"] = horizon if stochastic else evaluate.calls
-    regret = objective.regret_reference - values
     columns = {
         "t": np.arange(1, horizon + 1),
         **{f"x{j}": points[:, j] for j in range(dim)},
         "reward": rewards,
         "value": values,
-        "regret": regret,
-        "cumulative_regret": np.cumsum(regret),
+        **regret_columns(objective.regret_reference, values),
         "depth": depths,
         "selection_bound": bounds,
+        "guarantee": guarantee_codes(objective.f_star, values, bounds),
         "step_seconds": nanoseconds / 1e9,
         "optimizer_seconds": optimizer_nanoseconds / 1e9,
     }

@@ -9,15 +9,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from vhct.pipeline.layout import FINAL_TABLE, TIMING_TABLE, VERDICTS_CSV
 from vhct.reporting.audit import records
 from vhct.reporting.audit.records import Audit
-from vhct.reporting.published import AUDIT_JSON, PROVENANCE_JSON, VERDICTS_CSV, FindingsError, read_published
+from vhct.reporting.published import FindingsError, read_published
 from vhct.reporting.render import render_findings
 
 __all__ = [
-    "AUDIT_JSON",
-    "PROVENANCE_JSON",
-    "VERDICTS_CSV",
     "FindingsError",
     "read_audit",
     "read_json",
@@ -26,7 +24,6 @@ __all__ = [
 
 #: the shipped inputs of the document, relative to the docs directory
 DATA_DIR = "findings"
-AGGREGATES = ("final.csv", "timing.csv")
 FIGURES_DIR = "figures"
 DOCUMENT = "findings.md"
 #: the README's block that `vhct.reporting.ship` keeps equal to the shipped headline (between these markers)
@@ -57,7 +54,7 @@ def render(docs: Path | str) -> str:
     docs = Path(docs)
     found = read_published(docs / DATA_DIR)
     aggregates = {
-        name: {AGGREGATES[0]: found.finals[name], AGGREGATES[1]: found.timings[name]}
+        name: {FINAL_TABLE: found.finals[name], TIMING_TABLE: found.timings[name]}
         for name in found.audit.context.experiments
     }
     figures = sorted((docs / FIGURES_DIR).glob("*.png"))

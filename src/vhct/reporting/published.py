@@ -20,31 +20,25 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from vhct.pipeline.aggregate import (
-    CURVE_COLUMNS,
-    CURVE_TABLE,
-    FINAL_COLUMNS,
-    SETTING_TABLE,
-    TIMING_COLUMNS,
-    TIMING_TABLE,
-)
+from vhct.pipeline.aggregate import CURVE_COLUMNS, FINAL_COLUMNS, TIMING_COLUMNS
 from vhct.pipeline.files import sha256
+from vhct.pipeline.layout import (
+    CURVE_TABLE,
+    FINAL_TABLE,
+    PROVENANCE_JSON,
+    SETTING_TABLES,
+    TIMING_TABLE,
+    ResultsFolder,
+)
 from vhct.pipeline.provenance import REMAKE_OUTPUTS, Provenance, ProvenanceError, read_provenance
 from vhct.reporting.audit import records
 from vhct.reporting.audit.records import Audit
 
-AUDIT_JSON = "audit.json"
-#: the audit's verdict table (``render.verdict_table``), written beside its JSON and shipped with it
-VERDICTS_CSV = "verdicts.csv"
-PROVENANCE_JSON = "provenance.json"
-AGGREGATES = "aggregates"
-FINAL_CSV = "final.csv"
-TIMING_CSV = "timing.csv"
 #: the columns of each table the reader serves that must be finite numbers
 FINITE = {
     CURVE_TABLE: ("t", "n_seeds", "mean", "std"),
     TIMING_TABLE: ("seed", "rounds", "wall_seconds"),
-    FINAL_CSV: ("horizon", "n_seeds", "final_mean", "final_std"),
+    FINAL_TABLE: ("horizon", "n_seeds", "final_mean", "final_std"),
 }
 #: what makes a changed file of each kind of folder again
 REMAKE = {
@@ -87,7 +81,7 @@ class Published:
         found = self.curves.get(experiment, {}).get(setting)
         if found is not None:
             return found.regret
-        return self.folder / SETTING_TABLE.format(experiment=experiment, setting=setting, table=CURVE_TABLE)
+        return Path(ResultsFolder(str(self.folder)).setting_table(experiment, setting, CURVE_TABLE))
 
 
 def read_table(path: Path, columns: Sequence[str], finite: Sequence[str]) -> pd.DataFrame:
@@ -148,7 +142,7 @@ def check_one_run(
         wanted = {s: len(info.seeds) for s, info in exp.settings.items()}  # as the config ran them
         if found != expected or seeds != wanted:
             raise FindingsError(
-                f"aggregate {name}/{FINAL_CSV} holds settings and horizons {found} with seeds {seeds}, the "
+                f"aggregate {name}/{FINAL_TABLE} holds settings and horizons {found} with seeds {seeds}, the "
                 f"audited config {expected} with seeds {wanted}: they come from different runs"
             )
 
@@ -195,28 +189,27 @@ def read_published(folder: Path | str, kind: str = "findings") -> Published:
     except ProvenanceError as exc:
         raise FindingsError(str(exc)) from exc
     reader = _Reader(folder, prov, REMAKE[kind])
-    audit_path = reader.verified(folder / AUDIT_JSON)
+    layout = ResultsFolder(str(folder))
+    audit_path = reader.verified(Path(layout.audit_json))
     try:
         audit = records.read_audit(audit_path)
     except records.AuditRecordError as exc:
         raise FindingsError(str(exc)) from exc
     finals, timings, curves = {}, {}, {}
     for name, exp in audit.context.experiments.items():
-        base = folder / AGGREGATES / name
-        finals[name] = reader.table(base / FINAL_CSV, FINAL_COLUMNS, FINITE[FINAL_CSV])
-        timings[name] = reader.table(base / TIMING_CSV, TIMING_COLUMNS, FINITE[TIMING_TABLE])
+        final = Path(layout.aggregate(name, FINAL_TABLE))
+        finals[name] = reader.table(final, FINAL_COLUMNS, FINITE[FINAL_TABLE])
+        timing = Path(layout.aggregate(name, TIMING_TABLE))
+        timings[name] = reader.table(timing, TIMING_COLUMNS, FINITE[TIMING_TABLE])
         for setting in exp.settings:
-            regret, timing = (
-                folder / SETTING_TABLE.format(experiment=name, setting=setting, table=table)
-                for table in (CURVE_TABLE, TIMING_TABLE)
-            )
+            regret, timing = (Path(layout.setting_table(name, setting, table)) for table in SETTING_TABLES)
             if not (regret.exists() or timing.exists()):
                 continue
             table = reader.table(regret, CURVE_COLUMNS, FINITE[CURVE_TABLE])
             times = reader.table(timing, TIMING_COLUMNS, FINITE[TIMING_TABLE])
             curves.setdefault(name, {})[setting] = SettingCurve(regret, timing, table, times)
     check_one_run(audit, prov, audit_path, finals)
-    table = folder / VERDICTS_CSV
+    table = Path(layout.verdicts)
     verdicts = (
         reader.table(table, ("statement", "reading", "effect", "ci_low", "ci_high"), ())
         if table.exists()

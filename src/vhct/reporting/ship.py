@@ -47,25 +47,22 @@ from dataclasses import asdict, dataclass
 from itertools import product
 from pathlib import Path
 
-from vhct.pipeline.aggregate import FINAL_COLUMNS, SETTING_TABLE, SETTING_TABLES
+from vhct.pipeline.aggregate import FINAL_COLUMNS
 from vhct.pipeline.files import fsync_dir
+from vhct.pipeline.layout import FINAL_TABLE, SETTING_TABLES, TIMING_TABLE, VERDICTS_CSV, ResultsFolder
 from vhct.pipeline.provenance import ProvenanceError, read_provenance
 from vhct.reporting.findings import (
-    AGGREGATES,
-    AUDIT_JSON,
     DATA_DIR,
     DOCUMENT,
     FIGURES_DIR,
-    PROVENANCE_JSON,
     README_BEGIN,
     README_END,
-    VERDICTS_CSV,
     FindingsError,
     read_audit,
     read_json,
     render,
 )
-from vhct.reporting.published import FINAL_CSV, FINITE, check_one_run, read_table
+from vhct.reporting.published import FINITE, check_one_run, read_table
 from vhct.reporting.render import render_readme
 from vhct.reporting.ship_checks import check_hashes, check_scale, check_versions
 
@@ -105,7 +102,7 @@ def _step() -> None:
 # ---------------------------------------------------------------- the README block
 def readme_block(docs: Path | str) -> str:
     """The README's findings block (``readme.j2``) from the audit shipped in ``docs``, with its markers."""
-    audit = read_audit(Path(docs) / DATA_DIR / AUDIT_JSON)
+    audit = read_audit(Path(docs) / ResultsFolder(DATA_DIR).audit_json)
     text = render_readme(audit, DOCUMENT)
     return "\n".join([README_BEGIN, text, README_END])
 
@@ -298,34 +295,38 @@ def ship(
     README's block; all or nothing (the module's docstring); return the shipped files."""
     results, figures, docs = Path(results), Path(figures), docs_folder(docs)
     readme = Path(readme) if readme is not None else None
-    audit_path, prov_path = results / AUDIT_JSON, results / PROVENANCE_JSON
+    src, dst = ResultsFolder(str(results)), ResultsFolder(DATA_DIR)
+    audit_path, prov_path = Path(src.audit_json), Path(src.provenance)
     try:
         audit, prov = read_audit(audit_path), read_provenance(prov_path)
     except ProvenanceError as exc:
         raise FindingsError(str(exc)) from exc
-    data = {audit_path: Path(DATA_DIR) / AUDIT_JSON, prov_path: Path(DATA_DIR) / PROVENANCE_JSON}
+    data = {audit_path: Path(dst.audit_json), prov_path: Path(dst.provenance)}
     made = set(prov.output_sha256.results)
     # the audit's verdict table, when the run made it (the record hashed it; an audit older than the
     # table wrote none, and its findings are shipped without one)
     if VERDICTS_CSV in made:
-        data[results / VERDICTS_CSV] = Path(DATA_DIR) / VERDICTS_CSV
+        data[Path(src.verdicts)] = Path(dst.verdicts)
     # the curves the run made (those its figures draw; the provenance record hashed each), not every
     # audited setting's: a setting no figure draws has none
     for name, exp in audit.context.experiments.items():
-        for file in AGGREGATES:
-            data[results / "aggregates" / name / file] = Path(DATA_DIR) / "aggregates" / name / file
+        for table in (FINAL_TABLE, TIMING_TABLE):
+            data[Path(src.aggregate(name, table))] = Path(dst.aggregate(name, table))
         for setting, table in product(exp.settings, SETTING_TABLES):
-            curve = SETTING_TABLE.format(experiment=name, setting=setting, table=table)
-            if curve in made:
-                data[results / curve] = Path(DATA_DIR) / curve
-    final_paths = {name: results / "aggregates" / name / AGGREGATES[0] for name in audit.context.experiments}
+            if ResultsFolder("").setting_table(name, setting, table) in made:
+                data[Path(src.setting_table(name, setting, table))] = Path(
+                    dst.setting_table(name, setting, table)
+                )
+    final_paths = {name: Path(src.aggregate(name, FINAL_TABLE)) for name in audit.context.experiments}
     pngs = {figures / f"{name}.png": Path(FIGURES_DIR) / f"{name}.png" for name in prov.figures}
     missing = [str(p) for p in (*data, *pngs) if not p.is_file()]
     if missing:
         raise FindingsError(
             f"missing input(s) of the findings (run `make paper-local` first): {', '.join(missing)}"
         )
-    finals = {name: read_table(path, FINAL_COLUMNS, FINITE[FINAL_CSV]) for name, path in final_paths.items()}
+    finals = {
+        name: read_table(path, FINAL_COLUMNS, FINITE[FINAL_TABLE]) for name, path in final_paths.items()
+    }
     check_one_run(audit, prov, audit_path, finals)
     outputs = {p: ("results", p.relative_to(results).as_posix()) for p in data if p != prov_path}
     outputs.update({p: ("figures", p.name) for p in pngs})

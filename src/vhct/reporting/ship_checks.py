@@ -1,6 +1,6 @@
 """What a run must pass before ``ship`` publishes it: the paper's scale (the claims' minimum seeds),
 its files the content the provenance record fixed when the run ended (the record covers only what
-its command wrote), and one set of package versions across provenance, audit and run sidecars."""
+its command wrote), and one set of package versions across provenance, audit and stored runs."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from vhct.pipeline.files import sha256
+from vhct.pipeline.layout import ResultsFolder
 from vhct.pipeline.provenance import REMAKE_OUTPUTS, Provenance
-from vhct.pipeline.tables import SIDECAR_SUFFIX, TABLE_SUFFIX, RunTableError, read_sidecar
+from vhct.pipeline.stale import read_spec
+from vhct.pipeline.store import StoreError, read_batch
 from vhct.reporting.audit.records import Audit
 from vhct.reporting.published import FindingsError
 
@@ -48,22 +50,30 @@ def check_hashes(prov: Provenance, files: Mapping[Path, tuple[str, str]]) -> Non
 
 
 def check_versions(prov: Provenance, audit: Audit, audit_path: Path, results: Path) -> None:
-    """The package versions of the provenance record, the audit (when it records them) and every run
-    sidecar (``runs/<experiment>/<setting>/seed<n>.json``, read by the pipeline's one reader
-    ``read_sidecar``: one that is no valid run record is refused, named) of the audited experiments
-    must agree."""
+    """The package versions of the provenance record, the audit (when it records them) and every run of
+    the batch files the audit read (its spec file's ``run_paths``, ``vhct.pipeline.stale``; each read
+    by the run store's one reader: one that is not a valid batch file is refused, named) must agree."""
     versions = prov.versions
     records: list[tuple[Path, Mapping[str, str | None]]] = []
     if audit.context.versions is not None:
         records.append((audit_path, audit.context.versions))
-    folders = [results / "runs" / name for name in audit.context.experiments]
-    for path in sorted(p for folder in folders for p in folder.glob(f"*/seed*{SIDECAR_SUFFIX}")):
-        table = path.with_name(path.name.removesuffix(SIDECAR_SUFFIX) + TABLE_SUFFIX)
+    spec = Path(ResultsFolder(str(results)).spec("audit", "audit"))
+    if not spec.is_file():
+        raise FindingsError(
+            f"{spec} is missing: the audit's spec names the runs it read; run it again (`make paper-local`)"
+        )
+    paths = {
+        p
+        for by_setting in read_spec(spec)["run_paths"].values()
+        for files in by_setting.values()
+        for p in files
+    }
+    for path in sorted(paths):
         try:
-            records.append((path, read_sidecar(table).versions))
-        except RunTableError as exc:
-            problems = "; ".join(exc.problems.values())
-            raise FindingsError(f"run {table}: {problems}: run it again (`make paper-local`)") from exc
+            batch = read_batch(path)
+        except StoreError as exc:
+            raise FindingsError(f"{exc}: run it again (`make paper-local`)") from exc
+        records += [(Path(path), run.versions) for run in batch.record.runs]
     for path, found in records:
         keys = sorted(set(found) | set(versions))
         differ = [f"{k} {found.get(k)} vs {versions.get(k)}" for k in keys if found.get(k) != versions.get(k)]

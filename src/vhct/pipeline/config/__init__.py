@@ -35,11 +35,12 @@ from vhct.pipeline.config.loading import (
     read_config_file,
     validated,
 )
-from vhct.pipeline.config.model import MAX_RUNS, OUTPUT_ROOTS, Config
+from vhct.pipeline.config.model import MAX_RUNS, Config
 from vhct.pipeline.config.owner import OWNER_ROOT, check_owner, claim_owner
-from vhct.pipeline.config.planning import DEFAULT_RESOURCES, RunBatch, rule_safe
+from vhct.pipeline.config.planning import DEFAULT_RESOURCES, RunBatch
 from vhct.pipeline.config.schema import SCHEMA_PATH, json_schema
 from vhct.pipeline.config.sections import MAX_HORIZON, MAX_SEEDS, NAME_MAX
+from vhct.pipeline.layout import OUTPUT_ROOTS
 
 __all__ = [
     "BASE_KEY",
@@ -74,7 +75,6 @@ __all__ = [
     "model",
     "output_folder",
     "read_config_file",
-    "rule_safe",
     "validate_config",
     "validated",
 ]

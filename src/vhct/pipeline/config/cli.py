@@ -18,9 +18,9 @@ from pathlib import Path
 
 from vhct.pipeline.config.errors import ConfigError
 from vhct.pipeline.config.loading import load
-from vhct.pipeline.config.model import OUTPUT_ROOTS
 from vhct.pipeline.config.owner import OWNER_ROOT, check_owner
 from vhct.pipeline.config.schema import write_schema
+from vhct.pipeline.layout import OUTPUT_ROOTS
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -22,7 +22,7 @@ from pydantic import Field, ValidationError, ValidationInfo, WithJsonSchema, fie
 from vhct.pipeline.config import checks
 from vhct.pipeline.config.errors import ConfigError, key_error, validation_error
 from vhct.pipeline.config.plan import PlanSpec
-from vhct.pipeline.config.planning import Planning, rule_safe
+from vhct.pipeline.config.planning import Planning
 from vhct.pipeline.config.sections import (
     NAME_PATTERN,
     Data,
@@ -35,13 +35,13 @@ from vhct.pipeline.config.sections import (
     check_finite,
 )
 from vhct.pipeline.figure_kinds import figure_kind
+from vhct.pipeline.layout import Layout
 
 #: validation context of a full check (objectives and optimizers built, tables sized): the loader's
 DEEP = {"deep": True}
 #: the folders of the pipeline's outputs (relative to its working directory): a config's results,
 #: figures and job logs go to its folder ``output`` in each (``results/paper-local/``), or into them
 #: directly when ``output`` is empty (the default config)
-OUTPUT_ROOTS = ("results", "figures", "logs")
 #: folders the flat layout (``output: ""``) makes directly under ``results/``: a config's own
 #: folder of that name would mix its outputs with the default config's
 RESERVED_OUTPUTS = frozenset({"runs", "aggregates", "report"})
@@ -119,6 +119,11 @@ class Config(Planning, Section):
             raise ValueError(problem)
         return output
 
+    @property
+    def layout(self) -> Layout:
+        """Every path of this config's outputs (``vhct.pipeline.layout``)."""
+        return Layout.of(self.output)
+
     def folder(self, root: str) -> str:
         """This config's folder in one of :data:`OUTPUT_ROOTS` (``results/paper-local``, or
         ``results`` itself for an empty ``output``), relative to the working directory."""
@@ -140,15 +145,7 @@ class Config(Planning, Section):
                     f"data/files/{name}/path", f"{spec.path!r} already used by {paths[spec.path]}"
                 )
             paths[spec.path] = name
-        seen: dict[str, str] = {}
         for name, exp in self.experiments.items():
-            other = seen.setdefault(rule_safe(name), name)
-            if other != name:
-                raise key_error(
-                    f"experiments/{name}",
-                    f"the name collides with experiment {other!r}: both are {rule_safe(name)!r} in "
-                    "Snakemake's rule names (rename one)",
-                )
             for i, setting in enumerate(exp.settings):
                 self._need(self.settings, setting, f"experiments/{name}/settings/{i}", "setting")
             for i, item in enumerate(exp.data):

@@ -21,11 +21,11 @@ from typing import Any
 from vhct.pipeline.config.errors import ConfigError
 from vhct.pipeline.config.loading import BASE_KEY
 from vhct.pipeline.files import atomic_paths, display_path
+from vhct.pipeline.layout import OWNER_FILE, RESULTS_ROOT
 
 #: the owner record in a config's results folder
-OWNER_FILE = ".config-owner.json"
 #: the root whose folder holds the record (the results: runs, aggregates, audit)
-OWNER_ROOT = "results"
+OWNER_ROOT = RESULTS_ROOT
 
 
 def effective_sha256(source: dict[str, Any]) -> str:

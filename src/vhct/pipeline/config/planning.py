@@ -8,17 +8,19 @@ A mixin of :class:`~vhct.pipeline.config.model.Config` (it reads the model's att
 from __future__ import annotations
 
 import copy
-import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from vhct.pipeline.config.errors import ConfigError, key_error
+from vhct.pipeline.config.errors import key_error
 from vhct.pipeline.figure_kinds import figure_kind
-from vhct.pipeline.records import RunSpec
+from vhct.pipeline.records import DataChecksums, RunSpec
 from vhct.pipeline.specs import ExperimentInfo, FigureSpec, PanelSpec, SettingInfo
+from vhct.pipeline.store import RunJob
 
 if TYPE_CHECKING:  # the attributes the model provides (sections: vhct.pipeline.config.sections)
     from collections.abc import Iterable
 
+#: the checksum keys of a data file's declaration that fix its content
+CHECKSUM_KEYS = ("sha256", "content_sha256", "md5")
 #: default resources per rule family (overridden by config `resources`, per experiment, per setting)
 DEFAULT_RESOURCES: dict[str, dict[str, int]] = {
     "data": {"threads": 1, "mem_mb": 500, "runtime": 30},
@@ -28,25 +30,14 @@ DEFAULT_RESOURCES: dict[str, dict[str, int]] = {
 }
 
 
-def rule_safe(name: str) -> str:
-    """``name`` as Snakemake rule names spell it (characters other than letters, digits and
-    ``_`` become ``_``): two experiments the same here would give two rules one name."""
-    return re.sub(r"\W", "_", name)
-
-
 class RunBatch(NamedTuple):
-    """Runs of one setting of one experiment that one job runs one after the other: its
-    ``index``-th chunk of ``(setting, seed)`` pairs."""
+    """Seeds of one setting of one experiment that one run job runs one after the other (its
+    ``index``-th chunk of the setting's seeds) and writes as one batch file of the run store."""
 
     experiment: str
     setting: str
     index: int
-    runs: tuple[tuple[str, int], ...]
-
-    @property
-    def rule(self) -> str:
-        """Snakemake rule name of this batch (one rule per batch, its outputs spelled out)."""
-        return rule_safe(f"run_{self.experiment}_{self.setting}_batch{self.index}")
+    seeds: tuple[int, ...]
 
 
 class Planning:
@@ -79,34 +70,66 @@ class Planning:
         return 1
 
     def run_batches(self) -> list[RunBatch]:
-        """The jobs of more than one run: each setting's seeds of an experiment, in order, cut into
-        chunks of its ``runs_per_job`` (computed once).
-
-        Runs of settings with ``runs_per_job`` 1 (e.g. BO) are left to the one-run rule. A batch
-        holds one setting's runs and is named by it, so adding, removing or reordering a setting
-        leaves every other setting's batches (and runs) as they are, and adding seeds adds chunks
-        after the filled ones.
-        """
-        if "_batches" in self.__dict__:
-            return list(self.__dict__["_batches"])
-        batches = []
-        for experiment, exp in self.experiments.items():
-            for setting in exp.settings:
-                size = self.runs_per_job(experiment, setting)
-                if size > 1:
-                    runs = [(setting, k) for k in self.setting_seeds(experiment, setting)]  # type: ignore[attr-defined]
-                    chunks = [tuple(runs[start : start + size]) for start in range(0, len(runs), size)]
+        """Every run job: each setting's seeds of an experiment, in order, cut into chunks of its
+        ``runs_per_job`` (computed once). A batch holds one setting's runs, so adding, removing or
+        reordering a setting leaves every other setting's batches (and runs) as they are, and
+        adding seeds adds chunks after the filled ones."""
+        if "_batches" not in self.__dict__:
+            batches = []
+            for experiment, exp in self.experiments.items():
+                for setting in exp.settings:
+                    size = self.runs_per_job(experiment, setting)
+                    seeds = self.setting_seeds(experiment, setting)  # type: ignore[attr-defined]
+                    chunks = [tuple(seeds[start : start + size]) for start in range(0, len(seeds), size)]
                     batches += [RunBatch(experiment, setting, i, chunk) for i, chunk in enumerate(chunks)]
-        names = [b.rule for b in batches]
-        for name in names:
-            if names.count(name) > 1:  # e.g. settings "a-b" and "a_b"
-                raise ConfigError(f"two run batches share the rule name {name!r}; rename a setting")
-        self.__dict__["_batches"] = batches
-        return list(batches)
+            self.__dict__["_batches"] = batches
+        return list(self.__dict__["_batches"])
+
+    def run_job(self, batch: RunBatch) -> RunJob:
+        """What the run job of ``batch`` is asked (the run family's job spec): its runs' specs, the
+        installed run code's source hash and package versions, and its data files' checksums
+        (computed once per batch)."""
+        from vhct.pipeline.versions import package_versions, run_source
+
+        jobs = self.__dict__.setdefault("_jobs", {})
+        if batch not in jobs:
+            jobs[batch] = RunJob.model_construct(
+                runs=[self.run_spec(batch.experiment, batch.setting, seed) for seed in batch.seeds],
+                source=run_source(self.settings[batch.setting].algorithm),
+                versions=package_versions(),
+                data=self.data_checksums(batch.experiment),
+            )
+        return jobs[batch]
+
+    def batch_jobs(self, experiment: str | None = None) -> dict[str, RunJob]:
+        """Batch file of the run store (``RunJob.path``) -> what its job is asked, of one experiment
+        or of all; one entry per file where two settings' runs are the same runs."""
+        return {
+            job.path(): job
+            for job in (self.run_job(b) for b in self.run_batches())
+            if experiment is None or job.runs[0].experiment == experiment
+        }
+
+    def run_paths(self, experiment: str) -> dict[str, list[str]]:
+        """Setting -> the batch files of the run store (``RunJob.path``) that hold its runs."""
+        paths: dict[str, list[str]] = {}
+        for batch in self.run_batches():
+            if batch.experiment == experiment:
+                paths.setdefault(batch.setting, []).append(self.run_job(batch).path())
+        return paths
+
+    def data_checksums(self, experiment: str) -> DataChecksums:
+        """Path -> declared checksums of each data file the experiment's objective reads: what its
+        verification stamp checked the file against, so a run's record names the data it read."""
+        out = {}
+        for path in self.data_files(experiment):
+            declared = self.data_spec(path)
+            out[path] = {key: declared[key] for key in CHECKSUM_KEYS if declared.get(key)}
+        return out
 
     def run_spec(self, experiment: str, setting: str, seed: int) -> RunSpec:
-        """Everything one run job needs: the record it is passed (in its request, the run's spec file) and
-        records in its JSON sidecar, and that every consumer compares the run's record with."""
+        """One run as the config asks it: what its job runs (in its ``RunJob``), its record holds, and
+        every consumer compares the run's record with."""
         exp, algo = self.experiments[experiment], self.settings[setting]
         return RunSpec(
             experiment=experiment,
@@ -184,7 +207,8 @@ class Planning:
 
     def figure_spec(self, figure: str) -> FigureSpec:
         """A figure's declaration (as the config gives it, defaults filled) plus the info of every
-        experiment its panels use, and for kinds with a run (osc) each panel's run specification."""
+        experiment its panels use (of a figure drawing aggregates, with the settings it draws only),
+        and for kinds with a run (osc) each panel's run specification."""
         fig = self.figures[figure]
         used = dict.fromkeys(p.experiment for p in fig.panels if p.experiment is not None)
         osc = figure_kind(fig.kind).osc
@@ -195,13 +219,22 @@ class Planning:
             )
             for panel in fig.panels
         ]
+        drawn = self.figure_settings(figure)
+        infos = {name: self.experiment_info(name) for name in used}
+        # only the settings it draws: a change of another setting leaves the figure as it is
+        infos = {
+            name: info.model_copy(update={"settings": {s: info.settings[s] for s in drawn[name]}})
+            if name in drawn
+            else info
+            for name, info in infos.items()
+        }
         return FigureSpec(
             name=figure,
             kind=fig.kind,
             title=fig.title,
             columns=fig.columns,
             panels=panels,
-            experiments={name: self.experiment_info(name) for name in used},
+            experiments=infos,
         )
 
     @property

@@ -13,7 +13,6 @@ import pandas as pd
 
 from vhct.pipeline.aggregate import best_observed, cumulative_regret_vs
 from vhct.pipeline.config import Config
-from vhct.pipeline.stale import expected_specs
 from vhct.pipeline.tables import read_runs as read_setting_runs
 from vhct.reporting.audit.statistics import STATISTICS
 
@@ -50,12 +49,13 @@ Runs = Mapping[str, Mapping[str, Sequence[Run]]]
 def read_runs(
     run_paths: Mapping[str, Mapping[str, Sequence[Path | str]]], config: Config
 ) -> dict[str, dict[str, list[Run]]]:
-    """Run tables (``.csv.gz``) with their records' seed and f*, by experiment and setting, read by
-    ``vhct.pipeline.tables.read_runs``: a run of another config fails, naming file and field."""
+    """The runs of each experiment's batch files (experiment -> setting -> files), with their records'
+    seed and f*, read by ``vhct.pipeline.tables.read_runs``: a run other than the one the config asks
+    for (``Config.batch_jobs``) fails, naming its file and the field."""
     runs: dict[str, dict[str, list[Run]]] = {}
     for experiment, by_setting in run_paths.items():
-        specs = expected_specs(config, experiment, by_setting)
-        tables, records = read_setting_runs(by_setting, AUDITED_COLUMNS, specs=specs)
+        jobs = config.batch_jobs(experiment)
+        tables, records = read_setting_runs(by_setting, AUDITED_COLUMNS, jobs=jobs)
         runs[experiment] = {
             s: [Run(r.seed, t, r.f_star) for t, r in zip(tables[s], records[s], strict=True)]
             for s in by_setting

@@ -14,11 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from vhct.pipeline.tables import GUARANTEE_CODES
 from vhct.registry import Registry
-
-#: the constant a of the paper's selection guarantee f* - f(x_{h_t,i_t}) <= a max(SE, OE) (Sec. 4.3 and
-#: the appendix lemma "upper bound of simple regret": a = 3)
-GUARANTEE_FACTOR = 3.0
 
 #: reads a statistic from a run's rows 1..t (``head``, t >= 1), the run's f* (None where unknown) and
 #: the scale of the normalized regret (None where none is computed)
@@ -44,23 +41,17 @@ class Statistic:
     regret: bool = False
 
 
-def guarantee_holds(f_star: float, values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
-    """Per round, whether ``f* - f(x_t) <= GUARANTEE_FACTOR * max(SE, OE)`` (``bounds``, the run table's
-    ``selection_bound``: ``inf`` holds whatever the gap, NaN never holds)."""
-    with np.errstate(invalid="ignore"):
-        return f_star - values <= GUARANTEE_FACTOR * bounds
-
-
 def guarantee_share(head: pd.DataFrame, f_star: float | None, finite_only: bool = False) -> float:
-    """The share of the rounds of ``head`` where the selection guarantee holds (:func:`guarantee_holds`),
-    over the rounds whose selected node had a finite SE when ``finite_only``; nan where f* is unknown,
-    the method records no ``max(SE, OE)`` (all NaN), or no round is left."""
-    bounds = head["selection_bound"].to_numpy(dtype=float)
-    if f_star is None or np.all(np.isnan(bounds)):
+    """The share of the rounds of ``head`` where the selection guarantee holds (its ``guarantee``
+    column, ``vhct.pipeline.tables.GUARANTEE_CODES``), over the rounds whose selected node had a finite SE
+    when ``finite_only``; nan where f* is unknown, the method records no ``max(SE, OE)``, or no round
+    is left."""
+    codes = head["guarantee"].to_numpy()
+    if f_star is None or np.all(codes == GUARANTEE_CODES["none"]):
         return math.nan
-    holds = guarantee_holds(f_star, head["value"].to_numpy(dtype=float), bounds)
+    holds = (codes == GUARANTEE_CODES["holds"]) | (codes == GUARANTEE_CODES["infinite"])
     if finite_only:
-        holds = holds[np.isfinite(bounds)]
+        holds = holds[(codes == GUARANTEE_CODES["holds"]) | (codes == GUARANTEE_CODES["fails"])]
     return float(holds.mean()) if holds.size else math.nan
 
 
@@ -107,14 +98,14 @@ for _row in (
     # over every round (a node never pulled has SE = inf, where the guarantee holds trivially)
     Statistic(
         "guarantee_share",
-        ("value", "selection_bound"),
+        ("guarantee",),
         lambda h, f, s: guarantee_share(h, f),
         "guarantee share",
     ),
     # over the rounds whose selected node had a finite SE
     Statistic(
         "guarantee_share_finite",
-        ("value", "selection_bound"),
+        ("guarantee",),
         lambda h, f, s: guarantee_share(h, f, finite_only=True),
         "guarantee share finite",
     ),
