@@ -61,14 +61,8 @@ CONFIG_ARG := $(call arg,CONFIG)
 # --scheduler greedy: Snakemake's default ILP scheduler solved a knapsack after every finished job
 # and took a third of a core through paper-local (32 of its first 71 minutes); the greedy one picks
 # by the rules' priorities (data first, then the long runs) at a fraction of that.
-# --max-jobs-per-timespan 10000/1m: Snakemake's default, 100/1s, makes its scheduler wake up every
-# second while every core is busy, and each wake-up stats every input of every ready job (in
-# paper-local some 12,000 run requests of 560 jobs) and resets their resources: 60 % of one of the
-# two cores through the confirmatory run of 2026-11-27 (44 of its first 74 minutes; py-spy:
-# JobScheduler.update_input_sizes). A finished job still wakes it at once; the limit itself is never
-# reached (a run has under a thousand jobs).
 SNAKEMAKE := $(BIN)/snakemake --cores $(call arg,CORES) $(call args,CONSOLE) --configfile $(CONFIG_ARG) --keep-going \
-	--rerun-incomplete --scheduler greedy --max-jobs-per-timespan 10000/1m
+	--rerun-incomplete --scheduler greedy
 # Before Snakemake starts: the config file is checked (errors name file, line and key; Snakemake
 # itself reports a YAML syntax error or an empty file without its name), and a lock left by a
 # killed Snakemake is cleared, only if no Snakemake process of this machine works in this

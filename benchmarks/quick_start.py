@@ -6,22 +6,30 @@ Clones the checkout's HEAD into ``--clone`` (``../shared`` beside it is the data
 finds), runs ``make figures`` there (the install from pip's cache included) and prints, as a
 Markdown table: the wall time of the whole command and of its install (``make venv``), the CPU
 minutes of every process it started, the CPU seconds of Snakemake's own process (its share of the
-CPU), the jobs Snakemake ran, the runs made (run sidecars), the results folder's size and file count
-(and ``.snakemake/``'s), and the exit code. The machine should be quiet: the numbers are its.
+CPU), the jobs Snakemake ran, the runs made (in the run store), how long ``make`` took to exit after
+Snakemake's last job, the results folder's size and file count (and ``.snakemake/``'s), and the
+exit code. The machine should be quiet: the numbers are its.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import shutil
 import subprocess
 import sys
 import threading
 import time
+from datetime import datetime
 from pathlib import Path
 
+#: the run store's folder in the clone (``vhct.pipeline.store.STORE``)
+STORE = "results/runs"
+#: a job's time stamp in Snakemake's log, "[Sat Nov 28 23:36:59 2026]", and its format
+STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})\]$", re.MULTILINE)
+STAMP_FORMAT = "%a %b %d %H:%M:%S %Y"
 #: how often Snakemake's own process is sampled for its CPU time (seconds)
 SAMPLE_SECONDS = 1.0
 #: the line of Snakemake's log (``.snakemake/log/``) that counts the jobs done: "488 of 488 steps (100%)"
@@ -73,6 +81,17 @@ class SnakemakeCpu(threading.Thread):
         return sum(self.last.values())
 
 
+def count_runs(clone: Path) -> str:
+    """The runs in the clone's run store (its batch files' records), counted by the clone's own
+    package (this script runs outside its venv)."""
+    code = (
+        "import pathlib; from vhct.pipeline.store import STORE, read_batch; "
+        "print(sum(len(read_batch(p).record.runs) for p in pathlib.Path(STORE).rglob('*.npz')))"
+    )
+    done = subprocess.run([".venv/bin/python", "-c", code], cwd=clone, capture_output=True, text=True)
+    return done.stdout.strip() or "?"
+
+
 def folder_size(path: Path) -> tuple[int, int]:
     """Bytes and files under ``path`` (0, 0 when absent)."""
     files = [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else []
@@ -102,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
             ["make", "figures", f"CONFIG={args.config}"], cwd=args.clone, stdout=out, stderr=subprocess.STDOUT
         )
     wall = time.perf_counter() - start
+    ended = datetime.now()
     sampler.done.set()
     sampler.join()
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -110,9 +130,11 @@ def main(argv: list[str] | None = None) -> int:
     text = logs[-1].read_text(encoding="utf-8", errors="replace") if logs else ""
     steps = [line for line in text.splitlines() if STEPS in line]
     jobs = steps[-1].split(STEPS)[0].split()[-3:] if steps else ["?"]
+    stamps = [datetime.strptime(m, STAMP_FORMAT) for m in STAMP.findall(text)]
+    after_last = (ended - stamps[-1]).total_seconds() if stamps else float("nan")
     results = args.clone / "results"
-    sidecars = results.rglob("seed*.json") if results.is_dir() else []
-    runs = sum(".specs" not in p.parts for p in sidecars)  # not the run requests under .specs/
+    batches = len(list((args.clone / STORE).rglob("*.npz")))
+    runs = count_runs(args.clone)
     size, files = folder_size(results)
     meta, meta_files = folder_size(args.clone / ".snakemake")
     rows = [
@@ -124,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{sampler.seconds:.0f} CPU-s ({100 * sampler.seconds / max(cpu, 1):.0f} %)",
         ),
         ("jobs done (Snakemake's last count)", " ".join(jobs)),
-        ("runs (sidecars)", str(runs)),
+        ("runs (in the run store's batch files)", f"{runs} in {batches} files"),
+        ("make's exit after Snakemake's last job", f"{after_last:.0f} s"),
         ("results/", f"{size / 1e6:.0f} MB in {files} files"),
         (".snakemake/", f"{meta / 1e6:.0f} MB in {meta_files} files"),
     ]
