@@ -82,7 +82,7 @@ PAPER_LOCAL := config/paper-local.yaml
 # a config's folder of results, figures or logs (e.g. $(call folder,results,config/paper-local.yaml))
 folder = $$($(BIN)/python -m vhct.pipeline.config --folder $(1) $(2))
 
-.PHONY: all help venv lock figures real-data data paper plan paper-local findings article findings-figures test test-quick core-example lint dry-run slurm-dry-run unlock clean
+.PHONY: all help venv lock figures real-data data paper plan paper-local findings article findings-figures test test-quick core-example lint dry-run slurm-dry-run unlock prune clean
 
 ## all: the same as `make figures` (make's default target)
 all: figures
@@ -208,6 +208,10 @@ slurm-dry-run: $(STAMP)
 unlock: $(STAMP)
 	$(BIN)/python -m vhct.pipeline.workdir_lock; test $$? -ne 2
 	$(SNAKEMAKE) --unlock
+
+## prune: delete the run store's batches that other run code or package versions made (no reader serves them)
+prune: $(STAMP)
+	$(BIN)/python -m vhct.pipeline.store --prune
 
 ## clean: remove the results, figures and logs of every config (keeps data/ downloads)
 clean:

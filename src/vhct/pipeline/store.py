@@ -229,3 +229,48 @@ def read_batch(path: Path | str) -> Batch:
             f"({record.columns_sha256[:12]}...): edited after the run"
         )
     return Batch(record=record, columns=columns)
+
+
+def stale_batches(store: Path | str = STORE) -> dict[Path, str]:
+    """Batch file -> why no reader will serve it (made by other run code or package versions than the
+    installed ones, or unreadable): what :func:`main`'s ``--prune`` deletes."""
+    from vhct.pipeline.tables import made_problem
+
+    out = {}
+    for path in sorted(Path(store).rglob(f"*{BATCH_SUFFIX}")):
+        try:
+            records = read_batch(path).record.runs
+        except StoreError as exc:
+            out[path] = str(exc)
+            continue
+        found = next((p for p in map(made_problem, records) if p), None)
+        if found:
+            out[path] = found
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m vhct.pipeline.store [--prune]``: the store's batch files, runs and size; with
+    ``--prune``, delete the batch files no reader will serve any more (another version of the run code
+    or of a package made them: every edit of the run code leaves its old batches behind)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__.splitlines()[0])
+    parser.add_argument("--store", default=STORE, help=f"the run store's folder (default {STORE})")
+    parser.add_argument("--prune", action="store_true", help="delete the batch files no reader will serve")
+    args = parser.parse_args(argv)
+    files = sorted(Path(args.store).rglob(f"*{BATCH_SUFFIX}"))
+    size = sum(p.stat().st_size for p in files)
+    print(f"{args.store}: {len(files)} batch files, {size / 1e6:.1f} MB")
+    stale = stale_batches(args.store)
+    freed = sum(p.stat().st_size for p in stale)
+    verb = "deleted" if args.prune else "would delete (--prune)"
+    print(f"{len(stale)} of them made by other run code or package versions: {verb} {freed / 1e6:.1f} MB")
+    if args.prune:
+        for path in stale:
+            path.unlink()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
