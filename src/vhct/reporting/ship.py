@@ -49,7 +49,14 @@ from pathlib import Path
 
 from vhct.pipeline.aggregate import FINAL_COLUMNS
 from vhct.pipeline.files import fsync_dir
-from vhct.pipeline.layout import FINAL_TABLE, SETTING_TABLES, TIMING_TABLE, VERDICTS_CSV, ResultsFolder
+from vhct.pipeline.layout import (
+    FINAL_TABLE,
+    SETTING_TABLES,
+    TIMING_TABLE,
+    VERDICTS_CSV,
+    Layout,
+    ResultsFolder,
+)
 from vhct.pipeline.provenance import ProvenanceError, read_provenance
 from vhct.reporting.findings import (
     DATA_DIR,
@@ -68,8 +75,8 @@ from vhct.reporting.ship_checks import check_hashes, check_scale, check_versions
 
 #: the folders of the run `make findings` ships by default: `make paper-local`'s (config/paper-local.yaml's
 #: folders in results/ and figures/, see vhct.pipeline.config.Config.folder)
-DEFAULT_RESULTS = Path("results") / "paper-local"
-DEFAULT_FIGURES = Path("figures") / "paper-local"
+DEFAULT_RESULTS = Path(Layout.of("paper-local").results.root)
+DEFAULT_FIGURES = Path(Layout.of("paper-local").figures)
 #: a figure link in the rendered document
 FIGURE_LINK = re.compile(rf"\]\(({FIGURES_DIR}/[^)#\s]+\.png)\)")
 #: the journal of a swap under way, and the prefix of the staging folders (both inside docs/)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from types import UnionType
 from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origin
 
@@ -35,16 +36,15 @@ from vhct.pipeline.config.sections import (
     check_finite,
 )
 from vhct.pipeline.figure_kinds import figure_kind
-from vhct.pipeline.layout import Layout
+from vhct.pipeline.layout import AGGREGATES, REPORT_DIR, Layout
+from vhct.pipeline.store import STORE
 
 #: validation context of a full check (objectives and optimizers built, tables sized): the loader's
 DEEP = {"deep": True}
-#: the folders of the pipeline's outputs (relative to its working directory): a config's results,
-#: figures and job logs go to its folder ``output`` in each (``results/paper-local/``), or into them
-#: directly when ``output`` is empty (the default config)
-#: folders the flat layout (``output: ""``) makes directly under ``results/``: a config's own
-#: folder of that name would mix its outputs with the default config's
-RESERVED_OUTPUTS = frozenset({"runs", "aggregates", "report"})
+#: folders directly under ``results/`` (the run store, and the default config's aggregates and report,
+#: as its empty ``output`` writes them): a config's own folder of that name would mix its outputs with
+#: theirs
+RESERVED_OUTPUTS = frozenset({Path(STORE).name, AGGREGATES, REPORT_DIR})
 #: a config's folder name: a declared name, or empty (the folders themselves)
 OUTPUT_PATTERN = f"^$|{NAME_PATTERN}"
 

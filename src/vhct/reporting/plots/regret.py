@@ -15,6 +15,7 @@ import pandas as pd
 
 from vhct.durations import duration
 from vhct.pipeline.figure_kinds import BAND_NOTE
+from vhct.pipeline.layout import CURVE_TABLE, TIMING_TABLE
 from vhct.pipeline.specs import ExperimentInfo, FigureSpec
 from vhct.reporting.plots.common import (
     BAND_ALPHA,
@@ -40,7 +41,7 @@ from vhct.reporting.styles import style
 Curves = Mapping[str, Mapping[str, Path | str]]
 
 
-def read_curves(curves: Curves, name: str = "regret.csv") -> dict[str, pd.DataFrame]:
+def read_curves(curves: Curves, name: str = CURVE_TABLE) -> dict[str, pd.DataFrame]:
     """Each experiment's table of the settings drawn: their ``name`` aggregates (the curve, or the
     ``timing.csv`` beside it) one after the other."""
     return {
@@ -236,7 +237,7 @@ def regret_cost_figure(figure: FigureSpec, curves: Curves, seeds_in_legend: bool
     fig = plt.figure(figsize=(PANEL_SIZE[0] * 2.4, PANEL_SIZE[1] * n + 0.5), layout="constrained")
     axes = fig.subplots(n, 2, squeeze=False)
     markers = figure_markers(figure)
-    regrets, timings = read_curves(curves), read_curves(curves, "timing.csv")
+    regrets, timings = read_curves(curves), read_curves(curves, TIMING_TABLE)
     labels = figure_labels(figure, regrets, seeds_in_legend)
     for (regret_ax, cost_ax), panel in zip(axes, figure.panels, strict=True):
         exp, settings = figure.experiment(panel), figure.panel_settings(panel)
