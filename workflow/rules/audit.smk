@@ -7,9 +7,8 @@ The claims file is validated when the workflow is parsed, so a malformed one fai
 """
 
 import vhct.reporting.audit.claims as va
-from vhct.pipeline.files import sha256 as file_sha256
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
-import vhct.reporting.captions as vcap
+from vhct.reporting.job_specs import audit_figure_spec, audit_job_spec, caption_job_spec
 
 CLAIMS = str(REPO / "config" / "claims.yaml")
 #: questions beyond the paper (baselines), answered in the audit's separate "beyond" part
@@ -50,25 +49,13 @@ AUDIT_BATCHES = list(
 )
 
 
-# the audit reads the whole config (its context) and the config files' checksums
-SPEC_FILES[AUDIT_SPEC] = {
-    "config": CFG.source,
-    "configfiles": {str(p): file_sha256(p) for p in CONFIG_FILES},
-    # a confirmatory run's analysis plan (recorded in the audit's design)
-    "plan": file_sha256(CFG.plan.file) if CFG.plan is not None else None,
-    "run_paths": {e: CFG.run_paths(e) for e in AUDIT_EXPERIMENTS},
-    "final_paths": {e: FINAL.format(experiment=e) for e in AUDIT_EXPERIMENTS},
-    # the audit's code: every module its job imports (the objectives and run code among them)
-    "source": {"audit": source_hash("audit")},
-    "versions": package_versions(),
-}
-SPEC_FILES[FOREST_SPEC] = {"source": {"forest": source_hash("forest")}}
-SPEC_FILES[SUMMARY_SPEC] = {"source": {"summary": source_hash("summary")}}
+# what each job is asked (vhct.reporting.job_specs): the audit the whole config, its files and the
+# runs it reads; its figures their code's hash; each caption its text
+SPEC_FILES[AUDIT_SPEC] = audit_job_spec(CFG, CONFIG_FILES, AUDIT_EXPERIMENTS)
+SPEC_FILES[FOREST_SPEC] = audit_figure_spec("forest")
+SPEC_FILES[SUMMARY_SPEC] = audit_figure_spec("summary")
 for _figure in CFG.figures:
-    SPEC_FILES[CAPTION_SPEC.format(figure=_figure)] = {
-        "caption": vcap.figure_caption(CFG, _figure, CAPTIONS_DIR),
-        "source": source_hash("caption"),
-    }
+    SPEC_FILES[CAPTION_SPEC.format(figure=_figure)] = caption_job_spec(CFG, _figure, CAPTIONS_DIR)
 
 
 rule audit:

@@ -8,8 +8,7 @@ from snakemake.exceptions import WorkflowError
 import vhct.pipeline.config as vc
 import vhct.pipeline.layout as vl
 import vhct.pipeline.stale as vstale
-from vhct.pipeline.versions import package_versions, source_hash
-from vhct.reporting.styles import every_style
+from vhct.reporting.job_specs import figure_job_spec
 
 REPO = Path(workflow.basedir)
 
@@ -91,7 +90,7 @@ EXTRA_TARGETS = []
 # modification-time check reruns what changed and everything downstream. The Snakefile calls it
 # after every rule file is read (so a config any rule file refuses writes none), in the main process
 # only (not again in each cluster job).
-#: spec file path -> its content (plain data), added by the rule files
+#: spec file path -> its job spec (vhct.pipeline.stale.JobSpec), added by the rule files
 SPEC_FILES = {}
 
 
@@ -189,20 +188,6 @@ def figure_inputs(wildcards):
     return [pattern.format(experiment=e, setting=s) for pattern in (CURVE, SETTING_TIMING) for e, s in drawn]
 
 
-def figure_spec(figure):
-    """What a figure job is asked (its declaration, with the settings it draws only), every
-    algorithm's style (a plugin's moves when another is installed) and the source hash of the code
-    that draws it (every module the figure job imports: the drawers, and the objectives and run
-    code a panel evaluates or replays)."""
-    return {
-        "figure": CFG.figure_spec(figure).model_dump(mode="json"),
-        "curves": figure_curves(figure),
-        "styles": every_style(),
-        "source": {"figure": source_hash("figure")},
-        "versions": package_versions(),
-    }
-
-
 for _experiment in CFG.experiments:
     _info, _paths = CFG.setting_info(_experiment), CFG.run_paths(_experiment)
     SPEC_FILES[AGGREGATE_SPEC.format(experiment=_experiment)] = vstale.aggregate_spec(_info, _paths)
@@ -211,4 +196,4 @@ for _experiment in CFG.experiments:
             vstale.aggregate_spec({_setting: _info[_setting]}, {_setting: _paths[_setting]})
         )
 for _figure in CFG.figures:
-    SPEC_FILES[FIGURE_SPEC.format(figure=_figure)] = figure_spec(_figure)
+    SPEC_FILES[FIGURE_SPEC.format(figure=_figure)] = figure_job_spec(CFG, _figure, figure_curves(_figure))

@@ -4,18 +4,18 @@ import logging
 
 from vhct.pipeline.config import model
 from vhct.pipeline.jobs import job_logging
-from vhct.pipeline.stale import read_spec
+from vhct.pipeline.stale import AuditJob, read_spec
 from vhct.reporting.audit_job import audit_job
 
 smk = snakemake  # noqa: F821 (injected by Snakemake)
 with job_logging("audit", smk.log[0] if len(smk.log) else None):
-    spec = read_spec(smk.input.spec)  # what the job is asked (audit.smk's AUDIT_SPEC)
+    spec = read_spec(smk.input.spec, AuditJob)  # what the job is asked (audit.smk's AUDIT_SPEC)
     audit = audit_job(
         claims_path=smk.input.claims,
-        run_paths=spec["run_paths"],
-        final_paths=spec["final_paths"],
+        run_paths=spec.run_paths,
+        final_paths=spec.final_paths,
         config=model(smk.config),  # the typed config (validated once more, without building optimizers)
-        configfiles=list(spec["configfiles"]),
+        configfiles=list(spec.configfiles),
         md_path=smk.output.md,
         json_path=smk.output.json,
         html_path=smk.output.html,

@@ -231,7 +231,7 @@ def aggregate_runs(
 
 
 def aggregate_job(
-    info: Mapping[str, SettingInfo | Mapping[str, Any]],
+    info: Mapping[str, SettingInfo],
     run_paths: Mapping[str, Sequence[str]],
     outputs: Mapping[str, Path | str],
     jobs: Mapping[str, RunJob] | None = None,
@@ -242,8 +242,6 @@ def aggregate_job(
     ``jobs``: batch file -> what is asked of it now (``Config.batch_jobs``), which every run's record
     must match.
     """
-    # the rule passes each setting's record as JSON data (Snakemake's params); read it back here
-    info = {setting: SettingInfo.model_validate(record) for setting, record in info.items()}
     logger.info("aggregating %d settings, %d runs", len(run_paths), sum(map(len, run_paths.values())))
     aggregate_runs(run_paths, info, outputs, jobs)
     logger.info("wrote %s", ", ".join(map(str, outputs.values())))
@@ -255,10 +253,10 @@ def from_snakemake(smk: Any) -> None:
     aggregation's and an edit of it does not rerun the runs (``vhct.pipeline.versions``)."""
     from vhct.pipeline.config import model
     from vhct.pipeline.jobs import job_logging
-    from vhct.pipeline.stale import read_spec
+    from vhct.pipeline.stale import AggregateJob, read_spec
 
     with job_logging("aggregate", smk.log[0] if len(smk.log) else None):
-        spec = read_spec(smk.input.spec)  # what the job is asked (common.smk, vhct.pipeline.stale)
+        spec = read_spec(smk.input.spec, AggregateJob)  # what the job is asked (vhct.pipeline.stale)
         config = model(smk.config)  # the plain dict Snakemake hands the job, as the model again
         jobs = config.batch_jobs(smk.wildcards.experiment)
-        aggregate_job(spec["info"], spec["run_paths"], dict(smk.output.items()), jobs)
+        aggregate_job(spec.info, spec.run_paths, dict(smk.output.items()), jobs)

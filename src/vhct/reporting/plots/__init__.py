@@ -6,11 +6,7 @@ per family (``regret``, ``functions``, ``osc``, ``cells``), each registering its
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-from pydantic import ValidationError
 
 from vhct.pipeline.figure_kinds import figure_kind
 from vhct.pipeline.specs import FigureSpec
@@ -22,23 +18,8 @@ from vhct.reporting.plots.regret import Curves
 log = logging.getLogger("vhct.reporting.plots")
 
 
-def figure_spec(figure: FigureSpec | Mapping[str, Any]) -> FigureSpec:
-    """The declared figure: the record itself, or read from its JSON data (the figure rule's params);
-    a field missing or unknown is a ValueError naming the figure and the field."""
-    if isinstance(figure, FigureSpec):
-        return figure
-    try:
-        return FigureSpec.model_validate(figure)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(map(str, e['loc'])) or 'record'}: {e['msg']}" for e in exc.errors(include_url=False)
-        )
-        name = figure.get("name", "?")
-        raise ValueError(f"figure {name!r}: not a figure specification: {problems}") from exc
-
-
 def figure_job(
-    figure: FigureSpec | Mapping[str, Any],
+    spec: FigureSpec,
     curves: Curves,
     pdf_path: Path | str,
     png_path: Path | str,
@@ -48,7 +29,6 @@ def figure_job(
     unknown kind: a ValueError listing the drawn ones), given ``curves`` when the kind reads them;
     ``seeds_in_legend`` False (a curve kind only): legend labels name the settings alone, for a
     document whose caption gives the seeds (the article)."""
-    spec = figure_spec(figure)
     log.info("figure %s (%s, %d panels)", spec.name, spec.kind, len(spec.panels))
     with plt.rc_context(RC):
         draw = DRAWERS.lookup(spec.kind)
