@@ -1,11 +1,5 @@
 """Snakemake script: the audit's forest figure from its JSON (all work is in vhct.reporting.plots.forest)."""
 
-from pathlib import Path
+from vhct.reporting.plots.forest import from_snakemake
 
-from vhct.pipeline.jobs import job_logging
-from vhct.reporting.audit.records import read_audit
-from vhct.reporting.plots.forest import audit_forest
-
-smk = snakemake  # noqa: F821 (injected by Snakemake)
-with job_logging("figure", smk.log[0] if len(smk.log) else None):
-    audit_forest(read_audit(smk.input.audit), Path(smk.output.pdf).with_suffix(""))
+from_snakemake(snakemake)  # noqa: F821 (injected by Snakemake)

@@ -6,9 +6,11 @@ Above both the audit (``vhct.reporting.audit``, which evaluates) and the rendere
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from vhct.objectives import make_objective
 from vhct.pipeline.config import Config
@@ -103,3 +105,28 @@ def audit_job(
         audit = audit.model_copy(update={"beyond": beyond})
     write_audit(audit, md_path, json_path, html_path, csv_path)
     return audit
+
+
+def from_snakemake(smk: Any) -> None:
+    """Entry point of the audit rule's script: log to the rule's log file and audit what its spec file
+    asks (``vhct.reporting.job_specs.audit_job_spec``)."""
+    from vhct.pipeline.config import model
+    from vhct.pipeline.jobs import job_logging
+    from vhct.pipeline.stale import AuditJob, read_spec
+
+    with job_logging("audit", smk.log[0] if len(smk.log) else None):
+        spec = read_spec(smk.input.spec, AuditJob)
+        audit = audit_job(
+            claims_path=smk.input.claims,
+            run_paths=spec.run_paths,
+            final_paths=spec.final_paths,
+            config=model(smk.config),  # the typed config (validated once more, without building optimizers)
+            configfiles=list(spec.configfiles),
+            md_path=smk.output.md,
+            json_path=smk.output.json,
+            html_path=smk.output.html,
+            csv_path=smk.output.csv,
+            beyond_path=smk.input.beyond,
+        )
+        summary = ", ".join(f"{v}: {n}" for v, n in audit.summary.items())
+        logging.getLogger("vhct.reporting.audit").info("audit written: %s", summary)

@@ -4,6 +4,7 @@ settings behind every panel."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from vhct.pipeline.config import Config
 from vhct.pipeline.figure_kinds import BAND_CAPTION, figure_kind
@@ -58,3 +59,11 @@ def caption_job(caption: str, out_path: Path | str, log_path: Path | str | None 
     setup_logging(log_path)
     with atomic_paths(out_path) as (tmp,):  # its folder made
         Path(tmp).write_text(caption, encoding="utf-8")
+
+
+def from_snakemake(smk: Any) -> None:
+    """Entry point of the caption rule's script: the caption its spec file holds
+    (``vhct.reporting.job_specs.caption_job_spec``), written to the rule's output."""
+    from vhct.pipeline.stale import CaptionJob, read_spec
+
+    caption_job(read_spec(smk.input.spec, CaptionJob).caption, smk.output[0], smk.log[0])

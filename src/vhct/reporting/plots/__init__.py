@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 from vhct.pipeline.figure_kinds import figure_kind
 from vhct.pipeline.specs import FigureSpec
@@ -38,3 +39,14 @@ def figure_job(
             fig = draw(spec)
         save(fig, pdf_path, png_path)
     log.info("wrote %s and %s", pdf_path, png_path)
+
+
+def from_snakemake(smk: Any) -> None:
+    """Entry point of the figure rule's script: log to the rule's log file and draw the figure its
+    spec file asks for (``vhct.reporting.job_specs.figure_job_spec``)."""
+    from vhct.pipeline.jobs import job_logging
+    from vhct.pipeline.stale import FigureJob, read_spec
+
+    with job_logging("figure", smk.log[0] if len(smk.log) else None):
+        spec = read_spec(smk.input.spec, FigureJob)
+        figure_job(spec.figure, spec.curves, smk.output.pdf, smk.output.png)

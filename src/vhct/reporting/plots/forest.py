@@ -226,3 +226,13 @@ def _draw(rows: Sequence[ForestRow], width: float = WIDTH, font: float = LABEL_S
     )
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / total))
     return fig
+
+
+def from_snakemake(smk: Any) -> None:
+    """Entry point of the audit's forest rule's script: log to the rule's log file and draw the figure
+    from the audit's JSON."""
+    from vhct.pipeline.jobs import job_logging
+    from vhct.reporting.audit.records import read_audit
+
+    with job_logging("figure", smk.log[0] if len(smk.log) else None):
+        audit_forest(read_audit(smk.input.audit), Path(smk.output.pdf).with_suffix(""))

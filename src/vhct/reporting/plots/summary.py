@@ -117,3 +117,13 @@ def draw_summary(rows: list[SummaryRow]) -> Any:
         fontsize=7,
     )
     return fig
+
+
+def from_snakemake(smk: Any) -> None:
+    """Entry point of the audit's summary rule's script: log to the rule's log file and draw the figure
+    from the audit's JSON."""
+    from vhct.pipeline.jobs import job_logging
+    from vhct.reporting.audit.records import read_audit
+
+    with job_logging("figure", smk.log[0] if len(smk.log) else None):
+        audit_summary(read_audit(smk.input.audit), Path(smk.output.pdf).with_suffix(""))
