@@ -54,6 +54,9 @@ ATTEMPTS = "docs/attempts.yaml"
 DEFAULT_CLAIMS = "src/vhct/resources/claims.yaml"
 #: the key of a config naming its analysis plan, and of the plan naming its file and pilot
 PLAN_KEY, PLAN_FILE, PLAN_PILOT = "plan", "file", "pilot"
+#: the YAML loader of the files read from history (libyaml's where PyYAML has it: the claims file's
+#: 20-odd versions and the plan's embedded samples take seconds with the pure-Python one)
+YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 #: the template of the section
 TEMPLATE = "history.md.j2"
 #: characters of a commit's subject line a table cell shows (the rest is cut, marked with an ellipsis)
@@ -307,7 +310,7 @@ def _json(data: bytes | None) -> dict[str, Any]:
 
 def _yaml(data: bytes | None) -> Any:
     try:
-        return yaml.safe_load(data) if data else None
+        return yaml.load(data, Loader=YAML_LOADER) if data else None
     except yaml.YAMLError:
         return None
 
