@@ -51,7 +51,7 @@ def git(repo: Path | str, *args: str) -> bytes:
         raise GitError(f"{repo}: git is not installed ({exc})") from None
     except subprocess.CalledProcessError as exc:
         message = " ".join(exc.stderr.decode(errors="replace").split()) or f"exit {exc.returncode}"
-        raise GitError(f"{repo}: git {' '.join(args[:2])} failed: {message}") from None
+        raise GitError(f"{repo}: git {args[0]} failed: {message}") from None
     return done.stdout
 
 
