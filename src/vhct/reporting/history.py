@@ -404,7 +404,7 @@ def read_attempts(repo: Path, plan_commits: Sequence[str]) -> tuple[Attempt, ...
         raise HistoryError(f"{path}: not YAML ({' '.join(str(exc).split())})") from None
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
+        where = ".".join(str(p) for p in first["loc"]) or "the file"
         raise HistoryError(f"{path}: {where}: {first['msg']}") from None
     for i, attempt in enumerate(attempts.attempts):
         if not any(c.startswith(attempt.plan_commit) for c in plan_commits):
@@ -550,7 +550,7 @@ def design_history(repo: Path | str = ".") -> DesignHistory:
             experiments=audit_seeds(_json(contents.get(audits[versions[0].commit]))),
         ),
         last_changes=tuple(last_changes),
-        attempts=read_attempts(repo, [c.commit for c in plan_changes]),
+        attempts=read_attempts(repo, [c.commit for c in gitlog.changes(repo, plan_path)]),
         pilot_config=pilot_config,
         pilot=pilot_seeds(repo, pilot_config, pilot.get("seeds") if isinstance(pilot, dict) else None),
     )
