@@ -101,8 +101,13 @@ class MadeUp:
 @pytest.fixture
 def made_up(tmp_path: Path) -> tuple[MadeUp, dict[str, str]]:
     """A made-up repository: a pilot, two shipped findings of one run (the second re-rendered),
-    claims changed before and after them, a plan, and the final findings on the plan."""
-    repo, c = MadeUp(tmp_path / "repo"), {}
+    claims changed between and after them, a plan, and the final findings on the plan."""
+    return build(tmp_path / "repo")
+
+
+def build(root: Path, rerun: bool = False) -> tuple[MadeUp, dict[str, str]]:
+    """The made-up repository of :func:`made_up`; ``rerun``: the second findings from a run of their own."""
+    repo, c = MadeUp(root), {}
     pilot = (REPO / "config" / "tiny.yaml").read_text(encoding="utf-8")
     run_config = {"plan": {"file": "plans/run.yaml", "pilot": "pilot.yaml"}}
     first = audit({"e1": list(range(10)), "e2": [0, 1, 2, 3, 4]})
@@ -126,7 +131,10 @@ def made_up(tmp_path: Path) -> tuple[MadeUp, dict[str, str]]:
         {"config/claims.yaml": claims(("a", "one!"), ("b", "two"), ("c", "three"), rules="r2")},
     )
     again = audit({"e1": list(range(10)), "e2": [0, 1, 2, 3, 4]}, settings=True, fmt=2)
-    c["rerendered"] = repo.commit("findings re-rendered in a new format", {"docs/findings/audit.json": again})
+    second = {"docs/findings/audit.json": again}
+    if rerun:
+        second["docs/findings/provenance.json"] = provenance(c["claims1"], repo.clock, "r1b")
+    c["rerendered"] = repo.commit("findings re-rendered in a new format", second)
     c["claims2"] = repo.commit(
         "claims: b removed", {"config/claims.yaml": claims(("a", "one!"), ("c", "three"), rules="r2")}
     )
@@ -194,6 +202,18 @@ def test_the_record_of_a_made_up_repository(made_up):
     assert pilot["counterexample"].seeds == (3, 7) and pilot["garland"].seeds == (0, 1)
     assert pilot["counterexample"].recorded == (3,) and pilot["mnist"].recorded is None
     assert [p.experiment for p in h.pilot_mismatches] == ["counterexample"]
+
+
+def test_a_claims_change_is_placed_after_the_newest_run_it_is_not_part_of(tmp_path):
+    repo, c = build(tmp_path / "repo", rerun=True)
+    h = design_history(repo.root)
+    assert [v.commit for v in h.runs] == [c["shipped"], c["rerendered"]]
+    assert [x.after for x in h.claims_changes] == [c["shipped"], c["rerendered"]]
+    assert [x.commit for x in h.claims_changes_after(c["rerendered"])] == [c["claims2"]]
+    assert h.claims_changes_after(c["shipped"]) == h.claims_changes
+    text = render(h)
+    assert "findings were shipped 2 times, from 2 runs." in text
+    assert "2 commits changed the claims file (`config/claims.yaml`); 1 of them came after" in text
 
 
 def test_the_section_states_the_record(made_up):
