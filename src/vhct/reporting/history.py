@@ -1,0 +1,633 @@
+"""The design history of the shipped findings, read from the repository's record: what had been
+seen before the analysis plan of the confirmatory run was committed.
+
+    python -m vhct.reporting.history [--repo .] [--markdown out.md]
+
+prints (or writes) the Markdown section "Design history" (template ``history.md.j2``). The record,
+:class:`DesignHistory` (:func:`design_history` builds it), holds
+
+- every earlier shipped findings version: each commit before the plan that changed the shipped
+  audit (``docs/findings/audit.json``), the config files and commit of the run that made it as its
+  ``provenance.json`` names them, and the seeds each experiment ran there (read from that version's
+  audit JSON loosely, as old versions have older formats);
+- the commits that changed the claims file after the first shipped findings and before the plan,
+  with the claims (by id) and other sections whose content changed, and the newest shipped version
+  each came after;
+- the plan: the file the final run's config names (key ``plan``), the commit that last changed it
+  before the run, and the run's start (the shipped ``provenance.json``), with the gap between them
+  and the last change before the run of each file the run read (its configs, the plan, the claims);
+- the stopped attempts, which git holds no data of: the hand-kept, validated :data:`ATTEMPTS` file;
+- each experiment's pilot seeds, from the pilot config the final run's config names (loaded as the
+  pipeline loads it, each setting's seeds and caps), beside those the plan recorded.
+
+Git is read through :mod:`vhct.reporting.gitlog`: one ``git log`` per path, one ``git cat-file``
+for the file versions, one ``git rev-list``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import posixpath
+import sys
+from collections.abc import Iterable, Sequence
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from vhct.pipeline.config import ConfigError, load
+from vhct.reporting import gitlog
+from vhct.reporting.findings import DATA_DIR
+from vhct.reporting.published import AUDIT_JSON, PROVENANCE_JSON
+from vhct.reporting.render import md_cell
+
+#: the shipped findings' files, relative to the repository (``make findings`` writes them)
+SHIPPED_AUDIT = f"docs/{DATA_DIR}/{AUDIT_JSON}"
+SHIPPED_PROVENANCE = f"docs/{DATA_DIR}/{PROVENANCE_JSON}"
+#: the hand-kept list of stopped attempts (git holds no data of a run that did not finish)
+ATTEMPTS = "docs/attempts.yaml"
+#: where the claims file is when the plan does not name it (a link into the package in a checkout)
+DEFAULT_CLAIMS = "src/vhct/resources/claims.yaml"
+#: the key of a config naming its analysis plan, and of the plan naming its file and pilot
+PLAN_KEY, PLAN_FILE, PLAN_PILOT = "plan", "file", "pilot"
+#: the YAML loader of the files read from history (libyaml's where PyYAML has it: the claims file's
+#: 20-odd versions and the plan's embedded samples take seconds with the pure-Python one)
+YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: the template of the section
+TEMPLATE = "history.md.j2"
+#: characters of a commit's subject line a table cell shows (the rest is cut, marked with an ellipsis)
+SUBJECT_WIDTH = 100
+#: characters of a commit id the section prints
+SHORT_ID = 7
+
+
+class HistoryError(ValueError):
+    """A repository whose record cannot give the design history: the message names what is missing."""
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ExperimentSeeds(_Record):
+    """The seeds one experiment ran (the union over its settings)."""
+
+    experiment: str
+    seeds: tuple[int, ...]
+
+    @property
+    def ranges(self) -> str:
+        """The seeds as ranges: ``0-199`` or ``0-3, 7``."""
+        return seed_ranges(self.seeds)
+
+
+class ShippedVersion(_Record):
+    """One shipped version of the findings: the commit that shipped it and the run that made it."""
+
+    commit: str
+    date: datetime
+    subject: str
+    #: the run's commit and config files as its provenance.json names them (None where it has none)
+    run_commit: str | None
+    config_files: tuple[str, ...]
+    run_started: datetime | None
+    #: the findings of the same run as the version before (re-rendered or re-formatted, not re-run)
+    same_run: bool
+    experiments: tuple[ExperimentSeeds, ...]
+
+
+class ClaimsChange(_Record):
+    """A commit that changed the claims file: what changed, and after which shipped findings."""
+
+    commit: str
+    date: datetime
+    subject: str
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    changed: tuple[str, ...]
+    #: the file's other top-level sections whose content changed (rules, defaults, ...)
+    sections: tuple[str, ...]
+    #: the newest earlier shipped run (the version that shipped it) this change is not part of
+    after: str | None
+
+
+class FileChange(_Record):
+    """The last commit before the final run that changed a file the run read."""
+
+    path: str
+    commit: str
+    date: datetime
+    subject: str
+    before_run: timedelta
+
+
+class Plan(_Record):
+    """The analysis plan the final run ran on: its file and the commit that last changed it."""
+
+    path: str
+    commit: str
+    date: datetime
+    subject: str
+    #: the code commit the plan records it was written at (its key ``commit``), if any
+    written_at: str | None
+
+
+class FinalRun(_Record):
+    """The run of the shipped findings (the newest shipped version)."""
+
+    commit: str
+    findings_commit: str
+    config_files: tuple[str, ...]
+    started: datetime
+    finished: datetime | None
+    experiments: tuple[ExperimentSeeds, ...]
+
+
+class SeenSeeds(_Record):
+    """Seeds of the final run that an earlier shipped version had already run, in one experiment."""
+
+    experiment: str
+    seeds: tuple[int, ...]
+    confirmatory: tuple[int, ...]
+    #: the earlier shipped versions (commits) whose run had any of them, oldest first
+    versions: tuple[str, ...]
+
+
+class Attempt(_Record):
+    """A confirmatory run that was started and stopped (from :data:`ATTEMPTS`)."""
+
+    date: date
+    plan_commit: str = Field(pattern=r"^[0-9a-f]{7,40}$")
+    config: str
+    ran: str = Field(min_length=1)
+    stopped: str = Field(min_length=1)
+    told_in: str | None = None
+
+
+class Attempts(_Record):
+    """The file :data:`ATTEMPTS`: the stopped attempts, oldest first."""
+
+    attempts: tuple[Attempt, ...] = ()
+
+
+class PilotExperiment(_Record):
+    """An experiment's pilot: the seeds its settings ran (with their caps) in the pilot config, the
+    settings that ran fewer, and the seeds the plan recorded (None where it recorded none)."""
+
+    experiment: str
+    seeds: tuple[int, ...]
+    #: the settings that ran fewer seeds than the experiment (caps), with their counts
+    fewer: tuple[tuple[str, int], ...]
+    recorded: tuple[int, ...] | None
+
+    @property
+    def ranges(self) -> str:
+        """The pilot's seeds as ranges."""
+        return seed_ranges(self.seeds)
+
+
+class DesignHistory(_Record):
+    """What was seen before the analysis plan of the shipped findings (see the module)."""
+
+    shipped: tuple[ShippedVersion, ...]
+    claims_changes: tuple[ClaimsChange, ...]
+    claims_path: str
+    plan: Plan
+    run: FinalRun
+    last_changes: tuple[FileChange, ...]
+    attempts: tuple[Attempt, ...]
+    pilot_config: str
+    pilot: tuple[PilotExperiment, ...]
+
+    @property
+    def gap(self) -> timedelta:
+        """From the plan's commit to the final run's start."""
+        return self.run.started - self.plan.date
+
+    @property
+    def runs(self) -> tuple[ShippedVersion, ...]:
+        """The earlier shipped versions that shipped a run of their own (not a re-rendering)."""
+        return tuple(v for v in self.shipped if not v.same_run)
+
+    @property
+    def seen(self) -> tuple[SeenSeeds, ...]:
+        """Per experiment of the final run, its seeds an earlier shipped version had run."""
+        out = []
+        for exp in self.run.experiments:
+            mine, before, where = set(exp.seeds), set(), []
+            for version in self.runs:
+                for other in version.experiments:
+                    if other.experiment == exp.experiment and mine & set(other.seeds):
+                        before |= mine & set(other.seeds)
+                        where.append(version.commit)
+            if before:
+                out.append(
+                    SeenSeeds(
+                        experiment=exp.experiment,
+                        seeds=tuple(sorted(before)),
+                        confirmatory=exp.seeds,
+                        versions=tuple(where),
+                    )
+                )
+        return tuple(out)
+
+    @property
+    def pilot_mismatches(self) -> tuple[PilotExperiment, ...]:
+        """The pilot's experiments whose seeds the plan recorded otherwise."""
+        return tuple(p for p in self.pilot if p.recorded is not None and p.recorded != p.seeds)
+
+    def claims_changes_after(self, commit: str | None) -> tuple[ClaimsChange, ...]:
+        """The claims changes that came after the shipped run ``commit`` (a version of
+        :attr:`runs`), and after every run before it."""
+        order = [v.commit for v in self.runs]
+        if commit not in order:
+            return ()
+        later = set(order[order.index(commit) :])
+        return tuple(c for c in self.claims_changes if c.after in later)
+
+
+def seed_ranges(seeds: Iterable[int]) -> str:
+    """Seeds as ranges of consecutive ones: ``0-199``, ``0-3, 7``; ``none`` for no seed."""
+    ordered = sorted(set(seeds))
+    runs: list[list[int]] = []
+    for seed in ordered:
+        if runs and seed == runs[-1][-1] + 1:
+            runs[-1].append(seed)
+        else:
+            runs.append([seed])
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs) or "none"
+
+
+def clipped(text: str, width: int = SUBJECT_WIDTH) -> str:
+    """``text`` cut to ``width`` characters at a word, an ellipsis marking the cut."""
+    if len(text) <= width:
+        return text
+    return text[:width].rsplit(" ", 1)[0].rstrip(" ,;:(") + " ..."
+
+
+def when(moment: datetime) -> str:
+    """A time as the section prints it: ``2026-11-27 06:05:14 UTC``."""
+    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC"
+
+
+def duration_text(span: timedelta) -> str:
+    """A duration in words: ``38 s``, ``8 min 28 s``, ``2 h 5 min``, ``3 days 4 h``."""
+    seconds = int(round(span.total_seconds()))
+    sign, seconds = ("-" if seconds < 0 else ""), abs(seconds)
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{sign}{days} day{'s' if days != 1 else ''} {hours} h"
+    if hours:
+        return f"{sign}{hours} h {minutes} min"
+    return f"{sign}{minutes} min {secs} s" if minutes else f"{sign}{secs} s"
+
+
+def grouped(experiments: Iterable[ExperimentSeeds | PilotExperiment]) -> list[tuple[str, list[str]]]:
+    """Experiments grouped by their seeds: ``(ranges, [experiment, ...])``, most seeds first."""
+    groups: dict[tuple[int, ...], list[str]] = {}
+    for exp in experiments:
+        groups.setdefault(tuple(exp.seeds), []).append(exp.experiment)
+    ordered = sorted(groups.items(), key=lambda item: (-len(item[0]), item[0]))
+    return [(seed_ranges(seeds), names) for seeds, names in ordered]
+
+
+# ------------------------------------------------------------------ reading the record
+
+
+def _json(data: bytes | None) -> dict[str, Any]:
+    try:
+        value = json.loads(data) if data else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _yaml(data: bytes | None) -> Any:
+    try:
+        return yaml.load(data, Loader=YAML_LOADER) if data else None
+    except yaml.YAMLError:
+        return None
+
+
+def _time(value: Any) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+
+
+def audit_seeds(audit: dict[str, Any]) -> tuple[ExperimentSeeds, ...]:
+    """The seeds each experiment ran, from an audit JSON of any format: its context's experiments'
+    ``seeds`` and their settings' ``seeds``, and the keys of any ``values_by_seed`` under a record
+    that names its ``experiment``."""
+    found: dict[str, set[int]] = {}
+    context = audit.get("context")
+    experiments = context.get("experiments") if isinstance(context, dict) else None
+    for name, exp in (experiments or {}).items() if isinstance(experiments, dict) else ():
+        if not isinstance(exp, dict):
+            continue
+        seeds = found.setdefault(str(name), set())
+        seeds |= _ints(exp.get("seeds"))
+        settings = exp.get("settings")
+        for info in settings.values() if isinstance(settings, dict) else ():
+            seeds |= _ints(info.get("seeds")) if isinstance(info, dict) else set()
+    _values_by_seed(audit, None, found)
+    return tuple(ExperimentSeeds(experiment=e, seeds=tuple(sorted(s))) for e, s in found.items())
+
+
+def _ints(values: Any) -> set[int]:
+    if not isinstance(values, list | tuple | dict):
+        return set()
+    out = set()
+    for v in values:
+        try:
+            out.add(int(v))
+        except (TypeError, ValueError):
+            continue
+    return out
+
+
+def _values_by_seed(node: Any, experiment: str | None, found: dict[str, set[int]]) -> None:
+    if isinstance(node, dict):
+        name = node.get("experiment")
+        experiment = name if isinstance(name, str) else experiment
+        for key, value in node.items():
+            if key == "values_by_seed" and experiment is not None:
+                found.setdefault(experiment, set()).update(_ints(value))
+            else:
+                _values_by_seed(value, experiment, found)
+    elif isinstance(node, list):
+        for item in node:
+            _values_by_seed(item, experiment, found)
+
+
+def claims_diff(before: Any, after: Any) -> tuple[list[str], list[str], list[str], list[str]]:
+    """The claim ids added, removed and changed between two versions of the claims file, and its
+    other top-level sections that changed."""
+
+    def by_id(doc: Any) -> dict[str, Any]:
+        claims = doc.get("claims") if isinstance(doc, dict) else None
+        return (
+            {str(c["id"]): c for c in claims or () if isinstance(c, dict) and "id" in c}
+            if isinstance(claims, list)
+            else {}
+        )
+
+    old, new = by_id(before), by_id(after)
+    added = [i for i in new if i not in old]
+    removed = [i for i in old if i not in new]
+    changed = [i for i in new if i in old and new[i] != old[i]]
+    keys = dict.fromkeys([*(before or {}), *(after or {})]) if _mappings(before, after) else {}
+    sections = [k for k in keys if k != "claims" and (before or {}).get(k) != (after or {}).get(k)]
+    return added, removed, changed, sections
+
+
+def _mappings(*docs: Any) -> bool:
+    return all(d is None or isinstance(d, dict) for d in docs)
+
+
+def read_attempts(repo: Path, plan_commits: Sequence[str]) -> tuple[Attempt, ...]:
+    """The stopped attempts of :data:`ATTEMPTS` (none where the file is absent), each naming a
+    commit that changed the plan (``plan_commits``); anything else is a one-line :class:`HistoryError`."""
+    path = repo / ATTEMPTS
+    if not path.is_file():
+        return ()
+    try:
+        attempts = Attempts.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")) or {})
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise HistoryError(f"{path}: not YAML ({' '.join(str(exc).split())})") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "the file"
+        raise HistoryError(f"{path}: {where}: {first['msg']}") from None
+    for i, attempt in enumerate(attempts.attempts):
+        if not any(c.startswith(attempt.plan_commit) for c in plan_commits):
+            raise HistoryError(
+                f"{path}: attempts.{i}.plan_commit: {attempt.plan_commit} is no commit that changed "
+                "the plan (git log of the plan's file)"
+            )
+    return attempts.attempts
+
+
+def pilot_seeds(
+    repo: Path, pilot_config: str, recorded: dict[str, Any] | None
+) -> tuple[PilotExperiment, ...]:
+    """Each experiment's pilot seeds: the union of its settings' seeds (caps applied) in the pilot
+    config as the pipeline loads it (the checkout's files), beside the seeds the plan recorded."""
+    try:
+        config, _ = load([repo / pilot_config], plan=False)
+    except (ConfigError, OSError) as exc:
+        raise HistoryError(f"{repo / pilot_config}: the pilot config cannot be loaded ({exc})") from None
+    out = []
+    for name in config.experiments:
+        per_setting = {s: tuple(info.seeds) for s, info in config.setting_info(name).items()}
+        seeds = set(config.experiment_info(name).seeds).union(*per_setting.values())
+        noted = (recorded or {}).get(name)
+        out.append(
+            PilotExperiment(
+                experiment=name,
+                seeds=tuple(sorted(seeds)),
+                fewer=tuple((s, len(v)) for s, v in per_setting.items() if len(v) < len(seeds)),
+                recorded=tuple(sorted(_ints(noted))) if isinstance(noted, list) else None,
+            )
+        )
+    return tuple(out)
+
+
+def _relative(config_file: str, name: str) -> str:
+    """``name`` (as a config writes it, relative to the config's folder) relative to the repository."""
+    return posixpath.normpath(posixpath.join(posixpath.dirname(config_file), name))
+
+
+def design_history(repo: Path | str = ".") -> DesignHistory:
+    """The design history of the findings shipped in ``repo`` (see the module)."""
+    repo = Path(repo)
+    versions = gitlog.changes(repo, SHIPPED_AUDIT)
+    if not versions:
+        raise HistoryError(f"{repo}: no commit ships findings ({SHIPPED_AUDIT} has no history)")
+    head_prov = _json(gitlog.show(repo, versions[0].commit, SHIPPED_PROVENANCE))
+    run_commit, started = head_prov.get("commit"), _time(head_prov.get("started_utc"))
+    config_files = tuple(str(f) for f in head_prov.get("config_files") or ())
+    if not isinstance(run_commit, str) or started is None or not config_files:
+        raise HistoryError(
+            f"{repo}: {SHIPPED_PROVENANCE} at {versions[0].commit[:7]} names no run commit, start "
+            "or config files"
+        )
+    # the plan the run's config names, and the pilot it names
+    spec = _yaml(gitlog.show(repo, run_commit, config_files[-1]))
+    spec = spec.get(PLAN_KEY) if isinstance(spec, dict) else None
+    if not isinstance(spec, dict) or not isinstance(spec.get(PLAN_FILE), str):
+        raise HistoryError(
+            f"{repo}: {config_files[-1]} at {run_commit[:7]} names no analysis plan (key {PLAN_KEY})"
+        )
+    plan_path = _relative(config_files[-1], spec[PLAN_FILE])
+    pilot_config = _relative(config_files[-1], str(spec.get(PLAN_PILOT, "config.yaml")))
+    plan_changes = gitlog.changes(repo, plan_path, rev=run_commit)
+    if not plan_changes:
+        raise HistoryError(f"{repo}: no commit before the run at {run_commit[:7]} wrote {plan_path}")
+    plan_change = plan_changes[0]
+    # the shipped versions before the plan, oldest first
+    graph = gitlog.ancestry(repo)
+    before_plan = gitlog.ancestors(graph, plan_change.commit)
+    earlier = [v for v in reversed(versions) if v.commit in before_plan]
+    # the claims file the plan names, and its changes after the first shipped findings
+    audits = {v.commit: f"{v.commit}:{SHIPPED_AUDIT}" for v in [*earlier, versions[0]]}
+    plan_blob = f"{plan_change.commit}:{plan_path}"
+    contents = gitlog.blobs(repo, [*audits.values(), plan_blob])
+    plan_doc = _yaml(contents.get(plan_blob))
+    plan_doc = plan_doc if isinstance(plan_doc, dict) else {}
+    claims_path = (
+        _relative(plan_path, plan_doc["claims_file"])
+        if isinstance(plan_doc.get("claims_file"), str)
+        else DEFAULT_CLAIMS
+    )
+    claims_log = (
+        gitlog.changes(repo, claims_path, rev=plan_change.commit, since=earlier[0].commit, merges=False)
+        if earlier
+        else []
+    )
+    provs = gitlog.blobs(repo, [f"{v.commit}:{SHIPPED_PROVENANCE}" for v in earlier])
+    claim_blobs = gitlog.blobs(repo, {b for c in claims_log for b in (c.before, c.after) if b})
+    shipped = _shipped(earlier, {c: contents.get(name) for c, name in audits.items()}, provs)
+    runs = [v for v in shipped if not v.same_run]
+    history = {v.commit: gitlog.ancestors(graph, v.commit) for v in runs}
+    claims_changes = []
+    for change in reversed(claims_log):
+        added, removed, changed, sections = claims_diff(
+            _yaml(claim_blobs.get(change.before or "")), _yaml(claim_blobs.get(change.after or ""))
+        )
+        after = [v.commit for v in runs if change.commit not in history[v.commit]]
+        claims_changes.append(
+            ClaimsChange(
+                commit=change.commit,
+                date=change.date,
+                subject=change.subject,
+                added=tuple(added),
+                removed=tuple(removed),
+                changed=tuple(changed),
+                sections=tuple(sections),
+                after=after[-1] if after else None,
+            )
+        )
+    last_changes = []
+    for path in (*config_files, plan_path, claims_path):
+        found = plan_changes if path == plan_path else gitlog.changes(repo, path, rev=run_commit)
+        if found:
+            last = found[0]
+            last_changes.append(
+                FileChange(
+                    path=path,
+                    commit=last.commit,
+                    date=last.date,
+                    subject=last.subject,
+                    before_run=started - last.date,
+                )
+            )
+    pilot = plan_doc.get("pilot")
+    return DesignHistory(
+        shipped=shipped,
+        claims_changes=tuple(claims_changes),
+        claims_path=claims_path,
+        plan=Plan(
+            path=plan_path,
+            commit=plan_change.commit,
+            date=plan_change.date,
+            subject=plan_change.subject,
+            written_at=plan_doc.get("commit") if isinstance(plan_doc.get("commit"), str) else None,
+        ),
+        run=FinalRun(
+            commit=run_commit,
+            findings_commit=versions[0].commit,
+            config_files=config_files,
+            started=started,
+            finished=_time(head_prov.get("finished_utc")),
+            experiments=audit_seeds(_json(contents.get(audits[versions[0].commit]))),
+        ),
+        last_changes=tuple(last_changes),
+        attempts=read_attempts(repo, [c.commit for c in gitlog.changes(repo, plan_path)]),
+        pilot_config=pilot_config,
+        pilot=pilot_seeds(repo, pilot_config, pilot.get("seeds") if isinstance(pilot, dict) else None),
+    )
+
+
+def _shipped(
+    earlier: list[gitlog.Change], audits: dict[str, bytes | None], provs: dict[str, bytes]
+) -> tuple[ShippedVersion, ...]:
+    out: list[ShippedVersion] = []
+    previous: tuple[Any, Any] | None = None
+    for version in earlier:
+        prov = _json(provs.get(f"{version.commit}:{SHIPPED_PROVENANCE}"))
+        run_key = (prov.get("run_id"), prov.get("started_utc"))
+        out.append(
+            ShippedVersion(
+                commit=version.commit,
+                date=version.date,
+                subject=version.subject,
+                run_commit=prov.get("commit") if isinstance(prov.get("commit"), str) else None,
+                config_files=tuple(str(f) for f in prov.get("config_files") or ()),
+                run_started=_time(prov.get("started_utc")),
+                same_run=previous == run_key and any(run_key),
+                experiments=audit_seeds(_json(audits.get(version.commit))),
+            )
+        )
+        previous = run_key
+    return tuple(out)
+
+
+# ------------------------------------------------------------------ rendering
+
+
+def environment() -> Environment:
+    """The section's template environment (the reporting templates, Markdown cells)."""
+    env = Environment(
+        loader=PackageLoader("vhct.reporting", "templates"),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(
+        cell=md_cell,
+        duration=duration_text,
+        ranges=seed_ranges,
+        clip=clipped,
+        when=when,
+        short=lambda sha: sha[:SHORT_ID],
+    )
+    env.globals.update(grouped=grouped)
+    return env
+
+
+def render(history: DesignHistory, level: int = 2) -> str:
+    """The Markdown section "Design history" of ``history`` (its heading at ``level``)."""
+    return environment().get_template(TEMPLATE).render(h=history, hashes="#" * level)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m vhct.reporting.history", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--repo", type=Path, default=Path("."), help="the repository (default: .)")
+    parser.add_argument("--markdown", type=Path, help="write the section to this file too")
+    args = parser.parse_args(argv)
+    try:
+        text = render(design_history(args.repo))
+    except (HistoryError, gitlog.GitError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if args.markdown is not None:
+        tmp = args.markdown.with_name(f".{args.markdown.name}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(args.markdown)
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
