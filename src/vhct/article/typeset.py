@@ -25,7 +25,7 @@ from vhct.article.figures import PAGE, Page, Placed
 from vhct.article.record import Article, Statement
 from vhct.article.sources import ArticleError
 from vhct.durations import duration
-from vhct.reporting.render import format_number
+from vhct.reporting.view import format_number
 
 #: the characters Typst's markup gives a meaning (escaped with a backslash in printed values)
 TYPST_SPECIAL = re.compile(r"([\\#*_`$<>@\[\]~/=+-])")
