@@ -3,8 +3,14 @@ disagree as "mixed", the paper's scale from data, and one count of statements ev
 
 from __future__ import annotations
 
-from findings_run import complete
+from types import SimpleNamespace
 
+import pytest
+from findings_run import complete
+from support import made_up_provenance
+
+from vhct.article.build import check_counts
+from vhct.article.sources import ArticleError
 from vhct.pipeline.specs import ExperimentInfo, SettingInfo
 from vhct.reporting.audit.records import AUDIT_FORMAT, Comparison, parse_audit
 from vhct.reporting.render import headline, render_findings, render_readme
@@ -77,8 +83,7 @@ def made_up(pairs: dict[str, dict], verdict: str, horizon: int = 100, **claim) -
     )
 
 
-def _audit(pairs, verdict, **kw):
-    return made_up(pairs, verdict, **kw)
+_audit = made_up
 
 
 def paper(name: str, horizon: int, **params) -> dict[str, ExperimentInfo]:
@@ -166,7 +171,16 @@ def test_findings_state_one_count(tmp_path):
         "e2": comparison("e2", 1.2, 1.1, 1.3, "not reproduced"),
     }
     audit = _audit(pairs, "not reproduced")
-    from support import made_up_provenance
-
     text = render_findings(audit, made_up_provenance(), {}, [], "figures")
     assert count_mismatches(text, build_view(audit)) == []
+
+
+def test_the_article_refuses_sections_that_disagree_on_the_counts():
+    """The article's build checks its source against the view's one count before typesetting."""
+    pairs = {"e1": comparison("e1", 0.8, 0.75, 0.85, "reproduced")}
+    article = SimpleNamespace(view=build_view(_audit(pairs, "reproduced")))
+    check_counts("1 statements of the paper (1 readings: ...). Of the 1 statements: 1 reproduced.", article)
+    with pytest.raises(ArticleError, match="3 statements stated, the audit has 1"):
+        check_counts(
+            "1 statements of the paper (1 readings). In all, 2 of the 3 statements are not.", article
+        )

@@ -22,6 +22,9 @@ from vhct.reporting.view import Pair, Reading, View, build_view, paper_scale
 
 #: the article's title: the replicated paper's, marked as a replication as ReScience C asks
 TITLE_MARK = "[Re]"
+#: a reading's verdict for the remarks where its pairs disagree (a remark written for a verdict that
+#: one pair decided is not printed then)
+MIXED = "mixed"
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,11 @@ class Article:
         return self.view.n_readings
 
     def verdict(self, claim: str) -> str | None:
-        """The verdict of a claim id (None: no such claim in the audit)."""
+        """The verdict of a claim id as a remark may rest on it: "mixed" where its pairs disagree (no
+        pair decides it), else the audit's verdict (None: no such claim in the audit)."""
+        found = self.view.reading(claim)
+        if found is not None and found.mixed:
+            return MIXED
         return self.verdicts.get(claim)
 
     def rows(self, claim: str, verdict: str | None = None) -> list[Row]:
@@ -189,6 +196,8 @@ class Article:
         found = self.statement(claim)
         if found is None:
             return None
+        if found.reading is not None and found.reading.mixed:
+            return found.reading.short_verdict
         same = not found.category or found.category == found.verdict
         return found.verdict if same else f"{found.verdict}: {found.category}"
 

@@ -25,7 +25,7 @@ from vhct.article.figures import PAGE, Page, Placed
 from vhct.article.record import Article, Statement
 from vhct.article.sources import ArticleError
 from vhct.durations import duration
-from vhct.reporting.view import format_number
+from vhct.reporting.view import capitalize_first, format_number
 
 #: the characters Typst's markup gives a meaning (escaped with a backslash in printed values)
 TYPST_SPECIAL = re.compile(r"([\\#*_`$<>@\[\]~/=+-])")
@@ -99,7 +99,14 @@ def environment() -> Environment:
         extensions=["jinja2.ext.do"],
     )
     env.filters.update(
-        raw=raw, string=string, number=number, duration=duration, params=params, esc=escape, span=span
+        raw=raw,
+        string=string,
+        number=number,
+        duration=duration,
+        params=params,
+        esc=escape,
+        span=span,
+        capitalize_first=capitalize_first,
     )
     env.globals.update(rests_on=rests_on, isfinite=math.isfinite)
     return env

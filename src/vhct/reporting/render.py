@@ -37,6 +37,7 @@ from vhct.reporting.view import (  # noqa: F401 (re-exported: the values the tem
     View,
     beyond_rows,
     build_view,
+    capitalize_first,
     claim_comparisons,
     cost_rows,
     counts,
@@ -115,7 +116,13 @@ def _environment(autoescape: bool) -> Environment:
         keep_trailing_newline=True,
     )
     env.filters.update(
-        num=format_number, cell=md_cell, slug=slug, said_once=said_once, refs=references, oneline=oneline
+        num=format_number,
+        cell=md_cell,
+        slug=slug,
+        said_once=said_once,
+        refs=references,
+        oneline=oneline,
+        capitalize_first=capitalize_first,
     )
     env.tests["link"] = lambda x: isinstance(x, Link)
     env.globals.update(
@@ -180,14 +187,18 @@ def render_findings(
     figures: Sequence[Path],
     figures_dir: str,
     verdicts_table: str | None = None,
+    view: View | None = None,
 ) -> str:
     """``docs/findings.md`` from the shipped audit record, provenance, aggregates and figures
-    (``verdicts_table``: the link to the shipped verdict table, None when none is shipped)."""
+    (``verdicts_table``: the link to the shipped verdict table, None when none is shipped; ``view``:
+    the audit's view, :func:`vhct.reporting.view.build_view`, built without the paper's scale when
+    not given)."""
     names = {f.stem: f for f in figures}
     return _render(
         "findings.j2",
         "md",
         audit=audit,
+        view=view if view is not None else build_view(audit),
         headline=headline(audit),
         prov=provenance,
         duration=duration(provenance.wall_seconds, finest="s", total=True),

@@ -12,6 +12,7 @@ computed here once. Nothing here changes the audit's record: every value is deri
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -34,6 +35,8 @@ from vhct.reporting.audit.verdicts import (
 
 #: significant digits of the numbers in the tables
 DIGITS = 4
+#: the config of the paper's full scale in a checkout (:func:`paper_scale`)
+PAPER_CONFIG = Path("config") / "paper.yaml"
 
 
 def format_number(value: Any) -> str:
@@ -324,8 +327,12 @@ KIND_NAMES = {
     "same_rate": "rescaling keeps the rate of {what} ({pairs})",
     "wall_time": "a run of {others} takes {direction} {limit}",
 }
+#: at most this many findings lead a summary (:attr:`View.matters`)
+MATTERS = 6
 #: at most this many experiment pairs are named in a statement's name (more are counted)
 PAIRS_NAMED = 2
+#: at most this many experiments are named in a statement's name (more are counted)
+EXPERIMENTS_NAMED = 3
 #: the words for a wall-time claim's direction
 WALL_DIRECTION = {"less": "less than", "greater": "more than", None: "about"}
 
@@ -410,6 +417,34 @@ class Reading:
         same = not self.category or self.category == self.verdict
         return self.verdict if same else f"{self.verdict}: {self.category}"
 
+    @property
+    def short_verdict(self) -> str:
+        """The verdict for a table cell: "mixed: k of m pairs", "not at the paper's scale (...)" or
+        the audit's verdict and category."""
+        text = f"mixed: {self.mixed[0]} of {self.mixed[1]} pairs" if self.mixed else self.outcome
+        return f"not at the paper's scale ({text} at reduced scale)" if self.below_scale else text
+
+    @property
+    def against(self) -> list[Pair]:
+        """Its decided pairs that refute it (the other side of a mixed reading)."""
+        return [p for p in self.pairs if p.verdict == NOT_REPRODUCED]
+
+    @property
+    def supporting(self) -> list[Pair]:
+        return [p for p in self.pairs if p.verdict == REPRODUCED]
+
+    @property
+    def margin_decides(self) -> bool:
+        """Its effect lies the claimed way on every pair, clear of "no difference", while its margin
+        leaves it not reproduced: the margin, not the effect, decides."""
+        sides = [p.no_margin for p in self.pairs if p.verdict != NOT_EVALUATED]
+        return (
+            self.margin is not None
+            and self.verdict == NOT_REPRODUCED
+            and bool(sides)
+            and all(side == "supports" for side in sides)
+        )
+
 
 @dataclass(frozen=True)
 class StatementView:
@@ -468,6 +503,28 @@ class View:
     def below_scale(self) -> list[Reading]:
         return [r for r in self.readings if r.below_scale]
 
+    @property
+    def matters(self) -> list[Reading]:
+        """The findings a summary leads with (at most :data:`MATTERS`), taken in turn from: readings
+        refuted on every decided pair at the paper's scale, readings whose margin and not their
+        effect decides, readings decided only below the paper's scale, and readings whose pairs
+        disagree; each reading once, in the audit's order within a kind."""
+        at_scale = [r for r in self.readings if not r.below_scale]
+        kinds = [
+            [r for r in at_scale if r.verdict == NOT_REPRODUCED and not r.mixed and not r.margin_decides],
+            [r for r in at_scale if r.margin_decides],
+            [r for r in self.below_scale if r.verdict != REPRODUCED],
+            [r for r in at_scale if r.mixed],
+        ]
+        found: list[Reading] = []
+        while any(kinds) and len(found) < MATTERS:
+            for kind in kinds:
+                while kind and kind[0] in found:
+                    kind.pop(0)
+                if kind and len(found) < MATTERS:
+                    found.append(kind.pop(0))
+        return found
+
 
 def paper_scale(path: Path | str) -> dict[str, ExperimentInfo]:
     """The paper's full scale: each experiment of ``path`` (``config/paper.yaml``) as the config
@@ -503,6 +560,11 @@ def reduced_scale(
         if mine_s.horizon < theirs_s.horizon:
             found.append(f"{s} to t = {mine_s.horizon} (the paper's scale: t = {theirs_s.horizon})")
     return found
+
+
+def capitalize_first(text: str) -> str:
+    """The text with its first letter in capitals (a name in words at a sentence's start)."""
+    return text[:1].upper() + text[1:]
 
 
 def _pct(x: float) -> str:
@@ -552,6 +614,7 @@ def pair_of(
         return format_number(v) if limit is None else duration(v * limit)
 
     value, interval = text(c.effect), _interval(c, text)
+    bracket = "" if c.ci_low is None or c.ci_high is None else f" [{text(c.ci_low)}, {text(c.ci_high)}]"
     names = _names([c.a, c.b], labels)
     a, b = names[c.a], names.get(c.b, c.b)
     places = experiment.split(" / ")
@@ -570,10 +633,10 @@ def pair_of(
         sentence = f"the ratio {a}/{b} of {what} on {places[0]} is {size}{ci} {way} that on {places[1]}"
     elif limit is not None:
         limit_text = f"the statement's limit {duration(limit)}"
-        sentence = f"{a}'s {effect_name} on {experiment} is {value} [{interval}] ({limit_text})"
+        sentence = f"{a}'s {effect_name} on {experiment} is {value}{bracket} ({limit_text})"
     else:
         subject = a if c.b == "-" else f"{a} against {b}"
-        sentence = f"{subject} on {experiment}: {effect_name} {value} [{interval}]"
+        sentence = f"{subject} on {experiment}: {effect_name} {value}{bracket}"
     found = CLAIMED_BOUND.search(c.claimed or "")
     null = next((v for k, v in NULL_EFFECT.items() if (c.effect_name or "").startswith(k)), None)
     side = None
@@ -653,7 +716,9 @@ def _name(claim: ClaimVerdict, labels: Mapping[str, str]) -> str:
     )
     given = c.thresholds.given()
     values = {
-        "target": names.get(c.target, c.target) if c.target else "",
+        "target": labels.get(c.target, c.target)
+        if c.target
+        else "",  # whole: its parameters tell readings apart
         "others": words(c.others),
         "claimed": words(c.claimed),
         "what": f"{'final ' if c.round == 'final' else ''}{said(c.statistic)}",
@@ -662,7 +727,14 @@ def _name(claim: ClaimVerdict, labels: Mapping[str, str]) -> str:
         "limit": duration(given["seconds"]) if "seconds" in given else "",
     }
     template = KIND_NAMES.get(c.kind)
-    return template.format(**values) if template else c.id.replace("-", " ")
+    if template is None:
+        return c.id.replace("-", " ")
+    name = template.format(**values)
+    if not c.pairs and len(c.experiments) <= EXPERIMENTS_NAMED:
+        name += " on " + " and ".join(c.experiments)
+    elif not c.pairs:
+        name += f" on {len(c.experiments)} experiments"
+    return name
 
 
 def reading_of(
@@ -700,7 +772,16 @@ def reading_of(
         effect, value, interval = only.sentence, only.value, only.interval
     elif decided:
         effect, value, interval = _summary(decided)
-        effect = f"{what}: {effect}" if effect and not effect.startswith(what) else effect
+        targets = {p.comparison.a for p in decided}
+        ratio = all(p.comparison.effect_name == "ratio of means" for p in decided)
+        if ratio and len(targets) == 1 and " / " not in decided[0].experiment:
+            subject = _names([*targets], labels)[decided[0].comparison.a]
+            words = effect.replace("below on", "below the other's on").replace(
+                "above on", "above the other's on"
+            )
+            effect = f"{subject}'s {what} is {words.replace('; ', '; and ')}" if effect else effect
+        elif effect:
+            effect = f"{what}: {effect}"
     else:
         effect, value, interval = "", "-", "-"
     carrying = [p for p in decided if p.verdict == claim.verdict] or decided
@@ -726,7 +807,7 @@ def reading_of(
         verdict_text = (
             f"not evaluated at the paper's scale ({verdict_text} at reduced scale: {'; '.join(reasons)})"
         )
-    lead = effect[:1].upper() + effect[1:] if effect else "No effect estimated"
+    lead = capitalize_first(effect) if effect else "No effect estimated"
     if no_margin is not None:
         headline = (
             f"{lead}; without a margin {no_margin}; at the project's margin ({margin}): {verdict_text}."
@@ -767,6 +848,13 @@ def build_view(audit: Audit, paper: Mapping[str, ExperimentInfo] | None = None) 
             )
             for c in s.readings
         ]
+        names = [r.name for r in readings]
+        if len(set(names)) < len(names):  # readings named alike: told apart by their margin or number
+            how = {True: "without a margin", False: "at a margin"}
+            readings = [
+                dataclasses.replace(r, name=f"{r.name} ({how[r.margin is None]}, reading {i})")
+                for i, r in enumerate(readings, 1)
+            ]
         plain = [r for r in readings if r.margin is None]
         lead = plain[0] if plain and len(plain) < len(readings) else readings[0]
         grouped.append(StatementView(s.id, s.verdict, s.category, readings, lead))
@@ -804,6 +892,7 @@ COUNT_PHRASES = (
     (re.compile(r"\b(\d+) statements of the paper\b"), "statements"),
     (re.compile(r"\bthe paper's (\d+) audited statements?\b"), "statements"),
     (re.compile(r"\((\d+) readings\b"), "readings"),
+    (re.compile(r"\b[Oo]f the (\d+) readings\b"), "readings"),
 )
 
 
