@@ -567,6 +567,11 @@ def capitalize_first(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def _times(x: float) -> str:
+    """A factor: three significant digits, whole from 100 on (``4208``, not ``4.21e+03``)."""
+    return f"{x:.3g}" if abs(x) < 100 else f"{x:.0f}"
+
+
 def _pct(x: float) -> str:
     return f"{x:.1f}" if abs(x) < 10 else f"{x:.0f}"
 
@@ -586,8 +591,8 @@ def ratio_words(ratio: float, low: float | None, high: float | None) -> tuple[st
     :data:`FACTOR_FROM` on ``4208 times``)."""
     have = low is not None and high is not None
     if ratio >= FACTOR_FROM:
-        interval = f"[{low:.3g}, {high:.3g}]" if have else ""
-        return f"{ratio:.3g} times", interval, "that of"
+        interval = f"[{_times(low)}, {_times(high)}]" if have else ""
+        return f"{_times(ratio)} times", interval, ""
     below = ratio < 1.0
     size = (1.0 - ratio if below else ratio - 1.0) * 100
     if not have:
@@ -615,27 +620,28 @@ def pair_of(
 
     value, interval = text(c.effect), _interval(c, text)
     bracket = "" if c.ci_low is None or c.ci_high is None else f" [{text(c.ci_low)}, {text(c.ci_high)}]"
-    names = _names([c.a, c.b], labels)
-    a, b = names[c.a], names.get(c.b, c.b)
     places = experiment.split(" / ")
+    a_set, b_set = (side.split(" on ")[0] for side in (c.a, c.b))  # "VHCT-rho0.75 on himmelblau"
+    names = _names([a_set, b_set], labels)
+    a, b = names[a_set], names.get(b_set, b_set)
     if not c.effect_name or not math.isfinite(c.effect):
         sentence = f"{c.label} on {experiment}: {c.reason or c.verdict}"
     elif c.effect_name == "ratio of means" and c.b != "-":
         size, ci, way = ratio_words(c.effect, c.ci_low, c.ci_high)
-        ci = f" {ci}" if ci else ""
+        said_as = f"{size}{' ' + ci if ci else ''}{' ' + way if way else ''}"
         if len(places) == 2:
-            sentence = f"{a}'s {what} on {places[0]} is {size}{ci} {way} that on {places[1]}"
+            sentence = f"{a}'s {what} on {places[0]} is {said_as} that on {places[1]}"
         else:
-            sentence = f"{a}'s {what} is {size}{ci} {way} {b}'s on {experiment}"
+            sentence = f"{a}'s {what} is {said_as} {b}'s on {experiment}"
     elif c.effect_name.startswith("ratio of ratios") and len(places) == 2:
         size, ci, way = ratio_words(c.effect, c.ci_low, c.ci_high)
-        ci = f" {ci}" if ci else ""
-        sentence = f"the ratio {a}/{b} of {what} on {places[0]} is {size}{ci} {way} that on {places[1]}"
+        said_as = f"{size}{' ' + ci if ci else ''}{' ' + way if way else ''}"
+        sentence = f"the ratio {a}/{b} of {what} on {places[0]} is {said_as} that on {places[1]}"
     elif limit is not None:
         limit_text = f"the statement's limit {duration(limit)}"
         sentence = f"{a}'s {effect_name} on {experiment} is {value}{bracket} ({limit_text})"
     else:
-        subject = a if c.b == "-" else f"{a} against {b}"
+        subject = a if c.b == "-" or a_set == b_set else f"{a} against {b}"
         sentence = f"{subject} on {experiment}: {effect_name} {value}{bracket}"
     found = CLAIMED_BOUND.search(c.claimed or "")
     null = next((v for k, v in NULL_EFFECT.items() if (c.effect_name or "").startswith(k)), None)
@@ -681,7 +687,7 @@ def _summary(pairs: Sequence[Pair]) -> tuple[str, str, str]:
             if not sizes:
                 continue
             if word == "above" and sizes[0] >= (FACTOR_FROM - 1) * 100:
-                low, high = (f"{1 + x / 100:.3g}" for x in (sizes[0], sizes[-1]))
+                low, high = (_times(1 + x / 100) for x in (sizes[0], sizes[-1]))
                 by = f"{low} times" if low == high else f"{low} to {high} times"
             else:
                 low, high = _pct(sizes[0]), _pct(sizes[-1])
