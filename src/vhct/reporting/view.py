@@ -776,6 +776,10 @@ def reading_of(
     if len(decided) == 1:
         only = decided[0]
         effect, value, interval = only.sentence, only.value, only.interval
+        c = only.comparison
+        if c.effect_name == "ratio of means" and math.isfinite(c.effect):  # the table's cells in words too
+            size, ci, way = ratio_words(c.effect, c.ci_low, c.ci_high)
+            value, interval = f"{size} {way}".strip(), ci or interval
     elif decided:
         effect, value, interval = _summary(decided)
         targets = {p.comparison.a for p in decided}
