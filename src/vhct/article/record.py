@@ -7,31 +7,24 @@ comes from here, and every sentence that states a finding is rendered from its f
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from vhct.article.sources import PAPER_CONFIG, ArticleError, Sources
-from vhct.durations import duration
 from vhct.pipeline.config import Config
 from vhct.pipeline.figure_kinds import figure_kind
 from vhct.pipeline.specs import ExperimentInfo, FigureSpec
-from vhct.reporting.audit.records import Audit, Comparison, ComputedVerdict, QuestionAnswer, SensitivityChoice
-from vhct.reporting.audit.verdicts import NOT_EVALUATED, statements
+from vhct.reporting.audit.records import ComputedVerdict, QuestionAnswer, SensitivityChoice
+from vhct.reporting.audit.verdicts import NOT_EVALUATED
 from vhct.reporting.costs import AlgorithmCost, FullScale, algorithm_costs, experiment_seconds, full_scale
-from vhct.reporting.render import (
-    counts,
-    decider,
-    design_text,
-    direction_sentence,
-    format_number,
-    margin_rows,
-    seeds_text,
-)
+from vhct.reporting.view import Pair, Reading, View, build_view, paper_scale
 
 #: the article's title: the replicated paper's, marked as a replication as ReScience C asks
 TITLE_MARK = "[Re]"
+#: a reading's verdict for the remarks where its pairs disagree (a remark written for a verdict that
+#: one pair decided is not printed then)
+MIXED = "mixed"
 
 
 @dataclass(frozen=True)
@@ -55,45 +48,9 @@ class Meta:
     finished: str
 
 
-#: an effect the audit states in units of a threshold of seconds (``mean wall time per run to t =
-#: 5000 / 3600 s``, ``kinds_one_sample``): its name without the unit, and the unit's seconds
-PER_THRESHOLD = re.compile(r"^(?P<name>.*) / (?P<limit>[0-9.e+]+) s$")
-
-
-@dataclass(frozen=True)
-class Row:
-    """One comparison of a statement, as the results table prints it: an effect in units of a
-    threshold of seconds is printed as a duration (``0.253 s``, not ``7.035e-05`` of 3600 s)."""
-
-    experiment: str
-    comparison: Comparison
-
-    def _per_threshold(self) -> tuple[str, float] | None:
-        found = PER_THRESHOLD.match(self.comparison.effect_name or "")
-        return None if found is None else (found["name"], float(found["limit"]))
-
-    def _text(self, value: float) -> str:
-        unit = self._per_threshold()
-        return format_number(value) if unit is None else duration(value * unit[1])
-
-    @property
-    def effect_name(self) -> str:
-        """The effect's name (a duration's without its threshold)."""
-        unit = self._per_threshold()
-        return self.comparison.effect_name if unit is None else unit[0]
-
-    @property
-    def value(self) -> str:
-        """The effect's estimate as printed."""
-        return self._text(self.comparison.effect)
-
-    @property
-    def interval(self) -> str:
-        """The effect's interval as printed ("none" without one)."""
-        c = self.comparison
-        if c.ci_low is None or c.ci_high is None:
-            return "none"
-        return f"{self._text(c.ci_low)} to {self._text(c.ci_high)}"
+#: a comparison of a statement as the results table prints it (the view's pair: an effect in units of
+#: a threshold of seconds is a duration, ``0.253 s``, not ``7.035e-05`` of 3600 s)
+Row = Pair
 
 
 @dataclass(frozen=True)
@@ -110,15 +67,17 @@ class Statement:
     coverage: str
     reason: str
     statistic: str
-    rows: list[Row]
-    #: the comparison that decided the verdict (the audit's rule, ``vhct.reporting.render.decider``)
-    decider: Row | None
+    rows: list[Pair]
+    #: the comparison that decided the verdict (the audit's rule, ``vhct.reporting.view.decider``)
+    decider: Pair | None
     #: the implementation choices under which its verdict flips: (choice id, variant verdict)
     flips: list[tuple[str, str]]
     #: which way the target's mean differs, in one plain sentence from its comparisons (or None)
     direction: str | None = None
-    #: its verdict at its own margins and at each other margin it names (``render.margin_rows``)
+    #: its verdict at its own margins and at each other margin it names (``view.margin_rows``)
     margins: list[dict[str, Any]] = field(default_factory=list)
+    #: the view's reading: its name in words, effect sentence, pairs, scale and headline
+    reading: Reading | None = None
 
 
 @dataclass(frozen=True)
@@ -165,6 +124,8 @@ class Article:
     """Everything the article shows."""
 
     meta: Meta
+    #: the view of the audit (:mod:`vhct.reporting.view`): statements, readings, counts, scale
+    view: View
     #: the paper's statements per verdict, in the audit's order of verdicts (a statement read in
     #: several ways counts once, ``verdicts.statements``): the one place the article counts them
     by_verdict: dict[str, list[str]]
@@ -173,8 +134,6 @@ class Article:
     statements: list[Statement]
     verdicts: dict[str, str]
     readings: list[tuple[str, dict[str, str], bool]]
-    #: the audit's design in one paragraph (confirmatory on a plan's seeds, or exploratory)
-    design: str
     #: statements decided by computation on the standard partition, not on runs
     computed: list[ComputedVerdict]
     #: the implementation choices the paper leaves open, each with the claims it was read again on
@@ -200,16 +159,25 @@ class Article:
 
     @property
     def counts(self) -> dict[str, int]:
-        """The paper's statements per verdict (:attr:`by_verdict`)."""
-        return {verdict: len(ids) for verdict, ids in self.by_verdict.items()}
+        """The paper's statements per verdict (the view's, the one count)."""
+        return self.view.counts
 
     @property
     def n_statements(self) -> int:
         """The paper's statements checked on runs (each once, however many its readings)."""
-        return sum(self.counts.values())
+        return self.view.n_statements
+
+    @property
+    def n_readings(self) -> int:
+        """The readings of the paper's statements (claims of the audit)."""
+        return self.view.n_readings
 
     def verdict(self, claim: str) -> str | None:
-        """The verdict of a claim id (None: no such claim in the audit)."""
+        """The verdict of a claim id as a remark may rest on it: "mixed" where its pairs disagree (no
+        pair decides it), else the audit's verdict (None: no such claim in the audit)."""
+        found = self.view.reading(claim)
+        if found is not None and found.mixed:
+            return MIXED
         return self.verdicts.get(claim)
 
     def rows(self, claim: str, verdict: str | None = None) -> list[Row]:
@@ -228,24 +196,16 @@ class Article:
         found = self.statement(claim)
         if found is None:
             return None
+        if found.reading is not None and found.reading.mixed:
+            return found.reading.short_verdict
         same = not found.category or found.category == found.verdict
         return found.verdict if same else f"{found.verdict}: {found.category}"
 
 
-def by_verdict(audit: Audit) -> dict[str, list[str]]:
-    """The ids of the paper's statements per verdict, in the order of ``render.counts``."""
-    grouped = statements(audit.claims)
-    return {verdict: [s.id for s in grouped if s.verdict == verdict] for verdict in counts(audit)}
-
-
-def _statements(sources: Sources) -> list[Statement]:
-    audit = sources.audit
+def _statements(view: View) -> list[Statement]:
     out = []
-    for c in audit.claims:
-        flips = [(choice.id, row.variant_verdict) for choice, row in audit.variants(c.claim.id) if row.flips]
-        rows = [Row(e.experiment, comp) for e in c.experiments for comp in e.comparisons]
-        decisive = decider(c)
-        chosen = next((r for r in rows if r.comparison is decisive), None)
+    for r in view.readings:
+        c = r.claim
         out.append(
             Statement(
                 id=c.claim.id,
@@ -258,11 +218,12 @@ def _statements(sources: Sources) -> list[Statement]:
                 coverage=c.coverage,
                 reason=c.reason,
                 statistic=c.claim.statistic,
-                rows=rows,
-                decider=chosen,
-                flips=flips,
-                direction=direction_sentence(c, audit) if c.claim.spec.states_direction else None,
-                margins=margin_rows(c),
+                rows=r.pairs,
+                decider=r.decider,
+                flips=r.flips,
+                direction=r.direction,
+                margins=r.margins,
+                reading=r,
             )
         )
     return out
@@ -362,18 +323,19 @@ def collect(sources: Sources, source_kind: str) -> Article:
     paper_config = sources.checkout / PAPER_CONFIG
     try:
         scale = full_scale(paper_config, sources.timings, experiments)
+        view = build_view(audit, paper_scale(paper_config))
     except ValueError as exc:
         raise ArticleError(str(exc)) from exc
     alphas = {c.claim.alpha for c in audit.claims}
     return Article(
         meta=meta,
-        by_verdict=by_verdict(audit),
-        seeds_text=seeds_text(audit),
+        view=view,
+        by_verdict=view.by_verdict,
+        seeds_text=view.seeds_text,
         experiments=list(experiments.values()),
-        statements=_statements(sources),
+        statements=_statements(view),
         verdicts={c.claim.id: c.verdict for c in audit.claims},
         readings=[(r.statement, r.readings, r.flips) for r in audit.reading_flips],
-        design=design_text(audit),
         computed=list(audit.computed),
         sensitivity=list(audit.sensitivity),
         discrepancies=list(audit.discrepancies),

@@ -24,14 +24,13 @@ from vhct.pipeline.files import sha256_bytes
 from vhct.pipeline.provenance import Provenance
 from vhct.reporting.audit.records import Audit
 from vhct.reporting.published import FindingsError, Published, read_published
+from vhct.reporting.view import PAPER_CONFIG  # noqa: F401 (the paper's scale, whose cost the article estimates)
 
 #: the checkout's files the article reads besides the input folder
 CITATION = "CITATION.cff"
 UPSTREAM_DIR = Path("docs") / "upstream"
 #: the upstream folder's index (not a report)
 INDEX = "README.md"
-#: the config of the paper's full scale, whose cost the article estimates
-PAPER_CONFIG = Path("config") / "paper.yaml"
 #: each kind of input folder (as :func:`read_published` takes it) and how the article names it
 SOURCE_KINDS = {"findings": "shipped findings", "results": "results of a finished run"}
 

@@ -25,7 +25,7 @@ from vhct.article.figures import PAGE, Page, Placed
 from vhct.article.record import Article, Statement
 from vhct.article.sources import ArticleError
 from vhct.durations import duration
-from vhct.reporting.render import format_number
+from vhct.reporting.view import View, capitalize_first, format_number
 
 #: the characters Typst's markup gives a meaning (escaped with a backslash in printed values)
 TYPST_SPECIAL = re.compile(r"([\\#*_`$<>@\[\]~/=+-])")
@@ -99,14 +99,24 @@ def environment() -> Environment:
         extensions=["jinja2.ext.do"],
     )
     env.filters.update(
-        raw=raw, string=string, number=number, duration=duration, params=params, esc=escape, span=span
+        raw=raw,
+        string=string,
+        number=number,
+        duration=duration,
+        params=params,
+        esc=escape,
+        span=span,
+        capitalize_first=capitalize_first,
     )
     env.globals.update(rests_on=rests_on, isfinite=math.isfinite)
     return env
 
 
 def _strings(value: Any, where: str) -> Iterator[tuple[str, str]]:
-    """Every string of a record with where it is (``statement <id>: quote``)."""
+    """Every string of a record with where it is (``statement <id>: quote``). The view is not walked:
+    what it prints is made of the audit's strings that the statements, settings and experiments hold."""
+    if isinstance(value, View):
+        return
     if isinstance(value, str):
         yield where, value
     elif isinstance(value, BaseModel):

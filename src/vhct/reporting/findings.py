@@ -14,6 +14,7 @@ from vhct.reporting.audit import records
 from vhct.reporting.audit.records import Audit
 from vhct.reporting.published import FindingsError, read_published
 from vhct.reporting.render import render_findings
+from vhct.reporting.view import PAPER_CONFIG, build_view, paper_scale
 
 __all__ = [
     "FindingsError",
@@ -50,7 +51,8 @@ def read_audit(path: Path) -> Audit:
 
 def render(docs: Path | str) -> str:
     """``docs/findings.md`` from the shipped files under ``docs/findings`` (read and checked by the
-    one reader, :func:`vhct.reporting.published.read_published`) and ``docs/figures``."""
+    one reader, :func:`vhct.reporting.published.read_published`) and ``docs/figures``, through the
+    view (:mod:`vhct.reporting.view`), which compares the run with the checkout's ``config/paper.yaml``."""
     docs = Path(docs)
     found = read_published(docs / DATA_DIR)
     aggregates = {
@@ -59,4 +61,6 @@ def render(docs: Path | str) -> str:
     }
     figures = sorted((docs / FIGURES_DIR).glob("*.png"))
     table = f"{DATA_DIR}/{VERDICTS_CSV}" if found.verdicts is not None else None
-    return render_findings(found.audit, found.provenance, aggregates, figures, FIGURES_DIR, table)
+    paper = docs.parent / PAPER_CONFIG
+    view = build_view(found.audit, paper_scale(paper) if paper.is_file() else None)
+    return render_findings(found.audit, found.provenance, aggregates, figures, FIGURES_DIR, table, view)

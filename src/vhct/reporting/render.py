@@ -1,7 +1,8 @@
 """The one renderer of the audit records: ``audit.md`` and ``audit.html``, ``docs/findings.md``, the
 headline and the README's findings block. The prose is in the Jinja2 templates (``templates/``:
 ``audit.j2`` in either format through ``md.j2`` or ``html.j2``, ``findings.j2``, ``readme.j2``, and
-``parts.j2`` what they share); this module computes the values they print.
+``parts.j2`` what they share); the values they print come from the view (:mod:`vhct.reporting.view`),
+this module only formats them.
 """
 
 from __future__ import annotations
@@ -21,38 +22,45 @@ from vhct.durations import duration
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 from vhct.pipeline.files import atomic_paths
 from vhct.pipeline.provenance import Provenance
-from vhct.pipeline.specs import ExperimentInfo, SettingInfo
-from vhct.reporting.audit.checks import TOTAL_BESIDE
-from vhct.reporting.audit.records import Audit, ClaimVerdict, Comparison, audit_json
-from vhct.reporting.audit.statistics import said
+from vhct.reporting.audit.records import Audit, Comparison, audit_json
 from vhct.reporting.audit.verdicts import (
     INCONCLUSIVE,
     NOT_EVALUATED,
     NOT_REPRODUCED,
     READINGS_DISAGREE,
     REPRODUCED,
-    statement_counts,
     statements,
 )
 from vhct.reporting.styles import tint, verdict_colour
+from vhct.reporting.view import (  # noqa: F401 (re-exported: the values the templates print)
+    DIGITS,
+    View,
+    beyond_rows,
+    build_view,
+    capitalize_first,
+    claim_comparisons,
+    cost_rows,
+    counts,
+    decider,
+    direction_sentence,
+    early_labels,
+    flipped_statements,
+    format_number,
+    margin_rows,
+    mnist_subsets,
+    regret_tables,
+    scale_items,
+    seeds_span,
+    seeds_text,
+)
 
 #: the audit's forest and summary figures, linked first in the findings
 FOREST, SUMMARY = AUDIT_FIGURES
-#: significant digits of the numbers in the tables
-DIGITS = 4
 #: background colour of a verdict's cell in the HTML page: the verdicts' palette, tinted
 VERDICT_COLORS = {
     v: tint(verdict_colour(v))
     for v in (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_EVALUATED, READINGS_DISAGREE)
 }
-
-
-def format_number(value: Any) -> str:
-    """A number for the tables: DIGITS significant digits (nan, inf and -inf as Python spells them),
-    None empty."""
-    if value is None:
-        return ""
-    return f"{value:.{DIGITS}g}" if isinstance(value, float) else str(value)
 
 
 def md_cell(text: Any) -> str:
@@ -96,257 +104,6 @@ def said_once(text: str, refs: Sequence[str]) -> str:
     return text + (f" ({'; '.join(found)})" if found else "")
 
 
-def claim_comparisons(claim: ClaimVerdict) -> list[Comparison]:
-    return [c for e in claim.experiments for c in e.comparisons]
-
-
-def decider(claim: ClaimVerdict) -> Comparison | None:
-    """The comparison that decided the claim (the verdict table's line): for a refuted claim the
-    smallest Holm-adjusted refuting p, else the largest claimed p among those of its verdict (too few
-    seeds first); None when not evaluated."""
-    comps = [c for c in claim_comparisons(claim) if c.verdict != NOT_EVALUATED]
-    mine = [c for c in comps if c.verdict == claim.verdict] or comps
-    if not mine:
-        return None
-
-    def p(value: float | None) -> float:
-        return 2.0 if value is None else value  # untested (too few seeds) sorts as the weakest
-
-    if claim.verdict == NOT_REPRODUCED:
-        return min(mine, key=lambda c: p(c.p_refuted_holm))
-    return max(mine, key=lambda c: p(c.p_claimed))
-
-
-def capped_reason(setting: SettingInfo) -> dict[str, Any]:
-    """Why a setting stops early (``findings.j2``): GPyOpt's cost, by its GP-fit restarts per round
-    (``optimize_restarts``, else GPyOpt's default), or else its config key alone."""
-    if setting.algorithm != "BO":
-        return {"kind": "config"}
-    from vhct.optimizers.bo import DEFAULT_OPTIMIZE_RESTARTS  # no GPyOpt import: constants only
-
-    restarts = setting.params.get("optimize_restarts", DEFAULT_OPTIMIZE_RESTARTS)
-    return {"kind": "gpyopt", "restarts": int(restarts)}
-
-
-def scale_items(audit: Audit) -> dict[str, list[dict[str, Any]]]:
-    """Where the run departs from the paper's scale: capped horizons, fewer seeds than the paper's
-    (the claims' minimum), MNIST's mode, and settings that ran more seeds than the paper's."""
-    experiments = audit.context.experiments
-    paper = audit.paper_seeds
-    capped: dict[tuple, dict[str, Any]] = {}
-    fewer: dict[tuple, dict[str, Any]] = {}
-    more = [
-        {
-            "name": name,
-            "paper": paper,
-            "settings": {s: len(info.seeds) for s, info in exp.settings.items() if len(info.seeds) > paper},
-        }
-        for name, exp in experiments.items()
-        if paper and len(exp.seeds) > paper
-    ]
-    for name, exp in experiments.items():
-        for setting, info in exp.settings.items():
-            if info.max_horizon is not None and info.max_horizon < exp.horizon:
-                reason = capped_reason(info)
-                key = (setting, info.max_horizon, tuple(sorted(reason.items())))
-                item = capped.setdefault(
-                    key, {"setting": setting, "cap": info.max_horizon, "reason": reason, "where": []}
-                )
-                item["where"].append(f"{name} (n = {exp.horizon})")
-            if info.max_seeds is not None and info.max_seeds < min(len(exp.seeds), paper or len(exp.seeds)):
-                item = fewer.setdefault(
-                    (setting, info.max_seeds), {"setting": setting, "count": info.max_seeds, "where": []}
-                )
-                item["where"].append(name)
-    test_split = [
-        {"name": name, "params": exp.objective_params, "horizon": exp.horizon}
-        for name, exp in experiments.items()
-        if exp.objective_params.get("mode") == "test-split"
-    ]
-    return {
-        "capped": list(capped.values()),
-        "fewer": list(fewer.values()),
-        "test_split": test_split,
-        "mnist_subset": mnist_subsets(experiments),
-        "more": more,
-    }
-
-
-def mnist_subsets(experiments: Mapping[str, ExperimentInfo]) -> list[dict[str, Any]]:
-    """The MNIST experiments in official mode on part of the official data, with their data line."""
-    found = []
-    for name, exp in experiments.items():
-        params = exp.objective_params
-        if exp.objective != "mnist" or params.get("mode", "official") != "official":
-            continue
-        from vhct.objectives import mnist
-
-        n_train = params.get("n_train", mnist.DEFAULT_N_TRAIN)
-        n_valid = params.get("n_valid", mnist.DEFAULT_N_VALID)
-        if n_train < mnist.OFFICIAL_TRAIN_IMAGES or n_valid < mnist.OFFICIAL_TEST_IMAGES:
-            found.append({"name": name, "data": mnist.data_text(params), "horizon": exp.horizon})
-    return found
-
-
-def counts(audit: Audit) -> dict[str, int]:
-    """The paper's statements per verdict (``verdicts.statement_counts``: a statement whose readings
-    disagree counts once, as "readings disagree")."""
-    return statement_counts(audit.claims)
-
-
-def flipped_statements(audit: Audit) -> list[str]:
-    """The statements with a reading whose verdict flips under an implementation choice."""
-    flipped = set(audit.flipped_claims)
-    return [s.id for s in statements(audit.claims) if any(r.claim.id in flipped for r in s.readings)]
-
-
-def direction_sentence(claim: ClaimVerdict, audit: Audit) -> str | None:
-    """One plain sentence on which way the target's mean differs from each other's, from the claim's
-    comparisons (ratios of means): "VHCT's mean final regret is higher than HCT's on 4 of 4
-    experiments (..), by 2% to 9%". Settings are named by their labels where the run records them;
-    None for a claim without ratio-of-means comparisons of its target."""
-    comps = [c for c in claim_comparisons(claim) if c.n_a and c.effect_name == "ratio of means"]
-    if not comps or claim.claim.target is None:
-        return None
-    labels = {
-        s: info.label.split(",")[0]
-        for e in audit.context.experiments.values()
-        for s, info in e.settings.items()
-    }
-
-    def name(setting: str) -> str:
-        return labels.get(setting, setting)
-
-    at = "final " if claim.claim.round == "final" else ""
-    what = f"mean {at}{said(claim.claim.statistic)}"
-    others = list(dict.fromkeys(c.b for c in comps))
-    than = " and ".join(f"{name(b)}'s" for b in others)
-    parts = []
-    above, below = [c for c in comps if c.effect > 1.0], [c for c in comps if c.effect < 1.0]
-    for word, side in (("higher", above), ("lower", below)):
-        if not side:
-            continue
-        sizes = sorted(abs(c.effect - 1.0) * 100 for c in side)
-        low, high = f"{sizes[0]:.0f}%", f"{sizes[-1]:.0f}%"
-        by = low if low == high else f"{low} to {high}"
-        where = ", ".join(dict.fromkeys(c.experiment for c in side))
-        parts.append(f"{word} than {than} on {len(side)} of {len(comps)} experiments ({where}), by {by}")
-    equal = [c.experiment for c in comps if c.effect == 1.0]
-    if equal:
-        parts.append(f"equal on {len(equal)} of {len(comps)} experiments ({', '.join(equal)})")
-    return f"{name(claim.claim.target)}'s {what} is " + "; ".join(parts) + "."
-
-
-def margin_rows(claim: ClaimVerdict) -> list[dict[str, Any]]:
-    """The margin sensitivity of a claim with other ``margins``: its own thresholds and verdict first,
-    then each other's; per row the verdict on every experiment."""
-    if not claim.margins:
-        return []
-    own = {
-        "thresholds": claim.claim.thresholds.given(),
-        "verdict": claim.verdict,
-        "category": claim.category,
-        "experiments": claim.experiments,
-    }
-    rows = [own] + [
-        {
-            "thresholds": m.thresholds,
-            "verdict": m.verdict,
-            "category": m.category,
-            "experiments": m.experiments,
-        }
-        for m in claim.margins
-    ]
-    for row in rows:
-        row["text"] = ", ".join(f"{k} = {format_number(float(v))}" for k, v in row["thresholds"].items())
-        row["by"] = {e.experiment: e.verdict for e in row["experiments"]}
-    return rows
-
-
-def seeds_span(audit: Audit) -> str:
-    """The seeds per experiment, ``20`` or ``10 to 20`` (the findings' scope)."""
-    values = sorted({len(e.seeds) for e in audit.context.experiments.values()})
-    if not values:
-        return "0"
-    return str(values[0]) if len(values) == 1 else f"{values[0]} to {values[-1]}"
-
-
-def seeds_text(audit: Audit) -> str:
-    """The seeds per curve (the headline), in parentheses the settings that ran fewer than their
-    experiment and the paper's, with where ("BO-restarts5: 4 on garland"), and in one clause those
-    that ran more than the paper's for the audit's power."""
-    paper = audit.paper_seeds
-    fewer: dict[tuple[str, int], list[str]] = {}
-    more: dict[str, set[int]] = {}
-    places: set[str] = set()
-    for name, exp in audit.context.experiments.items():
-        for setting, info in exp.settings.items():
-            n = len(info.seeds)
-            if n < len(exp.seeds) and not (paper and n >= paper):
-                fewer.setdefault((setting, n), []).append(name)
-            if paper and n > paper:
-                more.setdefault(setting, set()).add(n)
-                places.add(name)
-    notes = [f"{setting}: {n} on {', '.join(where)}" for (setting, n), where in fewer.items()]
-    if more:
-        counts = " or ".join(str(n) for n in sorted({n for ns in more.values() for n in ns}, reverse=True))
-        settings = f"{len(more)} setting{'s' * (len(more) != 1)}"
-        where = f"{len(places)} experiment{'s' * (len(places) != 1)}"
-        why = "where the audit's power needed them"
-        notes.insert(0, f"the paper's {paper}; {counts} for {settings} on {where}, {why}")
-    return f"{seeds_span(audit)} seeds per curve" + (f" ({'; '.join(notes)})" if notes else "")
-
-
-def early_labels(audit: Audit) -> list[str]:
-    """Every comparison read before its experiment's horizon, each once."""
-    return sorted({c.label for claim in audit.claims for c in claim_comparisons(claim) if c.early})
-
-
-def cost_rows(audit: Audit) -> list[dict[str, Any]]:
-    """The cost claim's comparisons (the optimizer's own seconds per round, the total beside)."""
-    costs = [claim for claim in audit.claims if claim.claim.statistic in TOTAL_BESIDE]
-    return [
-        {"experiment": e.experiment, "c": c}
-        for claim in costs
-        for e in claim.experiments
-        for c in e.comparisons
-        if c.round is not None
-    ]
-
-
-def regret_tables(aggregates: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Final cumulative regret per experiment: settings at the horizon first, best first."""
-    out = []
-    for name, tables in aggregates.items():
-        order = ["horizon", "final_mean"]
-        final = tables["final.csv"].sort_values(order, ascending=[False, True], kind="stable")
-        rows = [
-            [
-                r.setting,
-                r.horizon,
-                r.n_seeds,
-                f"{format_number(r.final_mean)} ± {format_number(r.final_std)}",
-                format_number(r.final_mean / r.horizon),
-            ]
-            for r in final.itertuples()
-        ]
-        out.append({"name": name, "rows": rows})
-    return out
-
-
-def beyond_rows(audit: Audit) -> list[dict[str, Any]]:
-    """One row per question and evaluated experiment of ``beyond``; ``p``: the smaller Holm-adjusted
-    p of the two directions (the one an answer rests on)."""
-    rows = []
-    for q in audit.beyond.questions if audit.beyond else []:
-        for e in q.experiments:
-            if e.comparison is None or e.verdict == NOT_EVALUATED:
-                continue
-            tested = [p for p in (e.comparison.p_claimed_holm, e.comparison.p_refuted_holm) if p is not None]
-            rows.append({"q": q, "e": e, "c": e.comparison, "p": min(tested) if tested else None})
-    return rows
-
-
 @cache
 def _environment(autoescape: bool) -> Environment:
     """The templates' environment, HTML-escaping or not, with the filters and values they use."""
@@ -359,7 +116,13 @@ def _environment(autoescape: bool) -> Environment:
         keep_trailing_newline=True,
     )
     env.filters.update(
-        num=format_number, cell=md_cell, slug=slug, said_once=said_once, refs=references, oneline=oneline
+        num=format_number,
+        cell=md_cell,
+        slug=slug,
+        said_once=said_once,
+        refs=references,
+        oneline=oneline,
+        capitalize_first=capitalize_first,
     )
     env.tests["link"] = lambda x: isinstance(x, Link)
     env.globals.update(
@@ -424,14 +187,18 @@ def render_findings(
     figures: Sequence[Path],
     figures_dir: str,
     verdicts_table: str | None = None,
+    view: View | None = None,
 ) -> str:
     """``docs/findings.md`` from the shipped audit record, provenance, aggregates and figures
-    (``verdicts_table``: the link to the shipped verdict table, None when none is shipped)."""
+    (``verdicts_table``: the link to the shipped verdict table, None when none is shipped; ``view``:
+    the audit's view, :func:`vhct.reporting.view.build_view`, built without the paper's scale when
+    not given)."""
     names = {f.stem: f for f in figures}
     return _render(
         "findings.j2",
         "md",
         audit=audit,
+        view=view if view is not None else build_view(audit),
         headline=headline(audit),
         prov=provenance,
         duration=duration(provenance.wall_seconds, finest="s", total=True),

@@ -2,7 +2,7 @@
 (the claims file's ``statistic``) saying which columns of a run table it reads, how it is read at a
 round, and how a sentence names it. The claims model takes its names from here
 (``claims_model.Statistic``), the runs their reading (``runs.statistic``) and the columns they read
-(``runs.AUDITED_COLUMNS``), the renderer its words (``render.direction_sentence``).
+(``runs.AUDITED_COLUMNS``), the renderer its words (``view.direction_sentence``).
 """
 
 from __future__ import annotations

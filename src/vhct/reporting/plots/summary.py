@@ -2,7 +2,7 @@
 statement of the paper (its readings together, ``verdicts.statements``; then each statement checked by
 computation): its name in words, a marker coloured by its verdict (the verdicts' one palette,
 ``styles.VERDICT_COLOURS``) and, as text, its headline effect with its interval (the deciding
-comparison of its first reading, ``render.decider``; effects differ in kind and scale, so no shared
+comparison of its first reading, ``view.decider``; effects differ in kind and scale, so no shared
 axis). Drawn from the typed audit alone; saved by ``plots.common.save``.
 """
 
@@ -15,8 +15,8 @@ from typing import Any
 from vhct.reporting.audit.records import Audit
 from vhct.reporting.audit.verdicts import estimate_text, statements
 from vhct.reporting.plots.common import plt, save
-from vhct.reporting.render import decider
 from vhct.reporting.styles import VERDICT_COLOURS, verdict_colour
+from vhct.reporting.view import decider
 
 #: the page the figure fits, in inches (portrait; A4 is 8.27 x 11.69, US letter 8.5 x 11)
 PAGE_WIDTH, PAGE_HEIGHT = 8.2, 10.8

@@ -1,0 +1,186 @@
+"""The view of the findings (vhct.reporting.view) on made-up audits: effects before margins, pairs that
+disagree as "mixed", the paper's scale from data, and one count of statements everywhere."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from findings_run import complete
+from support import made_up_provenance
+
+from vhct.article.build import check_counts
+from vhct.article.sources import ArticleError
+from vhct.pipeline.specs import ExperimentInfo, SettingInfo
+from vhct.reporting.audit.records import AUDIT_FORMAT, Comparison, parse_audit
+from vhct.reporting.render import headline, render_findings, render_readme
+from vhct.reporting.view import build_view, count_mismatches, ratio_words, stated_counts
+
+SEEDS = list(range(20))
+
+
+def comparison(experiment: str, effect: float, low: float, high: float, verdict: str, **fields) -> dict:
+    """A made-up decided comparison of A against B (ratio of means; claimed: A below 0.95 B)."""
+    category = {"not reproduced": "the opposite", "inconclusive": "underpowered"}.get(verdict, verdict)
+    return Comparison(
+        experiment=experiment,
+        a="A",
+        b="B",
+        claimed="mean_a < 0.95 mean_b",
+        refuted="mean_a > 1.053 mean_b",
+        n_a=20,
+        n_b=20,
+        mean_a=effect,
+        mean_b=1.0,
+        effect=effect,
+        effect_name="ratio of means",
+        ci_low=low,
+        ci_high=high,
+        ci_level=0.9,
+        p_claimed=0.5,
+        p_refuted=0.5,
+        p_refuted_holm=0.5,
+        verdict=verdict,
+        category=category,
+        reason="r",
+        **fields,
+    ).to_json()
+
+
+def made_up(pairs: dict[str, dict], verdict: str, horizon: int = 100, **claim) -> object:
+    """An audit of one claim ("made-up-claim") whose comparisons are ``pairs`` (experiment -> comparison)."""
+    settings = {"A": {"label": "Alpha, p=1"}, "B": {"label": "Beta, p=2"}}
+    experiments = {name: {"horizon": horizon, "seeds": SEEDS, "settings": settings} for name in pairs}
+    return parse_audit(
+        complete(
+            {
+                "format": AUDIT_FORMAT,
+                "sensitivity": [],
+                "discrepancies": [],
+                "reading_flips": [],
+                "flipped_claims": [],
+                "claims": [
+                    {
+                        "id": "made-up-claim",
+                        "quote": "q",
+                        "location": "l",
+                        "verdict": verdict,
+                        "category": "the opposite" if verdict == "not reproduced" else verdict,
+                        "reason": "r",
+                        "coverage": "all",
+                        "experiments": [
+                            {"experiment": e, "verdict": c["verdict"], "reason": "r", "comparisons": [c]}
+                            for e, c in pairs.items()
+                        ],
+                        "target": "A",
+                        "others": ["B"],
+                        **claim,
+                    }
+                ],
+                "context": {"experiments": experiments},
+            }
+        )
+    )
+
+
+_audit = made_up
+
+
+def paper(name: str, horizon: int, **params) -> dict[str, ExperimentInfo]:
+    """The paper's scale of one made-up experiment: ``horizon`` rounds, its objective ``params``."""
+    setting = SettingInfo(algorithm="A", label="A", params={}, horizon=horizon, seeds=SEEDS)
+    info = ExperimentInfo(
+        name=name,
+        title=name,
+        objective="garland",
+        objective_params=params,
+        noise=0.05,
+        horizon=horizon,
+        seeds=SEEDS,
+        settings={"A": setting, "B": setting},
+    )
+    return {name: info}
+
+
+def test_the_effect_sentence_states_the_records_effect_and_interval():
+    """One pair: its ratio said as a size and a way, with its interval, the numbers the record's."""
+    pairs = {"e1": comparison("e1", 0.979, 0.974, 0.984, "not reproduced")}
+    view = build_view(_audit(pairs, "not reproduced"))
+    reading = view.readings[0]
+    size, interval, way = ratio_words(0.979, 0.974, 0.984)
+    assert (size, interval, way) == ("2.1 %", "[1.6, 2.6]", "below")
+    assert reading.effect == "Alpha's mean final regret is 2.1 % [1.6, 2.6] below Beta's on e1"
+    # the effect leads the headline; the no-margin reading and the margin verdict stand beside it
+    assert reading.headline.startswith(reading.effect[:1].upper() + reading.effect[1:])
+    assert "without a margin in the statement's direction on 1 of 1 pairs" in reading.headline
+    assert reading.headline.index("at the project's margin") > reading.headline.index("2.1 %")
+    # the numbers follow the record: another effect, another sentence
+    other = build_view(_audit({"e1": comparison("e1", 0.9, 0.8, 0.95, "reproduced")}, "reproduced"))
+    assert "10.0 % [5.0, 20] below" in other.readings[0].effect
+
+
+def test_pairs_that_disagree_are_mixed_each_pair_shown():
+    """A reading whose pairs disagree is "mixed: k of m pairs", never the verdict of one pair."""
+    pairs = {
+        "e1": comparison("e1", 0.8, 0.75, 0.85, "reproduced"),
+        "e2": comparison("e2", 0.7, 0.65, 0.75, "reproduced"),
+        "e3": comparison("e3", 1.2, 1.1, 1.3, "not reproduced"),
+    }
+    reading = build_view(_audit(pairs, "not reproduced")).readings[0]
+    assert reading.mixed == (2, 3)
+    assert reading.verdict_text.startswith("mixed: 2 of 3 pairs")
+    assert "mixed: 2 of 3 pairs" in reading.headline
+    assert [p.experiment for p in reading.pairs] == ["e1", "e2", "e3"]
+    assert [p.no_margin for p in reading.pairs] == ["supports", "supports", "against"]
+    # pairs that agree are not mixed
+    agree = {k: comparison(k, 0.8, 0.75, 0.85, "reproduced") for k in ("e1", "e2")}
+    assert build_view(_audit(agree, "reproduced")).readings[0].mixed is None
+
+
+def test_a_reduced_task_is_not_evaluated_at_the_papers_scale():
+    """A reading decided on an experiment run below the paper's scale (fewer rounds, a data subset)
+    says so in its headline, its reduced-scale verdict beside; at the paper's scale it does not."""
+    pairs = {"task": comparison("task", 1.2, 1.1, 1.3, "not reproduced")}
+    audit = _audit(pairs, "not reproduced", horizon=100)
+    reduced = build_view(audit, paper("task", 500)).readings[0]
+    assert reduced.below_scale
+    assert "not evaluated at the paper's scale" in reduced.headline
+    assert "not reproduced: the opposite at reduced scale" in reduced.headline
+    assert "n = 100 rounds (the paper's scale: 500)" in reduced.headline
+    at_scale = build_view(audit, paper("task", 100)).readings[0]
+    assert not at_scale.below_scale and "paper's scale" not in at_scale.headline
+    assert not build_view(audit).readings[0].below_scale  # no paper's scale given: nothing compared
+
+
+def test_count_consistency_fails_on_a_changed_count():
+    """Every section states the view's one count of statements and readings; a changed count is found."""
+    pairs = {"e1": comparison("e1", 0.8, 0.75, 0.85, "reproduced")}
+    audit = _audit(pairs, "reproduced")
+    view = build_view(audit)
+    text = headline(audit) + "\n" + render_readme(audit, "findings.md")
+    assert stated_counts(text)["statements"] == {1}
+    assert count_mismatches(text, view) == []
+    changed = text + "\nOf the 2 statements, none."
+    assert count_mismatches(changed, view) == ["2 statements stated, the audit has 1"]
+
+
+def test_findings_state_one_count(tmp_path):
+    """The findings document states the view's count wherever it counts statements."""
+    pairs = {
+        "e1": comparison("e1", 0.8, 0.75, 0.85, "reproduced"),
+        "e2": comparison("e2", 1.2, 1.1, 1.3, "not reproduced"),
+    }
+    audit = _audit(pairs, "not reproduced")
+    text = render_findings(audit, made_up_provenance(), {}, [], "figures")
+    assert count_mismatches(text, build_view(audit)) == []
+
+
+def test_the_article_refuses_sections_that_disagree_on_the_counts():
+    """The article's build checks its source against the view's one count before typesetting."""
+    pairs = {"e1": comparison("e1", 0.8, 0.75, 0.85, "reproduced")}
+    article = SimpleNamespace(view=build_view(_audit(pairs, "reproduced")))
+    check_counts("1 statements of the paper (1 readings: ...). Of the 1 statements: 1 reproduced.", article)
+    with pytest.raises(ArticleError, match="3 statements stated, the audit has 1"):
+        check_counts(
+            "1 statements of the paper (1 readings). In all, 2 of the 3 statements are not.", article
+        )
