@@ -38,7 +38,15 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from vhct.pipeline.files import atomic_paths
-from vhct.pipeline.records import SPEC_FIELDS, DataChecksums, RunRecord, RunSpec, Sha256, describe
+from vhct.pipeline.records import (
+    SPEC_FIELDS,
+    DataChecksums,
+    RunRecord,
+    RunSpec,
+    Sha256,
+    describe,
+    made_difference,
+)
 
 #: the store's folder, shared by every config (``results/runs``; ``runs`` is no config's ``output``)
 STORE = "results/runs"
@@ -231,11 +239,25 @@ def read_batch(path: Path | str) -> Batch:
     return Batch(record=record, columns=columns)
 
 
+def made_problem(record: RunRecord) -> str | None:
+    """What of the software that made the run of ``record`` differs from the installed one: the run
+    code's source hash or a package version (``vhct.pipeline.versions``), or None."""
+    from vhct.pipeline.versions import package_versions, run_source
+    from vhct.registry import UnknownName
+
+    try:
+        source = run_source(record.run.algorithm)
+    except UnknownName:
+        return (
+            f"its algorithm {record.run.algorithm!r} is not registered in this process (a plugin not "
+            "installed here?), so the code that made it cannot be checked"
+        )
+    return made_difference(record, source, package_versions())
+
+
 def stale_batches(store: Path | str = STORE) -> dict[Path, str]:
     """Batch file -> why no reader will serve it (made by other run code or package versions than the
     installed ones, or unreadable): what :func:`main`'s ``--prune`` deletes."""
-    from vhct.pipeline.tables import made_problem
-
     out = {}
     for path in sorted(Path(store).rglob(f"*{BATCH_SUFFIX}")):
         try:

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vhct.pipeline.records import RunRecord, made_difference, request_difference
-from vhct.pipeline.store import RunJob, StoreError, read_batch
+from vhct.pipeline.records import RunRecord, request_difference
+from vhct.pipeline.store import RunJob, StoreError, made_problem, read_batch
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -101,22 +101,6 @@ class RunTableError(ValueError):
 class StaleRunError(RunTableError):
     """Runs whose record says they were made for another config, by other code or package versions,
     or from other data than what is asked now."""
-
-
-def made_problem(record: RunRecord) -> str | None:
-    """What of the software that made the run of ``record`` differs from the installed one: the run
-    code's source hash or a package version (``vhct.pipeline.versions``), or None."""
-    from vhct.pipeline.versions import package_versions, run_source
-    from vhct.registry import UnknownName
-
-    try:
-        source = run_source(record.run.algorithm)
-    except UnknownName:
-        return (
-            f"its algorithm {record.run.algorithm!r} is not registered in this process (a plugin not "
-            "installed here?), so the code that made it cannot be checked"
-        )
-    return made_difference(record, source, package_versions())
 
 
 def _difference(record: RunRecord, job: RunJob | None) -> str | None:

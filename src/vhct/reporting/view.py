@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from vhct.durations import duration
+from vhct.pipeline.layout import FINAL_TABLE
 from vhct.pipeline.specs import ExperimentInfo, SettingInfo
 from vhct.reporting.audit.checks import TOTAL_BESIDE
 from vhct.reporting.audit.records import Audit, ClaimVerdict, Comparison
@@ -270,7 +271,7 @@ def regret_tables(aggregates: Mapping[str, Mapping[str, Any]]) -> list[dict[str,
     out = []
     for name, tables in aggregates.items():
         order = ["horizon", "final_mean"]
-        final = tables["final.csv"].sort_values(order, ascending=[False, True], kind="stable")
+        final = tables[FINAL_TABLE].sort_values(order, ascending=[False, True], kind="stable")
         rows = [
             [
                 r.setting,
