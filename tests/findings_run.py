@@ -365,6 +365,8 @@ def made_up_run(tmp_path: Path, *, confirmatory: bool = False, computed: bool = 
     return results, figures
 
 
+#: a made-up peak memory of a run (conftest's ``curved_root`` records it in the run's provenance)
+PEAK_MB = 1234.5
 #: what a checkout needs besides src/ and its findings to build the article
 CHECKOUT_FILES = ("CITATION.cff", "config")
 

@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from findings_run import made_up_checkout
+from findings_run import PEAK_MB
 from findings_run import with_curves as with_findings_curves
 from support import REPO, reseal
 
@@ -37,8 +37,6 @@ from vhct.reporting.render import format_number
 REMARKS = REPO / "src" / "vhct" / "article" / "templates" / "remarks.typ.j2"
 #: any image will do where a test compiles a rendered source without drawing the figures
 STAND_IN_IMAGE = REPO / "docs" / "figures" / "audit_forest.png"
-#: a made-up peak memory of the run, recorded in its provenance
-PEAK_MB = 1234.5
 
 needs_pdftotext = pytest.mark.skipif(
     shutil.which("pdftotext") is None,
@@ -86,39 +84,21 @@ def verdict_text(verdict: str, category: str) -> str:
     return verdict + (f" ({category})" if category and category != verdict else "")
 
 
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory) -> Path:
-    """A checkout whose findings are a made-up run's, shipped (no curves of its figures): read-only,
-    copied by :func:`root` for a test that changes it."""
-    return made_up_checkout(tmp_path_factory.mktemp("made-up"))
-
-
 @pytest.fixture
-def root(pristine, tmp_path) -> Path:
-    """A copy of :func:`pristine` of the test's own."""
-    return Path(shutil.copytree(pristine, tmp_path / "checkout"))
+def root(made_up_root, tmp_path) -> Path:
+    """A copy of the made-up checkout (conftest's ``made_up_root``) of the test's own."""
+    return Path(shutil.copytree(made_up_root, tmp_path / "checkout"))
 
 
 @pytest.fixture(scope="module")
-def curved(tmp_path_factory) -> Path:
-    """A checkout whose findings are a made-up confirmatory run's with a computed statement, a
-    recorded peak memory and the curves of every figure: read-only."""
-    root = made_up_checkout(tmp_path_factory.mktemp("curved"), confirmatory=True, computed=True)
-    with_curves(root)
-    path = findings_of(root) / "provenance.json"
-    path.write_text(json.dumps({**json.loads(path.read_text()), "max_rss_mb": PEAK_MB}), encoding="utf-8")
-    return root
-
-
-@pytest.fixture(scope="module")
-def built(curved):
-    """The article built by its command line (its defaults: run in the checkout) from :func:`curved`
-    (no results/), and its PDF."""
+def built(curved_root):
+    """The article built by its command line (its defaults: run in the checkout) from the made-up
+    findings with every curve (conftest's ``curved_root``; no results/), and its PDF."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(curved)
+        patch.chdir(curved_root)
         assert article_main([]) == 0
-    assert not (curved / "results").exists()
-    return curved, curved / "docs" / "article.pdf"
+    assert not (curved_root / "results").exists()
+    return curved_root, curved_root / "docs" / "article.pdf"
 
 
 def test_builds_from_the_findings_alone(built):
@@ -299,15 +279,17 @@ def test_a_regret_figure_is_drawn_when_the_input_holds_its_curves(root, tmp_path
     assert escape(first.name) not in absent and all(escape(f.name) in absent for f in others)
 
 
-def test_every_figure_of_the_run_is_redrawn_from_the_results_cache_as_from_the_results(curved, tmp_path):
+def test_every_figure_of_the_run_is_redrawn_from_the_results_cache_as_from_the_results(curved_root, tmp_path):
     """Issue 38 item 4: with each setting's curve and timing aggregates in the findings (as ``make
     findings`` ships them), ``python -m vhct.article.redraw`` draws every figure the run made (the
     audit's forest and summary among them), and a regret figure drawn from the shipped copy has the
     bytes of the one drawn from the run's results."""
-    findings_dir = findings_of(curved)
-    sources = read_sources(findings_dir, curved)
+    findings_dir = findings_of(curved_root)
+    sources = read_sources(findings_dir, curved_root)
     out = tmp_path / "redrawn"
-    assert redraw_main(["--findings", str(findings_dir), "--out", str(out), "--checkout", str(curved)]) == 0
+    assert (
+        redraw_main(["--findings", str(findings_dir), "--out", str(out), "--checkout", str(curved_root)]) == 0
+    )
     assert sorted(p.stem for p in out.glob("*.png")) == sorted(sources.provenance.figures)
     assert set(AUDIT_FIGURES) <= set(sources.provenance.figures)
     figure = collect(sources, "shipped findings").figures[0]
@@ -326,11 +308,11 @@ def test_every_figure_of_the_run_is_redrawn_from_the_results_cache_as_from_the_r
     assert (tmp_path / "a.png").read_bytes() == (out / f"{figure.name}.png").read_bytes()
 
 
-def test_only_the_figures_the_run_recorded_are_redrawn(curved, tmp_path):
+def test_only_the_figures_the_run_recorded_are_redrawn(curved_root, tmp_path):
     """A run that recorded the audit's forest alone (a run older than the summary figure, no regret
     figure): ``redraw`` draws the forest and nothing else."""
     forest, _ = AUDIT_FIGURES
-    root = Path(shutil.copytree(curved, tmp_path / "checkout"))
+    root = Path(shutil.copytree(curved_root, tmp_path / "checkout"))
     prov_path = findings_of(root) / "provenance.json"
     prov = json.loads(prov_path.read_text(encoding="utf-8"))
     prov_path.write_text(json.dumps({**prov, "figures": [forest]}), encoding="utf-8")
@@ -341,10 +323,10 @@ def test_only_the_figures_the_run_recorded_are_redrawn(curved, tmp_path):
     assert sorted(p.name for p in out.iterdir()) == [f"{forest}.pdf", f"{forest}.png"]
 
 
-def test_redrawing_without_the_curves_is_refused_naming_the_figures(pristine, tmp_path, capsys):
-    figures = collect(read_sources(findings_of(pristine), pristine), "results").figures
+def test_redrawing_without_the_curves_is_refused_naming_the_figures(made_up_root, tmp_path, capsys):
+    figures = collect(read_sources(findings_of(made_up_root), made_up_root), "results").figures
     out = tmp_path / "redrawn"
-    args = ["--findings", str(findings_of(pristine)), "--out", str(out), "--checkout", str(pristine)]
+    args = ["--findings", str(findings_of(made_up_root)), "--out", str(out), "--checkout", str(made_up_root)]
     assert redraw_main(args) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not in the input" in err

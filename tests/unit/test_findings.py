@@ -1,17 +1,16 @@
-"""The findings document (vhct.reporting.findings): rendered from a shipped run, and the shipped one."""
+"""The findings document (vhct.reporting.findings), rendered from a made-up run shipped (the shipped
+findings themselves: tests/unit/test_published.py)."""
 
 from __future__ import annotations
 
 import json
 import re
-import subprocess
 
 import pandas as pd
 import pytest
-import yaml
 from findings_run import complete as _complete
 from findings_run import made_up_run as _made_up_run
-from support import REPO, made_up_provenance, reseal
+from support import made_up_provenance, reseal
 
 from vhct.reporting import findings, ship
 from vhct.reporting.audit.records import AUDIT_FORMAT, parse_audit, read_audit
@@ -159,51 +158,6 @@ def test_headline_counts_the_verdicts_and_flips():
     )
 
 
-# ---------------------------------------------------------------- the shipped findings
-DOCS = REPO / "docs"
-
-
-def _shipped(name: str) -> dict:
-    return json.loads((DOCS / findings.DATA_DIR / name).read_text(encoding="utf-8"))
-
-
-def test_shipped_findings_document_is_what_the_generator_makes_of_the_shipped_files():
-    assert _shipped(findings.AUDIT_JSON)["format"] == AUDIT_FORMAT  # shipped in the current format
-    assert (DOCS / findings.DOCUMENT).read_text(encoding="utf-8") == findings.render(DOCS)
-
-
-def test_every_file_the_shipped_findings_link_exists_and_every_figure_is_shown():
-    text = (DOCS / findings.DOCUMENT).read_text(encoding="utf-8")
-    links = [link for link in re.findall(r"\]\(([^)#\s]+)\)", text) if "://" not in link]
-    assert links
-    for link in links:
-        assert (DOCS / link).exists(), link
-    pngs = sorted((DOCS / findings.FIGURES_DIR).glob("*.png"))
-    assert pngs, "no figure shipped"
-    for png in pngs:
-        assert f"{findings.FIGURES_DIR}/{png.name}" in links, png.name
-        assert png.read_bytes().startswith(b"\x89PNG"), png.name
-
-
-def test_shipped_findings_are_at_paper_scale_from_committed_code():
-    audit = read_audit(DOCS / findings.DATA_DIR / findings.AUDIT_JSON)  # the one reader: format 5
-    prov = _shipped(findings.PROVENANCE_JSON)
-    for name, experiment in audit.context.experiments.items():  # the paper's 20 seeds, or more
-        assert len(experiment.seeds) >= 20, name
-        assert all(len(s.seeds) >= 20 for s in experiment.settings.values()), name  # every setting
-    assert audit.paper_seeds == 20 and audit.below_paper() == {}
-    assert prov["config_files"] == ["config/config.yaml", "config/paper.yaml", "config/paper-local.yaml"]
-    assert re.fullmatch(r"[0-9a-f]{40}", prov["commit"]) and not prov["uncommitted_changes"]
-    claims = yaml.safe_load((REPO / "config" / "claims.yaml").read_text(encoding="utf-8"))["claims"]
-    text = (DOCS / findings.DOCUMENT).read_text(encoding="utf-8")
-    assert [c.claim.id for c in audit.claims] == [c["id"] for c in claims]
-    for c in audit.claims:  # a row of the summary table: a statement's, or a reading's under it
-        assert re.search(rf"^\| (- reading \d+: )?{re.escape(c.claim.id)} \|", text, re.M), c.claim.id
-    if (REPO / ".git").exists():  # a checkout with history: the commit is one of main's
-        ancestry = ["git", "-C", str(REPO), "merge-base", "--is-ancestor", prov["commit"], "HEAD"]
-        assert subprocess.run(ancestry, check=False).returncode == 0, f"{prov['commit']} not in history"
-
-
 def _scale_section(experiments: dict) -> list[str]:
     """The findings' "Not at the paper's full scale" lines of an audit of these experiments."""
     from vhct.reporting.render import render_findings
@@ -264,10 +218,21 @@ def test_a_setting_that_runs_fewer_seeds_is_said_with_its_count():
     assert _scale_section({"landmine": landmine}) == [nothing]
 
 
-def test_the_headline_and_the_summary_agree_with_the_verdict_table():
-    """The README's headline, the findings' summary and the table at a glance, from one renderer (the
-    shipped findings)."""
-    docs = DOCS
+@pytest.mark.parametrize("agree", [False, True], ids=["readings disagree", "readings agree"])
+def test_the_headline_and_the_summary_agree_with_the_verdict_table(tmp_path, agree):
+    """The README's headline, the findings' summary and the table at a glance, from one renderer (a
+    made-up run shipped): with a statement's two readings disagreeing, and made to agree."""
+    results, figures = _made_up_run(tmp_path)
+    docs = tmp_path / "docs"
+    ship.ship(results, figures, docs)
+    if agree:  # every reading of a statement read in several ways made reproduced
+        path = docs / findings.DATA_DIR / findings.AUDIT_JSON
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for claim in data["claims"]:
+            if claim["claim"].get("reading_of"):
+                claim.update(verdict="reproduced", category="reproduced")
+        path.write_text(json.dumps(data), encoding="utf-8")
+        reseal(docs / findings.DATA_DIR)
     audit = findings.read_audit(docs / findings.DATA_DIR / findings.AUDIT_JSON)
     text = findings.render(docs)
     table = text[
@@ -287,6 +252,7 @@ def test_the_headline_and_the_summary_agree_with_the_verdict_table():
     ]
     assert readings == several and several
     counts = {v: list(rows.values()).count(v) for v in set(rows.values())}
+    assert ("reproduced" in counts) == agree  # the agreeing readings' statement: linked below
     head = headline(audit)
     assert f"of the paper's {len(statements)} audited statements ({len(audit.claims)} readings)" in head
     for verdict, n in counts.items():
