@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from findings_run import complete as _complete
 from findings_run import made_up_run as _made_up_run
-from support import made_up_provenance, reseal
+from support import headline_counts, made_up_provenance, reseal
 
 from vhct.durations import duration
 from vhct.pipeline.provenance import read_provenance
@@ -196,13 +196,7 @@ def test_headline_counts_the_verdicts_and_flips():
 
     said = headline(made_up({"a": {"seeds": list(range(20))}}))
     # the made-up audit's counts, each beside its word: 20 seeds, 4 statements, the verdicts' tally, 1 flip
-    counts = dict(
-        (word, int(n))
-        for n, word in re.findall(
-            r"(\d+) (seeds|audited|reproduced|not reproduced|inconclusive|statement flips)", said
-        )
-    )
-    assert counts == {
+    assert headline_counts(said) == {
         "seeds": 20,
         "audited": 4,
         "reproduced": 2,
@@ -220,7 +214,7 @@ def test_headline_counts_the_verdicts_and_flips():
         },
     }
     said = headline(made_up(experiments))
-    assert "20 seeds per curve (BO-restarts5: 4 on garland; Random: 10 on landmine)" in said
+    assert "(BO-restarts5: 4 on garland; Random: 10 on landmine)" in said
 
 
 def _scale_section(experiments: dict) -> list[str]:
