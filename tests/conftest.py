@@ -2,8 +2,9 @@
 
 ``tests/unit`` checks one module at a time in-process; ``tests/integration`` runs the pipeline
 (Snakemake subprocesses on the tiny config, a local SLURM cluster) and the packaging (wheel and
-core-only installs). Every test under ``tests/integration`` carries the ``integration`` mark, so
-``pytest -m "not integration"`` (or ``pytest tests/unit``) is the quick loop. Helper functions
+core-only installs). Every test under ``tests/integration`` carries the ``integration`` mark, and so
+does a test under ``tests/unit`` that starts make or Snakemake (marked where it is), so
+``pytest -m "not integration"`` is the quick loop. Helper functions
 live in ``tests/support.py``, importable from any test; a made-up finished run and its shipped
 findings in ``tests/findings_run.py``.
 """
