@@ -15,7 +15,6 @@ import json
 from pathlib import Path
 
 import pytest
-from findings_run import PEAK_MB, made_up_checkout, with_curves
 from support import fixture_config
 
 INTEGRATION_DIR = Path(__file__).resolve().parent / "integration"
@@ -40,14 +39,18 @@ def tiny_fixtures(tmp_path_factory) -> Path:
 def made_up_root(tmp_path_factory) -> Path:
     """A checkout (citation record, configs; no results/) whose ``docs/findings`` is a made-up run
     shipped (``findings_run.made_up_checkout``), no curves of its figures. Read-only: copy it to change it."""
+    from findings_run import made_up_checkout
+
     return made_up_checkout(tmp_path_factory.mktemp("made-up"))
 
 
 @pytest.fixture(scope="session")
 def curved_root(tmp_path_factory) -> Path:
     """A checkout whose findings are a made-up confirmatory run's with a statement decided by
-    computation, a recorded peak memory (:data:`PEAK_MB`) and the curves of every figure it made.
+    computation, a recorded peak memory (``findings_run.PEAK_MB``) and the curves of every figure it made.
     Read-only but for the article built into its ``docs/``: copy it to change it."""
+    from findings_run import PEAK_MB, made_up_checkout, with_curves
+
     root = made_up_checkout(tmp_path_factory.mktemp("curved"), confirmatory=True, computed=True)
     findings = root / "docs" / "findings"
     with_curves(findings, root)
