@@ -2,13 +2,16 @@
 
 ``tests/unit`` checks one module at a time in-process; ``tests/integration`` runs the pipeline
 (Snakemake subprocesses on the tiny config, a local SLURM cluster) and the packaging (wheel and
-core-only installs). Every test under ``tests/integration`` carries the ``integration`` mark, so
-``pytest -m "not integration"`` (or ``pytest tests/unit``) is the quick loop. Helper functions
-live in ``tests/support.py``, importable from any test.
+core-only installs). Every test under ``tests/integration`` carries the ``integration`` mark, and so
+does a test under ``tests/unit`` that starts make or Snakemake (marked where it is), so
+``pytest -m "not integration"`` is the quick loop. Helper functions
+live in ``tests/support.py``, importable from any test; a made-up finished run and its shipped
+findings in ``tests/findings_run.py``.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -30,3 +33,27 @@ def tiny_fixtures(tmp_path_factory) -> Path:
     Read-only for its users: a test that damages data files makes its own with ``fixture_config``.
     """
     return fixture_config(tmp_path_factory.mktemp("fixtures"))
+
+
+@pytest.fixture(scope="session")
+def made_up_root(tmp_path_factory) -> Path:
+    """A checkout (citation record, configs; no results/) whose ``docs/findings`` is a made-up run
+    shipped (``findings_run.made_up_checkout``), no curves of its figures. Read-only: copy it to change it."""
+    from findings_run import made_up_checkout
+
+    return made_up_checkout(tmp_path_factory.mktemp("made-up"))
+
+
+@pytest.fixture(scope="session")
+def curved_root(tmp_path_factory) -> Path:
+    """A checkout whose findings are a made-up confirmatory run's with a statement decided by
+    computation, a recorded peak memory (``findings_run.PEAK_MB``) and the curves of every figure it made.
+    Read-only but for the article built into its ``docs/``: copy it to change it."""
+    from findings_run import PEAK_MB, made_up_checkout, with_curves
+
+    root = made_up_checkout(tmp_path_factory.mktemp("curved"), confirmatory=True, computed=True)
+    findings = root / "docs" / "findings"
+    with_curves(findings, root)
+    path = findings / "provenance.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), "max_rss_mb": PEAK_MB}), encoding="utf-8")
+    return root

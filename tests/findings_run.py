@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
@@ -125,11 +126,49 @@ def write_setting_tables(folder: Path, experiment: str, info: dict, seed: int = 
             write_table(frame, ResultsFolder(str(folder)).setting_table(experiment, setting, table))
 
 
-def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
+#: a made-up statement decided by computation (``made_up_run(..., computed=True)``)
+COMPUTED = {
+    "claim": {
+        "id": "K1",
+        "quote": "the function is locally smooth",
+        "location": "Sec. 1",
+        "objective": "garland",
+        "check": "gls",
+        "claimed": "holds",
+        "resolutions": [{"kind": "exponential", "nu": 1.0, "rho": 0.5}],
+        "max_depth": 3,
+    },
+    "verdict": "reproduced",
+    "reason": "holds at depths 0..3",
+    "table": {"depth": [0.0, 1.0, 2.0, 3.0], "optimal_cell_drop": [0.5, 0.25, 0.125, 0.0625]},
+}
+
+
+def made_up_design(experiments: dict) -> dict:
+    """A made-up confirmatory design (an analysis plan's record) of ``experiments``' seeds 20-39."""
+    return {
+        "plan_file": "config/plans/made-up.yaml",
+        "plan_sha256": "1" * 64,
+        "commit": "0" * 40,
+        "dirty": False,
+        "config_sha256": "2" * 64,
+        "claims_sha256": "3" * 64,
+        "pilot_config": "config/config.yaml",
+        "pilot_samples_sha256": "4" * 64,
+        "pilot_seeds": {e: list(range(20)) for e in experiments},
+        "confirmatory_seeds": {
+            e: {s: list(range(20, 40)) for s in x["settings"]} for e, x in experiments.items()
+        },
+        "underpowered": [],
+    }
+
+
+def made_up_run(tmp_path: Path, *, confirmatory: bool = False, computed: bool = False) -> tuple[Path, Path]:
     """A finished run's results/ and figures/ as `make paper-local` leaves them (small, made up):
     the audit JSON, aggregates, figures, one batch file of the run store (written by the real run job,
     a few rounds; under ``tmp_path/store``), the audit's spec naming it, and the provenance record
-    with the outputs' checksums."""
+    with the outputs' checksums. ``confirmatory``: the audit records a made-up analysis plan
+    (:func:`made_up_design`); ``computed``: and a statement decided by computation (:data:`COMPUTED`)."""
     results, figures = tmp_path / "results", tmp_path / "figures"
 
     def settings(horizon: int) -> dict:  # as the audit's config summary records them
@@ -176,7 +215,12 @@ def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
                 },
                 "mnist": {
                     "objective": "mnist",
-                    "objective_params": {"mode": "test-split", "n_train": 2000, "n_valid": 1000},
+                    "objective_params": {
+                        "mode": "test-split",
+                        "n_train": 2000,
+                        "n_valid": 1000,
+                        "subset_seed": 0,
+                    },
                     "noise": 0.05,
                     "horizon": 100,
                     "seeds": list(range(20)),
@@ -257,6 +301,10 @@ def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
     for claim in audit["claims"]:
         claim["min_seeds"] = 20  # the claims' minimum: the 20 seeds below are the paper's scale
     audit = complete(audit)  # every field the audit's records require
+    if confirmatory:
+        audit["context"]["design"] = made_up_design(audit["context"]["experiments"])
+    if computed:
+        audit["computed"] = [COMPUTED]
     config = provenance.config_record([REPO / "config" / "paper-local.yaml"])
     config["figures"] = ["fig3a_garland", "fig3c_mnist", "audit_forest", "audit_summary"]
     started = datetime.now(UTC) - timedelta(seconds=3600)
@@ -312,3 +360,62 @@ def made_up_run(tmp_path: Path) -> tuple[Path, Path]:
     )
     Path(folder.provenance).write_text(prov.json_text())
     return results, figures
+
+
+#: a made-up peak memory of a run (conftest's ``curved_root`` records it in the run's provenance)
+PEAK_MB = 1234.5
+#: what a checkout needs besides src/ and its findings to build the article
+CHECKOUT_FILES = ("CITATION.cff", "config")
+
+
+def made_up_checkout(tmp_path: Path, **run) -> Path:
+    """A checkout in ``tmp_path/checkout`` (the citation record, the configs; no results/, no git) whose
+    ``docs/findings`` is :func:`made_up_run` (``run``: its options) shipped as `make findings` ships it."""
+    from vhct.reporting import ship
+
+    root = tmp_path / "checkout"
+    for name in CHECKOUT_FILES:
+        src, dst = REPO / name, root / name
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, dst)
+    results, figures = made_up_run(tmp_path / "run", **run)
+    ship.ship(results, figures, root / "docs", readme=None)
+    return root
+
+
+def with_curves(findings_dir: Path, checkout: Path, figures=None) -> None:
+    """Give a findings folder the curves of ``figures`` (default: every regret figure the article
+    finds in it), written by the pipeline's own writers, as a run of their settings would have: a
+    setting the audit lacks joins its context (the run's config's info) and its final aggregate
+    (made-up regret); then every file is recorded as the run's (:func:`support.reseal`)."""
+    from support import reseal
+
+    from vhct.article.record import collect
+    from vhct.article.sources import read_sources
+
+    sources = read_sources(findings_dir, checkout)
+    cfg = sources.config()
+    audit_path = findings_dir / findings.AUDIT_JSON
+    audit = json.loads(audit_path.read_text(encoding="utf-8"))
+    for figure in figures if figures is not None else collect(sources, "results").figures:
+        for experiment, by_setting in figure.curves.items():
+            context = audit["context"]["experiments"][experiment]["settings"]
+            config = cfg.experiment_info(experiment).settings
+            joined = {s: config[s] for s in by_setting if s not in context}
+            context.update({s: info.model_dump(mode="json") for s, info in joined.items()})
+            final_path = findings_dir / "aggregates" / experiment / "final.csv"
+            final = pd.read_csv(final_path)
+            rows = pd.DataFrame(
+                {
+                    "setting": list(joined),
+                    "algorithm": [i.algorithm for i in joined.values()],
+                    "label": [i.label for i in joined.values()],
+                    "horizon": [i.horizon for i in joined.values()],
+                    "n_seeds": [len(i.seeds) for i in joined.values()],
+                }
+            ).reindex(columns=FINAL_COLUMNS, fill_value=1.0)
+            pd.concat([final, rows]).to_csv(final_path, index=False)
+            ran = sources.audit.context.experiments[experiment].settings
+            write_setting_tables(findings_dir, experiment, {s: ran.get(s, config[s]) for s in by_setting})
+    audit_path.write_text(json.dumps(audit), encoding="utf-8")
+    reseal(findings_dir)

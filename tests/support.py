@@ -240,6 +240,28 @@ def conditions_of(claims) -> dict:
     return {e: {"objective": "garland", "noise": 0.05, "source": "made up"} for e in names}
 
 
+#: the words a headline of the audit gives a count beside (``vhct.reporting.render.headline``)
+HEADLINE_WORDS = (
+    "seeds",
+    "audited",
+    "readings",
+    "reproduced",
+    "not reproduced",
+    "inconclusive",
+    "readings disagree",
+    "statement flips",
+)
+
+
+def headline_counts(said: str) -> dict[str, int]:
+    """Each count a headline states, by the word after it ("20 seeds", "1 not reproduced"): a test checks
+    the counts of the record it rendered, not the sentence's wording."""
+    import re
+
+    words = "|".join(sorted(map(re.escape, HEADLINE_WORDS), key=len, reverse=True))
+    return {word: int(n) for n, word in re.findall(rf"(\d+) ({words})\b", said)}
+
+
 def drive(opt, reward: Callable[[np.ndarray], float], rounds: int) -> np.ndarray:
     """The ask/tell loop every optimizer test runs: ``rounds`` times ``x = opt.ask()`` then
     ``opt.tell(x, reward(x))``; returns the asked points, one row per round. ``reward`` may draw

@@ -1,16 +1,19 @@
 """The article's layout for its readers (issue 50 item 5): every image fits the page's text area
 (none taller than a page, so none is clipped), the forest comes in parts that each fit at full size,
-and every count of statements the article prints is the same count."""
+and every count of statements the article prints is the same count. The article is built from a
+made-up run's findings (conftest's ``curved_root``) whose audit is given many statements."""
 
 from __future__ import annotations
 
+import copy
+import json
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from support import REPO
+from support import reseal
 
 from vhct.article.build import build, compile_pdf
 from vhct.article.figures import PAGE, draw_forest, placed
@@ -39,15 +42,42 @@ def oversized(pdf: Path) -> list[str]:
     return found
 
 
+#: statements added to the made-up audit, each a copy of one with a comparison: more forest rows
+#: than one page holds
+MORE_STATEMENTS = 40
+#: comparisons of the first statement added: more rows than a short part holds
+LONG_STATEMENT = 20
+
+
 @pytest.fixture(scope="module")
-def article(tmp_path_factory):
-    """The article built from the shipped findings: its PDF and Typst source."""
+def long_audit(curved_root, tmp_path_factory) -> Path:
+    """A copy of the made-up checkout whose audit holds :data:`MORE_STATEMENTS` more statements, each
+    a copy (under its own id) of one that reads a comparison, the first with its comparison repeated
+    :data:`LONG_STATEMENT` times, recorded as the run's."""
+    root = Path(shutil.copytree(curved_root, tmp_path_factory.mktemp("long") / "checkout"))
+    path = root / "docs" / "findings" / "audit.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    compared = next(c for c in data["claims"] if any(e["comparisons"] for e in c["experiments"]))
+    for k in range(MORE_STATEMENTS):
+        more = copy.deepcopy(compared)
+        more["claim"].update(id=f"more-{k}", reading_of=None)
+        data["claims"].append(more)
+    (experiment, *_) = (e for e in data["claims"][-MORE_STATEMENTS]["experiments"] if e["comparisons"])
+    experiment["comparisons"] *= LONG_STATEMENT
+    path.write_text(json.dumps(data), encoding="utf-8")
+    reseal(root / "docs" / "findings")
+    return root
+
+
+@pytest.fixture(scope="module")
+def article(long_audit, tmp_path_factory):
+    """The article built from :func:`long_audit`: its record, PDF and Typst source."""
     folder = tmp_path_factory.mktemp("layout")
     built = build(
-        REPO / "docs" / "findings",
+        long_audit / "docs" / "findings",
         folder / "a.pdf",
         "findings",
-        REPO,
+        long_audit,
         folder / "a.typ",
         progress=lambda _: None,
     )
@@ -75,8 +105,8 @@ def test_an_oversized_figure_is_found(tmp_path):
     assert width < 1 and width * 1.5 * PAGE.text_height <= PAGE.image_height * SLACK
 
 
-def test_the_forest_parts_each_fit_a_page(tmp_path):
-    audit = read_sources(REPO / "docs" / "findings", REPO).audit
+def test_the_forest_parts_each_fit_a_page(long_audit, tmp_path):
+    audit = read_sources(long_audit / "docs" / "findings", long_audit).audit
     rows = forest_rows(audit.claims)
     parts = split_rows(rows, PAGE.image_height)
     assert len(parts) > 1 and sum(map(len, parts)) == len(rows)

@@ -59,6 +59,7 @@ def test_duplicates_deep_inside_and_yaml_merge_keys(tmp_path):
     assert vc.read_config_file(path)["a"] == {"p": 1, "q": 3}
 
 
+@pytest.mark.integration  # a Snakemake subprocess (a dry run)
 def test_the_workflow_rejects_a_duplicate_key_before_any_job(tmp_path):
     """Snakemake's own --configfile load keeps the last value; the workflow reads the file again
     through the package's loader and stops at parse time, naming the file and line."""
@@ -377,6 +378,7 @@ def test_the_objectives_declared_reads_are_what_it_reads(tmp_path):
     assert data_dir_reads("mnist", {}) == data_dir_reads("mnist", {"mode": "official"})  # the default
 
 
+@pytest.mark.integration  # a Snakemake subprocess (a dry run)
 def test_the_workflow_refuses_an_unverified_data_path_before_any_job(tmp_path):
     config = derived(
         tmp_path, "experiments:\n  landmine:\n    objective_params: {data_path: /tmp/flipped.mat}\n"

@@ -78,16 +78,15 @@ def test_a_folder_name_the_pipeline_cannot_take_fails_naming_the_file(tmp_path, 
     assert message in str(info.value) and "\n" not in str(info.value)
 
 
-def test_the_command_line_prints_a_configs_folder(tmp_path):
+def test_the_command_line_prints_a_configs_folder(tmp_path, capsys):
+    """``python -m vhct.pipeline.config --folder ROOT FILE`` (its main, in this process; the Makefile's
+    use of it: test_make_paper_local_and_findings_use_the_paper_local_folders)."""
+    from vhct.pipeline.config.cli import main
+
     mine = write(tmp_path / "mine.yaml", f"base: {TINY}\n")
     for root in vc.OUTPUT_ROOTS:
-        done = subprocess.run(
-            [sys.executable, "-m", "vhct.pipeline.config", "--folder", root, str(mine)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        assert done.stdout == f"{root}/mine\n"
+        assert main(["--folder", root, str(mine)]) == 0
+        assert capsys.readouterr().out == f"{root}/mine\n"
 
 
 def test_ship_takes_the_folders_make_paper_local_writes():
@@ -112,6 +111,7 @@ def test_provenance_hashes_the_figures_of_the_commands_config(tmp_path, monkeypa
     assert recorded["regret.png"] == hashlib.sha256(b"mine").hexdigest()
 
 
+@pytest.mark.integration  # make, and the commands it prints, run as subprocesses
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")
 def test_make_paper_local_and_findings_use_the_paper_local_folders(tmp_path):
     """The lines `make -n` prints, run with the pipeline's commands replaced by `echo`. Before: the

@@ -333,6 +333,7 @@ def test_an_audit_without_a_plan_says_it_is_exploratory(world, tmp_path):
     assert "Design: exploratory" in (tmp_path / "a.md").read_text()
 
 
+@pytest.mark.integration  # a real make run (its checks start Python)
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")
 def test_make_paper_local_fails_fast_on_a_plan_error(tmp_path):
     """`make paper-local` checks the plan first: a missing one stops it in one line naming the file and

@@ -3,8 +3,9 @@
 its type, every malformed file refused in one line with exit 2 before anything is drawn, every value
 printed as text, and the config read as the run read it.
 
-Each probe's command is in its test's docstring; the probes run on a copy of the shipped findings
-(``docs/findings``) in a checkout without results/."""
+Each probe's command is in its test's docstring; the probes run on a copy of a made-up run's findings,
+with the curves of its figures (conftest's ``curved_root``), in a checkout without results/. One test
+reads the shipped findings (``docs/findings``), whatever run they hold."""
 
 from __future__ import annotations
 
@@ -26,29 +27,34 @@ from vhct.article.record import collect
 from vhct.article.redraw import main as redraw_main
 from vhct.article.sources import ArticleError, read_sources
 from vhct.article.typeset import check_text, render
+from vhct.reporting import findings as findings_document
+from vhct.reporting.findings import DATA_DIR, DOCUMENT, FIGURES_DIR
 from vhct.reporting.published import FindingsError, read_published
+from vhct.reporting.ship import readme_block
 
-FINDINGS = REPO / "docs" / "findings"
-CURVE = Path("aggregates/garland/settings/VHCT-rho0.75/regret.csv")
-TIMING = CURVE.with_name("timing.csv")
+DOCS = REPO / "docs"
+#: the README's lines a reader sees first on GitHub (about a screen)
+README_FIRST_SCREEN_LINES = 25
 STAND_IN_IMAGE = REPO / "docs" / "figures" / "audit_forest.png"
 
 needs_pdftotext = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext is not installed")
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
-    """A checkout (citation record, configs, shipped findings) with no results/ and no git."""
-    root = tmp_path / "checkout"
-    for name in ("CITATION.cff", "config", "docs/findings"):
-        src, dst = REPO / name, root / name
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, dst)
-    return root
+def root(curved_root: Path, tmp_path: Path) -> Path:
+    """A copy of a checkout (citation record, configs, a made-up run's findings with every curve) with no
+    results/ and no git."""
+    return Path(shutil.copytree(curved_root, tmp_path / "checkout"))
 
 
 def findings(root: Path) -> Path:
     return root / "docs" / "findings"
+
+
+def a_curve(root: Path) -> Path:
+    """One setting's curve table in ``root``'s findings (relative to the folder): the first read."""
+    curves = read_published(findings(root)).curves
+    return next(iter(next(iter(curves.values())).values())).regret.relative_to(findings(root))
 
 
 def edit_audit(root: Path, change) -> None:
@@ -75,22 +81,49 @@ def refused_in_one_line(err: str, *names: str) -> None:
         assert name in lines[0], (name, lines[0])
 
 
-def test_the_shipped_findings_pass_every_check():
-    found = read_published(FINDINGS)
+def test_the_shipped_findings_pass_every_check_and_are_what_the_document_renders():
+    """The one test of the shipped findings, whatever run they hold: the one reader accepts them (every
+    file's sha256 as recorded, every value of its type, audit and provenance of one run), the document
+    and the README's block are what the generator makes of them, every file they link exists, and the
+    run's code was committed, in this checkout's history when it has one."""
+    found = read_published(DOCS / DATA_DIR)
     assert found.audit.context.run_id == found.provenance.run_id
-    assert found.curves["garland"]["VHCT-rho0.75"].table["mean"].notna().all()
+    commit = found.provenance.commit
+    assert (
+        commit is not None
+        and re.fullmatch(r"[0-9a-f]{40}", commit)
+        and not found.provenance.uncommitted_changes
+    )
+    if (REPO / ".git").exists():
+        ancestry = ["git", "-C", str(REPO), "merge-base", "--is-ancestor", commit, "HEAD"]
+        assert subprocess.run(ancestry, check=False).returncode == 0, f"{commit} not in history"
+    assert (DOCS / DOCUMENT).read_text(encoding="utf-8") == findings_document.render(DOCS)
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    # the block on the README's first screen, the findings linked; its tally the README's only one
+    # (issue 51: the quick start's is in docs/pipeline.md)
+    first_screen = "\n".join(readme.splitlines()[:README_FIRST_SCREEN_LINES])
+    assert readme_block(DOCS) in first_screen and "](docs/findings.md)" in first_screen
+    tally = re.compile(r"\b\d+\s+reproduced\b")
+    assert len(tally.findall(readme_block(DOCS))) == len(tally.findall(readme)) == 1
+    assert "quick start's audit" in (DOCS / "pipeline.md").read_text(encoding="utf-8")
+    text = (DOCS / DOCUMENT).read_text(encoding="utf-8")
+    links = [link for link in re.findall(r"\]\(([^)#\s]+)\)", text) if "://" not in link]
+    assert links and all((DOCS / link).exists() for link in links), links
+    for png in (DOCS / FIGURES_DIR).glob("*.png"):  # every figure shipped is shown
+        assert f"{FIGURES_DIR}/{png.name}" in links, png.name
 
 
 def test_a_forged_curve_is_refused_before_anything_is_drawn(root, capsys):
     """Probe: scale VHCT's Garland curve by 0.001 in docs/findings/aggregates/garland/settings/
     VHCT-rho0.75/regret.csv, then ``python -m vhct.article.redraw``: it drew VHCT flat at 0, exit 0."""
-    path = findings(root) / CURVE
+    curve = a_curve(root)
+    path = findings(root) / curve
     table = pd.read_csv(path)
     table["mean"] *= 0.001
     table.to_csv(path, index=False)
     code, err, out = redraw(root, capsys)
     assert code == 2 and not out.exists()
-    refused_in_one_line(err, str(CURVE), "sha256", "make findings")
+    refused_in_one_line(err, str(curve), "sha256", "make findings")
 
 
 def test_a_forged_verdict_with_zeroed_hashes_is_refused(root, capsys):
@@ -184,19 +217,21 @@ def test_a_malformed_curve_table_is_refused_in_one_line_before_any_figure(root, 
     line gone, the legend kept), truncated (``ValueError`` traceback), header-only, empty
     (``EmptyDataError``), random bytes (``UnicodeDecodeError``): each drew or crashed with exit 1."""
     damage, named = MALFORMED[case]
-    damage(findings(root) / CURVE)
+    curve = a_curve(root)
+    damage(findings(root) / curve)
     reseal(findings(root))
     code, err, out = redraw(root, capsys)
     assert code == 2 and not out.exists()
-    refused_in_one_line(err, str(CURVE), named)
+    refused_in_one_line(err, str(curve), named)
 
 
 def test_a_missing_timing_table_is_refused_before_any_figure(root, capsys):
     """Probe: a setting's timing.csv removed: it was reported after a figure had been drawn."""
-    (findings(root) / TIMING).unlink()
+    timing = a_curve(root).with_name("timing.csv")
+    (findings(root) / timing).unlink()
     code, err, out = redraw(root, capsys)
     assert code == 2 and not out.exists()
-    refused_in_one_line(err, str(TIMING))
+    refused_in_one_line(err, str(timing))
 
 
 def test_an_edited_config_is_refused_outside_git_and_read_at_the_runs_commit_inside(root):

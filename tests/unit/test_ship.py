@@ -27,8 +27,6 @@ from vhct.reporting.audit.records import AUDIT_FORMAT, parse_audit, read_audit
 from vhct.reporting.findings import FindingsError
 from vhct.reporting.render import headline, seeds_span
 
-#: what a newcomer sees without scrolling
-README_FIRST_SCREEN_LINES = 25
 README_TEXT = f"# title\n\n{findings.README_BEGIN}\nold\n{findings.README_END}\n\nrest\n"
 
 
@@ -610,27 +608,6 @@ def test_output_hashes_cover_the_audit_the_aggregates_and_the_declared_figures(t
     assert (
         hashes["results"]["audit.json"] == hashlib.sha256((results / "audit.json").read_bytes()).hexdigest()
     )
-
-
-# ---------------------------------------------------------------- the shipped README
-def test_readme_first_screen_carries_the_shipped_headline_and_links_the_findings():
-    first_screen = "\n".join(
-        (REPO / "README.md").read_text(encoding="utf-8").splitlines()[:README_FIRST_SCREEN_LINES]
-    )
-    docs = REPO / "docs"
-    assert ship.readme_block(docs) in first_screen  # the shipped audit, read by the one reader
-    assert "](docs/findings.md)" in first_screen
-
-
-def test_readme_states_one_verdict_tally_the_shipped_findings():
-    """Issue 51: the README gave the shipped tally and, a screen below, the quick start's; it now
-    states only the shipped one (in its findings block), the quick start's being in docs/pipeline.md."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    tally = re.compile(r"\b\d+\s+reproduced\b")
-    block = ship.readme_block(REPO / "docs")
-    assert len(tally.findall(block)) == 1
-    assert len(tally.findall(readme)) == 1
-    assert "quick start's audit" in (REPO / "docs" / "pipeline.md").read_text(encoding="utf-8")
 
 
 # ---------------------------------------------------------------- the journal names only its docs folder

@@ -7,10 +7,9 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from findings_run import complete  # noqa: E402
-from support import REPO  # noqa: E402
+from findings_run import COMPUTED, complete  # noqa: E402
 
-from vhct.reporting.audit.records import AUDIT_FORMAT, Audit, Comparison, parse_audit, read_audit  # noqa: E402
+from vhct.reporting.audit.records import AUDIT_FORMAT, Audit, Comparison, parse_audit  # noqa: E402
 from vhct.reporting.audit.verdicts import statements  # noqa: E402
 from vhct.reporting.plots.common import PNG_DPI  # noqa: E402
 from vhct.reporting.plots.summary import audit_summary, draw_summary, summary_rows  # noqa: E402
@@ -22,8 +21,9 @@ VERDICTS = ("reproduced", "not reproduced", "inconclusive")
 CATEGORIES = {"reproduced": "reproduced", "not reproduced": "the opposite", "inconclusive": "underpowered"}
 
 
-def made_up_audit(n: int) -> Audit:
-    """``n`` statements, the first with two readings that disagree, each reading one comparison."""
+def made_up_audit(n: int, computed: int = 0) -> Audit:
+    """``n`` statements, the first with two readings that disagree, each reading one comparison, and
+    ``computed`` statements decided by computation."""
     claims = []
     for k in range(n + 1):
         verdict = VERDICTS[k % 3]
@@ -69,6 +69,9 @@ def made_up_audit(n: int) -> Audit:
             "sensitivity": [],
             "discrepancies": [],
             "claims": claims,
+            "computed": [
+                {**COMPUTED, "claim": {**COMPUTED["claim"], "id": f"computed-{k}"}} for k in range(computed)
+            ],
         }
     )
     return parse_audit(audit)
@@ -118,12 +121,18 @@ def test_each_marker_is_its_statements_verdict_colour():
     assert want[0] == verdict_colour("readings disagree") and len(set(want)) == 4
 
 
-def test_the_shipped_audit_fits_one_page_with_a_row_per_statement():
-    """The shipped findings: every statement on runs (the README's tally) and every one checked by
-    computation, a row each, inside one page."""
-    audit = read_audit(REPO / "docs" / "findings" / "audit.json")
+def test_statements_decided_by_computation_get_a_row_each_inside_the_page():
+    """As many statements as the claims file holds, on runs and by computation: a row each (the
+    computed ones after those on runs), inside one page."""
+    from vhct.reporting.audit.claims import load_claims
+
+    claims = load_claims()
+    on_runs = len({c.reading_of or c.id for c in claims.claims})
+    audit = made_up_audit(on_runs, computed=len(claims.computed))
     fig = draw_summary(summary_rows(audit))
     width, height = fig.get_size_inches()
     assert width <= PAGE[0] and height <= PAGE[1]
-    assert len(fig.axes[0].get_yticklabels()) == sum(audit.summary.values()) + len(audit.computed)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert len(labels) == on_runs + len(claims.computed)
+    assert labels[on_runs:] == [f"computed {k}" for k in range(len(claims.computed))]
     assert inside_the_page(fig)
