@@ -15,7 +15,7 @@ from support import REPO, run_spec
 from vhct.pipeline import provenance
 from vhct.pipeline.aggregate import FINAL_COLUMNS, TIMING_COLUMNS, curve_table, timing_table, write_table
 from vhct.pipeline.jobs import run_job
-from vhct.pipeline.layout import FINAL_TABLE, TIMING_TABLE, ResultsFolder
+from vhct.pipeline.layout import AUDIT_JSON, FINAL_TABLE, TIMING_TABLE, ResultsFolder
 from vhct.pipeline.stale import write_spec
 from vhct.pipeline.store import RunJob
 from vhct.pipeline.versions import package_versions, run_source
@@ -395,7 +395,7 @@ def with_curves(findings_dir: Path, checkout: Path, figures=None) -> None:
 
     sources = read_sources(findings_dir, checkout)
     cfg = sources.config()
-    audit_path = findings_dir / findings.AUDIT_JSON
+    audit_path = findings_dir / AUDIT_JSON
     audit = json.loads(audit_path.read_text(encoding="utf-8"))
     for figure in figures if figures is not None else collect(sources, "results").figures:
         for experiment, by_setting in figure.curves.items():

@@ -13,6 +13,7 @@ from findings_run import made_up_run as _made_up_run
 from support import headline_counts, made_up_provenance, reseal
 
 from vhct.durations import duration
+from vhct.pipeline.layout import AUDIT_JSON, PROVENANCE_JSON, VERDICTS_CSV
 from vhct.pipeline.provenance import read_provenance
 from vhct.reporting import findings, ship
 from vhct.reporting.audit.records import AUDIT_FORMAT, parse_audit, read_audit
@@ -25,9 +26,9 @@ def test_a_shipped_run_renders_every_part(tmp_path):
     copied = ship.ship(results, figures, docs)
     assert all(p.is_file() for p in copied)
     # the audit's verdict table is shipped beside its JSON, as the run wrote it
-    shipped_table = docs / findings.DATA_DIR / findings.VERDICTS_CSV
+    shipped_table = docs / findings.DATA_DIR / VERDICTS_CSV
     assert shipped_table in copied
-    assert shipped_table.read_bytes() == (results / findings.VERDICTS_CSV).read_bytes()
+    assert shipped_table.read_bytes() == (results / VERDICTS_CSV).read_bytes()
     text = (docs / findings.DOCUMENT).read_text(encoding="utf-8")
     # the audit's forest figure is shipped and linked first, before the summary
     assert (docs / "figures" / "audit_forest.png").is_file()
@@ -36,8 +37,8 @@ def test_a_shipped_run_renders_every_part(tmp_path):
     assert (docs / "figures" / "audit_summary.png").is_file()
     assert text.index("[audit_summary](figures/audit_summary.png)") < text.index("## Summary")
     assert text.index("[verdicts.csv](findings/verdicts.csv)") < text.index("## Summary")
-    audit = read_audit(docs / findings.DATA_DIR / findings.AUDIT_JSON)
-    prov = read_provenance(docs / findings.DATA_DIR / findings.PROVENANCE_JSON)
+    audit = read_audit(docs / findings.DATA_DIR / AUDIT_JSON)
+    prov = read_provenance(docs / findings.DATA_DIR / PROVENANCE_JSON)
     assert headline(audit) in text
     # every value below is the shipped record's, as the template renders it; no sentence is pinned
     assert duration(prov.wall_seconds, finest="s") in text and prov.config_files[-1] in text
@@ -132,9 +133,9 @@ def test_a_shipped_run_renders_every_part(tmp_path):
         if link.startswith(("figures/", "findings/")):
             assert (docs / link).is_file(), link
     # the document is a function of the shipped files: a verdict changed in the audit JSON changes it
-    shipped = json.loads((docs / findings.DATA_DIR / findings.AUDIT_JSON).read_text())
+    shipped = json.loads((docs / findings.DATA_DIR / AUDIT_JSON).read_text())
     shipped["claims"][1].update(verdict="reproduced", category="reproduced")
-    (docs / findings.DATA_DIR / findings.AUDIT_JSON).write_text(json.dumps(shipped))
+    (docs / findings.DATA_DIR / AUDIT_JSON).write_text(json.dumps(shipped))
     reseal(docs / findings.DATA_DIR)
     changed = findings.render(docs)
     assert "| C2 | **reproduced** |" in changed and "| C2 | **inconclusive** |" in text
@@ -156,7 +157,7 @@ def test_an_audit_of_another_format_is_refused_by_name(tmp_path):
     results, figures = _made_up_run(tmp_path)
     docs = tmp_path / "docs"
     ship.ship(results, figures, docs)
-    path = docs / findings.DATA_DIR / findings.AUDIT_JSON
+    path = docs / findings.DATA_DIR / AUDIT_JSON
     old = json.loads(path.read_text())
     del old["format"]  # as the audits written before the format was recorded
     path.write_text(json.dumps(old))
@@ -285,14 +286,14 @@ def test_the_headline_and_the_summary_agree_with_the_verdict_table(tmp_path, agr
     docs = tmp_path / "docs"
     ship.ship(results, figures, docs)
     if agree:  # every reading of a statement read in several ways made reproduced
-        path = docs / findings.DATA_DIR / findings.AUDIT_JSON
+        path = docs / findings.DATA_DIR / AUDIT_JSON
         data = json.loads(path.read_text(encoding="utf-8"))
         for claim in data["claims"]:
             if claim["claim"].get("reading_of"):
                 claim.update(verdict="reproduced", category="reproduced")
         path.write_text(json.dumps(data), encoding="utf-8")
         reseal(docs / findings.DATA_DIR)
-    audit = findings.read_audit(docs / findings.DATA_DIR / findings.AUDIT_JSON)
+    audit = findings.read_audit(docs / findings.DATA_DIR / AUDIT_JSON)
     text = findings.render(docs)
     table = text[
         text.index("| statement / its readings | verdict | decided by |") : text.index(
@@ -350,7 +351,7 @@ def test_the_findings_say_once_which_settings_ran_more_seeds_than_the_paper_and_
     results, figures = _made_up_run(tmp_path)
     docs = tmp_path / "docs"
     ship.ship(results, figures, docs, reduced=True)
-    audit_path = docs / findings.DATA_DIR / findings.AUDIT_JSON
+    audit_path = docs / findings.DATA_DIR / AUDIT_JSON
     audit = json.loads(audit_path.read_text(encoding="utf-8"))
     name, exp = next(iter(audit["context"]["experiments"].items()))
     first, *others = list(exp["settings"])

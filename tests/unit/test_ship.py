@@ -21,6 +21,7 @@ from support import REPO
 from vhct.pipeline import provenance
 from vhct.pipeline.aggregate import SETTING_TABLE, SETTING_TABLES
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
+from vhct.pipeline.layout import AUDIT_JSON, PROVENANCE_JSON, VERDICTS_CSV
 from vhct.pipeline.versions import package_versions
 from vhct.reporting import findings, ship
 from vhct.reporting.audit.records import AUDIT_FORMAT, parse_audit, read_audit
@@ -42,7 +43,7 @@ def snapshot(*folders: Path) -> dict[str, bytes]:
 
 def rerecord(results: Path, figures: Path) -> None:
     """Record the outputs' checksums again, as a run that had left them so would have."""
-    path = results / findings.PROVENANCE_JSON
+    path = results / PROVENANCE_JSON
     prov = json.loads(path.read_text())
     prov["output_sha256"] = provenance.output_hashes(results, figures, prov["figures"])
     path.write_text(json.dumps(prov))
@@ -76,7 +77,7 @@ def refused(results: Path, figures: Path, docs: Path, readme: Path, match: str, 
 # ---------------------------------------------------------------- what is shipped
 def test_ship_names_a_missing_input_and_changes_nothing(tmp_path):
     results, figures = made_up_run(tmp_path)
-    (results / findings.PROVENANCE_JSON).unlink()
+    (results / PROVENANCE_JSON).unlink()
     docs = tmp_path / "docs"
     (docs / findings.DATA_DIR).mkdir(parents=True)
     (docs / findings.DATA_DIR / "keep.txt").write_text("old")
@@ -101,12 +102,12 @@ def test_ship_copies_only_the_figures_the_findings_link(shipped):
     assert set(ship.FIGURE_LINK.findall(text)) == linked
     assert "tiny_regret" not in text  # in figures/, but not a figure of the recorded run's config
     assert all(p.is_file() for p in shipped_files) and docs / findings.DOCUMENT in shipped_files
-    for source in (results / findings.AUDIT_JSON, figures / "fig3a_garland.png"):
+    for source in (results / AUDIT_JSON, figures / "fig3a_garland.png"):
         target = (
             docs / (findings.DATA_DIR if source.suffix == ".json" else findings.FIGURES_DIR) / source.name
         )
         assert target.read_bytes() == source.read_bytes()
-    assert headline(read_audit(results / findings.AUDIT_JSON)) in readme.read_text()
+    assert headline(read_audit(results / AUDIT_JSON)) in readme.read_text()
     assert readme.read_text().endswith("\n\nrest\n") and "\nold\n" not in readme.read_text()
     assert not list(docs.glob(".findings-*"))  # no stage, no journal left
 
@@ -116,7 +117,7 @@ def test_ship_caches_each_settings_curve_and_timing_as_the_run_wrote_them(shippe
     shipped byte for byte (so their sha256 is the one the provenance record fixed)."""
     results, figures, docs, readme = shipped
     ship.ship(results, figures, docs, readme)
-    audit = read_audit(results / findings.AUDIT_JSON)
+    audit = read_audit(results / AUDIT_JSON)
     expected = [
         SETTING_TABLE.format(experiment=e, setting=s, table=t)
         for e, exp in audit.context.experiments.items()
@@ -155,9 +156,7 @@ def test_readme_block_is_replaced_between_the_markers_and_missing_markers_fail(t
 def test_ship_refuses_an_audit_of_other_config_files(shipped):
     """make paper-local, then make figures (default config), then make findings: refused."""
     results, figures, docs, readme = shipped
-    edit_json(
-        results / findings.AUDIT_JSON, lambda a: a["context"].update(configfiles=["config/config.yaml"])
-    )
+    edit_json(results / AUDIT_JSON, lambda a: a["context"].update(configfiles=["config/config.yaml"]))
     refused(
         results,
         figures,
@@ -179,8 +178,8 @@ def test_ship_refuses_aggregates_of_another_config(shipped):
 
 def test_ship_refuses_an_audit_without_the_recorded_run_id_or_config_checksum(shipped):
     results, figures, docs, readme = shipped
-    audit_path = results / findings.AUDIT_JSON
-    prov = json.loads((results / findings.PROVENANCE_JSON).read_text())
+    audit_path = results / AUDIT_JSON
+    prov = json.loads((results / PROVENANCE_JSON).read_text())
     for run_id in (
         prov["run_id"] + "-other",
         None,
@@ -201,7 +200,7 @@ def test_ship_refuses_an_audit_without_the_recorded_run_id_or_config_checksum(sh
 
 def test_ship_refuses_an_older_provenance_record_and_a_readme_without_markers(shipped):
     results, figures, docs, readme = shipped
-    prov_path = results / findings.PROVENANCE_JSON
+    prov_path = results / PROVENANCE_JSON
     saved = prov_path.read_text()
     edit_json(prov_path, lambda p: [p.pop(k) for k in ("run_id", "finished_utc")])
     refused(results, figures, docs, readme, "run_id: Field required; finished_utc: Field required")
@@ -216,7 +215,7 @@ def test_ship_refuses_an_older_provenance_record_and_a_readme_without_markers(sh
 def test_content_not_modification_time_ties_each_file_to_the_run(shipped):
     """An audit edited with its time put back (touch -r) is refused; so is any changed output."""
     results, figures, docs, readme = shipped
-    audit_path = results / findings.AUDIT_JSON
+    audit_path = results / AUDIT_JSON
     stat = audit_path.stat()
     original = audit_path.read_bytes()
     edit_json(audit_path, lambda a: a["claims"][1].update(verdict="reproduced"))
@@ -232,9 +231,7 @@ def test_content_not_modification_time_ties_each_file_to_the_run(shipped):
     (figures / "fig3a_garland.png").write_bytes(b"\x89PNG another run's")
     refused(results, figures, docs, readme, "fig3a_garland.png: sha256")
     rerecord(results, figures)  # a run that left this figure
-    edit_json(
-        results / findings.PROVENANCE_JSON, lambda p: p["output_sha256"]["figures"].pop("fig3c_mnist.png")
-    )
+    edit_json(results / PROVENANCE_JSON, lambda p: p["output_sha256"]["figures"].pop("fig3c_mnist.png"))
     refused(
         results, figures, docs, readme, "no checksum of figures/fig3c_mnist.png: the recorded run did not"
     )
@@ -256,7 +253,7 @@ def test_ship_refuses_mixed_package_versions_naming_the_file_and_package(shipped
     )
     sidecar.write_text(saved)
     edit_json(
-        results / findings.AUDIT_JSON,
+        results / AUDIT_JSON,
         lambda a: a["context"].update(versions={**package_versions(), "optuna": "4.0"}),
     )
     rerecord(results, figures)
@@ -264,10 +261,10 @@ def test_ship_refuses_mixed_package_versions_naming_the_file_and_package(shipped
         results, figures, docs, readme, r"audit.json was made with other package versions .*optuna 4.0 vs"
     )
     no_scipy = {**package_versions(), "scipy": None}  # a package the audit's install lacked
-    edit_json(results / findings.AUDIT_JSON, lambda a: a["context"].update(versions=no_scipy))
+    edit_json(results / AUDIT_JSON, lambda a: a["context"].update(versions=no_scipy))
     rerecord(results, figures)
     refused(results, figures, docs, readme, r"audit.json was made with other package versions .*scipy None")
-    edit_json(results / findings.AUDIT_JSON, lambda a: a["context"].update(versions=package_versions()))
+    edit_json(results / AUDIT_JSON, lambda a: a["context"].update(versions=package_versions()))
     rerecord(results, figures)
     # the sidecars are read through the pipeline's one reader: one it cannot read is refused, named
     edit_json(sidecar, lambda s: [s.pop(k) for k in ("format", "versions")])  # the first layout's
@@ -275,7 +272,7 @@ def test_ship_refuses_mixed_package_versions_naming_the_file_and_package(shipped
     refused(results, figures, docs, readme, unreadable)
     sidecar.write_text(saved)
     ship.ship(results, figures, docs, readme)
-    shipped_prov = json.loads((docs / findings.DATA_DIR / findings.PROVENANCE_JSON).read_text())
+    shipped_prov = json.loads((docs / findings.DATA_DIR / PROVENANCE_JSON).read_text())
     assert shipped_prov["versions"] == package_versions()
 
 
@@ -283,7 +280,7 @@ def test_ship_refuses_mixed_package_versions_naming_the_file_and_package(shipped
 def reduce_to(results: Path, figures: Path, seeds: int) -> None:
     """Make the made-up run one of ``seeds`` seeds (audit and aggregates), as its recorder saw it."""
     edit_json(
-        results / findings.AUDIT_JSON,
+        results / AUDIT_JSON,
         lambda a: [
             part.update(seeds=list(range(seeds)))
             for e in a["context"]["experiments"].values()
@@ -428,7 +425,7 @@ def test_a_kill_at_every_step_leaves_the_old_or_the_new_findings(shipped, tmp_pa
     pristine = tmp_path / "pristine"
     shutil.copytree(docs, pristine / "docs")
     shutil.copy(readme, pristine / "README.md")
-    edit_json(results / findings.AUDIT_JSON, lambda a: a["claims"][1].update(verdict="reproduced"))
+    edit_json(results / AUDIT_JSON, lambda a: a["claims"][1].update(verdict="reproduced"))
     rerecord(results, figures)  # a second run whose headline differs
     ship.ship(results, figures, docs, readme)
     new = state(docs, readme)
@@ -522,7 +519,7 @@ def test_a_recorder_around_a_rerun_covers_only_what_it_made_and_ship_refuses_the
     aggregates and figures as its own, and ship accepted them; the record now covers only what its
     command wrote, and ship refuses the rest, saying how to make them again."""
     results, figures, docs, readme = shipped
-    declared = json.loads((results / findings.PROVENANCE_JSON).read_text())["figures"]
+    declared = json.loads((results / PROVENANCE_JSON).read_text())["figures"]
     monkeypatch.chdir(REPO)
     monkeypatch.setattr(provenance, "figures_folder", lambda files: figures)
     hour_ago = datetime.now().timestamp() - 3600
@@ -533,14 +530,14 @@ def test_a_recorder_around_a_rerun_covers_only_what_it_made_and_ship_refuses_the
         "a['context']['run_id'] = os.environ['VHCT_RUN_ID']; open(p, 'w').write(json.dumps(a)); "
         "c = open(t).read(); open(t, 'w').write(c)"
     )
-    audit, table = results / findings.AUDIT_JSON, results / findings.VERDICTS_CSV
+    audit, table = results / AUDIT_JSON, results / VERDICTS_CSV
     command = [sys.executable, "-c", rerun, str(audit), str(table), "--configfile", "config/paper-local.yaml"]
-    assert provenance.main([str(results / findings.PROVENANCE_JSON), "--", *command]) == 0
-    record = json.loads((results / findings.PROVENANCE_JSON).read_text())
+    assert provenance.main([str(results / PROVENANCE_JSON), "--", *command]) == 0
+    record = json.loads((results / PROVENANCE_JSON).read_text())
     made = {n: hashlib.sha256((results / n).read_bytes()).hexdigest() for n in ("audit.json", "verdicts.csv")}
     assert record["output_sha256"] == {"results": made, "figures": {}}
     # the made-up run's figures (as made_up_run records them), the rest as the recorder wrote it
-    edit_json(results / findings.PROVENANCE_JSON, lambda p: p.update(figures=declared))
+    edit_json(results / PROVENANCE_JSON, lambda p: p.update(figures=declared))
     refused(
         results,
         figures,
@@ -555,7 +552,7 @@ def test_ship_caches_only_the_curves_the_run_made(shipped):
     """A setting no figure draws has no curve (the pipeline aggregates a setting's curve for the
     figures that draw it, paper-local's variant settings among them): nothing to ship, not refused."""
     results, figures, docs, readme = shipped
-    prov_path = results / findings.PROVENANCE_JSON
+    prov_path = results / PROVENANCE_JSON
     prov = json.loads(prov_path.read_text())
     undrawn = [SETTING_TABLE.format(experiment="mnist", setting="BO", table=t) for t in SETTING_TABLES]
     for rel in undrawn:
@@ -572,14 +569,14 @@ def test_a_run_without_a_verdict_table_ships_without_one(shipped):
     """A run whose audit predates the verdict table (its record hashes none): shipped as it is, the
     findings not linking a table; a run that made one ships it (test_findings)."""
     results, figures, docs, readme = shipped
-    prov_path = results / findings.PROVENANCE_JSON
+    prov_path = results / PROVENANCE_JSON
     prov = json.loads(prov_path.read_text())
-    del prov["output_sha256"]["results"][findings.VERDICTS_CSV]
+    del prov["output_sha256"]["results"][VERDICTS_CSV]
     prov_path.write_text(json.dumps(prov))
     shipped_files = ship.ship(results, figures, docs, readme)
-    assert not (docs / findings.DATA_DIR / findings.VERDICTS_CSV).exists()
-    assert all(p.name != findings.VERDICTS_CSV for p in shipped_files)
-    assert findings.VERDICTS_CSV not in (docs / findings.DOCUMENT).read_text(encoding="utf-8")
+    assert not (docs / findings.DATA_DIR / VERDICTS_CSV).exists()
+    assert all(p.name != VERDICTS_CSV for p in shipped_files)
+    assert VERDICTS_CSV not in (docs / findings.DOCUMENT).read_text(encoding="utf-8")
 
 
 def test_output_hashes_cover_the_audit_the_aggregates_and_the_declared_figures(tmp_path):
@@ -690,7 +687,7 @@ def test_the_probe_a_journal_committed_after_a_kill_never_touches_the_first_clon
     another clone, as `git add -f` and a clone would: recovered there, it replaces the second clone's
     README (the one its command names), and the first clone's README keeps its bytes."""
     results, figures, docs, readme = shipped
-    edit_json(results / findings.AUDIT_JSON, lambda a: a["claims"][1].update(verdict="reproduced"))
+    edit_json(results / AUDIT_JSON, lambda a: a["claims"][1].update(verdict="reproduced"))
     rerecord(results, figures)
     pid = os.fork()
     if pid == 0:  # the child: killed right after its commit point (the journal written)
