@@ -30,8 +30,10 @@ from vhct.reporting.audit.claims import left_out, load_beyond, load_claims
 from vhct.reporting.audit.claims_model import ClaimsFile
 from vhct.reporting.audit.questions_model import BeyondFile
 
-CLAIMS = Path("config") / "claims.yaml"
-BEYOND = Path("config") / "beyond.yaml"
+#: the claims and questions files of this checkout (the audit's, workflow/rules/audit.smk)
+REPO = Path(__file__).resolve().parents[1]
+CLAIMS = REPO / "config" / "claims.yaml"
+BEYOND = REPO / "config" / "beyond.yaml"
 
 
 Readers = dict[tuple[str, str], dict[str, list[str]]]
