@@ -262,6 +262,26 @@ def test_full_scale_cost_is_measured_seconds_per_round_times_rounds_and_seeds(ro
     assert scale.total_seconds == pytest.approx(sum(r.seconds for r in measured))
 
 
+def test_full_scale_costs_a_setting_not_timed_at_its_stand_in(root):
+    """A setting the timings lack (the quick start runs no sensitivity variant) is costed at its
+    stand-in's seconds per round (a variant at its default's) and named; without one it is unmeasured."""
+    sources = read_sources(findings_of(root), root)
+    paper, experiments = root / "config/paper.yaml", sources.audit.context.experiments
+    alone = full_scale(paper, sources.timings, experiments)
+    timed = [r for r in alone.rows if r.seconds is not None]
+    untimed = next(
+        r for r in alone.rows if r.seconds is None and r.experiment in {t.experiment for t in timed}
+    )
+    default = next(r for r in timed if r.experiment == untimed.experiment)
+    scale = full_scale(paper, sources.timings, experiments, {untimed.setting: default.setting})
+    row = next(r for r in scale.rows if (r.experiment, r.setting) == (untimed.experiment, untimed.setting))
+    assert row.stand_in == default.setting and row.seconds_per_round == default.seconds_per_round
+    assert row.seconds == pytest.approx(default.seconds_per_round * row.rounds * row.seeds)
+    name = f"{untimed.setting} on {untimed.experiment}"
+    assert name in alone.unmeasured and not alone.stood_in
+    assert name not in scale.unmeasured and f"{name} at {default.setting}'s" in scale.stood_in
+
+
 def test_a_regret_figure_is_drawn_when_the_input_holds_its_curves(root, tmp_path):
     """Curves written by the pipeline's own curve and timing writers for one figure's settings: the
     article draws that figure and no longer lists it as absent; the others stay listed."""

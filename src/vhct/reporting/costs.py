@@ -6,13 +6,14 @@ optimizer's own part is ``optimizer_seconds``). The full-scale estimate multipli
 and setting of ``config/paper.yaml``, its seeds and rounds by the measured mean seconds per round of
 that setting; where the paper runs more rounds than were measured, or a different objective, the
 row says so (a Gaussian process's cost per round grows with the rounds: that estimate is a lower
-bound).
+bound). A setting not measured may be costed at another's (``stand_ins``: a sensitivity variant at its
+default's, which the quick start runs without the variant), and the row names it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -39,7 +40,8 @@ class AlgorithmCost:
 @dataclass(frozen=True)
 class FullScaleRow:
     """One setting of one experiment at the paper's full scale: its seeds and rounds there, the
-    measured seconds per round (None: not measured) and rounds measured, and the estimate."""
+    measured seconds per round (None: not measured) and rounds measured, and the estimate
+    (``stand_in``: the setting whose seconds per round it was costed at, when not its own)."""
 
     experiment: str
     setting: str
@@ -50,6 +52,7 @@ class FullScaleRow:
     seconds: float | None
     extrapolated: bool
     objective_differs: bool
+    stand_in: str | None = None
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,7 @@ class FullScale:
     unmeasured: list[str]
     extrapolated: list[str]
     objective_differs: list[str]
+    stood_in: list[str] = field(default_factory=list)
 
     def by_experiment(self) -> list[dict[str, object]]:
         """Per experiment: its settings (measured of all), the estimate over the measured ones, and
@@ -118,10 +122,15 @@ def experiment_seconds(timings: Mapping[str, pd.DataFrame]) -> dict[str, float]:
 
 
 def full_scale(
-    paper_config: Path, timings: Mapping[str, pd.DataFrame], measured: Mapping[str, ExperimentInfo]
+    paper_config: Path,
+    timings: Mapping[str, pd.DataFrame],
+    measured: Mapping[str, ExperimentInfo],
+    stand_ins: Mapping[str, str] | None = None,
 ) -> FullScale:
     """The cost of every run of ``paper_config`` from the measured seconds per round of the same
-    experiment and setting (``measured``: the run's experiments, to tell a different objective)."""
+    experiment and setting (``measured``: the run's experiments, to tell a different objective); a
+    setting not measured there at that of its stand-in (``stand_ins``: setting -> stand-in), if measured."""
+    stand_ins = stand_ins or {}
     try:
         cfg, _ = load([paper_config])
     except ConfigError as exc:
@@ -133,8 +142,11 @@ def full_scale(
         run = measured.get(experiment)
         differs = run is not None and run.objective_params != info.objective_params
         for setting, s in info.settings.items():
-            per_seed = table[table["setting"] == setting] if table is not None else None
-            if per_seed is None or per_seed.empty:
+            per_seed, stand_in = _timed(table, setting), None
+            if per_seed is None and setting in stand_ins:
+                stand_in = stand_ins[setting]
+                per_seed = _timed(table, stand_in)
+            if per_seed is None:
                 rows.append(
                     FullScaleRow(
                         experiment, setting, len(s.seeds), s.horizon, None, None, None, False, differs
@@ -154,6 +166,7 @@ def full_scale(
                     per_round * s.horizon * len(s.seeds),
                     s.horizon > done,
                     differs,
+                    None if per_seed is None else stand_in,
                 )
             )
     total = sum(r.seconds for r in rows if r.seconds is not None)
@@ -165,4 +178,11 @@ def full_scale(
         unmeasured=[name(r) for r in rows if r.seconds is None],
         extrapolated=[name(r) for r in rows if r.extrapolated],
         objective_differs=sorted({r.experiment for r in rows if r.objective_differs}),
+        stood_in=[f"{name(r)} at {r.stand_in}'s" for r in rows if r.stand_in is not None],
     )
+
+
+def _timed(table: pd.DataFrame | None, setting: str) -> pd.DataFrame | None:
+    """The timing rows of ``setting`` (None when it was not timed)."""
+    rows = table[table["setting"] == setting] if table is not None else None
+    return None if rows is None or rows.empty else rows

@@ -335,7 +335,8 @@ def plan_cost(config: Path | str, plan: Plan) -> FullScale:
     """What ``config``'s planned runs cost at the pilot's measured seconds per round of the same
     experiment and setting (``costs.full_scale`` on the pilot's timing aggregates): a lower bound,
     without process starts and the scheduler, and where a setting runs more rounds than the pilot
-    measured (a Gaussian process's cost per round grows with its rounds)."""
+    measured (a Gaussian process's cost per round grows with its rounds). A sensitivity variant the
+    pilot did not run is costed at its default's seconds per round (``plan.substitutes``)."""
     import pandas as pd
 
     pilot_cfg, _ = load([plan.pilot.config])
@@ -346,7 +347,11 @@ def plan_cost(config: Path | str, plan: Plan) -> FullScale:
         if (aggregates / name / "timing.csv").is_file()
     }
     measured = {name: pilot_cfg.experiment_info(name) for name in pilot_cfg.experiments}
-    return full_scale(Path(config), timings, measured)
+    stand_ins: dict[str, str] = {}
+    for default, variants in plan.substitutes.items():
+        for variant in variants:
+            stand_ins.setdefault(variant, default)
+    return full_scale(Path(config), timings, measured, stand_ins)
 
 
 def cost_summary(cost: FullScale, cores: int) -> str:
@@ -354,6 +359,8 @@ def cost_summary(cost: FullScale, cores: int) -> str:
     notes = []
     if cost.extrapolated:
         notes.append(f"{len(cost.extrapolated)} settings run more rounds than the pilot measured")
+    if cost.stood_in:
+        notes.append(f"{len(cost.stood_in)} variant settings at their default's seconds per round")
     if cost.unmeasured:
         notes.append(f"{len(cost.unmeasured)} settings the pilot did not run are not counted")
     if cost.objective_differs:
