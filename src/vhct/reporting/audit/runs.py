@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ import pandas as pd
 from vhct.pipeline.aggregate import best_observed, cumulative_regret_vs
 from vhct.pipeline.config import Config
 from vhct.pipeline.tables import read_runs as read_setting_runs
-from vhct.reporting.audit.statistics import STATISTICS
+from vhct.reporting.audit.statistics import STATISTICS, Rows
 
 #: the statistics whose per-seed values are shares of rounds where the paper's selection guarantee
 #: holds (the share_at_least kind's)
@@ -37,9 +38,14 @@ class Run:
     table: pd.DataFrame
     f_star: float | None
 
-    @property
+    @cached_property
     def horizon(self) -> int:
         return len(self.table)
+
+    @cached_property
+    def columns(self) -> dict[str, np.ndarray]:
+        """The table's columns as arrays, taken once (the statistics read them many times)."""
+        return {str(name): self.table[name].to_numpy() for name in self.table.columns}
 
 
 #: experiment -> setting -> runs
@@ -103,7 +109,7 @@ def statistic(run: Run, name: str, at_round: int, scale: float | None = None) ->
     round ``at_round`` (1-based); nan if undefined for the run. ``scale``: the normalized regret's."""
     if not 1 <= at_round <= run.horizon:
         raise ValueError(f"round {at_round} is outside the run's rounds 1..{run.horizon}")
-    return STATISTICS.lookup(name).read(run.table.iloc[:at_round], run.f_star, scale)
+    return STATISTICS.lookup(name).read(Rows(run.columns, at_round), run.f_star, scale)
 
 
 def samples(runs: Sequence[Run], name: str, at_round: int, scale: float | None = None) -> dict[int, float]:

@@ -8,7 +8,7 @@ round, and how a sentence names it. The claims model takes its names from here
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,9 +17,25 @@ import pandas as pd
 from vhct.pipeline.tables import GUARANTEE_CODES
 from vhct.registry import Registry
 
+
+class Rows:
+    """A run's rows 1..t as its table's columns (arrays, not copied): ``rows[column]``, ``len(rows)``.
+    A statistic is read many times per run (claims, margins, sensitivity rows, checkpoints): arrays
+    avoid slicing the table each time."""
+
+    def __init__(self, columns: Mapping[str, np.ndarray], t: int) -> None:
+        self._columns, self._t = columns, t
+
+    def __getitem__(self, column: str) -> np.ndarray:
+        return self._columns[column][: self._t]
+
+    def __len__(self) -> int:
+        return self._t
+
+
 #: reads a statistic from a run's rows 1..t (``head``, t >= 1), the run's f* (None where unknown) and
 #: the scale of the normalized regret (None where none is computed)
-Reader = Callable[[pd.DataFrame, float | None, float | None], float]
+Reader = Callable[[Rows, float | None, float | None], float]
 
 
 @dataclass(frozen=True)
@@ -41,12 +57,12 @@ class Statistic:
     regret: bool = False
 
 
-def guarantee_share(head: pd.DataFrame, f_star: float | None, finite_only: bool = False) -> float:
+def guarantee_share(head: Rows, f_star: float | None, finite_only: bool = False) -> float:
     """The share of the rounds of ``head`` where the selection guarantee holds (its ``guarantee``
     column, ``vhct.pipeline.tables.GUARANTEE_CODES``), over the rounds whose selected node had a finite SE
     when ``finite_only``; nan where f* is unknown, the method records no ``max(SE, OE)``, or no round
     is left."""
-    codes = head["guarantee"].to_numpy()
+    codes = np.asarray(head["guarantee"])
     if f_star is None or np.all(codes == GUARANTEE_CODES["none"]):
         return math.nan
     holds = (codes == GUARANTEE_CODES["holds"]) | (codes == GUARANTEE_CODES["infinite"])
@@ -55,13 +71,18 @@ def guarantee_share(head: pd.DataFrame, f_star: float | None, finite_only: bool 
     return float(holds.mean()) if holds.size else math.nan
 
 
-def _regret(head: pd.DataFrame) -> float:
+def _regret(head: Rows) -> float:
     """The cumulative regret R_t at the last round of ``head``."""
-    return float(head["cumulative_regret"].iloc[-1])
+    return float(head["cumulative_regret"][-1])
 
 
-def _max_depth(head: pd.DataFrame) -> float:
-    depth = head["depth"].to_numpy(dtype=float)
+def _mean(head: Rows, column: str) -> float:
+    """The mean of a column over ``head``, as pandas takes it (NaN skipped)."""
+    return float(pd.Series(head[column]).mean())
+
+
+def _max_depth(head: Rows) -> float:
+    depth = np.asarray(head["depth"], dtype=float)
     return math.nan if np.all(np.isnan(depth)) else float(np.nanmax(depth))
 
 
@@ -85,14 +106,14 @@ for _row in (
     Statistic(
         "seconds_per_round",
         ("step_seconds",),
-        lambda h, f, s: float(h["step_seconds"].mean()),
+        lambda h, f, s: _mean(h, "step_seconds"),
         "seconds per round",
     ),
     # the mean over rounds 1..t of the optimizer's own part (ask + tell)
     Statistic(
         "optimizer_seconds_per_round",
         ("optimizer_seconds",),
-        lambda h, f, s: float(h["optimizer_seconds"].mean()),
+        lambda h, f, s: _mean(h, "optimizer_seconds"),
         "optimizer seconds per round",
     ),
     # over every round (a node never pulled has SE = inf, where the guarantee holds trivially)
