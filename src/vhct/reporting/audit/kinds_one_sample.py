@@ -194,7 +194,7 @@ def seconds_to(run: Run, column: str, full: int) -> float:
     to round ``full``: measured to its last round, then, if it stopped earlier, each further round at
     the mean cost of its last ``EXTRAPOLATED_SHARE`` of rounds. A lower bound where the cost per round
     grows with the rounds (a GP's), exact for a run that reached ``full``."""
-    spent = run.table[column].to_numpy(dtype=float)
+    spent = np.asarray(run.column(column), dtype=float)
     last = spent[-max(1, round(EXTRAPOLATED_SHARE * spent.size)) :]
     return float(spent.sum() + max(0, full - spent.size) * last.mean())
 

@@ -43,9 +43,14 @@ class Run:
         return len(self.table)
 
     @cached_property
-    def columns(self) -> dict[str, np.ndarray]:
-        """The table's columns as arrays, taken once (the statistics read them many times)."""
-        return {str(name): self.table[name].to_numpy() for name in self.table.columns}
+    def _arrays(self) -> dict[str, np.ndarray]:
+        return {}
+
+    def column(self, name: str) -> np.ndarray:
+        """A column of the table as an array, taken once (the statistics read it many times)."""
+        if name not in self._arrays:
+            self._arrays[name] = self.table[name].to_numpy()
+        return self._arrays[name]
 
 
 #: experiment -> setting -> runs
@@ -109,7 +114,7 @@ def statistic(run: Run, name: str, at_round: int, scale: float | None = None) ->
     round ``at_round`` (1-based); nan if undefined for the run. ``scale``: the normalized regret's."""
     if not 1 <= at_round <= run.horizon:
         raise ValueError(f"round {at_round} is outside the run's rounds 1..{run.horizon}")
-    return STATISTICS.lookup(name).read(Rows(run.columns, at_round), run.f_star, scale)
+    return STATISTICS.lookup(name).read(Rows(run.column, at_round), run.f_star, scale)
 
 
 def samples(runs: Sequence[Run], name: str, at_round: int, scale: float | None = None) -> dict[int, float]:

@@ -8,7 +8,7 @@ round, and how a sentence names it. The claims model takes its names from here
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,15 +19,15 @@ from vhct.registry import Registry
 
 
 class Rows:
-    """A run's rows 1..t as its table's columns (arrays, not copied): ``rows[column]``, ``len(rows)``.
-    A statistic is read many times per run (claims, margins, sensitivity rows, checkpoints): arrays
-    avoid slicing the table each time."""
+    """A run's rows 1..t as its table's columns (arrays, not copied; ``column``: name -> the whole
+    column): ``rows[column]``, ``len(rows)``. A statistic is read many times per run (claims, margins,
+    sensitivity rows, checkpoints): arrays avoid slicing the table each time."""
 
-    def __init__(self, columns: Mapping[str, np.ndarray], t: int) -> None:
-        self._columns, self._t = columns, t
+    def __init__(self, column: Callable[[str], np.ndarray], t: int) -> None:
+        self._column, self._t = column, t
 
     def __getitem__(self, column: str) -> np.ndarray:
-        return self._columns[column][: self._t]
+        return self._column(column)[: self._t]
 
     def __len__(self) -> int:
         return self._t
