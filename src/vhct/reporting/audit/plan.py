@@ -41,12 +41,14 @@ from vhct.pipeline.config.plan import (
     PlanSpec,
     caps_of,
     config_sha256,
+    need_text,
     plan_text,
     planned_seeds,
     read_plan,
     resolved,
     samples_sha256,
     seed_table,
+    shown_need,
 )
 from vhct.pipeline.config.plan import claims_path as plan_claims_file
 from vhct.pipeline.files import atomic_paths, display_path, sha256
@@ -54,6 +56,7 @@ from vhct.pipeline.provenance import commit_state
 from vhct.reporting.audit.claims import load_claims
 from vhct.reporting.audit.claims_model import Claim, ClaimsFile
 from vhct.reporting.audit.records import Audit, AuditRecordError, Comparison, read_audit
+from vhct.reporting.audit.seen import SHIPPED_AUDIT, first_overlap, largest_seen, seen_in, shipped_versions
 from vhct.reporting.audit.verdicts import NOT_EVALUATED
 from vhct.reporting.costs import FullScale, full_scale
 
@@ -121,17 +124,14 @@ def planned_claims(
             needed = (
                 None
                 if wall_time or not recompute
-                else seeds_needed(claim, comp.experiment, comp.a, comp.b, samples)
+                else shown_need(seeds_needed(claim, comp.experiment, comp.a, comp.b, samples), limit)
             )
-            seeds, short = planned_seeds(needed, claim.min_seeds, limit)
             if wall_time:
-                short, note = False, "a wall time: not sized from the pilot (not reproducible), min_seeds"
-            elif needed is None:
-                note = "the pilot's estimate sits on a margin: no number of seeds decides it"
-            elif short:
-                note = f"needs {needed} seeds per arm, more than the cap {limit}: {seeds} seeds, underpowered"
+                seeds, short = min(claim.min_seeds, limit), False
+                note = "a wall time: not sized from the pilot (not reproducible), min_seeds"
             else:
-                note = f"needs {needed} seeds per arm" + (f", at least {seeds}" if needed < seeds else "")
+                seeds, short = planned_seeds(needed, claim.min_seeds, limit)
+                note = need_text(needed, limit) + (f", at least {seeds}" if needed and needed < seeds else "")
             planned.append(
                 PlannedComparison(
                     experiment=comp.experiment,
@@ -160,6 +160,7 @@ def planned_claims(
                 alpha=claim.alpha,
                 min_seeds=claim.min_seeds,
                 thresholds=claim.thresholds.given(),
+                effect_of_interest=claim.effect_of_interest.value,
                 comparisons=planned,
             )
         )
@@ -225,10 +226,11 @@ def make_plan(config: Path | str, claims_path: Path | str = CLAIMS_FILE) -> Plan
                 found.append(variant)
     floor = max(c.min_seeds for c in claims.claims)
     pilot_seeds = {name: pilot_cfg.seeds(name) for name in pilot_cfg.experiments}
-    largest = max(s for seeds in pilot_seeds.values() for s in seeds)
+    versions = shipped_versions()
+    largest = max(max(s for seeds in pilot_seeds.values() for s in seeds), largest_seen(seen_in(versions)))
     settings = {name: list(exp.settings) for name, exp in target.experiments.items()}
     commit, dirty = commit_state()
-    return Plan(
+    plan = Plan(
         format=PLAN_FORMAT,
         config=display_path(config),
         config_sha256=config_sha256(source),
@@ -244,10 +246,24 @@ def make_plan(config: Path | str, claims_path: Path | str = CLAIMS_FILE) -> Plan
         ),
         floor=floor,
         start=largest + 1,
+        seen={v.commit: v.largest for v in versions},
         substitutes=substitutes,
         seeds=seed_table(plan_claims, settings, floor, cap, substitutes),
         claims=plan_claims,
     )
+    refuse_seen(plan, where)
+    return plan
+
+
+def refuse_seen(plan: Plan, where: str) -> None:
+    """A PlanError (one line naming the commit and the seed) when a confirmatory seed of ``plan`` was
+    used by any committed version of the shipped audit (``vhct.reporting.audit.seen``)."""
+    planned = {e: sorted({s for seeds in by.values() for s in seeds}) for e, by in seeds_of(plan).items()}
+    overlap = first_overlap(seen_in(shipped_versions()), planned)
+    if overlap is not None:
+        raise PlanError(
+            f"{where}: {overlap.text(SHIPPED_AUDIT)}: confirmatory seeds must be unseen: {REMEDY}"
+        )
 
 
 def write_plan(config: Path | str, claims_path: Path | str = CLAIMS_FILE) -> tuple[Plan, Path]:
@@ -270,6 +286,7 @@ def check(config: Path | str) -> Plan:
     where = str(config)
     load([config])  # the pipeline's checks
     _, spec = _spec(config)
+    cap = caps_of(spec.model_dump())
     plan = read_plan(spec.file, where)
     claims_file = plan_claims_file(plan, spec.file)  # the one whose hash the loader checked
     claims = {c.id: c for c in load_claims(claims_file).claims}
@@ -281,12 +298,14 @@ def check(config: Path | str) -> Plan:
         for p in planned.comparisons:
             if not p.samples:
                 continue
-            got = seeds_needed(claim, p.experiment, p.a, p.b, p.samples)
+            limit = min((cap(e, s) for e, s in p.arms), default=claim.min_seeds)
+            got = shown_need(seeds_needed(claim, p.experiment, p.a, p.b, p.samples), limit)
             if got != p.seeds_needed:
                 raise PlanError(
-                    f"{at}: {planned.id}, {p.experiment}, {p.a} vs {p.b}: its samples need {got} seeds per "
-                    f"arm, the plan says {p.seeds_needed}: {REMEDY}"
+                    f"{at}: {planned.id}, {p.experiment}, {p.a} vs {p.b}: its samples give "
+                    f"'{need_text(got, limit)}', the plan '{need_text(p.seeds_needed, limit)}': {REMEDY}"
                 )
+    refuse_seen(plan, at)
     audit_path = Path(plan.pilot.results) / PILOT_AUDIT
     if audit_path.is_file():
         audit = read_audit(audit_path)

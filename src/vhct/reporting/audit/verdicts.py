@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from vhct.pipeline.config.plan import need_text, shown_need
 from vhct.reporting import stats
 from vhct.reporting.audit.records import (  # noqa: F401 (the verdicts' vocabulary, re-exported)
     CATEGORIES,
@@ -59,16 +60,16 @@ def _holm_text(p: float, p_holm: float, family: int, floor: float | None) -> str
     return f"{raw}, Holm-adjusted over {family} refuting tests {adjusted}"
 
 
-#: above this many seeds per arm the estimate is said to sit on a margin
-SEEDS_SHOWN = 10_000
+#: the most seeds per arm a need is stated as: the analysis plan's cap (``plan: max_seeds`` of
+#: config/paper-local.yaml; tests/unit/test_plan.py checks they agree); past it a comparison reads
+#: "underpowered at the cap", as in the plan, and no larger need is printed
+NEED_CAP = 200
 
 
 def _need_text(need: int | None) -> str:
     if need is None:
-        return "the estimate sits on a margin: no number of seeds decides it"
-    if need > SEEDS_SHOWN:
-        return f"more than {SEEDS_SHOWN} seeds per arm would be needed (the estimate is near a margin)"
-    return f"about {need} seeds per arm would decide it at 80% power given the observed spread"
+        return "the claim's effect of interest lies outside its claimed region at this margin"
+    return need_text(need, NEED_CAP) + " given the observed spread"
 
 
 def decide(comps: Sequence[Comparison], alpha: float) -> list[Comparison]:
@@ -95,11 +96,11 @@ def decide(comps: Sequence[Comparison], alpha: float) -> list[Comparison]:
             holm = _holm_text(c.p_no_effect, p_ne_holm, len(family), floor)
             why = f"no effect of the claimed size, {c.no_effect}: {holm} <= {alpha:g}"
         else:
-            verdict, category, need = INCONCLUSIVE, UNDERPOWERED, c.seeds_needed
+            verdict, category, need = INCONCLUSIVE, UNDERPOWERED, shown_need(c.seeds_needed, NEED_CAP)
             against = f"; {c.no_effect}: Holm-adjusted p = {_fmt(p_ne_holm)}" if p_ne_holm is not None else ""
             why = (
                 f"underpowered: neither {c.claimed} ({stats.format_p(c.p_claimed, floor)}) nor {c.refuted} "
-                f"(Holm-adjusted p = {_fmt(p_holm)}{against}) significant; " + _need_text(need)
+                f"(Holm-adjusted p = {_fmt(p_holm)}{against}) significant; " + _need_text(c.seeds_needed)
             )
         out[i] = dataclasses.replace(
             c,
