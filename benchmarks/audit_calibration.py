@@ -25,10 +25,14 @@ import os
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-import calibration as cal
-import numpy as np
+# one BLAS thread per process: the processes are the parallelism (threads on top only contend)
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
 
-from vhct.reporting.audit.claims import load_claims
+import calibration as cal  # noqa: E402 (after the thread limits, which numpy reads when imported)
+import numpy as np  # noqa: E402
+
+from vhct.reporting.audit.claims import load_claims  # noqa: E402
 
 #: the shipped claims' level and minimum seeds (``defaults``)
 DEFAULTS = load_claims().defaults

@@ -77,28 +77,43 @@ def _counts(index: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(float)
 
 
+@dataclass(frozen=True)
+class Counts:
+    """A sample's resamples as counts (resamples x values), and which resamples draw one value only."""
+
+    counts: np.ndarray
+    single: np.ndarray
+
+
+def _drawn(index: np.ndarray, n: int) -> Counts:
+    counts = _counts(index, n)
+    return Counts(counts, counts.max(axis=1) == n)
+
+
 @functools.lru_cache(maxsize=COUNTS_KEPT)
-def resample_counts(nx: int, ny: int, resamples: int) -> tuple[np.ndarray, np.ndarray | None]:
+def resample_counts(nx: int, ny: int, resamples: int) -> tuple[Counts, Counts | None]:
     """The seeded generator's resamples of ``nx`` values (then of ``ny``, None when ``ny`` < 2: a
     constant) as counts per resample: every bootstrap of those sizes draws the same indices (the
     generator's seed is fixed), so they are drawn once per process and shared by every comparison."""
     rng = np.random.default_rng(BOOTSTRAP_SEED)
-    cx = _counts(rng.integers(0, nx, (resamples, nx)), nx)
-    cy = _counts(rng.integers(0, ny, (resamples, ny)), ny) if ny >= 2 else None
+    cx = _drawn(rng.integers(0, nx, (resamples, nx)), nx)
+    cy = _drawn(rng.integers(0, ny, (resamples, ny)), ny) if ny >= 2 else None
     return cx, cy
 
 
-def _resampled(x: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _resampled(x: np.ndarray, drawn: Counts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Means, squared standard errors (centred first: stable) and flatness (all tied) of the resamples
-    given by ``counts`` (resamples x values), one per row: one matrix product over all resamples."""
+    ``drawn`` (counts: resamples x values), one per row: one matrix product over all resamples."""
     n = x.size
     d = x - x.mean()
-    sums = counts @ np.column_stack([d, d * d])
+    sums = drawn.counts @ np.column_stack([d, d * d])
     s1 = sums[:, 0]
     var = (sums[:, 1] - s1 * s1 / n) / (n - 1)
     _, group = np.unique(x, return_inverse=True)
-    per_value = counts if group.max() == n - 1 else counts @ np.eye(group.max() + 1)[group]
-    flat = per_value.max(axis=1) == n  # every draw one value (of the tied ones)
+    if group.max() == n - 1:  # no ties: flat only where one value is drawn every time
+        flat = drawn.single
+    else:  # every draw one value of the tied ones
+        flat = (drawn.counts @ np.eye(group.max() + 1)[group]).max(axis=1) == n
     return x.mean() + s1 / n, np.maximum(var, 0.0) / n, flat
 
 
