@@ -573,3 +573,23 @@ def test_the_plan_refuses_confirmatory_seeds_an_earlier_shipped_audit_used(histo
     # `make plan`'s own guard: a plan starting where the second shipped audit ran is refused
     with pytest.raises(PlanError, match=f"confirmatory seed 20 of garland .* commit {second[:12]}"):
         writer.refuse_seen(plan.model_copy(update={"start": 20}), "config/confirm.yaml")
+
+
+def test_a_confirmatory_audit_states_the_plans_need_the_one_need_of_a_comparison(world):
+    """The confirmatory audit's underpowered comparison says its plan's need (the pilot's spread at the
+    effect of interest), not another one from the confirmatory spread: one need per comparison."""
+    plan, _ = writer.write_plan("config/confirm.yaml")
+    (planned,) = plan.claims[0].comparisons
+    cfg, _ = load(["config/confirm.yaml"])
+    claims = load_claims("config/claims.yaml")
+    context = audit_context(cfg, claims, "config/claims.yaml", ["config/confirm.yaml"])
+    seeds = cfg.setting_seeds("garland", "VHCT-rho0.75")
+    rng = np.random.default_rng(5)  # 3 % below at three times the pilot's spread: undecided
+    a, b = 97.0 + 30.0 * rng.standard_normal(len(seeds)), 100.0 + 30.0 * rng.standard_normal(len(seeds))
+    runs = {"garland": {"VHCT-rho0.75": made_up_runs(a, seeds), "HCT-rho0.75": made_up_runs(b, seeds)}}
+    (comp,) = run_audit(claims, runs, context).claims[0].experiments[0].comparisons
+    (own,) = run_audit(claims, runs, None).claims[0].experiments[0].comparisons
+    assert comp.category == own.category == "underpowered"
+    assert comp.seeds_needed == planned.seeds_needed and own.seeds_needed != planned.seeds_needed
+    said = f"the analysis plan: {planned.seeds_needed} seeds per arm give 80 % power at the effect"
+    assert said in comp.reason and said not in own.reason

@@ -10,7 +10,7 @@ experiment is, or a majority (Holm over experiments).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from vhct.pipeline.config.plan import need_text, shown_need
 from vhct.reporting import stats
@@ -31,6 +31,7 @@ from vhct.reporting.audit.records import (  # noqa: F401 (the verdicts' vocabula
     ClaimVerdict,
     Comparison,
     ExperimentVerdict,
+    PlannedNeed,
 )
 
 #: a statement whose evaluated readings give different verdicts (a flip: none of them is picked)
@@ -60,6 +61,9 @@ def _holm_text(p: float, p_holm: float, family: int, floor: float | None) -> str
     return f"{raw}, Holm-adjusted over {family} refuting tests {adjusted}"
 
 
+#: a comparison's planned need, if its audit has an analysis plan (``records.Design.needs``)
+Planned = Callable[[Comparison], PlannedNeed | None]
+
 #: the most seeds per arm a need is stated as: the analysis plan's cap (``plan: max_seeds`` of
 #: config/paper-local.yaml; tests/unit/test_plan.py checks they agree); past it a comparison reads
 #: "underpowered at the cap", as in the plan, and no larger need is printed
@@ -72,8 +76,10 @@ def _need_text(need: int | None) -> str:
     return need_text(need, NEED_CAP) + " given the observed spread"
 
 
-def decide(comps: Sequence[Comparison], alpha: float) -> list[Comparison]:
-    """Verdicts of a claim's comparisons: claimed tests at alpha, refuting tests Holm-adjusted together."""
+def decide(comps: Sequence[Comparison], alpha: float, planned: Planned | None = None) -> list[Comparison]:
+    """Verdicts of a claim's comparisons: claimed tests at alpha, refuting tests Holm-adjusted together.
+    ``planned(comparison)``: its analysis plan's need, which an underpowered one states (the one need
+    of that comparison in every document) instead of one from its own spread."""
     tested = [i for i, c in enumerate(comps) if c.verdict == PENDING]
     family = [(i, "refuted", comps[i].p_refuted) for i in tested]
     family += [(i, "no_effect", comps[i].p_no_effect) for i in tested if comps[i].p_no_effect is not None]
@@ -97,10 +103,14 @@ def decide(comps: Sequence[Comparison], alpha: float) -> list[Comparison]:
             why = f"no effect of the claimed size, {c.no_effect}: {holm} <= {alpha:g}"
         else:
             verdict, category, need = INCONCLUSIVE, UNDERPOWERED, shown_need(c.seeds_needed, NEED_CAP)
+            said = _need_text(c.seeds_needed)
+            plan = planned(c) if planned is not None else None
+            if plan is not None:
+                need, said = plan.need, f"the analysis plan: {need_text(plan.need, plan.cap)}"
             against = f"; {c.no_effect}: Holm-adjusted p = {_fmt(p_ne_holm)}" if p_ne_holm is not None else ""
             why = (
                 f"underpowered: neither {c.claimed} ({stats.format_p(c.p_claimed, floor)}) nor {c.refuted} "
-                f"(Holm-adjusted p = {_fmt(p_holm)}{against}) significant; " + _need_text(c.seeds_needed)
+                f"(Holm-adjusted p = {_fmt(p_holm)}{against}) significant; " + said
             )
         out[i] = dataclasses.replace(
             c,
