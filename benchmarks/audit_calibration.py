@@ -143,7 +143,7 @@ def main() -> None:
     parser.add_argument(
         "--two-stage",
         type=int,
-        default=40,
+        default=200,
         metavar="REPS",
         help="repetitions per scenario of the two-stage design (pilot, plan, confirmatory); 0: none",
     )

@@ -342,7 +342,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             plan, path = write_plan(args.config, args.claims)
             print(f"wrote {display_path(path)}: {plan_summary(plan)}")
             for line in plan.underpowered():
-                print(f"  underpowered at the cap: {line}")
+                print(f"  underpowered: {line}")
             print(f"  cost {cost_summary(plan_cost(args.config, plan), os.cpu_count() or 1)}")
     except (ConfigError, AuditRecordError) as exc:
         print(exc, file=sys.stderr)
