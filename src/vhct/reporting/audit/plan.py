@@ -388,9 +388,12 @@ def plan_summary(plan: Plan) -> str:
     """One line: the runs per arm, the seeds, the pilot, the comparisons the caps leave underpowered."""
     runs = sum(n for by_setting in plan.seeds.values() for n in by_setting.values())
     most = max(n for by_setting in plan.seeds.values() for n in by_setting.values())
+    pilot = max((s for seeds in plan.pilot.seeds.values() for s in seeds), default=-1)
+    seen = max(plan.seen.values(), default=-1)
+    shipped = f"; shipped audits of {len(plan.seen)} commits: up to {seen}" if plan.seen else ""
     return (
         f"{runs:,} confirmatory runs, seeds {plan.start} to {plan.start + most - 1} "
-        f"(pilot {plan.pilot.config}: seeds up to {plan.start - 1}), "
+        f"(after the seeds used before: pilot {plan.pilot.config} up to {pilot}{shipped}), "
         f"{len(plan.underpowered())} comparisons underpowered at the caps"
     )
 
