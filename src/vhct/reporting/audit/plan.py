@@ -5,11 +5,14 @@
 
 The pilot is the config the ``plan`` key names (the quick start, config/config.yaml); its audit
 (``<its results>/audit.json``) holds every comparison's per-seed values. Per claim and comparison the
-plan records the pilot's estimate, its spread and samples, and the seeds per arm that decide it at
-80 % power: the audit's own computation (the claim kind's comparison, ``ClaimKind.from_values``,
-whose ``seeds_needed`` is the one behind "underpowered ... seeds per arm"), floored at the claim's
-``min_seeds``; a comparison whose need passes the config's ``plan`` caps is named underpowered and
-runs at ``min_seeds``, since the seeds up to the cap would not power it either.
+plan records the pilot's estimate, its spread and samples, the claim's effect of interest, and the
+seeds per arm that give 80 % power at that effect with the pilot's spread: the audit's own computation
+(the claim kind's comparison, ``ClaimKind.from_values``, whose ``seeds_needed`` is the one behind
+"underpowered: N seeds per arm give 80 % power"), floored at the claim's ``min_seeds``; a comparison
+whose need passes the config's ``plan`` caps runs at the cap, "underpowered at the cap" (no larger
+need is recorded). The confirmatory seeds start after the pilot's and after every seed a committed
+version of the shipped audit used (``vhct.reporting.audit.seen``); a plan whose seeds overlap those
+is refused, naming the commit and the seed.
 The record and its reader, the hashes and the seed table are the pipeline's
 (``vhct.pipeline.config.plan``); this module adds what needs the audit: the samples from the pilot's
 audit, each comparison's seeds computed again from them, and the pilot's results hashed again.
@@ -56,7 +59,14 @@ from vhct.pipeline.provenance import commit_state
 from vhct.reporting.audit.claims import load_claims
 from vhct.reporting.audit.claims_model import Claim, ClaimsFile
 from vhct.reporting.audit.records import Audit, AuditRecordError, Comparison, read_audit
-from vhct.reporting.audit.seen import SHIPPED_AUDIT, first_overlap, largest_seen, seen_in, shipped_versions
+from vhct.reporting.audit.seen import (
+    SHIPPED_AUDIT,
+    ShippedVersion,
+    first_overlap,
+    largest_seen,
+    seen_in,
+    shipped_versions,
+)
 from vhct.reporting.audit.verdicts import NOT_EVALUATED
 from vhct.reporting.costs import FullScale, full_scale
 
@@ -251,15 +261,15 @@ def make_plan(config: Path | str, claims_path: Path | str = CLAIMS_FILE) -> Plan
         seeds=seed_table(plan_claims, settings, floor, cap, substitutes),
         claims=plan_claims,
     )
-    refuse_seen(plan, where)
+    refuse_seen(plan, where, versions)
     return plan
 
 
-def refuse_seen(plan: Plan, where: str) -> None:
+def refuse_seen(plan: Plan, where: str, versions: Sequence[ShippedVersion] | None = None) -> None:
     """A PlanError (one line naming the commit and the seed) when a confirmatory seed of ``plan`` was
-    used by any committed version of the shipped audit (``vhct.reporting.audit.seen``)."""
+    used by any committed version of the shipped audit (``versions``: read from git when None)."""
     planned = {e: sorted({s for seeds in by.values() for s in seeds}) for e, by in seeds_of(plan).items()}
-    overlap = first_overlap(seen_in(shipped_versions()), planned)
+    overlap = first_overlap(seen_in(shipped_versions() if versions is None else versions), planned)
     if overlap is not None:
         raise PlanError(
             f"{where}: {overlap.text(SHIPPED_AUDIT)}: confirmatory seeds must be unseen: {REMEDY}"
