@@ -3,7 +3,7 @@
 
     PYTHONPATH=src nice python benchmarks/audit_calibration.py --repetitions 200 \
         --figure docs/calibration/audit_power.png
-    PYTHONPATH=src nice python benchmarks/audit_calibration.py --only-two-stage --two-stage 40
+    PYTHONPATH=src nice python benchmarks/audit_calibration.py --only-two-stage --two-stage 200
 
 Prints a Markdown table (per rule, seeds and sample shape: the claim-level rate of a false
 "reproduced" with one comparison at the claimed margin and the others far inside, of a false "not
@@ -20,12 +20,19 @@ per-seed values, measured at run time; the seeds are 20 and those the shipped co
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import os
 import time
+from concurrent.futures import ProcessPoolExecutor
 
-import calibration as cal
-import numpy as np
+# one BLAS thread per process: the processes are the parallelism (threads on top only contend)
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
 
-from vhct.reporting.audit.claims import load_claims
+import calibration as cal  # noqa: E402 (after the thread limits, which numpy reads when imported)
+import numpy as np  # noqa: E402
+
+from vhct.reporting.audit.claims import load_claims  # noqa: E402
 
 #: the shipped claims' level and minimum seeds (``defaults``)
 DEFAULTS = load_claims().defaults
@@ -79,32 +86,43 @@ def power_figure(curves, path: str) -> None:
     fig.savefig(path, dpi=110)
 
 
-def two_stage(repetitions: int, seed: int) -> bool:
-    """The two-stage design (issue 37): per kind (its rule of the fewest comparisons, to keep the
-    runtime reasonable: the confirmatory samples reach 200 seeds), a pilot of 20 seeds drawn from the
-    least favourable truth, the analysis plan's seeds per comparison (the audit's power computation,
-    at least 20, at most the synthetic cap 200), a fresh confirmatory sample of that many, the verdict
-    on it alone; every rate printed with its Monte Carlo error (one binomial standard error), and
-    whether each is within alpha + 3 Monte Carlo errors."""
+def two_stage(repetitions: int, seed: int, workers: int) -> bool:
+    """The two-stage design (issue 37): per kind (its rule of the fewest comparisons), a pilot of 20
+    seeds drawn from the least favourable truth, the analysis plan's seeds per comparison (the audit's
+    need at the claim's effect of interest, at least 20; past the synthetic cap 200, the cap), a
+    fresh confirmatory sample of that many, the verdict on it alone; every rate printed with its Monte
+    Carlo error (one binomial standard error), and whether each is within alpha + 3 Monte Carlo errors.
+    The repetitions run in chunks of ``calibration.TWO_STAGE_CHUNK``, each from its own seeded
+    generator, on ``workers`` processes (the numbers do not depend on how many)."""
     cv = cal.shipped_cv()
     first: dict[str, cal.Rule] = {}
     for rule in sorted(cal.rules(), key=lambda r: r.experiments * r.comparisons):
         first.setdefault(rule.claim.kind, rule)
     print(
-        f"\ntwo-stage design: pilot 20 seeds, plan (80 % power, floor {DEFAULTS.min_seeds}, cap "
-        f"{cal.TWO_STAGE_CAP}), confirmatory sample, verdict on it alone; {repetitions} repetitions per "
-        f"scenario, normal samples' cv {cv:.3f}; bound alpha + 3 MC errors = "
-        f"{cal.binomial_bound(DEFAULTS.alpha, repetitions):.3f}\n"
+        f"\ntwo-stage design: pilot 20 seeds, plan (80 % power at each claim's effect of interest, floor "
+        f"{DEFAULTS.min_seeds}, cap {cal.TWO_STAGE_CAP}), confirmatory sample, verdict on it alone; "
+        f"{repetitions} repetitions per scenario, normal samples' cv {cv:.3f}; bound alpha + 3 MC errors = "
+        f"{cal.binomial_bound(DEFAULTS.alpha, repetitions):.3f}; {workers} processes\n"
     )
-    rows = []
-    lines: list[str] = []
-    for rule in first.values():
-        for distribution in cal.DISTRIBUTIONS:
-            rows.append(cal.two_stage_rates(rule, distribution, repetitions, seed, cv))
+    jobs = [(rule, d) for rule in first.values() for d in cal.DISTRIBUTIONS]
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        futures = {
+            (i, name, c): pool.submit(
+                cal.two_stage_chunk, rule, d, name, c, n, seed, cv, cal.TWO_STAGE_CAP, DEFAULTS.min_seeds
+            )
+            for i, (rule, d) in enumerate(jobs)
+            for name, c, n in cal.two_stage_tasks(rule, d, repetitions)
+        }
+        rows = []
+        lines: list[str] = []
+        for i, (rule, d) in enumerate(jobs):
+            results = [(name, f.result()) for (j, name, _), f in futures.items() if j == i]
+            rows.append(cal.two_stage_row(rule, d, repetitions, results))
             lines.clear()
             cal.two_stage_table(rows[-1:], DEFAULTS.alpha, lines.append)
             print(lines[-1], flush=True)
-    ok = cal.two_stage_table(rows, DEFAULTS.alpha, lambda line: None)
+    print()
+    ok = cal.two_stage_table(rows, DEFAULTS.alpha)
     rep = max(max(r.false_reproduction for r in rows), 0.0)
     ref = max(max(r.false_refutation, r.false_opposite) for r in rows)
     print(f"two-stage max false reproduction rate: {rep:.4f}")
@@ -125,15 +143,18 @@ def main() -> None:
     parser.add_argument(
         "--two-stage",
         type=int,
-        default=40,
+        default=200,
         metavar="REPS",
         help="repetitions per scenario of the two-stage design (pilot, plan, confirmatory); 0: none",
     )
     parser.add_argument("--only-two-stage", action="store_true", help="the two-stage table alone")
+    parser.add_argument(
+        "--workers", type=int, default=os.cpu_count() or 1, help="processes of the two-stage simulation"
+    )
     args = parser.parse_args()
     start = time.perf_counter()
     if args.only_two_stage:
-        two_stage(args.two_stage, args.seed)
+        two_stage(args.two_stage, args.seed, args.workers)
         print(f"({time.perf_counter() - start:.0f} s)")
         return
     cv = cal.shipped_cv()
@@ -192,7 +213,7 @@ def main() -> None:
         power_figure(curves, args.figure)
         print(f"\npower curves: {args.figure}")
     if args.two_stage:
-        two_stage(args.two_stage, args.seed)
+        two_stage(args.two_stage, args.seed, args.workers)
     print(f"({time.perf_counter() - start:.0f} s)\n")
     print(f"over the rows of at least {DEFAULTS.min_seeds} seeds, every rule and scenario:")
     print(f"max false reproduction rate: {worst[0]:.4f}")

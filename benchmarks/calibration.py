@@ -413,6 +413,11 @@ class TwoStageRow:
         return math.sqrt(max(rate, 1e-12) * (1.0 - rate) / self.repetitions)
 
 
+#: repetitions per chunk of the two-stage simulation: each chunk has its own seeded generator, so the
+#: rates do not depend on how many processes run the chunks
+TWO_STAGE_CHUNK = 25
+
+
 def two_stage_outcomes(
     rule: Rule,
     truths: Sequence[float],
@@ -422,15 +427,16 @@ def two_stage_outcomes(
     rng,
     pilot: int = 20,
     cap: int = TWO_STAGE_CAP,
-) -> tuple[dict[str, float], float]:
-    """Shares of the claim-level outcomes under the two-stage design, and the mean planned seeds: per
-    repetition a pilot of ``pilot`` seeds at the truths, each comparison's seeds computed from the
-    pilot's samples by the analysis plan's own computation (``vhct.reporting.audit.plan``: the audit's
-    power computation, floored at the claims' min_seeds, capped at ``cap``), then a fresh confirmatory
-    sample of that many, and the verdict on the confirmatory sample alone."""
+    floor: int | None = None,
+) -> tuple[dict[str, int], int, int]:
+    """Counts of the claim-level outcomes under the two-stage design, the planned seeds' total and the
+    comparisons planned: per repetition a pilot of ``pilot`` seeds at the truths, each comparison's
+    seeds computed from the pilot's samples by the analysis plan's own computation (the audit's need
+    at the claim's effect of interest, ``planned_seeds``: floored at the claims' min_seeds, past
+    ``cap`` the cap), then a fresh confirmatory sample of that many, and the verdict on it alone."""
     from vhct.pipeline.config.plan import planned_seeds
 
-    floor = load_claims().defaults.min_seeds
+    floor = load_claims().defaults.min_seeds if floor is None else floor
     counts = {REPRODUCED: 0, OPPOSITE: 0, NO_EFFECT: 0, "inconclusive": 0}
     sample = partial(draw, rng, distribution, cv)
     kind, total, planned = rule.claim.spec, 0, 0
@@ -451,29 +457,76 @@ def two_stage_outcomes(
         result = conclude(rule.claim, parts)
         key = result["category"] if result["verdict"] == NOT_REPRODUCED else result["verdict"]
         counts[key if key in counts else "inconclusive"] += 1
-    return {k: v / repetitions for k, v in counts.items()}, total / max(planned, 1)
+    return counts, total, planned
+
+
+def two_stage_chunk(
+    rule: Rule,
+    distribution: str,
+    scenario: str,
+    chunk: int,
+    repetitions: int,
+    seed: int,
+    cv: float,
+    cap: int,
+    floor: int,
+) -> tuple[dict[str, int], int, int]:
+    """One chunk of a scenario's repetitions, from its own generator (seeded by the seed, the
+    distribution, the rule, the scenario and the chunk): what a worker process runs."""
+    key = [seed, 37, DISTRIBUTIONS.index(distribution), sum(map(ord, rule.name))]
+    rng = np.random.default_rng([*key, TWO_STAGE_SCENARIOS.index(scenario), chunk])
+    return two_stage_outcomes(
+        rule, scenarios(rule)[scenario], distribution, cv, repetitions, rng, cap=cap, floor=floor
+    )
+
+
+def two_stage_tasks(rule: Rule, distribution: str, repetitions: int) -> list[tuple[str, int, int]]:
+    """The (scenario, chunk, repetitions) of a rule's two-stage simulation."""
+    chunks = [
+        (c, min(TWO_STAGE_CHUNK, repetitions - c * TWO_STAGE_CHUNK))
+        for c in range(math.ceil(repetitions / TWO_STAGE_CHUNK))
+    ]
+    return [(name, c, n) for name in TWO_STAGE_SCENARIOS for c, n in chunks]
+
+
+def two_stage_row(
+    rule: Rule, distribution: str, repetitions: int, results: Sequence[tuple[str, tuple[dict, int, int]]]
+) -> TwoStageRow:
+    """A rule's two-stage rates from its chunks' results (scenario, (counts, seeds total, planned))."""
+    got = {
+        name: dict.fromkeys((REPRODUCED, OPPOSITE, NO_EFFECT, "inconclusive"), 0)
+        for name in TWO_STAGE_SCENARIOS
+    }
+    seeds = {name: [0, 0] for name in TWO_STAGE_SCENARIOS}
+    for name, (counts, total, planned) in results:
+        for key, v in counts.items():
+            got[name][key] += v
+        seeds[name][0] += total
+        seeds[name][1] += planned
+    share = {name: {k: v / repetitions for k, v in c.items()} for name, c in got.items()}
+    at_claimed = share["all at the claimed margin"]
+    return TwoStageRow(
+        rule.name,
+        distribution,
+        false_reproduction=share["one at the claimed margin"][REPRODUCED],
+        false_refutation=at_claimed[OPPOSITE] + at_claimed[NO_EFFECT],
+        false_opposite=share["all at the refuting margin"][OPPOSITE],
+        repetitions=repetitions,
+        mean_seeds=float(np.mean([t / max(p, 1) for t, p in seeds.values()])),
+    )
 
 
 def two_stage_rates(
     rule: Rule, distribution: str, repetitions: int, seed: int, cv: float, cap: int = TWO_STAGE_CAP
 ) -> TwoStageRow:
-    """A rule's false verdict rates under the two-stage design (pilot, plan, confirmatory sample)."""
-    rng = np.random.default_rng([seed, 37, DISTRIBUTIONS.index(distribution), sum(map(ord, rule.name))])
-    truths = scenarios(rule)
-    got, seeds = {}, []
-    for name in TWO_STAGE_SCENARIOS:
-        got[name], mean = two_stage_outcomes(rule, truths[name], distribution, cv, repetitions, rng, cap=cap)
-        seeds.append(mean)
-    at_claimed = got["all at the claimed margin"]
-    return TwoStageRow(
-        rule.name,
-        distribution,
-        false_reproduction=got["one at the claimed margin"][REPRODUCED],
-        false_refutation=at_claimed[OPPOSITE] + at_claimed[NO_EFFECT],
-        false_opposite=got["all at the refuting margin"][OPPOSITE],
-        repetitions=repetitions,
-        mean_seeds=float(np.mean(seeds)),
-    )
+    """A rule's false verdict rates under the two-stage design (pilot, plan, confirmatory sample), its
+    chunks run here in turn (``audit_calibration.py`` runs them on every core: the same numbers)."""
+    floor = load_claims().defaults.min_seeds
+    results = [
+        (name, two_stage_chunk(rule, distribution, name, c, n, seed, cv, cap, floor))
+        for name, c, n in two_stage_tasks(rule, distribution, repetitions)
+    ]
+    return two_stage_row(rule, distribution, repetitions, results)
 
 
 def two_stage_table(rows: Sequence[TwoStageRow], alpha: float, emit: Callable[[str], None] = print) -> bool:

@@ -44,6 +44,7 @@ def complete(audit: dict) -> dict:
         "others": ["B"],
         "experiments": ["e"],
         "thresholds": {"min_relative_effect": 0.05},
+        "effect_of_interest": {"value": 0.9, "reason": "made up"},
     }
     audit = {"summary": {}, "rules": {"footing": "f", "lowest": "r"}, "conditions": {}, **audit}
     flat = audit["claims"]

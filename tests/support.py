@@ -363,7 +363,7 @@ def made_up_plan(folder: Path, config: Path = CONFIG_DIR / "paper-local.yaml") -
             samples_sha256=samples_sha256([]),
         ),
         floor=floor,
-        start=20,
+        start=min(min(target.seeds(e)) for e in target.experiments),  # the config's first confirmatory seed
         claims=[],
         seeds=seed_table(
             [],
@@ -439,3 +439,26 @@ def made_up_provenance(**fields):
         "output_sha256": {"results": {}, "figures": {}},
     }
     return Provenance.model_validate({**record, **fields})
+
+
+def with_effect(data: dict) -> dict:
+    """A made-up claim's keys with an effect of interest inside its claimed region (the claims file
+    states one per claim): a band's middle, else 10 % (a ratio) or 0.1 (a difference) past the margin."""
+    from types import SimpleNamespace
+
+    from vhct.reporting.audit.claims_model import CLAIM_KINDS, Thresholds
+
+    if "effect_of_interest" in data or "kind" not in data or "thresholds" not in data:
+        return data
+    kind = CLAIM_KINDS[data["kind"]]()
+    thresholds = Thresholds.model_validate(data["thresholds"])
+    claimed, _ = kind.regions(SimpleNamespace(thresholds=thresholds, direction=data.get("direction")))
+    low = max((r.factor for r in claimed if r.alternative == "greater"), default=None)
+    high = min((r.factor for r in claimed if r.alternative == "less"), default=None)
+    if low is not None and high is not None:
+        value = (low + high) / 2.0
+    elif high is not None:
+        value = high - 0.1 if kind.additive else high * 0.9
+    else:
+        value = low + 0.1 if kind.additive else low * 1.1
+    return {**data, "effect_of_interest": {"value": value, "reason": "made up"}}

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from support import REPO, conditions_of
+from support import REPO, conditions_of, with_effect
 
 from vhct.reporting import captions, stats
 from vhct.reporting.audit import records
@@ -103,7 +103,7 @@ def claim(kind: str, **extra) -> Claim:
         "require": "all",
     }
     base.update(extra)
-    return Claim.model_validate(base)
+    return Claim.model_validate(with_effect(base))
 
 
 def claims_file(parts: dict) -> ClaimsFile:

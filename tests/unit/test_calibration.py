@@ -97,6 +97,7 @@ def test_spread_and_seeds_of_a_current_audit_come_through_the_typed_reader(tmp_p
             "target": "A",
             "others": ["B"],
             "thresholds": {"min_relative_effect": 0.05},
+            "effect_of_interest": {"value": 0.9, "reason": "made up"},
         }
     )
     runs = {"e": {"A": made_up_runs(50.0, 5.0), "B": made_up_runs(100.0, 5.0)}}

@@ -28,7 +28,7 @@ import calibration  # benchmarks/calibration.py (pyproject: pytest pythonpath)
 import numpy as np
 import pandas as pd
 import pytest
-from support import conditions_of
+from support import conditions_of, with_effect
 
 from vhct.reporting.audit.checks import Region, no_effect_regions
 from vhct.reporting.audit.claims import load_claims
@@ -72,7 +72,7 @@ def made_up_claim(name: str) -> Claim:
     }
     if kind.over_pairs:
         common["pairs"] = [["e1", "e2"]]
-    return Claim.model_validate({**common, **copy.deepcopy(kind.example)})
+    return Claim.model_validate(with_effect({**common, **copy.deepcopy(kind.example)}))
 
 
 def _step(claim: Claim, value: float, step: float) -> float:

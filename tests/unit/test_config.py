@@ -408,8 +408,9 @@ def test_the_command_line_check(tmp_path, capsys):
 
 def test_paper_local_is_paper_scale_except_bo_and_mnist():
     """paper-local extends paper.yaml: same horizons, its seeds the analysis plan's (here, without the
-    plan: paper.yaml's 20 per setting, after the pilot's 0-19); BO and Optuna's GP sampler capped,
-    MNIST on a training subset, on the real-data tasks the rho = 0.5 variants only (its item 5)."""
+    plan: paper.yaml's 20 per setting, from the first confirmatory seed its figure names, 20); BO and
+    Optuna's GP sampler capped, MNIST on a training subset, on the real-data tasks the rho = 0.5
+    variants only (its item 5)."""
     paper = load(REPO / "config" / "paper.yaml")
     local = load(REPO / "config" / "paper-local.yaml")
     bo = {"BO", "BO-restarts5", "GP-Optuna"}  # the settings whose cost sets their horizon or seeds

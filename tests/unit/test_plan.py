@@ -41,6 +41,7 @@ CLAIM = {
     "target": "VHCT-rho0.75",
     "others": ["HCT-rho0.75"],
     "thresholds": {"min_relative_effect": 0.05},
+    "effect_of_interest": {"value": 0.9, "reason": "made up: 10 % lower"},
 }
 CAP = 60
 
@@ -114,12 +115,14 @@ def test_the_plan_is_written_from_the_pilot_and_read_by_the_loader(world):
     (comp,) = plan.claims[0].comparisons
     assert comp.arms == [["garland", "VHCT-rho0.75"], ["garland", "HCT-rho0.75"]]
     assert len(comp.samples["a"]) == len(comp.samples["b"]) == 20
-    # a need past the cap: named underpowered in advance, run at the floor (the cap would not power it)
-    assert comp.seeds_needed > CAP and comp.seeds == 20 and comp.underpowered
-    assert plan.underpowered() and plan.start == 20 and plan.pilot.seeds["garland"] == list(range(20))
+    # sized at the claim's effect of interest (0.9) with the pilot's spread: within the cap
+    assert 20 < comp.seeds_needed == comp.seeds <= CAP and not comp.underpowered
+    assert plan.claims[0].effect_of_interest == 0.9  # frozen in the plan
+    assert not plan.underpowered() and plan.start == 20 and plan.pilot.seeds["garland"] == list(range(20))
     cfg, _ = load(["config/confirm.yaml"])
-    assert cfg.setting_seeds("garland", "VHCT-rho0.75") == list(range(20, 40))
-    assert cfg.setting_seeds("garland", "HCT-rho0.75") == list(range(20, 40))
+    planned = list(range(20, 20 + comp.seeds))
+    assert cfg.setting_seeds("garland", "VHCT-rho0.75") == planned
+    assert cfg.setting_seeds("garland", "HCT-rho0.75") == planned
     assert cfg.setting_seeds("garland", "PCT") == list(range(20, 40))  # read by no claim: the floor
     assert cfg.setting_seeds("rastrigin2d", "POO") == list(range(20, 40))
     assert writer.check("config/confirm.yaml") == plan
@@ -134,8 +137,8 @@ def test_the_seeds_are_the_audits_own_power_computation(world):
     (comp,) = verdict.experiments[0].comparisons
     assert comp.category == "underpowered"
     assert plan.claims[0].comparisons[0].seeds_needed == comp.seeds_needed
-    assert planned_seeds(5, 20, 200) == (20, False) and planned_seeds(500, 20, 200) == (20, True)
-    assert planned_seeds(150, 20, 200) == (150, False)
+    assert planned_seeds(5, 20, 200) == (20, False) and planned_seeds(500, 20, 200) == (200, True)
+    assert planned_seeds(150, 20, 200) == (150, False) and planned_seeds(None, 20, 200) == (200, True)
 
 
 def test_every_variant_of_a_default_runs_the_defaults_seeds(world):
@@ -217,13 +220,14 @@ def test_a_changed_seed_count_of_the_config_is_not_a_change_of_the_config(world)
 
 def test_a_tampered_seed_count_is_refused(world):
     data = written_plan()
-    data["seeds"]["garland"]["VHCT-rho0.75"] = 30
+    planned = data["seeds"]["garland"]["VHCT-rho0.75"]
+    data["seeds"]["garland"]["VHCT-rho0.75"] = planned + 1
     PLAN.write_text(yaml.safe_dump(data))
     assert "seed counts are not its computation's" in one_line_error("config/confirm.yaml")
-    data["seeds"]["garland"]["VHCT-rho0.75"] = 20
-    data["claims"][0]["comparisons"][0]["seeds"] = 30  # a comparison's own count
+    data["seeds"]["garland"]["VHCT-rho0.75"] = planned
+    data["claims"][0]["comparisons"][0]["seeds"] = planned + 1  # a comparison's own count
     PLAN.write_text(yaml.safe_dump(data))
-    assert "the plan's computation gives 20" in one_line_error("config/confirm.yaml")
+    assert f"the plan's computation gives {planned}" in one_line_error("config/confirm.yaml")
 
 
 def test_a_tampered_need_is_refused_by_the_full_check(world):
@@ -234,7 +238,7 @@ def test_a_tampered_need_is_refused_by_the_full_check(world):
     data["seeds"]["garland"]["VHCT-rho0.75"] = data["seeds"]["garland"]["HCT-rho0.75"] = 25
     PLAN.write_text(yaml.safe_dump(data))
     load(["config/confirm.yaml"])  # consistent arithmetic
-    with pytest.raises(PlanError, match="its samples need .* the plan says 25"):
+    with pytest.raises(PlanError, match="its samples give '.*', the plan '25 seeds per arm"):
         writer.check("config/confirm.yaml")
 
 
@@ -277,7 +281,7 @@ def test_paper_local_declares_a_plan_from_the_quick_start():
     cfg, _ = load([REPO / "config" / "paper-local.yaml"], plan=False)
     assert cfg.plan is not None and cfg.plan.pilot == "config/config.yaml"
     assert cfg.plan.file == "config/plans/paper-local.yaml"
-    assert min(min(cfg.seeds(e)) for e in cfg.experiments) == 20  # after the pilot's 0-19
+    assert min(min(cfg.seeds(e)) for e in cfg.experiments) == 20  # the first seed its figure names
     assert cfg.plan.experiments == {"landmine": 20, "mnist": 20} and cfg.plan.settings["BO"] == 20
 
 
@@ -310,8 +314,8 @@ def test_the_audit_decides_on_the_confirmatory_seeds_only(world):
         != "reproduced"
     )
     design = dirty.context.design
-    assert design.pilot_seeds["garland"] == list(range(20)) and design.seed_span == "20-39"
-    assert design.plan_file == "config/plans/confirm.yaml" and design.underpowered
+    assert design.pilot_seeds["garland"] == list(range(20)) and design.seed_span == f"20-{seeds[-1]}"
+    assert design.plan_file == "config/plans/confirm.yaml" and not design.underpowered
     md, js, html = (world / f"audit.{x}" for x in ("md", "json", "html"))
     write_audit(dirty, md, js, html)
     assert read_audit(js).context.design == design  # the writer meets the reader
@@ -401,3 +405,189 @@ def test_make_plan_states_the_planned_runs_cost_at_the_pilots_seconds_per_round(
     assert "PCT on garland" in cost.unmeasured  # the made-up pilot timed two settings only
     line = writer.cost_summary(cost, 2)
     assert f"at least {cost.total_seconds / 120:.0f} min on 2 cores" in line and "not counted" in line
+
+
+def test_the_need_comes_from_the_stated_effect_and_the_pilots_spread_not_its_estimate(world):
+    """A pilot whose estimate sits exactly on the margin (0.95) needs what one 3 % below does: the
+    seeds are sized at the claim's effect of interest with the pilot's spread, not at its estimate
+    (which, on a margin, once gave needs of hundreds of millions)."""
+    plan, _ = writer.write_plan("config/confirm.yaml")
+    (comp,) = plan.claims[0].comparisons
+    mean_a, mean_b = (np.mean(list(comp.samples[side].values())) for side in ("a", "b"))
+    write_pilot_audit(world, pilot_runs(shift=0.95 * mean_b - mean_a))  # the same spread, on the margin
+    (moved,) = writer.make_plan("config/confirm.yaml").claims[0].comparisons
+    assert moved.estimate == pytest.approx(0.95) and comp.estimate != pytest.approx(0.95)
+    assert moved.seeds_needed == comp.seeds_needed and moved.seeds == comp.seeds
+
+
+def test_a_need_past_the_cap_runs_at_the_cap_and_no_larger_need_is_printed(world, capsys):
+    """A smaller effect of interest (6 % instead of 10 %) needs far more than the cap: the comparison
+    runs at the cap, reads "underpowered at the cap (60 seeds)" in the plan, its notes and `make plan`'s
+    output, and the pilot's audit says the same at the audit's cap; no number of seeds past a cap is
+    written anywhere."""
+    import re
+
+    from vhct.reporting.audit.verdicts import NEED_CAP
+
+    claims = Path("config/claims.yaml")
+    data = yaml.safe_load(claims.read_text())
+    data["claims"][0]["effect_of_interest"]["value"] = 0.94
+    claims.write_text(yaml.safe_dump(data, sort_keys=False))
+    write_pilot_audit(world, pilot_runs())
+    assert writer.main(["config/confirm.yaml"]) == 0
+    printed = capsys.readouterr().out
+    plan = read_plan(PLAN)
+    (comp,) = plan.claims[0].comparisons
+    assert comp.underpowered and comp.seeds == CAP and comp.seeds_needed is None
+    assert comp.note == f"underpowered at the cap ({CAP} seeds)" and comp.note in printed
+    cfg, _ = load(["config/confirm.yaml"])
+    assert cfg.setting_seeds("garland", "VHCT-rho0.75") == list(range(20, 20 + CAP))
+    # the same need from the audit's own computation is past the cap: never written out
+    claim = load_claims(claims).claims[0]
+    assert writer.seeds_needed(claim, "garland", comp.a, comp.b, comp.samples) > NEED_CAP
+    (verdict,) = run_audit(load_claims(claims), pilot_runs(), None).claims
+    (pilot_comp,) = verdict.experiments[0].comparisons
+    assert f"underpowered at the cap ({NEED_CAP} seeds)" in pilot_comp.reason
+    assert pilot_comp.seeds_needed is None and verdict.seeds_needed is None
+    for text, cap in ((PLAN.read_text(), CAP), (printed, CAP), (pilot_comp.reason, NEED_CAP)):
+        stated = [int(n.replace(",", "")) for n in re.findall(r"(\d[\d,]*) seeds", text)]
+        assert stated and max(stated) <= cap, text
+    needs = [p["seeds_needed"] for c in yaml.safe_load(PLAN.read_text())["claims"] for p in c["comparisons"]]
+    assert all(n is None or n <= CAP for n in needs)
+
+
+def test_the_audits_need_cap_is_the_confirmatory_configs():
+    from vhct.reporting.audit.verdicts import NEED_CAP
+
+    cfg, _ = load([REPO / "config" / "paper-local.yaml"], plan=False)
+    assert cfg.plan is not None and cfg.plan.max_seeds == NEED_CAP
+
+
+def test_an_effect_of_interest_outside_the_claimed_region_is_refused():
+    from vhct.reporting.audit.claims_model import Claim
+
+    data = {**CLAIM, "alpha": 0.05, "min_seeds": 20, "round": "final", "require": "all"}
+    with pytest.raises(ValueError, match=r"effect_of_interest/value: 0.97 is not inside the claimed region"):
+        Claim.model_validate({**data, "effect_of_interest": {"value": 0.97, "reason": "r"}})
+
+
+# ---------------------------------------------------------------- seeds used before (issue 50, item 1)
+
+
+def git(root: Path, *args: str) -> str:
+    import subprocess
+
+    done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def ship(root: Path, seeds: dict[str, list[int]], pair: tuple[list[int], list[int]] = ([], [])) -> str:
+    """Commit a made-up shipped audit (docs/findings/audit.json) whose experiments ran ``seeds``, with a
+    contrast's per-seed values on garland / himmelblau (``pair``); its commit."""
+    import json
+
+    audit = {
+        "format": 6,
+        "context": {"experiments": {e: {"seeds": s, "settings": {}} for e, s in seeds.items()}},
+        "claims": [
+            {
+                "experiments": [
+                    {
+                        "comparisons": [
+                            {
+                                "experiment": "garland / himmelblau",
+                                "values_a": {str(s): 1.0 for s in pair[0]},
+                                "values_a2": {str(s): 1.0 for s in pair[1]},
+                            }
+                        ]
+                    }
+                ]
+            }
+        ],
+    }
+    path = root / "docs" / "findings" / "audit.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(audit))
+    git(root, "add", "docs/findings/audit.json")
+    git(root, "commit", "-q", "-m", f"ship {len(seeds)} experiments")
+    return git(root, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+def history(world):
+    """The world as a git repository whose history shipped two audits: seeds 0-19, then up to 45 on
+    garland (and himmelblau 60-61 through a contrast's second pair). The figure's panel names a seed
+    the confirmatory runs hold (they start after 61)."""
+    confirm = world / "config" / "confirm.yaml"
+    confirm.write_text(confirm.read_text().replace("{seed: 20}", "{seed: 100}"))
+    git(world, "init", "-q")
+    git(world, "config", "user.email", "t@example.org")
+    git(world, "config", "user.name", "t")
+    first = ship(world, {"garland": list(range(20))})
+    second = ship(world, {"garland": list(range(46))}, pair=([0, 1], [60, 61]))
+    return world, first, second
+
+
+def test_the_seeds_a_shipped_audit_used_are_read_from_every_committed_version(history):
+    from vhct.reporting.audit import seen
+
+    world, first, second = history
+    versions = seen.shipped_versions(world)
+    assert [v.commit for v in versions] == [first, second]  # oldest first
+    assert versions[1].seeds == {"garland": list(range(46)), "himmelblau": [60, 61]}
+    used = seen.seen_seeds(world)
+    assert used["garland"][3] == first and used["garland"][45] == second and used["himmelblau"][61] == second
+    assert seen.largest_seen(used) == 61
+    assert seen.first_overlap(used, {"garland": range(46, 60), "himmelblau": [62]}) is None
+    clash = seen.first_overlap(used, {"garland": [44, 45]})
+    assert (clash.experiment, clash.seed, clash.commit) == ("garland", 44, second)
+
+
+def test_the_plan_starts_after_every_seed_a_shipped_audit_used(history):
+    world, first, second = history
+    plan, _ = writer.write_plan("config/confirm.yaml")
+    assert plan.start == 62 and plan.seen == {first: 19, second: 61}
+    cfg, _ = load(["config/confirm.yaml"])
+    assert min(cfg.setting_seeds("garland", "VHCT-rho0.75")) == 62
+    assert writer.check("config/confirm.yaml") == plan
+
+
+def test_the_plan_refuses_confirmatory_seeds_an_earlier_shipped_audit_used(history):
+    """A plan whose seeds a shipped audit used (one shipped after it, or one edited to start earlier) is
+    refused by the full check (`make paper-local`) in one line naming the commit and the seed."""
+    world, _, second = history
+    writer.write_plan("config/confirm.yaml")
+    later = ship(world, {"garland": [70, 71]})  # a shipped audit ran seeds the plan holds
+    with pytest.raises(PlanError) as info:
+        writer.check("config/confirm.yaml")
+    message = str(info.value)
+    assert "\n" not in message and "make plan" in message
+    assert f"confirmatory seed 70 of garland was used by the shipped audit of commit {later[:12]}" in message
+    git(world, "revert", "--no-edit", "HEAD")  # the version stays in the history: still refused
+    with pytest.raises(PlanError, match=f"seed 70 of garland .* commit {later[:12]}"):
+        writer.check("config/confirm.yaml")
+    plan, _ = writer.write_plan("config/confirm.yaml")  # written again: after seed 71
+    assert plan.start == 72
+    # `make plan`'s own guard: a plan starting where the second shipped audit ran is refused
+    with pytest.raises(PlanError, match=f"confirmatory seed 20 of garland .* commit {second[:12]}"):
+        writer.refuse_seen(plan.model_copy(update={"start": 20}), "config/confirm.yaml")
+
+
+def test_a_confirmatory_audit_states_the_plans_need_the_one_need_of_a_comparison(world):
+    """The confirmatory audit's underpowered comparison says its plan's need (the pilot's spread at the
+    effect of interest), not another one from the confirmatory spread: one need per comparison."""
+    plan, _ = writer.write_plan("config/confirm.yaml")
+    (planned,) = plan.claims[0].comparisons
+    cfg, _ = load(["config/confirm.yaml"])
+    claims = load_claims("config/claims.yaml")
+    context = audit_context(cfg, claims, "config/claims.yaml", ["config/confirm.yaml"])
+    seeds = cfg.setting_seeds("garland", "VHCT-rho0.75")
+    rng = np.random.default_rng(5)  # 3 % below at three times the pilot's spread: undecided
+    a, b = 97.0 + 30.0 * rng.standard_normal(len(seeds)), 100.0 + 30.0 * rng.standard_normal(len(seeds))
+    runs = {"garland": {"VHCT-rho0.75": made_up_runs(a, seeds), "HCT-rho0.75": made_up_runs(b, seeds)}}
+    (comp,) = run_audit(claims, runs, context).claims[0].experiments[0].comparisons
+    (own,) = run_audit(claims, runs, None).claims[0].experiments[0].comparisons
+    assert comp.category == own.category == "underpowered"
+    assert comp.seeds_needed == planned.seeds_needed and own.seeds_needed != planned.seeds_needed
+    said = f"the analysis plan: {planned.seeds_needed} seeds per arm give 80 % power at the effect"
+    assert said in comp.reason and said not in own.reason

@@ -138,6 +138,7 @@ def share_claim(min_share: float = 0.95) -> Claim:
             "round": "final",
             "require": "all",
             "thresholds": {"min_share": min_share},
+            "effect_of_interest": {"value": 0.99, "reason": "made up"},
         }
     )
 

@@ -212,3 +212,38 @@ def test_contrast_interval_without_spread_is_the_point_ratio_of_ratios():
     assert stats.contrast_interval(a1, b1, a2, b2, ALPHA) == pytest.approx(
         (math.exp(d - half), math.exp(d + half))
     )
+
+
+def _p_by_indices(x, y, factor: float, alternative: str, resamples: int) -> float:
+    """The studentized bootstrap p computed the direct way, each resample gathered from the seeded
+    generator's indices (what the shared resample counts must reproduce exactly)."""
+    rng = np.random.default_rng(stats.BOOTSTRAP_SEED)
+    ix = rng.integers(0, x.size, (resamples, x.size))
+    iy = rng.integers(0, y.size, (resamples, y.size))
+    bx, by = x[ix], y[iy]
+    mx, my = bx.mean(axis=1), by.mean(axis=1)
+    vx, vy = bx.var(axis=1, ddof=1) / x.size, by.var(axis=1, ddof=1) / y.size
+    diff = x.mean() - factor * y.mean()
+    t = diff / math.sqrt(x.var(ddof=1) / x.size + factor**2 * y.var(ddof=1) / y.size)
+    bse = np.sqrt(vx + factor**2 * vy)
+    t_star = np.divide(mx - factor * my - diff, bse, out=np.zeros_like(bse), where=bse > 0.0)
+    extreme = (t_star <= t) if alternative == "less" else (t_star >= t)
+    return float((1 + extreme.sum()) / (resamples + 1))
+
+
+@pytest.mark.parametrize("n", [3, 8, 20])
+def test_the_shared_resample_counts_give_the_p_of_the_gathered_resamples(n):
+    """The bootstrap reads its resamples as counts shared by every comparison of the same sizes (one
+    matrix product per sample, drawn once per process): on identical draws its p-values are those of
+    gathering every resample, also with tied values (flat resamples)."""
+    rng = np.random.default_rng(n)
+    samples = [
+        (rng.normal(90.0, 10.0, n), rng.normal(100.0, 10.0, n + 1)),
+        (np.round(rng.normal(5.0, 1.0, n)), np.round(rng.normal(5.0, 1.0, n))),  # ties
+    ]
+    for x, y in samples:
+        boot = stats.Bootstrap.of(x, y, 999)
+        for factor, alternative in ((0.95, "less"), (1.05, "greater"), (0.9, "greater")):
+            assert boot.p(factor, alternative) == _p_by_indices(x, y, factor, alternative, 999)
+        again = stats.Bootstrap.of(x + 0.0, y + 0.0, 999)  # the counts from the cache: the same p
+        assert again.p(0.95, "less") == boot.p(0.95, "less")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import runs_from_finals
+from support import runs_from_finals, with_effect
 
 from vhct.reporting.audit.checks import Comparison, compare_samples, contrast_comparison
 from vhct.reporting.audit.claims import load_claims
@@ -34,16 +34,18 @@ from vhct.reporting.plots.forest import audit_forest, forest_rows
 def made_up(**keys) -> Claim:
     """A claim record with made-up text and the shipped defaults (round final, require all)."""
     return Claim.model_validate(
-        {
-            "quote": "q",
-            "location": "l",
-            "statistic": "cumulative_regret",
-            "round": "final",
-            "require": "all",
-            "alpha": 0.05,
-            "min_seeds": 20,
-            **keys,
-        }
+        with_effect(
+            {
+                "quote": "q",
+                "location": "l",
+                "statistic": "cumulative_regret",
+                "round": "final",
+                "require": "all",
+                "alpha": 0.05,
+                "min_seeds": 20,
+                **keys,
+            }
+        )
     )
 
 
@@ -90,9 +92,9 @@ def test_each_category_on_samples_built_for_it(ratio, sd, verdict, category):
     assert f"90% CI [{comp.ci_low:.4g}, {comp.ci_high:.4g}]" in comp.reason
     if category == UNDERPOWERED:
         assert comp.seeds_needed and comp.seeds_needed > 20 and result["seeds_needed"] == comp.seeds_needed
-        assert f"about {comp.seeds_needed} seeds per arm" in comp.reason
-        # and that many seeds, at the same means and spread, do decide it
-        _, more = judge(ratio, sd, n=comp.seeds_needed)
+        assert f"{comp.seeds_needed} seeds per arm give 80 % power at the effect of interest" in comp.reason
+        # and that many seeds, at the claim's effect of interest and the same spread, do decide it
+        _, more = judge(LOWEST.effect_of_interest.value, sd, n=comp.seeds_needed)
         assert more.verdict == REPRODUCED
     else:
         assert comp.seeds_needed is None

@@ -14,7 +14,7 @@ from typing import Any
 
 from vhct.objectives import make_objective
 from vhct.pipeline.config import Config
-from vhct.pipeline.config.plan import read_plan
+from vhct.pipeline.config.plan import PlannedComparison, caps_of, read_plan
 from vhct.pipeline.files import display_path, sha256
 from vhct.pipeline.provenance import RUN_ID_ENV
 from vhct.pipeline.versions import package_versions
@@ -22,7 +22,7 @@ from vhct.reporting.audit.beyond import run_beyond
 from vhct.reporting.audit.claims import left_out, load_beyond, load_claims
 from vhct.reporting.audit.claims_model import ClaimsFile
 from vhct.reporting.audit.evaluate import config_summary, run_audit
-from vhct.reporting.audit.records import Audit, AuditContext, Design
+from vhct.reporting.audit.records import Audit, AuditContext, Design, PlannedNeed, need_key
 from vhct.reporting.audit.runs import check_aggregates, read_runs
 from vhct.reporting.render import write_audit
 
@@ -71,7 +71,19 @@ def design_of(config: Config, experiments: Sequence[str]) -> Design | None:
             e: {s: config.setting_seeds(e, s) for s in config.experiments[e].settings} for e in audited
         },
         underpowered=plan.underpowered(),
+        needs={
+            need_key(c.id, p.experiment, p.a, p.b): PlannedNeed(need=p.seeds_needed, cap=plan_cap(p, config))
+            for c in plan.claims
+            for p in c.comparisons
+        },
     )
+
+
+def plan_cap(planned: PlannedComparison, config: Config) -> int:
+    """The cap a planned comparison was sized under: the config's ``plan`` caps of its arms."""
+    assert config.plan is not None
+    cap = caps_of(config.plan.model_dump())
+    return min((cap(e, s) for e, s in planned.arms), default=config.plan.max_seeds)
 
 
 def audit_job(

@@ -4,10 +4,13 @@ loader does with it (the seeds it takes from it, the checks before it starts).
 A config that declares ``plan:`` (config/paper-local.yaml) runs the seeds an analysis plan fixes
 before the run: written by ``make plan`` (``vhct.reporting.audit.plan``, the one writer) from a
 pilot's results (the quick start, config/config.yaml), it holds per claim and comparison the pilot's
-estimate, its spread, its per-seed samples and the seeds per arm that decide it at 80 % power, and
-per (experiment, setting) the confirmatory seeds: the largest need of the comparisons reading it,
-floored at the claims' ``min_seeds``, capped by the config's ``plan`` caps, disjoint from the
-pilot's (they start after its largest seed). The loader refuses to start, in one line naming the
+estimate, its spread, its per-seed samples and the seeds per arm that give 80 % power at the claim's
+effect of interest (``effect_of_interest``, frozen in the plan) with the pilot's spread, and per
+(experiment, setting) the confirmatory seeds: the largest need of the comparisons reading it,
+floored at the claims' ``min_seeds``, capped by the config's ``plan`` caps (a need past its cap runs
+at the cap, "underpowered at the cap"; no need past a cap is recorded), on seeds no earlier result
+used (after the pilot's, and after every seed of an earlier shipped audit:
+``vhct.reporting.audit.seen``). The loader refuses to start, in one line naming the
 file and what differs, when the plan is missing, was written for another config or claims file, its
 pilot samples do not hash to its pilot hash, or its seed counts are not what its own comparisons give.
 What needs the audit's statistics (the pilot's results hashed again, each comparison's seeds
@@ -32,7 +35,7 @@ from vhct.pipeline.config.sections import DeclaredName, PositiveInt, Section
 from vhct.pipeline.files import display_path, sha256
 
 #: version of the plan file's shape; the reader refuses any other
-PLAN_FORMAT = 1
+PLAN_FORMAT = 2
 #: the key of a config declaring its plan
 PLAN_KEY = "plan"
 #: what to run when a plan is missing or stale
@@ -82,10 +85,14 @@ class PlannedComparison(_Record):
     #: side (a, b, a2, b2) -> seed -> the pilot's per-seed statistic (none for a wall time)
     samples: dict[str, dict[str, float]] = Field(default_factory=dict)
     seeds_needed: int | None = Field(
-        None, description="seeds per arm that decide it at 80 % power at the pilot's estimate and spread"
+        None,
+        description="seeds per arm for 80 % power at the claim's effect of interest and the pilot's spread; "
+        "None past the cap (never recorded) or for a wall time",
     )
-    seeds: int = Field(ge=1, description="the seeds per arm it gets: seeds_needed, floored and capped")
-    underpowered: bool = Field(description="the cap (or an estimate on a margin) leaves it short of power")
+    seeds: int = Field(
+        ge=1, description="the seeds per arm it gets: seeds_needed floored; past its cap, the cap"
+    )
+    underpowered: bool = Field(description="its need passes the cap: it runs at the cap, short of 80 % power")
     note: str = ""
 
 
@@ -100,6 +107,8 @@ class PlannedClaim(_Record):
     alpha: float
     min_seeds: int
     thresholds: dict[str, Any]
+    #: the smallest effect of interest the seeds are sized at (the claims file's, frozen here)
+    effect_of_interest: float
     comparisons: list[PlannedComparison]
 
 
@@ -124,7 +133,15 @@ class Plan(_Record):
     dirty: bool | None
     pilot: Pilot
     floor: int = Field(ge=1, description="the claims' min_seeds: no arm runs fewer")
-    start: int = Field(ge=0, description="the first confirmatory seed (after the pilot's largest)")
+    start: int = Field(
+        ge=0,
+        description="the first confirmatory seed: after the pilot's largest and every shipped audit's",
+    )
+    seen: dict[str, int] = Field(
+        default_factory=dict,
+        description="commit -> the largest seed its shipped audit used (docs/findings/audit.json in the "
+        "repository's history): the confirmatory seeds start after all of them",
+    )
     substitutes: dict[str, list[str]] = Field(
         default_factory=dict,
         description="default -> its variants (every sensitivity row's): a variant runs its default's seeds",
@@ -181,13 +198,25 @@ def samples_sha256(claims: Sequence[PlannedClaim]) -> str:
 
 
 def planned_seeds(needed: int | None, floor: int, cap: int) -> tuple[int, bool]:
-    """The seeds per arm a comparison gets, and whether the cap leaves it underpowered: its need
-    floored at ``floor``; a need above ``cap`` (or ``None``: an estimate on a margin, no number
-    decides it) gets the floor, since seeds up to the cap would not power it either (they go to the
-    comparisons they do power)."""
+    """The seeds per arm a comparison gets, and whether its cap leaves it underpowered: its need
+    floored at ``floor``; a need above ``cap`` (or ``None``: no number of seeds powers it) runs at
+    the cap, underpowered."""
     if needed is None or needed > cap:
-        return max(min(cap, floor), 1), True
+        return cap, True
     return max(needed, floor), False
+
+
+def shown_need(needed: int | None, cap: int) -> int | None:
+    """The need a document may state: ``needed`` within ``cap``, else None (a need past a cap is never
+    printed: it reads "underpowered at the cap")."""
+    return needed if needed is not None and needed <= cap else None
+
+
+def need_text(needed: int | None, cap: int) -> str:
+    """The one wording of a comparison's need (the plan's notes, the audit's reasons)."""
+    if needed is None or needed > cap:
+        return f"underpowered at the cap ({cap} seeds)"
+    return f"{needed} seeds per arm give 80 % power at the effect of interest"
 
 
 def seed_table(
@@ -304,7 +333,15 @@ def check_plan(plan: Plan, source: Mapping[str, Any], cap: Any, where: str) -> N
     for claim in plan.claims:
         for comp in claim.comparisons:
             limit = min(cap(e, s) for e, s in comp.arms) if comp.arms else plan.floor
-            want, _ = planned_seeds(comp.seeds_needed, claim.min_seeds, limit)
+            if claim.statistic in WALL_TIME_STATISTICS:  # not sized from the pilot: the floor
+                want, short = min(claim.min_seeds, limit), False
+            else:
+                want, short = planned_seeds(comp.seeds_needed, claim.min_seeds, limit)
+            if comp.seeds_needed != shown_need(comp.seeds_needed, limit) or short != comp.underpowered:
+                raise PlanError(
+                    f"{at}: {claim.id}, {comp.experiment}, {comp.a} vs {comp.b} records a need "
+                    f"{'past' if short else 'within'} its cap {limit} inconsistently: {REMEDY}"
+                )
             if comp.seeds != want:
                 raise PlanError(
                     f"{at}: {claim.id}, {comp.experiment}, {comp.a} vs {comp.b} gets {comp.seeds} seeds, "
@@ -384,17 +421,31 @@ def resolved(source: dict[str, Any], chain: Sequence[tuple[Path, Mapping[str, An
 
 def provisional(source: dict[str, Any], pilot_source: Mapping[str, Any]) -> dict[str, Any]:
     """``source`` validated without its plan (``load(plan=False)``: what only inspects a config): each
-    experiment's own seed count, on seeds after the pilot's (``pilot_source``: its merged config)."""
+    experiment's own seed count, on seeds after the pilot's (``pilot_source``: its merged config),
+    from the first seed past them a figure of ``source`` names (the config's first confirmatory seed:
+    the plan starts after every seed a shipped audit used too, ``vhct.reporting.audit.seen``)."""
     largest = -1
     for exp in (pilot_source.get("experiments") or {}).values():
         seeds = exp.get("seeds") if isinstance(exp, dict) else None
         largest = max(largest, seeds - 1 if isinstance(seeds, int) else max(seeds or [-1]))
+    named = [s for s in _figure_seeds(source.get("figures")) if s > largest]
+    start = min(named, default=largest + 1)
     out = copy.deepcopy(source)
     for exp in (out.get("experiments") or {}).values():
         seeds = exp.get("seeds")
         count = seeds if isinstance(seeds, int) else len(seeds or [])
-        exp["seeds"] = list(range(largest + 1, largest + 1 + count))
+        exp["seeds"] = list(range(start, start + count))
     return out
+
+
+def _figure_seeds(node: Any) -> list[int]:
+    """Every seed a config's ``figures`` name (a ``seed`` key at any depth)."""
+    if isinstance(node, Mapping):
+        own = [node["seed"]] if isinstance(node.get("seed"), int) else []
+        return own + [s for v in node.values() for s in _figure_seeds(v)]
+    if isinstance(node, list):
+        return [s for v in node for s in _figure_seeds(v)]
+    return []
 
 
 def load_plan(source: dict[str, Any], where: str) -> tuple[dict[str, Any], Plan | None]:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from vhct.reporting.audit.checks import TOTAL_BESIDE
-from vhct.reporting.audit.claims_model import Claim, Thresholds
+from vhct.reporting.audit.claims_model import Claim, EffectOfInterest, Thresholds
 from vhct.reporting.audit.evaluate import claim_comparisons
 from vhct.reporting.audit.questions_model import BeyondFile, Question
 from vhct.reporting.audit.records import Beyond, Comparison, QuestionAnswer, QuestionRow
@@ -20,6 +20,9 @@ from vhct.reporting.audit.verdicts import NOT_EVALUATED, decide_question
 
 #: the statistic of the cost beside each answer (the bo-cost claim's: the optimizer's own seconds)
 COST_STATISTIC = "optimizer_seconds_per_round"
+#: a question's effect of interest, as a factor of its margin's ratio (1 - m): 10 % past it. Questions
+#: are not planned (no analysis plan sizes their seeds); the value only words an underpowered answer
+QUESTION_EFFECT = 0.9
 
 
 def question_claim(question: Question) -> Claim:
@@ -38,6 +41,10 @@ def question_claim(question: Question) -> Claim:
         min_seeds=question.min_seeds,
         require="all",
         thresholds=Thresholds(**question.thresholds.given()),
+        effect_of_interest=EffectOfInterest(
+            value=QUESTION_EFFECT * (1.0 - question.thresholds.min_relative_effect),
+            reason="10 % past the question's margin (questions are not planned)",
+        ),
     )
 
 

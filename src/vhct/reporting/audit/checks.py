@@ -43,27 +43,22 @@ def no_effect_regions(claimed: Sequence[Region], refuting: Sequence[Region]) -> 
 
 def seeds_needed(
     claimed: Sequence[Region],
-    against: Sequence[Region],
-    delta_sd: Callable[[Region], tuple[float, float]],
+    delta_sd: Callable[[Region, float], tuple[float, float]],
+    effect: float,
     alpha: float,
-    family: int,
 ) -> int | None:
-    """Seeds per arm that would decide a comparison at 80 % power (None: on a margin): in the claimed
-    region every claimed test at alpha, else the nearest region ``against`` the claim the estimate is
-    in at alpha / (``family`` x regions).
-    ``delta_sd(region)``: the difference the region's test is about and one seed's deviation of it."""
-
-    def inside(r: Region) -> bool:
-        delta = delta_sd(r)[0]
-        return delta < 0.0 if r.alternative == "less" else delta > 0.0
-
-    if all(inside(r) for r in claimed):
-        ns = [stats.seeds_for_power(*delta_sd(r), alpha) for r in claimed]
-        return None if None in ns else max(ns)
-    level = alpha / (family * len(against))
-    ns = [stats.seeds_for_power(*delta_sd(r), level) for r in against if inside(r)]
-    ns = [n for n in ns if n is not None]
-    return min(ns) if ns else None
+    """Seeds per arm at which every claimed test at alpha has 80 % power when the true effect is
+    ``effect`` (the claim's effect of interest) and the spread the samples': the one need of a
+    comparison (the audit's and the analysis plan's). None: ``effect`` outside a claimed region.
+    ``delta_sd(region, effect)``: the difference the region's test is about at that effect, and one
+    seed's deviation of it (the samples' spread, not their mean)."""
+    ns = []
+    for r in claimed:
+        delta = delta_sd(r, effect)[0]
+        if not (delta < 0.0 if r.alternative == "less" else delta > 0.0):
+            return None
+        ns.append(stats.seeds_for_power(*delta_sd(r, effect), alpha))
+    return None if None in ns else max(ns)
 
 
 def comparison_round(claim: Claim, h_a: int, h_b: int, full: int) -> int | str:
@@ -126,7 +121,7 @@ def _tested(
     claim: Claim,
     comp: Comparison,
     test: Tests,
-    delta_sd: Callable[[Region], tuple[float, float]],
+    delta_sd: Callable[[Region, float], tuple[float, float]],
     seeds: tuple[int, int],
     text: Callable[[Region], str] = Region.text,
 ) -> Comparison:
@@ -145,7 +140,7 @@ def _tested(
         n = " vs ".join(map(str, seeds))
         few = f"{TOO_FEW}: this configuration runs n = {n}, the claim needs at least {claim.min_seeds}"
         return dataclasses.replace(comp, verdict=INCONCLUSIVE, category=TOO_FEW, reason=few)
-    alpha, family = claim.alpha, claim.spec.family_size(claim)
+    alpha = claim.alpha
     ps, resamples, (low, high) = test([*claimed, *refuting, *none_])
     k, m = len(claimed), len(refuting)
     return dataclasses.replace(
@@ -157,7 +152,9 @@ def _tested(
         ci_high=high,
         ci_level=1.0 - 2.0 * alpha,
         resamples=resamples,
-        seeds_needed=seeds_needed(claimed, none_ or refuting, delta_sd, alpha, family),
+        seeds_needed=None
+        if claim.effect_of_interest is None  # (a claim read from an audit made before it existed)
+        else seeds_needed(claimed, delta_sd, claim.effect_of_interest.value, alpha),
     )
 
 
@@ -207,8 +204,9 @@ def compare_samples(
         values_b={str(k): v for k, v in sorted(sb.items())},
     )
 
-    def delta_sd(r: Region) -> tuple[float, float]:
-        return comp.mean_a - r.factor * comp.mean_b, math.hypot(comp.std_a, r.factor * comp.std_b)
+    def delta_sd(r: Region, effect: float) -> tuple[float, float]:
+        # A's mean at ``effect`` x B's, each side's spread as observed
+        return (effect - r.factor) * comp.mean_b, math.hypot(comp.std_a, r.factor * comp.std_b)
 
     test = _bootstrap(claim, sa, stats.values(sb), True, with_interval)
     return _tested(claim, comp, test, delta_sd, (comp.n_a, comp.n_b))
@@ -240,7 +238,7 @@ def slope_comparison(
         claim,
         comp,
         test,
-        lambda r: (d["mean"] - r.factor, d["std"]),
+        lambda r, effect: (effect - r.factor, d["std"]),
         (d["n"], d["n"]),
         text=lambda r: f"mean {what} {'<' if r.alternative == 'less' else '>'} {r.factor:g}",
     )
@@ -292,9 +290,11 @@ def contrast_comparison(
         **kept,
     )
 
-    def delta_sd(r: Region) -> tuple[float, float]:
-        d, v, _ = stats._contrast(a1, b1, a2, b2, differences)
-        return d - (r.factor if differences else math.log(r.factor)), math.sqrt(v * min(comp.n_a, comp.n_b))
+    def delta_sd(r: Region, effect: float) -> tuple[float, float]:
+        # the contrast (log ratio of ratios, or difference of differences) at ``effect``, the observed spread
+        _, v, _ = stats._contrast(a1, b1, a2, b2, differences)
+        at = effect - r.factor if differences else math.log(effect) - math.log(r.factor)
+        return at, math.sqrt(v * min(comp.n_a, comp.n_b))
 
     def test(regions: Sequence[Region]) -> tuple[list[float], int | None, tuple[float | None, float | None]]:
         ps = [stats.contrast_test(a1, b1, a2, b2, r.alternative, r.factor, differences) for r in regions]

@@ -105,8 +105,13 @@ class Thresholds(Record):
 
 
 def _kind_schema(schema: dict[str, Any]) -> None:
-    """The claim's schema: defaults optional, the registered kinds, each kind's needs as if/then."""
+    """The claim's schema: defaults optional, an effect of interest required (the record reads audits
+    made before it), the registered kinds, each kind's needs as if/then."""
     not_required(*CLAIM_DEFAULTS)(schema)
+    schema["required"] = [*schema.get("required", []), "effect_of_interest"]
+    effect = schema["properties"]["effect_of_interest"]
+    effect["anyOf"] = [option for option in effect["anyOf"] if option.get("type") != "null"]
+    effect.pop("default", None)
     schema["properties"]["kind"] = {"enum": list(CLAIM_KINDS), "title": "Kind", "type": "string"}
     rules = []
     for name in CLAIM_KINDS:
@@ -119,6 +124,15 @@ def _kind_schema(schema: dict[str, Any]) -> None:
             then["properties"]["statistic"] = {"enum": list(kind.statistics)}
         rules.append({"if": {"properties": {"kind": {"const": name}}}, "then": then})
     schema["allOf"] = rules
+
+
+class EffectOfInterest(Record):
+    """The smallest effect a claim's comparisons are sized to detect (the analysis plan's power), in the
+    scale of the comparison's effect (its ``effect_name``: a ratio of means, a ratio of ratios, a mean
+    slope, ...), inside the claimed region; stated apart from the margins, with its reason."""
+
+    value: float = Field(description="the effect (the comparison's estimate) at which 80 % power is computed")
+    reason: Text = Field(description="one line: why this size matters")
 
 
 class Claim(Record):
@@ -153,6 +167,12 @@ class Claim(Record):
     min_seeds: MinSeeds = Field(description="defaults/min_seeds when absent")
     round: Round = Field(description="defaults/round when absent")
     thresholds: Thresholds
+    effect_of_interest: EffectOfInterest | None = Field(
+        None,
+        description="the smallest effect of interest: the seeds per arm are sized at it with the pilot's "
+        "spread (inside the claimed region); required in the claims file (None only in an audit made "
+        "before it existed)",
+    )
     margins: list[Thresholds] | None = Field(
         None,
         min_length=1,
@@ -181,6 +201,17 @@ class Claim(Record):
         if points is not None and any(b <= a for a, b in zip(points, points[1:], strict=False)):
             raise key_error(("checkpoints",), f"must increase, got {points}")
         kind.validate(self)
+        effect = self.effect_of_interest
+        if effect is not None and not kind.additive and effect.value <= 0.0:
+            raise key_error(("effect_of_interest", "value"), "a ratio: must be positive")
+        if effect is not None and not self.inside_claimed(effect.value):
+            claimed = " and ".join(
+                f"{'<' if r.alternative == 'less' else '>'} {r.factor:.4g}" for r in kind.regions(self)[0]
+            )
+            raise key_error(
+                ("effect_of_interest", "value"),
+                f"{self.effect_of_interest.value:g} is not inside the claimed region (effect {claimed})",
+            )
         for i, margin in enumerate(self.margins or []):
             unknown = sorted(set(margin.given()) - set(kind.thresholds) - set(self.thresholds.given()))
             if unknown:
@@ -198,6 +229,13 @@ class Claim(Record):
     def at_margins(self) -> list[Claim]:
         """The claim at each of its other ``margins`` (none: an empty list)."""
         return [self._at(margin) for margin in self.margins or []]
+
+    def inside_claimed(self, effect: float) -> bool:
+        """Whether an effect (the comparison's estimate) lies strictly inside every claimed region."""
+        return all(
+            effect < r.factor if r.alternative == "less" else effect > r.factor
+            for r in self.spec.regions(self)[0]
+        )
 
     @property
     def spec(self) -> Any:
@@ -446,6 +484,9 @@ class ClaimsFile(Record):
         """Unique ids per section, a rule text for every kind used, conditions for every experiment read."""
         for section in ("claims", "discrepancies", "sensitivity", "computed"):
             unique_ids(getattr(self, section), section)
+        for i, claim in enumerate(self.claims):
+            if claim.effect_of_interest is None:
+                raise key_error(("claims", str(i)), "'effect_of_interest' is a required property")
         for i, claim in enumerate(self.claims):
             if claim.kind not in self.rules.texts():
                 raise key_error(("claims", str(i), "kind"), f"no rule text for kind {claim.kind!r}")

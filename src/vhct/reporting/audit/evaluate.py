@@ -23,14 +23,17 @@ from vhct.reporting.audit.records import (
     Design,
     ExperimentVerdict,
     MarginReading,
+    PlannedNeed,
     ReadingFlip,
     SensitivityChoice,
     SensitivityRow,
+    need_key,
 )
 from vhct.reporting.audit.runs import REGRET_STATISTICS, Run, Runs, rebase, statistic
 from vhct.reporting.audit.verdicts import (
     INCONCLUSIVE,
     NOT_EVALUATED,
+    Planned,
     category_of,
     combine,
     combined_reason,
@@ -101,10 +104,19 @@ def evaluate_claim(
     scales: Mapping[str, float | None] | None = None,
     left_out: Mapping[str, str] | None = None,
     margins: bool = True,
+    design: Design | None = None,
 ) -> ClaimVerdict:
     """The claim's verdict on every experiment it names (but those ``left_out``) and combined, and with
-    ``margins`` its verdict at each of the other margins it names (``Claim.at_margins``)."""
+    ``margins`` its verdict at each of the other margins it names (``Claim.at_margins``); with a
+    ``design``, an underpowered comparison states its analysis plan's need."""
     parts = claim_comparisons(claim, runs, scales or {}, left_out)
+    planned = None
+    if design is not None:
+        needs = design.needs
+
+        def planned(c: Comparison) -> PlannedNeed | None:
+            return needs.get(need_key(claim.id, c.experiment, c.a, c.b))
+
     readings = [
         MarginReading(
             thresholds=other.thresholds.given(),
@@ -112,15 +124,18 @@ def evaluate_claim(
         )
         for other in (claim.at_margins() if margins else [])
     ]
-    return ClaimVerdict(claim=claim, **conclude(claim, parts), margins=readings)
+    return ClaimVerdict(claim=claim, **conclude(claim, parts, planned), margins=readings)
 
 
-def conclude(claim: Claim, parts: Sequence[tuple[str, list[Comparison] | str]]) -> dict[str, Any]:
+def conclude(
+    claim: Claim, parts: Sequence[tuple[str, list[Comparison] | str]], planned: Planned | None = None
+) -> dict[str, Any]:
     """The claim's verdict from its comparisons per experiment (or why an experiment has none):
-    every comparison decided at the claim level (``decide``), combined per experiment, then by the
-    claim's ``require``. The calibration benchmark calls this on made-up samples."""
+    every comparison decided at the claim level (``decide``; ``planned``: each one's planned need),
+    combined per experiment, then by the claim's ``require``. The calibration benchmark calls this
+    on made-up samples."""
     flat = [c for _, comps in parts if not isinstance(comps, str) for c in comps]
-    decided = iter(decide(flat, claim.alpha))
+    decided = iter(decide(flat, claim.alpha, planned))
     results = []
     for experiment, comps in parts:
         mine = [] if isinstance(comps, str) else [next(decided) for _ in comps]
@@ -349,7 +364,10 @@ def run_audit(
         runs, dropped = confirmatory_runs(runs, context.design)
         design = context.design.model_copy(update={"left_out_runs": dropped})
         context = context.model_copy(update={"design": design})
-    results = [evaluate_claim(claim, runs, scales, left_out.get(claim.id)) for claim in claims.claims]
+    design = context.design if context is not None else None
+    results = [
+        evaluate_claim(claim, runs, scales, left_out.get(claim.id), design=design) for claim in claims.claims
+    ]
     sensitivity = evaluate_sensitivity(claims, runs, results, scales, left_out)
     flipped = sorted({row.claim for choice in sensitivity for row in choice.claims if row.flips})
     return Audit(

@@ -5,11 +5,14 @@
 
 The pilot is the config the ``plan`` key names (the quick start, config/config.yaml); its audit
 (``<its results>/audit.json``) holds every comparison's per-seed values. Per claim and comparison the
-plan records the pilot's estimate, its spread and samples, and the seeds per arm that decide it at
-80 % power: the audit's own computation (the claim kind's comparison, ``ClaimKind.from_values``,
-whose ``seeds_needed`` is the one behind "underpowered ... seeds per arm"), floored at the claim's
-``min_seeds``; a comparison whose need passes the config's ``plan`` caps is named underpowered and
-runs at ``min_seeds``, since the seeds up to the cap would not power it either.
+plan records the pilot's estimate, its spread and samples, the claim's effect of interest, and the
+seeds per arm that give 80 % power at that effect with the pilot's spread: the audit's own computation
+(the claim kind's comparison, ``ClaimKind.from_values``, whose ``seeds_needed`` is the one behind
+"underpowered: N seeds per arm give 80 % power"), floored at the claim's ``min_seeds``; a comparison
+whose need passes the config's ``plan`` caps runs at the cap, "underpowered at the cap" (no larger
+need is recorded). The confirmatory seeds start after the pilot's and after every seed a committed
+version of the shipped audit used (``vhct.reporting.audit.seen``); a plan whose seeds overlap those
+is refused, naming the commit and the seed.
 The record and its reader, the hashes and the seed table are the pipeline's
 (``vhct.pipeline.config.plan``); this module adds what needs the audit: the samples from the pilot's
 audit, each comparison's seeds computed again from them, and the pilot's results hashed again.
@@ -41,12 +44,14 @@ from vhct.pipeline.config.plan import (
     PlanSpec,
     caps_of,
     config_sha256,
+    need_text,
     plan_text,
     planned_seeds,
     read_plan,
     resolved,
     samples_sha256,
     seed_table,
+    shown_need,
 )
 from vhct.pipeline.config.plan import claims_path as plan_claims_file
 from vhct.pipeline.files import atomic_paths, display_path, sha256
@@ -54,6 +59,14 @@ from vhct.pipeline.provenance import commit_state
 from vhct.reporting.audit.claims import load_claims
 from vhct.reporting.audit.claims_model import Claim, ClaimsFile
 from vhct.reporting.audit.records import Audit, AuditRecordError, Comparison, read_audit
+from vhct.reporting.audit.seen import (
+    SHIPPED_AUDIT,
+    ShippedVersion,
+    first_overlap,
+    largest_seen,
+    seen_in,
+    shipped_versions,
+)
 from vhct.reporting.audit.verdicts import NOT_EVALUATED
 from vhct.reporting.costs import FullScale, full_scale
 
@@ -121,17 +134,14 @@ def planned_claims(
             needed = (
                 None
                 if wall_time or not recompute
-                else seeds_needed(claim, comp.experiment, comp.a, comp.b, samples)
+                else shown_need(seeds_needed(claim, comp.experiment, comp.a, comp.b, samples), limit)
             )
-            seeds, short = planned_seeds(needed, claim.min_seeds, limit)
             if wall_time:
-                short, note = False, "a wall time: not sized from the pilot (not reproducible), min_seeds"
-            elif needed is None:
-                note = "the pilot's estimate sits on a margin: no number of seeds decides it"
-            elif short:
-                note = f"needs {needed} seeds per arm, more than the cap {limit}: {seeds} seeds, underpowered"
+                seeds, short = min(claim.min_seeds, limit), False
+                note = "a wall time: not sized from the pilot (not reproducible), min_seeds"
             else:
-                note = f"needs {needed} seeds per arm" + (f", at least {seeds}" if needed < seeds else "")
+                seeds, short = planned_seeds(needed, claim.min_seeds, limit)
+                note = need_text(needed, limit) + (f", at least {seeds}" if needed and needed < seeds else "")
             planned.append(
                 PlannedComparison(
                     experiment=comp.experiment,
@@ -160,6 +170,7 @@ def planned_claims(
                 alpha=claim.alpha,
                 min_seeds=claim.min_seeds,
                 thresholds=claim.thresholds.given(),
+                effect_of_interest=claim.effect_of_interest.value,
                 comparisons=planned,
             )
         )
@@ -225,10 +236,11 @@ def make_plan(config: Path | str, claims_path: Path | str = CLAIMS_FILE) -> Plan
                 found.append(variant)
     floor = max(c.min_seeds for c in claims.claims)
     pilot_seeds = {name: pilot_cfg.seeds(name) for name in pilot_cfg.experiments}
-    largest = max(s for seeds in pilot_seeds.values() for s in seeds)
+    versions = shipped_versions()
+    largest = max(max(s for seeds in pilot_seeds.values() for s in seeds), largest_seen(seen_in(versions)))
     settings = {name: list(exp.settings) for name, exp in target.experiments.items()}
     commit, dirty = commit_state()
-    return Plan(
+    plan = Plan(
         format=PLAN_FORMAT,
         config=display_path(config),
         config_sha256=config_sha256(source),
@@ -244,10 +256,24 @@ def make_plan(config: Path | str, claims_path: Path | str = CLAIMS_FILE) -> Plan
         ),
         floor=floor,
         start=largest + 1,
+        seen={v.commit: v.largest for v in versions},
         substitutes=substitutes,
         seeds=seed_table(plan_claims, settings, floor, cap, substitutes),
         claims=plan_claims,
     )
+    refuse_seen(plan, where, versions)
+    return plan
+
+
+def refuse_seen(plan: Plan, where: str, versions: Sequence[ShippedVersion] | None = None) -> None:
+    """A PlanError (one line naming the commit and the seed) when a confirmatory seed of ``plan`` was
+    used by any committed version of the shipped audit (``versions``: read from git when None)."""
+    planned = {e: sorted({s for seeds in by.values() for s in seeds}) for e, by in seeds_of(plan).items()}
+    overlap = first_overlap(seen_in(shipped_versions() if versions is None else versions), planned)
+    if overlap is not None:
+        raise PlanError(
+            f"{where}: {overlap.text(SHIPPED_AUDIT)}: confirmatory seeds must be unseen: {REMEDY}"
+        )
 
 
 def write_plan(config: Path | str, claims_path: Path | str = CLAIMS_FILE) -> tuple[Plan, Path]:
@@ -270,6 +296,7 @@ def check(config: Path | str) -> Plan:
     where = str(config)
     load([config])  # the pipeline's checks
     _, spec = _spec(config)
+    cap = caps_of(spec.model_dump())
     plan = read_plan(spec.file, where)
     claims_file = plan_claims_file(plan, spec.file)  # the one whose hash the loader checked
     claims = {c.id: c for c in load_claims(claims_file).claims}
@@ -281,12 +308,14 @@ def check(config: Path | str) -> Plan:
         for p in planned.comparisons:
             if not p.samples:
                 continue
-            got = seeds_needed(claim, p.experiment, p.a, p.b, p.samples)
+            limit = min((cap(e, s) for e, s in p.arms), default=claim.min_seeds)
+            got = shown_need(seeds_needed(claim, p.experiment, p.a, p.b, p.samples), limit)
             if got != p.seeds_needed:
                 raise PlanError(
-                    f"{at}: {planned.id}, {p.experiment}, {p.a} vs {p.b}: its samples need {got} seeds per "
-                    f"arm, the plan says {p.seeds_needed}: {REMEDY}"
+                    f"{at}: {planned.id}, {p.experiment}, {p.a} vs {p.b}: its samples give "
+                    f"'{need_text(got, limit)}', the plan '{need_text(p.seeds_needed, limit)}': {REMEDY}"
                 )
+    refuse_seen(plan, at)
     audit_path = Path(plan.pilot.results) / PILOT_AUDIT
     if audit_path.is_file():
         audit = read_audit(audit_path)
@@ -323,7 +352,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             plan, path = write_plan(args.config, args.claims)
             print(f"wrote {display_path(path)}: {plan_summary(plan)}")
             for line in plan.underpowered():
-                print(f"  underpowered at the cap: {line}")
+                print(f"  underpowered: {line}")
             print(f"  cost {cost_summary(plan_cost(args.config, plan), os.cpu_count() or 1)}")
     except (ConfigError, AuditRecordError) as exc:
         print(exc, file=sys.stderr)
@@ -376,9 +405,12 @@ def plan_summary(plan: Plan) -> str:
     """One line: the runs per arm, the seeds, the pilot, the comparisons the caps leave underpowered."""
     runs = sum(n for by_setting in plan.seeds.values() for n in by_setting.values())
     most = max(n for by_setting in plan.seeds.values() for n in by_setting.values())
+    pilot = max((s for seeds in plan.pilot.seeds.values() for s in seeds), default=-1)
+    seen = max(plan.seen.values(), default=-1)
+    shipped = f"; shipped audits of {len(plan.seen)} commits: up to {seen}" if plan.seen else ""
     return (
         f"{runs:,} confirmatory runs, seeds {plan.start} to {plan.start + most - 1} "
-        f"(pilot {plan.pilot.config}: seeds up to {plan.start - 1}), "
+        f"(after the seeds used before: pilot {plan.pilot.config} up to {pilot}{shipped}), "
         f"{len(plan.underpowered())} comparisons underpowered at the caps"
     )
 

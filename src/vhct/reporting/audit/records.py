@@ -291,6 +291,19 @@ class Beyond(_Record):
     questions: list[QuestionAnswer]
 
 
+class PlannedNeed(_Record):
+    """A comparison's need as its analysis plan states it: seeds per arm for 80 % power at the claim's
+    effect of interest (None: past the cap) and the cap it was planned under."""
+
+    need: int | None
+    cap: int
+
+
+def need_key(claim: str, experiment: str, a: str, b: str) -> str:
+    """The key of a comparison's planned need (``Design.needs``): ``claim | experiment | a vs b``."""
+    return f"{claim} | {experiment} | {a} vs {b}"
+
+
 class Design(_Record):
     """The confirmatory design the audit decided on: its analysis plan (``make plan``, from the pilot,
     before the run), the pilot's seeds and the confirmatory ones. Runs on other seeds are not used."""
@@ -308,6 +321,9 @@ class Design(_Record):
     confirmatory_seeds: dict[str, dict[str, list[int]]]
     #: the comparisons the plan's caps leave short of 80 % power
     underpowered: list[str]
+    #: every planned comparison's need (``need_key``): an underpowered verdict states it, the one need
+    #: of that comparison in every document (not one from the confirmatory spread)
+    needs: dict[str, PlannedNeed] = {}
     #: runs read on seeds outside the confirmatory ones, not used for any verdict
     left_out_runs: int = 0
 

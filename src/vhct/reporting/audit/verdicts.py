@@ -10,8 +10,9 @@ experiment is, or a majority (Holm over experiments).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from vhct.pipeline.config.plan import need_text, shown_need
 from vhct.reporting import stats
 from vhct.reporting.audit.records import (  # noqa: F401 (the verdicts' vocabulary, re-exported)
     CATEGORIES,
@@ -30,6 +31,7 @@ from vhct.reporting.audit.records import (  # noqa: F401 (the verdicts' vocabula
     ClaimVerdict,
     Comparison,
     ExperimentVerdict,
+    PlannedNeed,
 )
 
 #: a statement whose evaluated readings give different verdicts (a flip: none of them is picked)
@@ -59,20 +61,25 @@ def _holm_text(p: float, p_holm: float, family: int, floor: float | None) -> str
     return f"{raw}, Holm-adjusted over {family} refuting tests {adjusted}"
 
 
-#: above this many seeds per arm the estimate is said to sit on a margin
-SEEDS_SHOWN = 10_000
+#: a comparison's planned need, if its audit has an analysis plan (``records.Design.needs``)
+Planned = Callable[[Comparison], PlannedNeed | None]
+
+#: the most seeds per arm a need is stated as: the analysis plan's cap (``plan: max_seeds`` of
+#: config/paper-local.yaml; tests/unit/test_plan.py checks they agree); past it a comparison reads
+#: "underpowered at the cap", as in the plan, and no larger need is printed
+NEED_CAP = 200
 
 
 def _need_text(need: int | None) -> str:
     if need is None:
-        return "the estimate sits on a margin: no number of seeds decides it"
-    if need > SEEDS_SHOWN:
-        return f"more than {SEEDS_SHOWN} seeds per arm would be needed (the estimate is near a margin)"
-    return f"about {need} seeds per arm would decide it at 80% power given the observed spread"
+        return "the claim's effect of interest lies outside its claimed region at this margin"
+    return need_text(need, NEED_CAP) + " given the observed spread"
 
 
-def decide(comps: Sequence[Comparison], alpha: float) -> list[Comparison]:
-    """Verdicts of a claim's comparisons: claimed tests at alpha, refuting tests Holm-adjusted together."""
+def decide(comps: Sequence[Comparison], alpha: float, planned: Planned | None = None) -> list[Comparison]:
+    """Verdicts of a claim's comparisons: claimed tests at alpha, refuting tests Holm-adjusted together.
+    ``planned(comparison)``: its analysis plan's need, which an underpowered one states (the one need
+    of that comparison in every document) instead of one from its own spread."""
     tested = [i for i, c in enumerate(comps) if c.verdict == PENDING]
     family = [(i, "refuted", comps[i].p_refuted) for i in tested]
     family += [(i, "no_effect", comps[i].p_no_effect) for i in tested if comps[i].p_no_effect is not None]
@@ -95,11 +102,15 @@ def decide(comps: Sequence[Comparison], alpha: float) -> list[Comparison]:
             holm = _holm_text(c.p_no_effect, p_ne_holm, len(family), floor)
             why = f"no effect of the claimed size, {c.no_effect}: {holm} <= {alpha:g}"
         else:
-            verdict, category, need = INCONCLUSIVE, UNDERPOWERED, c.seeds_needed
+            verdict, category, need = INCONCLUSIVE, UNDERPOWERED, shown_need(c.seeds_needed, NEED_CAP)
+            said = _need_text(c.seeds_needed)
+            plan = planned(c) if planned is not None else None
+            if plan is not None:
+                need, said = plan.need, f"the analysis plan: {need_text(plan.need, plan.cap)}"
             against = f"; {c.no_effect}: Holm-adjusted p = {_fmt(p_ne_holm)}" if p_ne_holm is not None else ""
             why = (
                 f"underpowered: neither {c.claimed} ({stats.format_p(c.p_claimed, floor)}) nor {c.refuted} "
-                f"(Holm-adjusted p = {_fmt(p_holm)}{against}) significant; " + _need_text(need)
+                f"(Holm-adjusted p = {_fmt(p_holm)}{against}) significant; " + said
             )
         out[i] = dataclasses.replace(
             c,
