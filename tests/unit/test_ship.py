@@ -12,6 +12,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -19,8 +20,10 @@ from findings_run import complete, made_up_run
 from support import REPO
 
 from vhct.pipeline import provenance
-from vhct.pipeline.aggregate import SETTING_TABLE, SETTING_TABLES
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
+from vhct.pipeline.layout import AUDIT_JSON, PROVENANCE_JSON, SETTING_TABLES, VERDICTS_CSV, ResultsFolder
+from vhct.pipeline.stale import read_spec
+from vhct.pipeline.store import RECORDS, read_batch
 from vhct.pipeline.versions import package_versions
 from vhct.reporting import findings, ship
 from vhct.reporting.audit.records import AUDIT_FORMAT, parse_audit, read_audit
@@ -44,7 +47,7 @@ def snapshot(*folders: Path) -> dict[str, bytes]:
 
 def rerecord(results: Path, figures: Path) -> None:
     """Record the outputs' checksums again, as a run that had left them so would have."""
-    path = results / findings.PROVENANCE_JSON
+    path = results / PROVENANCE_JSON
     prov = json.loads(path.read_text())
     prov["output_sha256"] = provenance.output_hashes(results, figures, prov["figures"])
     path.write_text(json.dumps(prov))
@@ -78,7 +81,7 @@ def refused(results: Path, figures: Path, docs: Path, readme: Path, match: str, 
 # ---------------------------------------------------------------- what is shipped
 def test_ship_names_a_missing_input_and_changes_nothing(tmp_path):
     results, figures = made_up_run(tmp_path)
-    (results / findings.PROVENANCE_JSON).unlink()
+    (results / PROVENANCE_JSON).unlink()
     docs = tmp_path / "docs"
     (docs / findings.DATA_DIR).mkdir(parents=True)
     (docs / findings.DATA_DIR / "keep.txt").write_text("old")
@@ -103,12 +106,12 @@ def test_ship_copies_only_the_figures_the_findings_link(shipped):
     assert set(ship.FIGURE_LINK.findall(text)) == linked
     assert "tiny_regret" not in text  # in figures/, but not a figure of the recorded run's config
     assert all(p.is_file() for p in shipped_files) and docs / findings.DOCUMENT in shipped_files
-    for source in (results / findings.AUDIT_JSON, figures / "fig3a_garland.png"):
+    for source in (results / AUDIT_JSON, figures / "fig3a_garland.png"):
         target = (
             docs / (findings.DATA_DIR if source.suffix == ".json" else findings.FIGURES_DIR) / source.name
         )
         assert target.read_bytes() == source.read_bytes()
-    assert headline(read_audit(results / findings.AUDIT_JSON)) in readme.read_text()
+    assert headline(read_audit(results / AUDIT_JSON)) in readme.read_text()
     assert readme.read_text().endswith("\n\nrest\n") and "\nold\n" not in readme.read_text()
     assert not list(docs.glob(".findings-*"))  # no stage, no journal left
 
@@ -118,9 +121,9 @@ def test_ship_caches_each_settings_curve_and_timing_as_the_run_wrote_them(shippe
     shipped byte for byte (so their sha256 is the one the provenance record fixed)."""
     results, figures, docs, readme = shipped
     ship.ship(results, figures, docs, readme)
-    audit = read_audit(results / findings.AUDIT_JSON)
+    audit = read_audit(results / AUDIT_JSON)
     expected = [
-        SETTING_TABLE.format(experiment=e, setting=s, table=t)
+        ResultsFolder("").setting_table(e, s, t)
         for e, exp in audit.context.experiments.items()
         for s in exp.settings
         for t in SETTING_TABLES
@@ -132,7 +135,7 @@ def test_ship_caches_each_settings_curve_and_timing_as_the_run_wrote_them(shippe
 
 def test_ship_refuses_a_run_without_a_settings_curve_naming_it(shipped):
     results, figures, docs, readme = shipped
-    curve = results / SETTING_TABLE.format(experiment="garland", setting="BO", table="regret.csv")
+    curve = results / ResultsFolder("").setting_table("garland", "BO", "regret.csv")
     curve.unlink()
     refused(results, figures, docs, readme, f"missing input.*{re.escape(str(curve))}")
 
@@ -157,9 +160,7 @@ def test_readme_block_is_replaced_between_the_markers_and_missing_markers_fail(t
 def test_ship_refuses_an_audit_of_other_config_files(shipped):
     """make paper-local, then make figures (default config), then make findings: refused."""
     results, figures, docs, readme = shipped
-    edit_json(
-        results / findings.AUDIT_JSON, lambda a: a["context"].update(configfiles=["config/config.yaml"])
-    )
+    edit_json(results / AUDIT_JSON, lambda a: a["context"].update(configfiles=["config/config.yaml"]))
     refused(
         results,
         figures,
@@ -181,8 +182,8 @@ def test_ship_refuses_aggregates_of_another_config(shipped):
 
 def test_ship_refuses_an_audit_without_the_recorded_run_id_or_config_checksum(shipped):
     results, figures, docs, readme = shipped
-    audit_path = results / findings.AUDIT_JSON
-    prov = json.loads((results / findings.PROVENANCE_JSON).read_text())
+    audit_path = results / AUDIT_JSON
+    prov = json.loads((results / PROVENANCE_JSON).read_text())
     for run_id in (
         prov["run_id"] + "-other",
         None,
@@ -203,7 +204,7 @@ def test_ship_refuses_an_audit_without_the_recorded_run_id_or_config_checksum(sh
 
 def test_ship_refuses_an_older_provenance_record_and_a_readme_without_markers(shipped):
     results, figures, docs, readme = shipped
-    prov_path = results / findings.PROVENANCE_JSON
+    prov_path = results / PROVENANCE_JSON
     saved = prov_path.read_text()
     edit_json(prov_path, lambda p: [p.pop(k) for k in ("run_id", "finished_utc")])
     refused(results, figures, docs, readme, "run_id: Field required; finished_utc: Field required")
@@ -218,7 +219,7 @@ def test_ship_refuses_an_older_provenance_record_and_a_readme_without_markers(sh
 def test_content_not_modification_time_ties_each_file_to_the_run(shipped):
     """An audit edited with its time put back (touch -r) is refused; so is any changed output."""
     results, figures, docs, readme = shipped
-    audit_path = results / findings.AUDIT_JSON
+    audit_path = results / AUDIT_JSON
     stat = audit_path.stat()
     original = audit_path.read_bytes()
     edit_json(audit_path, lambda a: a["claims"][1].update(verdict="reproduced"))
@@ -234,9 +235,7 @@ def test_content_not_modification_time_ties_each_file_to_the_run(shipped):
     (figures / "fig3a_garland.png").write_bytes(b"\x89PNG another run's")
     refused(results, figures, docs, readme, "fig3a_garland.png: sha256")
     rerecord(results, figures)  # a run that left this figure
-    edit_json(
-        results / findings.PROVENANCE_JSON, lambda p: p["output_sha256"]["figures"].pop("fig3c_mnist.png")
-    )
+    edit_json(results / PROVENANCE_JSON, lambda p: p["output_sha256"]["figures"].pop("fig3c_mnist.png"))
     refused(
         results, figures, docs, readme, "no checksum of figures/fig3c_mnist.png: the recorded run did not"
     )
@@ -245,20 +244,33 @@ def test_content_not_modification_time_ties_each_file_to_the_run(shipped):
     assert (docs / findings.FIGURES_DIR / "fig3a_garland.png").read_bytes() == b"\x89PNG another run's"
 
 
+def edit_batch_records(path: Path, change) -> None:
+    """Change the records of a batch file of the run store in place (its arrays as they were)."""
+    with np.load(path) as archive:
+        contents = {name: archive[name] for name in archive.files}
+    records = json.loads(str(contents[RECORDS]))
+    change(records)
+    contents[RECORDS] = np.array(json.dumps(records))
+    np.savez_compressed(path, **contents)
+
+
 def test_ship_refuses_mixed_package_versions_naming_the_file_and_package(shipped):
-    """The run job's sidecar (the real writer) read by ship's check (through the real reader)."""
+    """The batch file the audit read (its spec names it), written by the real run job, read by
+    ship's check through the run store's one reader."""
     results, figures, docs, readme = shipped
-    sidecar = results / "runs" / "garland" / "VHCT-rho0.75" / "seed0.json"
-    assert json.loads(sidecar.read_text())["versions"] == package_versions()  # as the run job wrote it
-    saved = sidecar.read_text()
-    edit_json(sidecar, lambda s: s["versions"].update(numpy="1.0.0"))
+    spec = read_spec(ResultsFolder(str(results)).spec("audit", "audit"))
+    ((batch,),) = (files for by_setting in spec["run_paths"].values() for files in by_setting.values())
+    assert read_batch(batch).record.runs[0].versions == package_versions()  # as the run job wrote it
+    saved = Path(batch).read_bytes()
+    edit_batch_records(Path(batch), lambda r: r["runs"][0]["versions"].update(numpy="1.0.0"))
     current = package_versions()["numpy"]
-    refused(
-        results, figures, docs, readme, rf"VHCT-rho0.75/seed0.json .*\(numpy 1.0.0 vs {re.escape(current)};"
+    named = (
+        rf"{re.escape(batch)} was made with other package versions .*\(numpy 1.0.0 vs {re.escape(current)};"
     )
-    sidecar.write_text(saved)
+    refused(results, figures, docs, readme, named)
+    Path(batch).write_bytes(saved)
     edit_json(
-        results / findings.AUDIT_JSON,
+        results / AUDIT_JSON,
         lambda a: a["context"].update(versions={**package_versions(), "optuna": "4.0"}),
     )
     rerecord(results, figures)
@@ -266,26 +278,38 @@ def test_ship_refuses_mixed_package_versions_naming_the_file_and_package(shipped
         results, figures, docs, readme, r"audit.json was made with other package versions .*optuna 4.0 vs"
     )
     no_scipy = {**package_versions(), "scipy": None}  # a package the audit's install lacked
-    edit_json(results / findings.AUDIT_JSON, lambda a: a["context"].update(versions=no_scipy))
+    edit_json(results / AUDIT_JSON, lambda a: a["context"].update(versions=no_scipy))
     rerecord(results, figures)
     refused(results, figures, docs, readme, r"audit.json was made with other package versions .*scipy None")
-    edit_json(results / findings.AUDIT_JSON, lambda a: a["context"].update(versions=package_versions()))
+    edit_json(results / AUDIT_JSON, lambda a: a["context"].update(versions=package_versions()))
     rerecord(results, figures)
-    # the sidecars are read through the pipeline's one reader: one it cannot read is refused, named
-    edit_json(sidecar, lambda s: [s.pop(k) for k in ("format", "versions")])  # the first layout's
-    unreadable = r"VHCT-rho0.75/seed0.json is not a valid run record .*format: Field required"
+    # the batch files are read through the store's one reader: one it cannot read is refused, named
+    edit_batch_records(Path(batch), lambda r: r.update(format=0))
+    unreadable = rf"batch file {re.escape(batch)}: its records are not valid .*format 0, but batch files"
     refused(results, figures, docs, readme, unreadable)
-    sidecar.write_text(saved)
+    Path(batch).unlink()
+    refused(results, figures, docs, readme, rf"batch file {re.escape(batch)}: cannot be read")
+    Path(batch).write_bytes(saved)
     ship.ship(results, figures, docs, readme)
-    shipped_prov = json.loads((docs / findings.DATA_DIR / findings.PROVENANCE_JSON).read_text())
+    shipped_prov = json.loads((docs / findings.DATA_DIR / PROVENANCE_JSON).read_text())
     assert shipped_prov["versions"] == package_versions()
+
+
+def test_ship_refuses_a_run_whose_audit_spec_is_missing(shipped):
+    """What runs the audit read is in its spec file: without it the versions cannot be checked."""
+    results, figures, docs, readme = shipped
+    spec = Path(ResultsFolder(str(results)).spec("audit", "audit"))
+    spec.unlink()
+    refused(
+        results, figures, docs, readme, rf"{re.escape(str(spec))} is missing: the audit's spec names the runs"
+    )
 
 
 # ---------------------------------------------------------------- the scale
 def reduce_to(results: Path, figures: Path, seeds: int) -> None:
     """Make the made-up run one of ``seeds`` seeds (audit and aggregates), as its recorder saw it."""
     edit_json(
-        results / findings.AUDIT_JSON,
+        results / AUDIT_JSON,
         lambda a: [
             part.update(seeds=list(range(seeds)))
             for e in a["context"]["experiments"].values()
@@ -430,7 +454,7 @@ def test_a_kill_at_every_step_leaves_the_old_or_the_new_findings(shipped, tmp_pa
     pristine = tmp_path / "pristine"
     shutil.copytree(docs, pristine / "docs")
     shutil.copy(readme, pristine / "README.md")
-    edit_json(results / findings.AUDIT_JSON, lambda a: a["claims"][1].update(verdict="reproduced"))
+    edit_json(results / AUDIT_JSON, lambda a: a["claims"][1].update(verdict="reproduced"))
     rerecord(results, figures)  # a second run whose headline differs
     ship.ship(results, figures, docs, readme)
     new = state(docs, readme)
@@ -524,7 +548,7 @@ def test_a_recorder_around_a_rerun_covers_only_what_it_made_and_ship_refuses_the
     aggregates and figures as its own, and ship accepted them; the record now covers only what its
     command wrote, and ship refuses the rest, saying how to make them again."""
     results, figures, docs, readme = shipped
-    declared = json.loads((results / findings.PROVENANCE_JSON).read_text())["figures"]
+    declared = json.loads((results / PROVENANCE_JSON).read_text())["figures"]
     monkeypatch.chdir(REPO)
     monkeypatch.setattr(provenance, "figures_folder", lambda files: figures)
     hour_ago = datetime.now().timestamp() - 3600
@@ -535,14 +559,14 @@ def test_a_recorder_around_a_rerun_covers_only_what_it_made_and_ship_refuses_the
         "a['context']['run_id'] = os.environ['VHCT_RUN_ID']; open(p, 'w').write(json.dumps(a)); "
         "c = open(t).read(); open(t, 'w').write(c)"
     )
-    audit, table = results / findings.AUDIT_JSON, results / findings.VERDICTS_CSV
+    audit, table = results / AUDIT_JSON, results / VERDICTS_CSV
     command = [sys.executable, "-c", rerun, str(audit), str(table), "--configfile", "config/paper-local.yaml"]
-    assert provenance.main([str(results / findings.PROVENANCE_JSON), "--", *command]) == 0
-    record = json.loads((results / findings.PROVENANCE_JSON).read_text())
+    assert provenance.main([str(results / PROVENANCE_JSON), "--", *command]) == 0
+    record = json.loads((results / PROVENANCE_JSON).read_text())
     made = {n: hashlib.sha256((results / n).read_bytes()).hexdigest() for n in ("audit.json", "verdicts.csv")}
     assert record["output_sha256"] == {"results": made, "figures": {}}
     # the made-up run's figures (as made_up_run records them), the rest as the recorder wrote it
-    edit_json(results / findings.PROVENANCE_JSON, lambda p: p.update(figures=declared))
+    edit_json(results / PROVENANCE_JSON, lambda p: p.update(figures=declared))
     refused(
         results,
         figures,
@@ -557,16 +581,16 @@ def test_ship_caches_only_the_curves_the_run_made(shipped):
     """A setting no figure draws has no curve (the pipeline aggregates a setting's curve for the
     figures that draw it, paper-local's variant settings among them): nothing to ship, not refused."""
     results, figures, docs, readme = shipped
-    prov_path = results / findings.PROVENANCE_JSON
+    prov_path = results / PROVENANCE_JSON
     prov = json.loads(prov_path.read_text())
-    undrawn = [SETTING_TABLE.format(experiment="mnist", setting="BO", table=t) for t in SETTING_TABLES]
+    undrawn = [ResultsFolder("").setting_table("mnist", "BO", t) for t in SETTING_TABLES]
     for rel in undrawn:
         (results / rel).unlink()
         del prov["output_sha256"]["results"][rel]
     prov_path.write_text(json.dumps(prov))
     ship.ship(results, figures, docs, readme)
     assert not any((docs / findings.DATA_DIR / rel).exists() for rel in undrawn)
-    kept = SETTING_TABLE.format(experiment="garland", setting="BO", table=SETTING_TABLES[0])
+    kept = ResultsFolder("").setting_table("garland", "BO", SETTING_TABLES[0])
     assert (docs / findings.DATA_DIR / kept).read_bytes() == (results / kept).read_bytes()
 
 
@@ -574,14 +598,14 @@ def test_a_run_without_a_verdict_table_ships_without_one(shipped):
     """A run whose audit predates the verdict table (its record hashes none): shipped as it is, the
     findings not linking a table; a run that made one ships it (test_findings)."""
     results, figures, docs, readme = shipped
-    prov_path = results / findings.PROVENANCE_JSON
+    prov_path = results / PROVENANCE_JSON
     prov = json.loads(prov_path.read_text())
-    del prov["output_sha256"]["results"][findings.VERDICTS_CSV]
+    del prov["output_sha256"]["results"][VERDICTS_CSV]
     prov_path.write_text(json.dumps(prov))
     shipped_files = ship.ship(results, figures, docs, readme)
-    assert not (docs / findings.DATA_DIR / findings.VERDICTS_CSV).exists()
-    assert all(p.name != findings.VERDICTS_CSV for p in shipped_files)
-    assert findings.VERDICTS_CSV not in (docs / findings.DOCUMENT).read_text(encoding="utf-8")
+    assert not (docs / findings.DATA_DIR / VERDICTS_CSV).exists()
+    assert all(p.name != VERDICTS_CSV for p in shipped_files)
+    assert VERDICTS_CSV not in (docs / findings.DOCUMENT).read_text(encoding="utf-8")
 
 
 def test_output_hashes_cover_the_audit_the_aggregates_and_the_declared_figures(tmp_path):
@@ -601,7 +625,7 @@ def test_output_hashes_cover_the_audit_the_aggregates_and_the_declared_figures(t
             "verdicts.csv",
         ]
         + [  # each setting's curve and timing: the results cache
-            SETTING_TABLE.format(experiment=e, setting=s, table=t)
+            ResultsFolder("").setting_table(e, s, t)
             for e in ("garland", "mnist")
             for s in ("BO", "VHCT-rho0.75")
             for t in SETTING_TABLES
@@ -713,7 +737,7 @@ def test_the_probe_a_journal_committed_after_a_kill_never_touches_the_first_clon
     another clone, as `git add -f` and a clone would: recovered there, it replaces the second clone's
     README (the one its command names), and the first clone's README keeps its bytes."""
     results, figures, docs, readme = shipped
-    edit_json(results / findings.AUDIT_JSON, lambda a: a["claims"][1].update(verdict="reproduced"))
+    edit_json(results / AUDIT_JSON, lambda a: a["claims"][1].update(verdict="reproduced"))
     rerecord(results, figures)
     pid = os.fork()
     if pid == 0:  # the child: killed right after its commit point (the journal written)
