@@ -13,6 +13,7 @@ from findings_run import complete as _complete
 from findings_run import made_up_run as _made_up_run
 from support import REPO, made_up_provenance, reseal
 
+from vhct.pipeline.layout import AUDIT_JSON, PROVENANCE_JSON, VERDICTS_CSV
 from vhct.reporting import findings, ship
 from vhct.reporting.audit.records import AUDIT_FORMAT, parse_audit, read_audit
 from vhct.reporting.render import headline
@@ -24,9 +25,9 @@ def test_a_shipped_run_renders_every_part(tmp_path):
     copied = ship.ship(results, figures, docs)
     assert all(p.is_file() for p in copied)
     # the audit's verdict table is shipped beside its JSON, as the run wrote it
-    shipped_table = docs / findings.DATA_DIR / findings.VERDICTS_CSV
+    shipped_table = docs / findings.DATA_DIR / VERDICTS_CSV
     assert shipped_table in copied
-    assert shipped_table.read_bytes() == (results / findings.VERDICTS_CSV).read_bytes()
+    assert shipped_table.read_bytes() == (results / VERDICTS_CSV).read_bytes()
     text = (docs / findings.DOCUMENT).read_text(encoding="utf-8")
     # the audit's forest figure is shipped and linked first, before the summary
     assert (docs / "figures" / "audit_forest.png").is_file()
@@ -35,7 +36,7 @@ def test_a_shipped_run_renders_every_part(tmp_path):
     assert (docs / "figures" / "audit_summary.png").is_file()
     assert text.index("[audit_summary](figures/audit_summary.png)") < text.index("## Summary")
     assert text.index("[verdicts.csv](findings/verdicts.csv)") < text.index("## Summary")
-    assert headline(read_audit(results / findings.AUDIT_JSON)) in text
+    assert headline(read_audit(results / AUDIT_JSON)) in text
     for needle in (
         "| - reading 1: C1 |",
         "| C2 |",
@@ -90,9 +91,9 @@ def test_a_shipped_run_renders_every_part(tmp_path):
         if link.startswith(("figures/", "findings/")):
             assert (docs / link).is_file(), link
     # the document is a function of the shipped files: a verdict changed in the audit JSON changes it
-    shipped = json.loads((docs / findings.DATA_DIR / findings.AUDIT_JSON).read_text())
+    shipped = json.loads((docs / findings.DATA_DIR / AUDIT_JSON).read_text())
     shipped["claims"][1].update(verdict="reproduced", category="reproduced")
-    (docs / findings.DATA_DIR / findings.AUDIT_JSON).write_text(json.dumps(shipped))
+    (docs / findings.DATA_DIR / AUDIT_JSON).write_text(json.dumps(shipped))
     reseal(docs / findings.DATA_DIR)
     changed = findings.render(docs)
     assert "| C2 | **reproduced** |" in changed and "| C2 | **inconclusive** |" in text
@@ -103,7 +104,7 @@ def test_an_audit_of_another_format_is_refused_by_name(tmp_path):
     results, figures = _made_up_run(tmp_path)
     docs = tmp_path / "docs"
     ship.ship(results, figures, docs)
-    path = docs / findings.DATA_DIR / findings.AUDIT_JSON
+    path = docs / findings.DATA_DIR / AUDIT_JSON
     old = json.loads(path.read_text())
     del old["format"]  # as the audits written before the format was recorded
     path.write_text(json.dumps(old))
@@ -168,7 +169,7 @@ def _shipped(name: str) -> dict:
 
 
 def test_shipped_findings_document_is_what_the_generator_makes_of_the_shipped_files():
-    assert _shipped(findings.AUDIT_JSON)["format"] == AUDIT_FORMAT  # shipped in the current format
+    assert _shipped(AUDIT_JSON)["format"] == AUDIT_FORMAT  # shipped in the current format
     assert (DOCS / findings.DOCUMENT).read_text(encoding="utf-8") == findings.render(DOCS)
 
 
@@ -186,8 +187,8 @@ def test_every_file_the_shipped_findings_link_exists_and_every_figure_is_shown()
 
 
 def test_shipped_findings_are_at_paper_scale_from_committed_code():
-    audit = read_audit(DOCS / findings.DATA_DIR / findings.AUDIT_JSON)  # the one reader: format 5
-    prov = _shipped(findings.PROVENANCE_JSON)
+    audit = read_audit(DOCS / findings.DATA_DIR / AUDIT_JSON)  # the one reader: format 5
+    prov = _shipped(PROVENANCE_JSON)
     for name, experiment in audit.context.experiments.items():  # the paper's 20 seeds, or more
         assert len(experiment.seeds) >= 20, name
         assert all(len(s.seeds) >= 20 for s in experiment.settings.values()), name  # every setting
@@ -268,7 +269,7 @@ def test_the_headline_and_the_summary_agree_with_the_verdict_table():
     """The README's headline, the findings' summary and the table at a glance, from one renderer (the
     shipped findings)."""
     docs = DOCS
-    audit = findings.read_audit(docs / findings.DATA_DIR / findings.AUDIT_JSON)
+    audit = findings.read_audit(docs / findings.DATA_DIR / AUDIT_JSON)
     text = findings.render(docs)
     table = text[
         text.index("| statement / its readings | verdict | decided by |") : text.index(
@@ -325,7 +326,7 @@ def test_the_findings_say_once_which_settings_ran_more_seeds_than_the_paper_and_
     results, figures = _made_up_run(tmp_path)
     docs = tmp_path / "docs"
     ship.ship(results, figures, docs, reduced=True)
-    audit_path = docs / findings.DATA_DIR / findings.AUDIT_JSON
+    audit_path = docs / findings.DATA_DIR / AUDIT_JSON
     audit = json.loads(audit_path.read_text(encoding="utf-8"))
     name, exp = next(iter(audit["context"]["experiments"].items()))
     first, *others = list(exp["settings"])

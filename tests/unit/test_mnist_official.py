@@ -22,6 +22,7 @@ from vhct.objectives.mnist import (
 )
 from vhct.pipeline import config as vc
 from vhct.pipeline.data import mirror_dirs, verify_file
+from vhct.pipeline.layout import AUDIT_JSON
 from vhct.reporting import findings, ship
 from vhct.reporting.render import mnist_subsets
 
@@ -131,7 +132,7 @@ def test_shipped_findings_state_the_official_subset(tmp_path):
     results, figures = made_up_run(tmp_path)
     docs = tmp_path / "docs"
     ship.ship(results, figures, docs)
-    audit_path = docs / findings.DATA_DIR / findings.AUDIT_JSON
+    audit_path = docs / findings.DATA_DIR / AUDIT_JSON
     audit = json.loads(audit_path.read_text(encoding="utf-8"))
     audit["context"]["experiments"]["mnist"]["objective_params"] = {
         "mode": "official",
