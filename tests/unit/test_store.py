@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from pydantic import ValidationError
-from support import CONFIG_DIR, made_up_record, run_job_of, run_spec
+from support import CONFIG_DIR, made_up_record, run_job_of, run_spec, write_made_up_batch
 
 from vhct.pipeline.config import load
 from vhct.pipeline.jobs import run_job
@@ -94,6 +94,21 @@ def test_write_batch_then_read_batch_gives_the_runs_back(tmp_path):
     with pytest.raises(ValueError, match="1 tables for 2 records"):
         write_batch(tmp_path / "b.npz", tables[:1], records)
     assert not (tmp_path / "b.npz").exists()
+
+
+def test_the_store_keeps_every_float_exactly(tmp_path):
+    """Values and depths come back bit for bit: signed zero, subnormals, the extremes, NaN."""
+    rng = np.random.default_rng(5)
+    values = rng.standard_normal(20_000) * 10.0 ** rng.integers(-300, 300, 20_000)
+    values[:6] = [0.1 + 0.2, -0.0, 5e-324, 1.7976931348623157e308, 1e16, -np.inf]
+    depth = values[::-1].copy()
+    depth[0] = np.nan
+    seconds = np.full(values.size, 1e-3)
+    table = {"value": values, "depth": depth, "step_seconds": seconds, "optimizer_seconds": seconds / 4}
+    write_made_up_batch(tmp_path / "b.npz", [table], [made_up_record(0, values.size)])
+    back = read_batch(tmp_path / "b.npz").columns
+    assert back["value"][0].tobytes() == values.tobytes() and np.signbit(back["value"][0][1])
+    assert back["depth"][0].tobytes() == depth.tobytes()
 
 
 def test_a_batch_file_with_an_edited_array_is_refused_naming_it(batch, tmp_path):
