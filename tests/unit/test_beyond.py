@@ -12,6 +12,7 @@ import yaml
 from support import made_up_provenance, reseal
 from test_audit import OWN_SHARE, make_run, runs_of
 
+from vhct.pipeline.layout import AUDIT_JSON
 from vhct.reporting import stats
 from vhct.reporting.audit.beyond import evaluate_question, run_beyond
 from vhct.reporting.audit.claims import BEYOND_PATH, ClaimsError, load_beyond
@@ -218,7 +219,7 @@ def test_the_shipped_document_has_the_section_after_the_claims(tmp_path):
         section.split("\n")[2]
         == "No question beyond the paper was evaluated: the run's configuration runs no baseline."
     )
-    path = docs / findings.DATA_DIR / findings.AUDIT_JSON
+    path = docs / findings.DATA_DIR / AUDIT_JSON
     shipped = json.loads(path.read_text(encoding="utf-8"))
     beyond = json.loads(audit_json(made_up_audit()))["beyond"]
     path.write_text(json.dumps({**shipped, "beyond": beyond}), encoding="utf-8")
