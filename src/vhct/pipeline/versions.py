@@ -71,11 +71,16 @@ PACKAGE = "vhct"
 LAYER_ENTRIES: dict[str, tuple[str, ...]] = {
     "run": ("vhct.pipeline.jobs",),
     "aggregate": ("vhct.pipeline.aggregate",),
-    "figure": ("vhct.pipeline.jobs", "vhct.reporting.plots"),
+    "figure": ("vhct.pipeline.jobs", "vhct.pipeline.stale", "vhct.reporting.plots"),
     "forest": ("vhct.pipeline.jobs", "vhct.reporting.audit.records", "vhct.reporting.plots.forest"),
     "summary": ("vhct.pipeline.jobs", "vhct.reporting.audit.records", "vhct.reporting.plots.summary"),
-    "caption": ("vhct.reporting.captions",),
-    "audit": ("vhct.pipeline.config", "vhct.pipeline.jobs", "vhct.reporting.audit_job"),
+    "caption": ("vhct.pipeline.stale", "vhct.reporting.captions"),
+    "audit": (
+        "vhct.pipeline.config",
+        "vhct.pipeline.jobs",
+        "vhct.pipeline.stale",
+        "vhct.reporting.audit_job",
+    ),
 }
 #: what loads a package's data folder: ``PackageLoader("vhct.reporting", "templates")`` (Jinja), read
 #: from the module that calls it, whose closure then holds the folder's files. The package's other
