@@ -230,6 +230,55 @@ def run_spec(
     )
 
 
+def run_job_of(*specs):
+    """What a run job is asked of ``specs`` (runs alike but for their seed) now: the installed run
+    code's hash and package versions, no data files (``vhct.pipeline.store.RunJob``)."""
+    from vhct.pipeline.store import RunJob
+    from vhct.pipeline.versions import package_versions, run_source
+
+    return RunJob(
+        runs=list(specs), source=run_source(specs[0].algorithm), versions=package_versions(), data={}
+    )
+
+
+def made_up_record(seed: int, rounds: int, wall_seconds: float = 0.5, regret_from: float = 1.0):
+    """A valid record of a made-up real-data run (f* unknown, regret against ``regret_from``) of
+    ``rounds`` rounds, made by the installed run code and package versions."""
+    from vhct.pipeline.records import RunRecord
+    from vhct.pipeline.versions import package_versions, run_source
+
+    return RunRecord(
+        run=run_spec("HCT", "landmine", rounds, seed, noise=0.0, setting="s"),
+        seed=seed,
+        rounds=rounds,
+        wall_seconds=wall_seconds,
+        python="3.11",
+        host="test",
+        versions=package_versions(),
+        source=run_source("HCT"),
+        data={},
+        f_star=None,
+        regret_from=regret_from,
+        regret_reference="best_observed",
+        metadata={"seed": seed, "f_star": None},
+    )
+
+
+def write_made_up_batch(path: Path, tables, records) -> str:
+    """Write made-up run tables (mappings of columns) and their records as a batch file of the run
+    store, by its one writer (``vhct.pipeline.store.write_batch``); a table without ``depth`` or
+    ``guarantee`` stores NaN and 0 (a method that records neither). Returns the path."""
+    from vhct.pipeline.store import write_batch
+
+    filled = []
+    for table in tables:
+        rounds = len(table["value"])
+        defaults = {"depth": np.full(rounds, np.nan), "guarantee": np.zeros(rounds, dtype=np.int8)}
+        filled.append({**defaults, **{k: np.asarray(v) for k, v in dict(table).items()}})
+    write_batch(path, filled, records)
+    return str(path)
+
+
 # ---------------------------------------------------------------- driving an optimizer
 
 

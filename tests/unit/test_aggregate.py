@@ -1,22 +1,19 @@
-"""Aggregation across seeds: statistics, table layout, byte-stable writing; run tables checked
-against their sidecars and the config before anything is written."""
+"""Aggregation across seeds: statistics, table layout, byte-stable writing; batch files of the run
+store checked against their records and the config before anything is written."""
 
 from __future__ import annotations
 
-import gzip
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from support import made_up_record, write_made_up_batch
 
 from vhct.pipeline import aggregate as ag
-from vhct.pipeline.files import sha256
-from vhct.pipeline.records import FORMAT, RunRecord
 from vhct.pipeline.specs import SettingInfo
-from vhct.pipeline.tables import RunTableError, read_run, read_runs, sidecar_path
-from vhct.pipeline.versions import source_hash
+from vhct.pipeline.store import RECORDS, STORED_COLUMNS
+from vhct.pipeline.tables import READ_COLUMNS, RunTableError, read_runs
 from vhct.reporting.audit.runs import AUDITED_COLUMNS
 
 INFO = {  # what the aggregate job reads: each setting's record as the config computes it
@@ -98,50 +95,14 @@ def test_write_table_is_byte_stable_and_atomic(runs, tmp_path):
     np.testing.assert_allclose(back["mean"], table["mean"], rtol=1e-11)
 
 
-def record_text(seed: int, rounds: int, wall_seconds: float = 0.5, table_sha256: str = "0" * 64) -> str:
-    """A valid run record of a real-data run (f* unknown, table regret against 1), made by the
-    installed run code, of a table with ``table_sha256``, as JSON."""
-    run = {
-        "experiment": "e",
-        "setting": "s",
-        "algorithm": "HCT",
-        "params": {},
-        "objective": "landmine",
-        "objective_params": {},
-        "noise": 0.0,
-        "horizon": rounds,
-        "seed": seed,
-        "progress_every": 0,
-    }
-    return RunRecord(
-        format=FORMAT,
-        run=run,
-        seed=seed,
-        rounds=rounds,
-        wall_seconds=wall_seconds,
-        python="3.11",
-        host="test",
-        versions={},
-        source=source_hash("run"),
-        data={},
-        table_sha256=table_sha256,
-        f_star=None,
-        regret_reference="best_observed",
-        metadata={"seed": seed, "f_star": None},
-    ).to_json()
-
-
 def write_runs(runs: dict[str, list[pd.DataFrame]], folder: Path) -> dict[str, list[str]]:
-    """Write run tables (gzip CSV, as the run jobs do) and sidecars; return their paths by setting."""
+    """Write each setting's runs as one batch file (as a run job does), seed k's record with
+    ``0.5 + k`` wall seconds; return the batch files by setting."""
     paths: dict[str, list[str]] = {}
     for setting, tables in runs.items():
-        for seed, table in enumerate(tables):
-            path = folder / "runs" / setting / f"seed{seed}.csv.gz"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            table.to_csv(path, index=False, compression={"method": "gzip", "mtime": 0})
-            record = record_text(seed, len(table), 0.5 + seed, sha256(path))
-            path.with_name(f"seed{seed}.json").write_text(record)
-            paths.setdefault(setting, []).append(str(path))
+        records = [made_up_record(k, len(t), 0.5 + k) for k, t in enumerate(tables)]
+        path = folder / "runs" / setting / f"seeds0-{len(tables) - 1}.npz"
+        paths[setting] = [write_made_up_batch(path, tables, records)]
     return paths
 
 
@@ -172,7 +133,7 @@ def test_a_settings_curve_is_its_rows_of_the_experiments_regret_read_alone(runs,
         ag.aggregate_runs(paths, INFO, {"curves": tmp_path / "x.csv"})
 
 
-def test_aggregate_experiment_reads_tables_and_sidecars(runs, tmp_path):
+def test_aggregate_experiment_reads_batch_files_and_their_records(runs, tmp_path):
     out = tmp_path / "agg"
     aggregate_into(write_runs(runs, tmp_path), out)
     regret = pd.read_csv(out / "regret.csv")
@@ -186,9 +147,7 @@ def test_aggregate_experiment_reads_tables_and_sidecars(runs, tmp_path):
 
 
 def test_timing_has_the_optimizers_own_seconds_beside_the_totals(runs):
-    records = {
-        s: [RunRecord.from_json(record_text(k, len(t))) for k, t in enumerate(ts)] for s, ts in runs.items()
-    }
+    records = {s: [made_up_record(k, len(t)) for k, t in enumerate(ts)] for s, ts in runs.items()}
     timing = ag.timing_table(runs, records, INFO)
     for (setting, tables), rows in zip(runs.items(), (timing[:3], timing[3:]), strict=True):
         rounds = len(tables[0])
@@ -206,124 +165,119 @@ def test_the_optimizers_seconds_change_the_timing_table_only(runs, tmp_path):
     assert first[:2] == second[:2] and first[2] != second[2]
 
 
-@pytest.mark.parametrize("columns", [ag.AGGREGATED_COLUMNS, AUDITED_COLUMNS])
-def test_a_run_table_made_before_the_optimizers_seconds_fails_naming_it(runs, tmp_path, columns):
-    """The aggregates and the audit read it through one reader: the message names the file and says
-    the run must be redone."""
-    old = {
-        s: [t.drop(columns="optimizer_seconds").assign(depth=1.0, selection_bound=1.0) for t in ts]
-        for s, ts in runs.items()
-    }
-    paths = write_runs(old, tmp_path)
-    with pytest.raises(RunTableError) as err:
-        read_runs(paths, columns)
-    msg = str(err.value)
-    assert all(p in msg for ps in paths.values() for p in ps)
-    assert "lacks the columns ['optimizer_seconds'] (written before these columns existed: " in msg
-    assert "the run must be redone" in msg
+@pytest.mark.parametrize("column", ["x0", "reward", "selection_bound"])
+def test_a_column_the_store_does_not_keep_is_refused_before_any_file_is_read(column):
+    """The store keeps what its readers read (the points, the noisy rewards and the bounds are not
+    kept): asking for another column fails naming it and the columns there are."""
+    with pytest.raises(ValueError, match=rf"stored runs have no column\(s\) \['{column}'\] \(they have t, "):
+        read_runs({"A": ["no-such-file.npz"]}, [*ag.AGGREGATED_COLUMNS, column])
+    assert set(ag.AGGREGATED_COLUMNS) <= set(READ_COLUMNS) and set(AUDITED_COLUMNS) <= set(READ_COLUMNS)
 
 
-def test_read_run_requires_the_columns(tmp_path):
-    path = tmp_path / "r.csv.gz"
-    pd.DataFrame({"t": [1], "value": [0.0]}).to_csv(path, index=False)
-    path.with_name("r.json").write_text(record_text(0, 1, table_sha256=sha256(path)))
-    with pytest.raises(RunTableError, match=r"lacks the columns \['cumulative_regret'"):
-        read_run(path, ag.AGGREGATED_COLUMNS, 1)
+def load_batch(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path) as archive:
+        return {name: archive[name] for name in archive.files}
 
 
-def cut_rows(path: Path, rows: int) -> None:
-    """Keep the first ``rows`` rows: still a valid gzip file, just a short table."""
-    pd.read_csv(path).head(rows).to_csv(path, index=False, compression="gzip")
+def edit_array(path: Path, name: str, change) -> None:
+    """Change one stored array of a batch file in place (its records, and their hash, as they were)."""
+    contents = load_batch(path)
+    contents[name] = change(contents[name].copy())
+    np.savez_compressed(path, **contents)
+
+
+def drop_array(path: Path, name: str) -> None:
+    contents = load_batch(path)
+    del contents[name]
+    np.savez_compressed(path, **contents)
 
 
 def cut_bytes(path: Path, keep: float = 0.5) -> None:
-    """Cut the gzip file itself: decompression ends early."""
+    """Cut the archive itself: its directory, at the end, is gone."""
     raw = path.read_bytes()
     path.write_bytes(raw[: int(len(raw) * keep)])
 
 
-def set_cell(path: Path, column: str, value) -> None:
-    table = pd.read_csv(path)
-    table.loc[1, column] = value
-    table.to_csv(path, index=False, compression="gzip")
+def halve_last(array: np.ndarray) -> np.ndarray:
+    array[1, -1] /= 2
+    return array
 
 
-def rehash(path: Path) -> None:
-    """Record a table's present bytes in its sidecar, as a run job that wrote this table would have:
-    what is left to check is the table itself."""
-    if path.exists() and sidecar_path(path).exists():
-        edit_sidecar(path, table_sha256=sha256(path))
+def rewrite_short(path: Path, rounds: int, runs: list[pd.DataFrame]) -> None:
+    """Rewrite a batch by its writer with each run cut to ``rounds`` rounds and records to match, as
+    a run job of a shorter horizon would have: consistent in itself, only the config can tell."""
+    tables = [t.head(rounds) for t in runs]
+    write_made_up_batch(path, tables, [made_up_record(k, rounds) for k in range(len(tables))])
 
 
-def edit_sidecar(path: Path, **changes) -> None:
-    """Change top-level fields of a sidecar; ``rounds`` with the run's horizon, as a run writes them."""
-    sidecar = sidecar_path(path)
-    data = {**json.loads(sidecar.read_text()), **changes}
-    if "rounds" in changes:
-        data["run"]["horizon"] = changes["rounds"]
-    sidecar.write_text(json.dumps(data))
+def rewrite_non_finite(path: Path, runs: list[pd.DataFrame]) -> None:
+    """Rewrite a batch by its writer with a NaN value (a faulty run): its hash holds, its values do not."""
+    tables = [t.copy() for t in runs]
+    tables[1].loc[1, "value"] = np.nan
+    write_made_up_batch(path, tables, [made_up_record(k, len(t)) for k, t in enumerate(tables)])
 
 
 @pytest.mark.parametrize(
     ("damage", "problem"),
     [
-        (lambda p: cut_rows(p, 2), "2 rows, but the config and the sidecar say 5 rounds"),
-        (cut_bytes, "cannot be read (EOFError"),
-        (lambda p: p.write_bytes(b"\x1f\x8b" + bytes(40)), "cannot be read"),
-        (lambda p: p.write_bytes(gzip.compress(b"")), "cannot be read (EmptyDataError"),
-        (lambda p: set_cell(p, "t", 7), "column 't' is not 1..5"),
-        (lambda p: set_cell(p, "cumulative_regret", np.inf), "non-finite values in the columns ['cumul"),
-        (lambda p: set_cell(p, "value", np.nan), "non-finite values in the columns ['value']"),
-        (lambda p: edit_sidecar(p, rounds=3), "its sidecar records 3 rounds, the config 5"),
-        (lambda p: p.with_name("seed1.json").unlink(), "its sidecar"),
-        (lambda p: set_cell(p, "cumulative_regret", 0.5), "its bytes (sha256"),  # not rehashed
+        (lambda p, r: edit_array(p, "value", halve_last), "are not the ones its runs wrote"),
+        (
+            lambda p, r: edit_array(p, "depth", lambda a: a.astype("f4")),
+            "depth is float32 of shape (3, 5), not f8",
+        ),
+        (
+            lambda p, r: edit_array(p, "guarantee", lambda a: a[:2]),
+            "guarantee is int8 of shape (2, 5), not i1",
+        ),
+        (lambda p, r: drop_array(p, "optimizer_nanoseconds"), "lacks optimizer_nanoseconds"),
+        (lambda p, r: drop_array(p, RECORDS), f"lacks {RECORDS}"),
+        (lambda p, r: cut_bytes(p), "cannot be read (BadZipFile"),
+        (lambda p, r: p.write_bytes(b"PK" + bytes(40)), "cannot be read"),
+        (lambda p, r: p.unlink(), "cannot be read (FileNotFoundError"),
+        (lambda p, r: rewrite_short(p, 3, r), "seed 0: 3 rounds recorded, the config 5"),
+        (rewrite_non_finite, "seed 1: non-finite values"),
     ],
 )
-def test_a_bad_run_table_fails_naming_it_before_anything_is_written(runs, tmp_path, damage, problem):
-    """Damage the table's hash does not catch (its sidecar records the damaged bytes, as from a
-    faulty writer) is caught by the table's own checks; any other change of its bytes by the hash."""
+def test_a_bad_batch_file_fails_naming_it_before_anything_is_written(runs, tmp_path, damage, problem):
+    """Damage of a batch file's arrays is caught by the hash its records hold; a batch its writer
+    made wrong (short, non-finite) by the reader's own checks; each names the file and how to redo it."""
     paths = write_runs(runs, tmp_path)
     old = aggregate_into(paths, tmp_path / "agg")
     before = [p.read_bytes() for p in old]
-    bad = Path(paths["A"][1])
-    damage(bad)
-    if "sha256" not in problem:
-        rehash(bad)
+    bad = Path(paths["A"][0])
+    damage(bad, runs["A"])
     with pytest.raises(RunTableError) as err:
         aggregate_into(paths, tmp_path / "agg")
     msg = str(err.value)
-    assert msg.startswith(f"run table {bad}: ") and problem in msg
-    assert f"snakemake --forcerun {bad}" in msg and "delete it" in msg
+    assert msg.startswith(f"1 batch file(s) of runs are damaged or not what is asked:\n  - {bad}: ")
+    assert problem in msg and msg.endswith(f"`rm {bad}`")
     assert [p.read_bytes() for p in old] == before  # the previous aggregates are untouched
     assert not list((tmp_path / "agg").glob(".*"))  # and no temporary file is left
 
 
-def test_every_seed_cut_short_is_rejected_against_the_config(runs, tmp_path):
-    """All seeds of a setting equally short (sidecars rewritten to match): only the config can tell."""
+def test_every_bad_batch_is_named_in_one_error(runs, tmp_path):
+    """Both settings' batches short (consistent with their records): only the config can tell, and one
+    error names them all with one command that redoes them."""
     paths = write_runs(runs, tmp_path)
-    for path in paths["B"]:
-        cut_rows(Path(path), 2)
-        edit_sidecar(Path(path), rounds=2, table_sha256=sha256(path))
-    with pytest.raises(RunTableError, match=r"seed0\.csv\.gz: its sidecar records 2 rounds, the config 4"):
-        aggregate_into(paths, tmp_path / "agg")
-    for path in paths["B"]:
-        edit_sidecar(Path(path), rounds=4)  # the sidecars of the real failure: the complete run's count
+    for setting in paths:
+        rewrite_short(Path(paths[setting][0]), 2, runs[setting])
     with pytest.raises(RunTableError) as err:
         aggregate_into(paths, tmp_path / "agg")
     msg = str(err.value)
-    assert msg.startswith("2 run tables are incomplete or damaged:")
-    for path in paths["B"]:  # every bad table named, and one command redoes them all
-        assert f"  - {path}: 2 rows, but the config and the sidecar say 4 rounds" in msg
-    assert f"`snakemake --forcerun {' '.join(paths['B'])}`" in msg
+    assert msg.startswith("2 batch file(s) of runs are damaged or not what is asked:")
+    assert f"  - {paths['A'][0]}: seed 0: 2 rounds recorded, the config 5" in msg
+    assert f"  - {paths['B'][0]}: seed 0: 2 rounds recorded, the config 4" in msg
+    assert f"`rm {paths['A'][0]} {paths['B'][0]}`" in msg
     assert not (tmp_path / "agg").exists()
 
 
 def test_depth_may_be_nan(tmp_path):
-    path = tmp_path / "seed0.csv.gz"
-    pd.DataFrame({"t": [1, 2], "depth": [np.nan, np.nan], "value": [0.1, 0.2]}).to_csv(path, index=False)
-    path.with_name("seed0.json").write_text(record_text(0, 2, table_sha256=sha256(path)))
-    table, record = read_run(path, ["t", "depth", "value"], 2)
-    assert table["depth"].isna().all() and record.seed == 0
+    table = {"t": [1, 2], "value": [0.1, 0.2], "step_seconds": [0.0, 0.0], "optimizer_seconds": [0.0, 0.0]}
+    path = write_made_up_batch(tmp_path / "seeds0-0.npz", [table], [made_up_record(0, 2)])
+    tables, records = read_runs({"s": [path]}, ["t", "depth", "value"], {"s": 2})
+    assert tables["s"][0]["depth"].isna().all() and records["s"][0].seed == 0
+    assert list(tables["s"][0].columns) == ["t", "depth", "value"]
+    assert set(STORED_COLUMNS) == set(load_batch(Path(path))) - {RECORDS}
 
 
 def test_regret_against_the_best_observed_value():

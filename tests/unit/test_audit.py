@@ -16,6 +16,7 @@ import pytest
 import yaml
 from support import REPO, conditions_of, with_effect
 
+from vhct.pipeline.run import guarantee_codes
 from vhct.reporting import captions, stats
 from vhct.reporting.audit import records
 from vhct.reporting.audit.beyond import run_beyond
@@ -63,16 +64,17 @@ def make_run(
     """A run whose cumulative regret grows like offset + final * (t / horizon)**power (against f*,
     or against 1 when f* is None, as a run table's ``value`` column says); each round takes
     ``seconds``, ``OWN_SHARE`` of them the optimizer's own; every selected node's max(SE, OE) is
-    ``bound``."""
+    ``bound`` (its ``guarantee`` codes as the run computes them)."""
     t = np.arange(1, horizon + 1)
     cumulative = offset + final * (t / horizon) ** power
+    value = (1.0 if f_star is None else f_star) - np.diff(cumulative, prepend=0.0)
     table = pd.DataFrame(
         {
             "t": t,
-            "value": (1.0 if f_star is None else f_star) - np.diff(cumulative, prepend=0.0),
+            "value": value,
             "cumulative_regret": cumulative,
             "depth": np.full(horizon, float(depth)),
-            "selection_bound": np.full(horizon, float(bound)),
+            "guarantee": guarantee_codes(f_star, value, np.full(horizon, float(bound))),
             "step_seconds": np.full(horizon, seconds),
             "optimizer_seconds": np.full(horizon, OWN_SHARE * seconds),
         }

@@ -30,6 +30,7 @@ import pandas as pd
 import pytest
 from support import conditions_of, with_effect
 
+from vhct.pipeline.run import guarantee_codes
 from vhct.reporting.audit.checks import Region, no_effect_regions
 from vhct.reporting.audit.claims import load_claims
 from vhct.reporting.audit.claims_model import CLAIM_KINDS, Claim, ClaimsFile, Rules, Thresholds
@@ -161,13 +162,14 @@ def made_up_runs(values: np.ndarray, slope: bool) -> list[Run]:
     for seed, value in enumerate(values):
         cumulative = t**value if slope else value * t / HORIZON
         holds = np.arange(HORIZON) < round(value * HORIZON)
+        value_column = -np.diff(cumulative, prepend=0.0)
         table = pd.DataFrame(
             {
                 "t": t.astype(int),
-                "value": -np.diff(cumulative, prepend=0.0),
+                "value": value_column,
                 "cumulative_regret": cumulative,
                 "depth": np.full(HORIZON, 3.0),
-                "selection_bound": np.where(holds, 1e9, 0.0),
+                "guarantee": guarantee_codes(0.0, value_column, np.where(holds, 1e9, 0.0)),
                 "step_seconds": np.full(HORIZON, value / MADE_UP_SCALE / HORIZON),
                 "optimizer_seconds": np.full(HORIZON, value / MADE_UP_SCALE / HORIZON / 4),
             }

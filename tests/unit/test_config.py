@@ -506,22 +506,19 @@ def test_run_batches_cover_each_batched_run_once_by_setting(tiny):
     tiny["experiments"]["counterexample"]["runs_per_job"] = 3  # explicit seeds [3, 7]
     cfg = check(tiny)
     batches = cfg.run_batches()
-    assert len({b.rule for b in batches}) == len(batches)
     first, second = batches[:2]
-    assert (first.rule, second.rule) == ("run_garland_VHCT_rho0_25_batch0", "run_garland_VHCT_rho0_25_batch1")
-    assert (first.runs, second.runs) == ((("VHCT-rho0.25", 0), ("VHCT-rho0.25", 1)), (("VHCT-rho0.25", 2),))
-    assert all(len({s for s, _ in b.runs}) == 1 and b.runs[0][0] == b.setting for b in batches)
-    counter = [b.runs for b in batches if b.experiment == "counterexample"]
-    assert counter[:2] == [
-        (("VHCT-rho0.75", 3), ("VHCT-rho0.75", 7)),
-        (("VHCT-phi2overh", 3), ("VHCT-phi2overh", 7)),
-    ]
-    batched = [(b.experiment, s, k) for b in batches for s, k in b.runs]
-    assert len(batched) == len(set(batched))
-    single = {(e, s, k) for e, s, k in cfg.run_jobs() if cfg.runs_per_job(e, s) == 1}
-    assert ("garland", "POO", 0) in single
-    assert set(batched).isdisjoint(single)
-    assert set(batched) | single == set(cfg.run_jobs())
+    assert (first.experiment, first.setting, second.setting) == ("garland", "VHCT-rho0.25", "VHCT-rho0.25")
+    assert (first.index, first.seeds, second.index, second.seeds) == (0, (0, 1), 1, (2,))
+    counter = [b.seeds for b in batches if b.experiment == "counterexample"]
+    assert counter[:2] == [(3, 7), (3, 7)]  # one batch per setting
+    assert [b.seeds for b in batches if (b.experiment, b.setting) == ("garland", "POO")] == [(0,), (1,), (2,)]
+    batched = [(b.experiment, b.setting, k) for b in batches for k in b.seeds]
+    assert len(batched) == len(set(batched)) and set(batched) == set(cfg.run_jobs())  # each run once
+    for batch in batches:  # a batch's file is named by its seeds, its job runs them
+        job = cfg.run_job(batch)
+        assert job.seeds == list(batch.seeds) and {s.setting for s in job.runs} == {batch.setting}
+        name = job.path().rsplit("/", 1)[1]
+        assert name.startswith(f"seeds{batch.seeds[0]}-{batch.seeds[-1]}") and name.endswith(".npz")
 
 
 def test_adding_a_setting_or_seeds_leaves_every_other_batch_as_it_was(tiny):
@@ -542,7 +539,7 @@ def test_adding_a_setting_or_seeds_leaves_every_other_batch_as_it_was(tiny):
     tiny["experiments"]["garland"]["seeds"] = 5
     grown = set(check(tiny).run_batches())
     garland = [b for b in before if b.experiment == "garland" and b.setting != "short"]
-    kept = [b for b in garland if len(b.runs) == 2]  # the full chunks are kept; the last one grows
+    kept = [b for b in garland if len(b.seeds) == 2]  # the full chunks are kept; the last one grows
     assert kept and set(kept) <= grown
 
 
@@ -551,6 +548,6 @@ def test_a_setting_with_its_own_runs_per_job_is_chunked_by_it(tiny):
     tiny["experiments"]["garland"]["runs_per_job"] = 4
     tiny["settings"]["short"]["runs_per_job"] = 2
     batches = [b for b in check(tiny).run_batches() if b.experiment == "garland"]
-    short = [b.runs for b in batches if b.setting == "short"]
-    assert short == [(("short", 0), ("short", 1)), (("short", 2),)]
-    assert all(len(b.runs) == 3 for b in batches if b.setting != "short")
+    short = [b.seeds for b in batches if b.setting == "short"]
+    assert short == [(0, 1), (2,)]
+    assert all(len(b.seeds) == 3 for b in batches if b.setting != "short")

@@ -203,17 +203,25 @@ def test_a_horizon_whose_table_fits_mem_mb_passes_and_the_message_says_what_fits
         vc.validate_config(config)
 
 
-def test_experiment_names_that_collide_in_rule_names_are_rejected(tmp_path, capsys):
+def test_experiments_asking_for_the_same_runs_share_their_batch_files(tmp_path):
+    """No rule is named after an experiment any more (the run store's rules take every batch), so
+    names that differ only in ``-`` and ``_`` are two experiments; asking for the same runs, they
+    name the same batch files: each run is made once."""
     text = (
         "experiments:\n"
         "  gar-land: {title: a, objective: garland, noise: 0.05, horizon: 10, seeds: 2, settings: [POO]}\n"
         "  gar_land: {title: b, objective: garland, noise: 0.05, horizon: 10, seeds: 2, settings: [POO]}\n"
+        "  noisier: {title: c, objective: garland, noise: 0.1, horizon: 10, seeds: 2, settings: [POO]}\n"
     )
     path = derived(tmp_path, text)
-    err = precheck(path, capsys)
-    assert err.startswith(
-        f"{path}:4: config key experiments/gar_land: the name collides with experiment 'gar-land'"
-    )
+    assert vc.main([str(path)]) == 0
+    cfg = vc.load([path])[0]
+    shared = cfg.run_paths("gar-land")
+    assert shared == cfg.run_paths("gar_land") and len(shared["POO"]) == 2  # runs_per_job 1: a file per seed
+    assert set(cfg.batch_jobs("gar-land")) == set(cfg.batch_jobs("gar_land")) == set(shared["POO"])
+    assert set(cfg.run_paths("noisier")["POO"]).isdisjoint(shared["POO"])  # other runs
+    every = {p for e in cfg.experiments for files in cfg.run_paths(e).values() for p in files}
+    assert set(cfg.batch_jobs()) == every  # one job per file
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import run_spec, write_landmine_mat, write_mnist_dir
+from support import run_job_of, run_spec, write_landmine_mat, write_mnist_dir
 
 from vhct.objectives.landmine import LandmineSVM
 from vhct.objectives.mnist import IdxFormatError, read_idx_images
@@ -560,18 +560,19 @@ def test_stamp_check_names_a_missing_file_and_a_bad_stamp(landmine):
 
 def test_run_job_checks_its_data_files_before_running(landmine, tmp_path):
     from vhct.pipeline.jobs import run_job
+    from vhct.pipeline.store import read_batch
 
     data = {"data_path": str(landmine["path"])}
     spec = run_spec("T-HOO", "landmine", 3, 0, params={"rho": 0.5}, objective_params=data, noise=0.0)
-    table, meta = tmp_path / "runs" / "seed0.csv.gz", tmp_path / "runs" / "seed0.json"
-    run_job(spec, table, meta, [landmine["stamp"]])
-    assert json.loads(meta.read_text())["run"] == spec.model_dump(mode="json")
-    table.unlink()
-    meta.unlink()
+    job = run_job_of(spec)
+    batch = tmp_path / "runs" / "seeds0-0.npz"
+    run_job(job, batch, [landmine["stamp"]])
+    assert [r.run for r in read_batch(batch).record.runs] == [spec]
+    batch.unlink()
     corrupt(landmine["path"], "truncated")
     with pytest.raises(VerificationError, match=f"data file {landmine['path']} is corrupted"):
-        run_job(spec, table, meta, [landmine["stamp"]])
-    assert not table.exists() and not meta.exists()
+        run_job(job, batch, [landmine["stamp"]])
+    assert list(batch.parent.iterdir()) == []  # nothing written, not even a temporary file
 
 
 def test_loaders_name_a_corrupted_file(tmp_path):
@@ -587,46 +588,3 @@ def test_loaders_name_a_corrupted_file(tmp_path):
     images.write_bytes(bytes(damaged))
     with pytest.raises(IdxFormatError, match=f"{images}: not a complete, valid gzip file"):
         read_idx_images(images)
-
-
-@pytest.mark.parametrize(("objective", "params"), [("garland", {}), ("rastrigin", {"dim": 3})])
-def test_run_tables_read_back_exactly_with_pandas_header_and_missing_values(tmp_path, objective, params):
-    import gzip
-    import io
-
-    import pandas as pd
-
-    from vhct.pipeline.jobs import table_csv, write_table
-    from vhct.pipeline.run import run_experiment
-
-    table, _ = run_experiment(run_spec("POO", objective, 300, 1, objective_params=params))
-    table.loc[3, "regret"] = float("nan")
-    table.loc[4, "reward"] = 1e-7  # exponent form: orjson's 1e-7 is pandas' 1e-07, the same number
-    text = table_csv(table)
-    lines, pandas_lines = text.decode().splitlines(), table.to_csv(index=False).splitlines()
-    assert lines[0] == pandas_lines[0] and len(lines) == len(pandas_lines)
-    assert lines[4].split(",")[table.columns.get_loc("regret")] == ""  # NaN: an empty field, as pandas
-    for mine, theirs in zip(lines[7].split(","), pandas_lines[7].split(","), strict=True):
-        assert mine == theirs or ("e" in theirs and float(mine) == float(theirs))  # exponent forms only
-    pd.testing.assert_frame_equal(pd.read_csv(io.BytesIO(text)), table, check_exact=True)
-    path = tmp_path / "seed1.csv.gz"
-    write_table(table, path)
-    assert gzip.decompress(path.read_bytes()) == text
-    pd.testing.assert_frame_equal(pd.read_csv(path), table, check_exact=True)
-
-
-def test_table_text_round_trips_every_float_exactly():
-    import io
-
-    import pandas as pd
-
-    from vhct.pipeline.jobs import table_csv
-
-    rng = np.random.default_rng(5)
-    values = rng.standard_normal(20_000) * 10.0 ** rng.integers(-300, 300, 20_000)
-    values[:6] = [0.1 + 0.2, -0.0, 5e-324, 1.7976931348623157e308, 1e16, float("nan")]
-    table = {"t": np.arange(1, values.size + 1), "v": values}
-    back = pd.read_csv(io.BytesIO(table_csv(table)))
-    assert np.array_equal(back["t"].to_numpy(), table["t"])
-    assert np.array_equal(back["v"].to_numpy(), values, equal_nan=True)
-    assert np.signbit(back["v"].to_numpy()[1])

@@ -10,7 +10,6 @@ from vhct.objectives.landmine import LandmineSVM
 from vhct.objectives.noise import UniformNoise
 from vhct.optimizers.memo import PointMemo
 from vhct.optimizers.registry import make_optimizer
-from vhct.pipeline.jobs import table_csv
 from vhct.pipeline.run import experiment_columns, run_columns
 from vhct.pipeline.tables import WALL_TIME_COLUMNS
 
@@ -40,8 +39,10 @@ class Counting(Objective):
 
 
 def table_bytes(columns):
-    """A run table's CSV bytes without its wall-time columns (the only columns that vary)."""
-    return table_csv({k: v for k, v in columns.items() if k not in WALL_TIME_COLUMNS})
+    """A run table's bytes, column by column (name, type, values), without its wall-time columns
+    (the only columns that vary)."""
+    kept = {k: np.ascontiguousarray(v) for k, v in columns.items() if k not in WALL_TIME_COLUMNS}
+    return b"".join(f"{k}:{v.dtype.str};".encode() + v.tobytes() for k, v in kept.items())
 
 
 def test_point_memo_evaluates_each_exact_point_once():
@@ -68,7 +69,7 @@ def test_memoized_run_table_is_byte_identical_with_fewer_evaluations(algorithm):
 
 
 def test_landmine_runs_are_memoized_with_the_same_table(tmp_path, monkeypatch):
-    """The real Landmine objective (deterministic): memoized and unmemoized runs write the same bytes."""
+    """The real Landmine objective (deterministic): memoized and unmemoized runs make the same table."""
     mat = write_landmine_mat(tmp_path / "LandmineData.mat")
     params = {"data_path": str(mat), "field": 0, "split_seed": 0}
     spec = run_spec("VHCT", "landmine", 150, 0, objective_params=params)

@@ -14,7 +14,7 @@ import sys
 import numpy as np
 import pytest
 from scipy import optimize
-from support import garland, run_spec, write_landmine_mat, write_mnist_dir
+from support import garland, run_job_of, run_spec, write_landmine_mat, write_mnist_dir
 
 from vhct.extras import MissingExtraError
 from vhct.objectives import OBJECTIVES, Objective, make_objective, objective_names
@@ -398,28 +398,30 @@ class Undeclared(Objective):
 def test_a_run_record_follows_the_objectives_declared_optimum(cls, reference, tmp_path):
     """The run job records the exact optimum of an objective that declares one (any class), and a
     record of it without f* is refused; one that declares none is measured against the best observed."""
+    from pydantic import ValidationError
+
     from vhct.pipeline.jobs import run_job
-    from vhct.pipeline.records import RunRecord, RunRecordError, known_optimum
-    from vhct.pipeline.tables import read_sidecar, sidecar_path
+    from vhct.pipeline.records import RunRecord, known_optimum
+    from vhct.pipeline.store import read_batch
 
     OBJECTIVES.register(cls)
     try:
         assert known_optimum(cls.name) is cls.exact_optimum
         spec = run_spec("VHCT", cls.name, 5, 0, noise=0.0)
-        table = tmp_path / "seed0.csv.gz"
-        run_job(spec, table, sidecar_path(table))
-        record = read_sidecar(table)
+        batch = tmp_path / "seeds0-0.npz"
+        run_job(run_job_of(spec), batch)
+        (record,) = read_batch(batch).record.runs
         assert record.regret_reference == reference and record.f_star == cls().f_star
-        data = json.loads(sidecar_path(table).read_text(encoding="utf-8"))
+        data = record.model_dump(mode="json")
         data.update(f_star=None, regret_reference="best_observed")
         data["metadata"]["f_star"] = None
         if cls.exact_optimum:
             with pytest.raises(
-                RunRecordError, match=r"f_star is missing, but .* 'paraboloid' has an exact one"
+                ValidationError, match=r"f_star is missing, but .* 'paraboloid' has an exact one"
             ):
-                RunRecord.from_json(json.dumps(data))
+                RunRecord.model_validate_json(json.dumps(data))
         else:
-            assert RunRecord.from_json(json.dumps(data)).regret_reference == "best_observed"
+            assert RunRecord.model_validate_json(json.dumps(data)).regret_reference == "best_observed"
     finally:
         OBJECTIVES.unregister(cls.name)
     assert not known_optimum(cls.name)  # an objective no longer registered: none known

@@ -10,6 +10,7 @@ from support import REPO
 
 from vhct.objectives import make_objective
 from vhct.pipeline import config as vc
+from vhct.pipeline.tables import GUARANTEE_CODES
 from vhct.reporting.audit.claims import load_claims
 from vhct.reporting.audit.evaluate import run_audit
 from vhct.reporting.audit.runs import Run
@@ -69,7 +70,7 @@ def test_an_audit_of_runs_shaped_like_the_default_config_evaluates_every_synthet
                     "value": -np.diff(cumulative, prepend=0.0),
                     "cumulative_regret": cumulative,
                     "depth": np.full(stop, 3.0),
-                    "selection_bound": np.full(stop, 1e9),
+                    "guarantee": np.full(stop, GUARANTEE_CODES["holds"]),  # a bound covering every round
                     "step_seconds": np.full(stop, 1e-3),
                     "optimizer_seconds": np.full(stop, 1e-3),
                 }

@@ -136,10 +136,10 @@ def rule_file_names(path: Path) -> set[str]:
 
 def test_a_rule_file_reads_no_name_another_rule_file_defines():
     """Issue 49: the rule files share common.smk's names only; a family's names (the audit's
-    ``AUDIT_EXPERIMENTS``, ``CLAIMS``, ``AUDIT_TABLES``) are read in its own file."""
+    ``AUDIT_EXPERIMENTS``, ``CLAIMS``, ``AUDIT_BATCHES``) are read in its own file."""
     rules = REPO / "workflow" / "rules"
     files = sorted(rules.glob("*.smk"))
-    assert rule_file_names(rules / "audit.smk") >= {"AUDIT_EXPERIMENTS", "CLAIMS", "AUDIT_TABLES"}
+    assert rule_file_names(rules / "audit.smk") >= {"AUDIT_EXPERIMENTS", "CLAIMS", "AUDIT_BATCHES"}
     for owner in files:
         if owner.name == "common.smk":
             continue

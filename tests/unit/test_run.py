@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from pydantic import ValidationError
-from support import hierarchical_algorithms, run_spec
+from support import hierarchical_algorithms, run_job_of, run_spec
 
 from vhct.objectives import make_objective
 from vhct.objectives.base import Objective
@@ -56,6 +56,7 @@ def test_run_table_columns_and_regret():
         "cumulative_regret",
         "depth",
         "selection_bound",
+        "guarantee",
         "step_seconds",
         "optimizer_seconds",
     ]
@@ -170,27 +171,30 @@ def test_garland_paper_settings_vhct_beats_hct_and_regret_is_sublinear():
     assert recommendation_ok["VHCT"] >= 18 and recommendation_ok["HCT"] >= 18, recommendation_ok
 
 
-def test_a_run_job_writes_its_table_without_importing_pandas(tmp_path):
-    """Importing pandas takes about a second: a run job (jobs.run_batch_job) must not pay it."""
+def test_a_run_job_writes_its_batch_without_importing_pandas(tmp_path):
+    """Importing pandas takes about a second: a run job (jobs.run_job) must not pay it."""
     import subprocess
     import sys
     import textwrap
 
-    spec = run_spec("HCT", "garland", 50, 3, params={"rho": 0.5}, noise=0.1).model_dump_json()
+    from vhct.pipeline.store import read_batch
+
+    job = run_job_of(run_spec("HCT", "garland", 50, 3, params={"rho": 0.5}, noise=0.1)).model_dump_json()
+    batch = tmp_path / "seeds3-3.npz"
     code = textwrap.dedent(
         f"""
         import sys
-        from vhct.pipeline.jobs import run_batch_job
-        from vhct.pipeline.records import RunSpec
-        spec = RunSpec.model_validate_json({spec!r})  # its JSON form, as it crosses into a job
-        run_batch_job([spec], [{str(tmp_path / "t.csv.gz")!r}], [{str(tmp_path / "t.json")!r}])
+        from vhct.pipeline.jobs import run_job
+        from vhct.pipeline.store import RunJob
+        job = RunJob.model_validate_json({job!r})  # its JSON form, as it crosses into a job
+        run_job(job, {str(batch)!r})
         print("pandas" in sys.modules)
         """
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
-    table = pd.read_csv(tmp_path / "t.csv.gz")
-    assert len(table) == 50 and (table["step_seconds"] > 0).all()
+    stored = read_batch(batch).columns
+    assert stored["value"].shape == (1, 50) and (stored["step_nanoseconds"] > 0).all()
 
 
 # ---------------------------------------------------------------- BO's horizon and seeds; batched real data
@@ -252,7 +256,7 @@ def test_max_seeds_is_checked_and_caps_batches_too(tiny_fixtures):
     config["experiments"]["landmine"]["runs_per_job"] = 3
     cfg = vc.validate_config(config, [tiny_fixtures])
     assert [k for e, s, k in cfg.run_jobs() if (e, s) == ("landmine", "BO")] == [0]
-    batched = [run for b in cfg.run_batches() if b.experiment == "landmine" for run in b.runs]
+    batched = [(b.setting, k) for b in cfg.run_batches() if b.experiment == "landmine" for k in b.seeds]
     assert ("PCT", 0) in batched and ("PCT", 1) not in batched and ("VHCT-rho0.75", 1) in batched
 
 
@@ -265,55 +269,51 @@ def landmine_params(tiny_fixtures) -> dict:
     return {"data_path": str(tiny_fixtures.parent / "mirror" / "landmine" / "LandmineData.mat")}
 
 
-def test_a_batched_real_data_job_writes_one_table_and_sidecar_per_seed(tiny_fixtures, tmp_path):
-    """Landmine, three seeds in one job: each seed's table and sidecar as a one-seed job writes them."""
-    from vhct.pipeline.jobs import run_batch_job
-    from vhct.pipeline.tables import read_run, run_table_columns
+def test_a_batched_real_data_job_runs_each_seed_as_a_one_seed_job_does(tiny_fixtures, tmp_path):
+    """Landmine, three seeds in one job, one batch file: each seed's run as a one-seed job makes it."""
+    from vhct.pipeline.jobs import run_job
+    from vhct.pipeline.tables import READ_COLUMNS, read_runs
 
     params, seeds, horizon = landmine_params(tiny_fixtures), [0, 1, 2], 6
     specs = [spec("landmine", params, k, horizon) for k in seeds]
-    tables = [tmp_path / "batch" / f"seed{k}.csv.gz" for k in seeds]
-    metas = [tmp_path / "batch" / f"seed{k}.json" for k in seeds]
-    tables[0].parent.mkdir()
-    run_batch_job(specs, tables, metas)
-    alone = tmp_path / "alone"
-    alone.mkdir()
-    run_batch_job([specs[1]], [alone / "seed1.csv.gz"], [alone / "seed1.json"])
-    columns = [c for c in run_table_columns(2) if c not in WALL_TIME_COLUMNS]
-    finals = []
-    for k, table_path in zip(seeds, tables, strict=True):
-        table, record = read_run(table_path, columns, horizon)
-        assert record.seed == k and record.run.seed == k and record.rounds == horizon
-        finals.append(table["cumulative_regret"].iloc[-1])
+    batch, alone = run_job_of(*specs), run_job_of(specs[1])
+    paths = {"batch": batch.path(str(tmp_path)), "alone": alone.path(str(tmp_path))}
+    run_job(batch, paths["batch"])
+    run_job(alone, paths["alone"])
+    assert paths["batch"].endswith("/seeds0-2.npz") and paths["alone"].endswith("/seeds1-1.npz")
+    columns = [c for c in READ_COLUMNS if c not in WALL_TIME_COLUMNS]
+    jobs = {paths["batch"]: batch, paths["alone"]: alone}
+    runs, records = read_runs(
+        {s: [p] for s, p in paths.items()}, columns, {"batch": horizon, "alone": horizon}, jobs
+    )
+    assert [(r.seed, r.run.seed, r.rounds) for r in records["batch"]] == [(k, k, horizon) for k in seeds]
+    finals = [table["cumulative_regret"].iloc[-1] for table in runs["batch"]]
     assert len(set(finals)) == len(seeds)  # three different runs, not one written three times
-    single, _ = read_run(alone / "seed1.csv.gz", columns, horizon)
-    pd.testing.assert_frame_equal(read_run(tables[1], columns, horizon)[0], single)
+    pd.testing.assert_frame_equal(runs["batch"][1], runs["alone"][0], check_exact=True)
 
 
-def test_a_run_table_shorter_than_its_declared_horizon_or_under_another_seed_is_refused(tmp_path):
-    """The aggregate reads each setting's tables against the config's horizon (BO's ``max_horizon``)."""
+def test_a_run_shorter_than_its_declared_horizon_or_under_another_seed_is_refused(tmp_path):
+    """The aggregate reads each setting's batches against the config's horizon (BO's ``max_horizon``),
+    and each batch against what its job asks (its seeds)."""
     import shutil
 
-    from vhct.pipeline.jobs import run_batch_job
-    from vhct.pipeline.tables import RunTableError, read_runs
+    from vhct.pipeline.jobs import run_job
+    from vhct.pipeline.tables import RunTableError, StaleRunError, read_runs
 
-    folder = tmp_path / "BO"
-    folder.mkdir()
-    run_batch_job(
-        [spec("garland", {}, k, 8, setting="BO") for k in (0, 1)],
-        [folder / f"seed{k}.csv.gz" for k in (0, 1)],
-        [folder / f"seed{k}.json" for k in (0, 1)],
-    )
-    renamed = r"seed1\.csv\.gz: its sidecar records seed 0, the file name seed 1"
-    paths = {"BO": [str(folder / f"seed{k}.csv.gz") for k in (0, 1)]}
-    runs, metas = read_runs(paths, ["cumulative_regret"], {"BO": 8})
+    jobs = {}
+    for k in (0, 1):
+        job = run_job_of(spec("garland", {}, k, 8, setting="BO"))
+        jobs[job.path(str(tmp_path))] = job
+        run_job(job, job.path(str(tmp_path)))
+    paths = {"BO": list(jobs)}
+    runs, metas = read_runs(paths, ["cumulative_regret"], {"BO": 8}, jobs)
     assert [record.seed for record in metas["BO"]] == [0, 1]
-    with pytest.raises(RunTableError, match=r"seed0\.csv\.gz: its sidecar records 8 rounds, the config 10"):
-        read_runs(paths, ["cumulative_regret"], {"BO": 10})
-    shutil.copy(folder / "seed0.csv.gz", folder / "seed1.csv.gz")  # seed 0's run under seed 1's name
-    shutil.copy(folder / "seed0.json", folder / "seed1.json")
-    with pytest.raises(RunTableError, match=renamed):
-        read_runs(paths, ["cumulative_regret"], {"BO": 8})
+    with pytest.raises(RunTableError, match=r"seeds0-0\.npz: seed 0: 8 rounds recorded, the config 10"):
+        read_runs(paths, ["cumulative_regret"], {"BO": 10}, jobs)
+    first, second = paths["BO"]
+    shutil.copy(first, second)  # seed 0's run under seed 1's name
+    with pytest.raises(StaleRunError, match=r"seeds1-1\.npz: it holds seeds \[0\], the job asks for \[1\]"):
+        read_runs(paths, ["cumulative_regret"], {"BO": 8}, jobs)
 
 
 def test_the_legend_says_when_a_setting_runs_fewer_seeds_or_rounds():

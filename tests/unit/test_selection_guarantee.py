@@ -1,7 +1,8 @@
 """The selection policy's guarantee f* - f(x_{h_t,i_t}) <= 3 max{SE, OE} (Sec. 4.3), per round: the
-OSC optimizers expose the selected node's max(SE, OE) at selection, the run's writer records it as the
-run table's ``selection_bound`` column (``inf`` for a node never pulled), the audit's reader reads it
-back, and the ``share_at_least`` kind decides the claim on the per-seed share of rounds where it holds."""
+OSC optimizers expose the selected node's max(SE, OE) at selection, the run records it as its table's
+``selection_bound`` column (``inf`` for a node never pulled) and whether the guarantee holds as its
+``guarantee`` code (what the run store keeps), the audit's reader reads the codes back, and the
+``share_at_least`` kind decides the claim on the per-seed share of rounds where it holds."""
 
 from __future__ import annotations
 
@@ -10,19 +11,19 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from support import run_spec
+from support import run_job_of, run_spec
 
 from vhct.objectives.noise import UniformNoise
 from vhct.objectives.synthetic import SyntheticObjective
 from vhct.optimizers.registry import make_optimizer
 from vhct.optimizers.tree import HCT
 from vhct.pipeline.jobs import run_job
-from vhct.pipeline.run import run_columns
-from vhct.pipeline.tables import read_run, sidecar_path
+from vhct.pipeline.run import GUARANTEE_FACTOR, guarantee_holds, run_columns
+from vhct.pipeline.tables import GUARANTEE_CODES, read_runs
 from vhct.reporting.audit.claims_model import Claim
 from vhct.reporting.audit.evaluate import conclude
 from vhct.reporting.audit.runs import AUDITED_COLUMNS, Run, statistic
-from vhct.reporting.audit.statistics import guarantee_holds
+from vhct.reporting.audit.statistics import guarantee_share
 from vhct.reporting.audit.verdicts import NO_EFFECT, NOT_REPRODUCED, OPPOSITE, REPRODUCED
 
 #: the hand-computed case: HCT on f(x) = x over [0, 1] without noise, rho = 1/2, nu = 0.01 (so no leaf is
@@ -74,6 +75,8 @@ def test_the_selected_nodes_bound_by_hand():
     # f* - f(x): 0.75, 0.25, 0.25; the guarantee holds where SE is infinite and fails at round 3
     # (0.25 > 3 x 0.02375)
     np.testing.assert_array_equal(guarantee_holds(1.0, table["value"], bounds), [True, True, False])
+    codes = GUARANTEE_CODES
+    np.testing.assert_array_equal(table["guarantee"], [codes["infinite"], codes["infinite"], codes["fails"]])
     run = Run(0, pd.DataFrame(table), 1.0)
     assert statistic(run, "guarantee_share", 3) == pytest.approx(2 / 3)
     assert statistic(run, "guarantee_share_finite", 3) == 0.0
@@ -86,6 +89,7 @@ def test_methods_without_se_and_oe_record_nan_and_give_no_share():
 
     table, meta = experiment_columns(spec)
     assert np.isnan(table["selection_bound"]).all()
+    assert (table["guarantee"] == GUARANTEE_CODES["none"]).all()
     assert math.isnan(statistic(Run(0, pd.DataFrame(table), meta["f_star"]), "guarantee_share", 50))
     # f* unknown (real data): undefined too
     osc = Run(0, pd.DataFrame(hand_table()), None)
@@ -105,22 +109,53 @@ def test_the_bound_is_the_optimizers_at_selection_not_after_the_pull():
         assert optimizer.selection_bound == before
 
 
-def test_the_writers_column_meets_the_audits_reader(tmp_path):
-    """A run job writes ``inf`` for the never-pulled nodes; the audit's reader reads it back as inf,
-    the table's bytes unchanged, and the share of the written run is the in-memory run's."""
-    spec = run_spec("VHCT", "garland", 300, 1, params={"rho": 0.75})
-    table = tmp_path / "seed1.csv.gz"
-    run_job(spec, table, sidecar_path(table))
-    frame, record = read_run(table, AUDITED_COLUMNS)
-    bounds = frame["selection_bound"].to_numpy()
-    assert np.isinf(bounds).any() and np.isfinite(bounds).any() and not np.isnan(bounds).any()
+def old_guarantee_share(table, f_star: float, finite_only: bool = False) -> float:
+    """The audit's share as it was computed before the ``guarantee`` column, from the run table's
+    ``value`` and ``selection_bound`` (``f* - f(x) <= GUARANTEE_FACTOR * max(SE, OE)``, ``inf`` holds)."""
+    bounds = np.asarray(table["selection_bound"], dtype=float)
+    if np.all(np.isnan(bounds)):
+        return math.nan
+    with np.errstate(invalid="ignore"):
+        holds = f_star - np.asarray(table["value"], dtype=float) <= GUARANTEE_FACTOR * bounds
+    if finite_only:
+        holds = holds[np.isfinite(bounds)]
+    return float(holds.mean()) if holds.size else math.nan
+
+
+def same(a: float, b: float) -> bool:
+    """Equal, or both nan (a share that is undefined both ways)."""
+    return a == b or (math.isnan(a) and math.isnan(b))
+
+
+@pytest.mark.parametrize(("algorithm", "seed"), [("VHCT", 1), ("HCT", 2), ("T-HOO", 0)])
+def test_the_stored_guarantee_codes_give_the_share_the_bounds_gave(tmp_path, algorithm, seed):
+    """A run job stores the guarantee code, not the bound: the audit's share read from the stored
+    codes equals the share computed from the same run's ``selection_bound`` as the audit computed it
+    before, at every round checked, over every round and over the finite ones."""
     from vhct.pipeline.run import experiment_columns
 
-    memory, _ = experiment_columns(spec)
-    np.testing.assert_array_equal(bounds, memory["selection_bound"])
-    run = Run(record.seed, frame, record.f_star)
+    spec = run_spec(algorithm, "garland", 300, seed, params={"rho": 0.75})
+    job = run_job_of(spec)
+    batch = job.path(str(tmp_path))
+    run_job(job, batch)
+    tables, records = read_runs({"s": [batch]}, AUDITED_COLUMNS, jobs={batch: job})
+    (frame,), (record,) = tables["s"], records["s"]
+    memory, meta = experiment_columns(spec)
+    np.testing.assert_array_equal(frame["guarantee"], memory["guarantee"])
+    bounds = memory["selection_bound"]
+    if algorithm == "T-HOO":
+        assert np.isnan(bounds).all()
+    else:
+        assert np.isinf(bounds).any() and np.isfinite(bounds).any() and not np.isnan(bounds).any()
+    assert record.f_star == meta["f_star"]
+    for rounds in (1, 2, 50, 300):
+        for finite_only in (False, True):
+            new = guarantee_share(frame.head(rounds), record.f_star, finite_only)
+            old = old_guarantee_share({k: v[:rounds] for k, v in memory.items()}, record.f_star, finite_only)
+            assert same(new, old), (rounds, finite_only)
+    run, in_memory = Run(record.seed, frame, record.f_star), Run(seed, pd.DataFrame(memory), record.f_star)
     for name in ("guarantee_share", "guarantee_share_finite"):
-        assert statistic(run, name, 300) == statistic(Run(1, pd.DataFrame(memory), record.f_star), name, 300)
+        assert same(statistic(run, name, 300), statistic(in_memory, name, 300))
 
 
 def share_claim(min_share: float = 0.95) -> Claim:
@@ -145,7 +180,7 @@ def share_claim(min_share: float = 0.95) -> Claim:
 
 def shares_runs(shares: list[float], horizon: int = 200) -> list[Run]:
     """Runs against f* = 0 whose regret is 0.1 every round and whose selected node's bound covers it
-    (0.1) in the first share x n rounds and not (0.01) after."""
+    in the first share x n rounds and not after (their ``guarantee`` codes)."""
     runs = []
     for seed, share in enumerate(shares):
         holds = np.arange(horizon) < round(share * horizon)
@@ -155,7 +190,7 @@ def shares_runs(shares: list[float], horizon: int = 200) -> list[Run]:
                 "value": np.full(horizon, -0.1),
                 "cumulative_regret": 0.1 * np.arange(1, horizon + 1),
                 "depth": np.full(horizon, 2.0),
-                "selection_bound": np.where(holds, 0.1, 0.01),
+                "guarantee": np.where(holds, GUARANTEE_CODES["holds"], GUARANTEE_CODES["fails"]),
                 "step_seconds": np.full(horizon, 1e-3),
                 "optimizer_seconds": np.full(horizon, 1e-4),
             }
@@ -199,6 +234,7 @@ def test_share_claim_with_a_band_gives_no_effect_between_its_margins():
 
 def test_share_claim_is_not_evaluated_where_the_share_is_undefined():
     claim = share_claim()
-    runs = [Run(r.seed, r.table.assign(selection_bound=np.nan), r.f_star) for r in shares_runs([1.0] * 5)]
+    none = GUARANTEE_CODES["none"]
+    runs = [Run(r.seed, r.table.assign(guarantee=none), r.f_star) for r in shares_runs([1.0] * 5)]
     (comp,) = claim.spec.check(claim, "e", [{"A": runs}], [None], "")
     assert comp.verdict == "not evaluated" and "undefined" in comp.reason

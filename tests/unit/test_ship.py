@@ -12,6 +12,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -19,9 +20,10 @@ from findings_run import complete, made_up_run
 from support import REPO
 
 from vhct.pipeline import provenance
-from vhct.pipeline.aggregate import SETTING_TABLE, SETTING_TABLES
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
-from vhct.pipeline.layout import AUDIT_JSON, PROVENANCE_JSON, VERDICTS_CSV
+from vhct.pipeline.layout import AUDIT_JSON, PROVENANCE_JSON, SETTING_TABLES, VERDICTS_CSV, ResultsFolder
+from vhct.pipeline.stale import read_spec
+from vhct.pipeline.store import RECORDS, read_batch
 from vhct.pipeline.versions import package_versions
 from vhct.reporting import findings, ship
 from vhct.reporting.audit.records import AUDIT_FORMAT, parse_audit, read_audit
@@ -119,7 +121,7 @@ def test_ship_caches_each_settings_curve_and_timing_as_the_run_wrote_them(shippe
     ship.ship(results, figures, docs, readme)
     audit = read_audit(results / AUDIT_JSON)
     expected = [
-        SETTING_TABLE.format(experiment=e, setting=s, table=t)
+        ResultsFolder("").setting_table(e, s, t)
         for e, exp in audit.context.experiments.items()
         for s in exp.settings
         for t in SETTING_TABLES
@@ -131,7 +133,7 @@ def test_ship_caches_each_settings_curve_and_timing_as_the_run_wrote_them(shippe
 
 def test_ship_refuses_a_run_without_a_settings_curve_naming_it(shipped):
     results, figures, docs, readme = shipped
-    curve = results / SETTING_TABLE.format(experiment="garland", setting="BO", table="regret.csv")
+    curve = results / ResultsFolder("").setting_table("garland", "BO", "regret.csv")
     curve.unlink()
     refused(results, figures, docs, readme, f"missing input.*{re.escape(str(curve))}")
 
@@ -240,18 +242,31 @@ def test_content_not_modification_time_ties_each_file_to_the_run(shipped):
     assert (docs / findings.FIGURES_DIR / "fig3a_garland.png").read_bytes() == b"\x89PNG another run's"
 
 
+def edit_batch_records(path: Path, change) -> None:
+    """Change the records of a batch file of the run store in place (its arrays as they were)."""
+    with np.load(path) as archive:
+        contents = {name: archive[name] for name in archive.files}
+    records = json.loads(str(contents[RECORDS]))
+    change(records)
+    contents[RECORDS] = np.array(json.dumps(records))
+    np.savez_compressed(path, **contents)
+
+
 def test_ship_refuses_mixed_package_versions_naming_the_file_and_package(shipped):
-    """The run job's sidecar (the real writer) read by ship's check (through the real reader)."""
+    """The batch file the audit read (its spec names it), written by the real run job, read by
+    ship's check through the run store's one reader."""
     results, figures, docs, readme = shipped
-    sidecar = results / "runs" / "garland" / "VHCT-rho0.75" / "seed0.json"
-    assert json.loads(sidecar.read_text())["versions"] == package_versions()  # as the run job wrote it
-    saved = sidecar.read_text()
-    edit_json(sidecar, lambda s: s["versions"].update(numpy="1.0.0"))
+    spec = read_spec(ResultsFolder(str(results)).spec("audit", "audit"))
+    ((batch,),) = (files for by_setting in spec["run_paths"].values() for files in by_setting.values())
+    assert read_batch(batch).record.runs[0].versions == package_versions()  # as the run job wrote it
+    saved = Path(batch).read_bytes()
+    edit_batch_records(Path(batch), lambda r: r["runs"][0]["versions"].update(numpy="1.0.0"))
     current = package_versions()["numpy"]
-    refused(
-        results, figures, docs, readme, rf"VHCT-rho0.75/seed0.json .*\(numpy 1.0.0 vs {re.escape(current)};"
+    named = (
+        rf"{re.escape(batch)} was made with other package versions .*\(numpy 1.0.0 vs {re.escape(current)};"
     )
-    sidecar.write_text(saved)
+    refused(results, figures, docs, readme, named)
+    Path(batch).write_bytes(saved)
     edit_json(
         results / AUDIT_JSON,
         lambda a: a["context"].update(versions={**package_versions(), "optuna": "4.0"}),
@@ -266,14 +281,26 @@ def test_ship_refuses_mixed_package_versions_naming_the_file_and_package(shipped
     refused(results, figures, docs, readme, r"audit.json was made with other package versions .*scipy None")
     edit_json(results / AUDIT_JSON, lambda a: a["context"].update(versions=package_versions()))
     rerecord(results, figures)
-    # the sidecars are read through the pipeline's one reader: one it cannot read is refused, named
-    edit_json(sidecar, lambda s: [s.pop(k) for k in ("format", "versions")])  # the first layout's
-    unreadable = r"VHCT-rho0.75/seed0.json is not a valid run record .*format: Field required"
+    # the batch files are read through the store's one reader: one it cannot read is refused, named
+    edit_batch_records(Path(batch), lambda r: r.update(format=0))
+    unreadable = rf"batch file {re.escape(batch)}: its records are not valid .*format 0, but batch files"
     refused(results, figures, docs, readme, unreadable)
-    sidecar.write_text(saved)
+    Path(batch).unlink()
+    refused(results, figures, docs, readme, rf"batch file {re.escape(batch)}: cannot be read")
+    Path(batch).write_bytes(saved)
     ship.ship(results, figures, docs, readme)
     shipped_prov = json.loads((docs / findings.DATA_DIR / PROVENANCE_JSON).read_text())
     assert shipped_prov["versions"] == package_versions()
+
+
+def test_ship_refuses_a_run_whose_audit_spec_is_missing(shipped):
+    """What runs the audit read is in its spec file: without it the versions cannot be checked."""
+    results, figures, docs, readme = shipped
+    spec = Path(ResultsFolder(str(results)).spec("audit", "audit"))
+    spec.unlink()
+    refused(
+        results, figures, docs, readme, rf"{re.escape(str(spec))} is missing: the audit's spec names the runs"
+    )
 
 
 # ---------------------------------------------------------------- the scale
@@ -554,14 +581,14 @@ def test_ship_caches_only_the_curves_the_run_made(shipped):
     results, figures, docs, readme = shipped
     prov_path = results / PROVENANCE_JSON
     prov = json.loads(prov_path.read_text())
-    undrawn = [SETTING_TABLE.format(experiment="mnist", setting="BO", table=t) for t in SETTING_TABLES]
+    undrawn = [ResultsFolder("").setting_table("mnist", "BO", t) for t in SETTING_TABLES]
     for rel in undrawn:
         (results / rel).unlink()
         del prov["output_sha256"]["results"][rel]
     prov_path.write_text(json.dumps(prov))
     ship.ship(results, figures, docs, readme)
     assert not any((docs / findings.DATA_DIR / rel).exists() for rel in undrawn)
-    kept = SETTING_TABLE.format(experiment="garland", setting="BO", table=SETTING_TABLES[0])
+    kept = ResultsFolder("").setting_table("garland", "BO", SETTING_TABLES[0])
     assert (docs / findings.DATA_DIR / kept).read_bytes() == (results / kept).read_bytes()
 
 
@@ -596,7 +623,7 @@ def test_output_hashes_cover_the_audit_the_aggregates_and_the_declared_figures(t
             "verdicts.csv",
         ]
         + [  # each setting's curve and timing: the results cache
-            SETTING_TABLE.format(experiment=e, setting=s, table=t)
+            ResultsFolder("").setting_table(e, s, t)
             for e in ("garland", "mnist")
             for s in ("BO", "VHCT-rho0.75")
             for t in SETTING_TABLES
