@@ -188,11 +188,13 @@ def render_findings(
     figures_dir: str,
     verdicts_table: str | None = None,
     view: View | None = None,
+    history: str = "",
 ) -> str:
     """``docs/findings.md`` from the shipped audit record, provenance, aggregates and figures
     (``verdicts_table``: the link to the shipped verdict table, None when none is shipped; ``view``:
     the audit's view, :func:`vhct.reporting.view.build_view`, built without the paper's scale when
-    not given)."""
+    not given; ``history``: the section "Design history" in Markdown, ``vhct.reporting.history.render``,
+    none when empty)."""
     names = {f.stem: f for f in figures}
     return _render(
         "findings.j2",
@@ -211,6 +213,7 @@ def render_findings(
         forest_figure=names.get(FOREST) and f"{figures_dir}/{names[FOREST].name}",
         summary_figure=names.get(SUMMARY) and f"{figures_dir}/{names[SUMMARY].name}",
         verdicts_table=verdicts_table,
+        history=history,
     )
 
 
