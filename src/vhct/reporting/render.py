@@ -52,6 +52,7 @@ from vhct.reporting.view import (  # noqa: F401 (re-exported: the values the tem
     scale_items,
     seeds_span,
     seeds_text,
+    table_pair,
 )
 
 #: the audit's forest and summary figures, linked first in the findings
@@ -128,6 +129,7 @@ def _environment(autoescape: bool) -> Environment:
     env.globals.update(
         Link=Link,
         decider=decider,
+        table_pair=table_pair,
         counts=counts,
         seeds_text=seeds_text,
         seeds_span=seeds_span,

@@ -657,6 +657,13 @@ def pair_of(
     return Pair(experiment, c, effect_name, value, interval, sentence, side, tuple(reduced))
 
 
+def table_pair(c: Comparison) -> Pair:
+    """``c`` as a table cell prints it: its effect's name, value and interval (a duration where the
+    effect is in units of a threshold of seconds). Its sentence, made without the claim's statistic
+    and the settings' labels, is not for printing."""
+    return pair_of(c, c.experiment, "", {}, ())
+
+
 def _margin(claim: ClaimVerdict) -> str | None:
     """The claimed region's bound where it is a margin (not the effect's "no difference")."""
     for e in claim.experiments:
