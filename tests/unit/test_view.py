@@ -12,9 +12,17 @@ from support import made_up_provenance
 from vhct.article.build import check_counts
 from vhct.article.sources import ArticleError
 from vhct.pipeline.specs import ExperimentInfo, SettingInfo
+from vhct.reporting.audit.claims_model import CLAIM_KINDS
 from vhct.reporting.audit.records import AUDIT_FORMAT, Comparison, parse_audit
 from vhct.reporting.render import headline, render_findings, render_markdown, render_readme
-from vhct.reporting.view import build_view, count_mismatches, ratio_words, stated_counts, table_pair
+from vhct.reporting.view import (
+    build_view,
+    count_mismatches,
+    kind_names,
+    ratio_words,
+    stated_counts,
+    table_pair,
+)
 
 SEEDS = list(range(20))
 
@@ -205,3 +213,14 @@ def test_a_wall_time_in_units_of_a_threshold_is_printed_as_a_duration_in_the_gla
     # another effect keeps its number as the audit prints it
     ratio = _audit({"e1": comparison("e1", 0.979, 0.974, 0.984, "not reproduced")}, "not reproduced")
     assert "ratio of means 0.979 (interval 0.974 to 0.984)" in render_markdown(ratio)
+
+
+def test_every_claim_kind_has_a_name_in_words_in_the_template():
+    """The statements' names in words are prose of the template ``kind_names.j2``: every claim kind
+    has one (a kind without one would be named by its id), filled with the record's values."""
+    values = {k: f"<{k}>" for k in ("target", "others", "claimed", "what", "pairs", "direction", "limit")}
+    for kind in CLAIM_KINDS:
+        name = str(kind_names().name(kind, values))
+        assert name and "<" in name, kind
+    assert str(kind_names().name("no-such-kind", values)) == ""
+    assert str(kind_names().name("wall_time", values)) == "a run of <others> takes <direction> <limit>"
