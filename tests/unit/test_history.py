@@ -471,7 +471,9 @@ def test_the_history_of_given_findings_does_not_move_with_later_commits(made_up)
     before = history_of(repo.root, run)
     assert before == design_history(repo.root)
     assert before.run.findings_commit == c["final"]
-    # later: the claims change again and newer findings are shipped
+    # later: the claims change again, the pilot config is edited (here: no config at all any more;
+    # the history reads it as it was at the run's commit) and newer findings are shipped
+    repo.commit("pilot config replaced", {"config/pilot.yaml": "not a config\n"})
     repo.commit("claims: d added", {"config/claims.yaml": claims(("a", "one!"), ("c", "3"), ("d", "4"))})
     later = repo.commit(
         "ship newer findings",

@@ -18,7 +18,8 @@ prints (or writes) the Markdown section "Design history" (template ``history.md.
   and the last change before the run of each file the run read (its configs, the plan, the claims);
 - the stopped attempts, which git holds no data of: the hand-kept, validated :data:`ATTEMPTS` file;
 - each experiment's pilot seeds, from the pilot config the final run's config names (loaded as the
-  pipeline loads it, each setting's seeds and caps), beside those the plan recorded.
+  pipeline loads it, as it was at the run's commit: each setting's seeds and caps), beside those the
+  plan recorded.
 
 Git is read through :mod:`vhct.reporting.gitlog`: one ``git log`` per path, one ``git cat-file``
 for the file versions, one ``git rev-list``.
@@ -27,9 +28,12 @@ for the file versions, one ``git rev-list``.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import posixpath
 import sys
+import tarfile
+import tempfile
 from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -447,14 +451,25 @@ def read_attempts(repo: Path, plan_commits: Sequence[str]) -> tuple[Attempt, ...
 
 
 def pilot_seeds(
-    repo: Path, pilot_config: str, recorded: dict[str, Any] | None
+    repo: Path, pilot_config: str, recorded: dict[str, Any] | None, rev: str | None = None
 ) -> tuple[PilotExperiment, ...]:
     """Each experiment's pilot seeds: the union of its settings' seeds (caps applied) in the pilot
-    config as the pipeline loads it (the checkout's files), beside the seeds the plan recorded."""
-    try:
-        config, _ = load([repo / pilot_config], plan=False)
-    except (ConfigError, OSError) as exc:
-        raise HistoryError(f"{repo / pilot_config}: the pilot config cannot be loaded ({exc})") from None
+    config as the pipeline loads it, beside the seeds the plan recorded. ``rev``: the config's folder
+    as it was at that commit (the run's: the history of given findings does not move with later
+    edits of the config), else the checkout's files."""
+    with tempfile.TemporaryDirectory(prefix="vhct-history-") as tmp:
+        root = repo
+        if rev is not None:
+            folder = posixpath.dirname(pilot_config) or "."
+            archive = gitlog.git(repo, "archive", "--format=tar", rev, folder)
+            with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+                tar.extractall(tmp, filter="data")
+            root = Path(tmp)
+        try:
+            config, _ = load([root / pilot_config], plan=False)
+        except (ConfigError, OSError) as exc:
+            where = f"{pilot_config} at {rev[:SHORT_ID]}" if rev is not None else str(repo / pilot_config)
+            raise HistoryError(f"{where}: the pilot config cannot be loaded ({exc})") from None
     out = []
     for name in config.experiments:
         per_setting = {s: tuple(info.seeds) for s, info in config.setting_info(name).items()}
@@ -599,7 +614,9 @@ def design_history(repo: Path | str = ".", run: ShippedRun | None = None) -> Des
         last_changes=tuple(last_changes),
         attempts=read_attempts(repo, [c.commit for c in gitlog.changes(repo, plan_path)]),
         pilot_config=pilot_config,
-        pilot=pilot_seeds(repo, pilot_config, pilot.get("seeds") if isinstance(pilot, dict) else None),
+        pilot=pilot_seeds(
+            repo, pilot_config, pilot.get("seeds") if isinstance(pilot, dict) else None, run_commit
+        ),
     )
 
 
