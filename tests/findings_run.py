@@ -16,7 +16,7 @@ from vhct.pipeline import provenance
 from vhct.pipeline.aggregate import FINAL_COLUMNS, TIMING_COLUMNS, curve_table, timing_table, write_table
 from vhct.pipeline.jobs import run_job
 from vhct.pipeline.layout import AUDIT_JSON, FINAL_TABLE, TIMING_TABLE, ResultsFolder
-from vhct.pipeline.stale import write_spec
+from vhct.pipeline.stale import AuditJob, write_spec
 from vhct.pipeline.store import RunJob
 from vhct.pipeline.versions import package_versions, run_source
 from vhct.reporting.audit.records import AUDIT_FORMAT, Comparison, parse_audit
@@ -353,7 +353,9 @@ def made_up_run(tmp_path: Path, *, confirmatory: bool = False, computed: bool = 
     job = RunJob(runs=[spec], source=run_source("VHCT"), versions=package_versions(), data={})
     batch = job.path(str(tmp_path / "store"))
     run_job(job, batch)
-    write_spec(folder.spec("audit", "audit"), {"run_paths": {"garland": {"VHCT-rho0.75": [batch]}}})
+    run_paths = {"garland": {"VHCT-rho0.75": [str(batch)]}}
+    audit_job = AuditJob(config={}, configfiles={}, plan=None, run_paths=run_paths, final_paths={}, source={})
+    write_spec(folder.spec("audit", "audit"), audit_job)
     # the recorder's record, written when the command ends: the outputs' checksums as it left them
     outputs = provenance.output_hashes(results, figures, config["figures"])
     prov = provenance.record(

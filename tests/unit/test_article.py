@@ -30,6 +30,7 @@ from vhct.article.typeset import environment, escape, render
 from vhct.durations import duration
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 from vhct.reporting.costs import full_scale
+from vhct.reporting.history import render as history_render
 from vhct.reporting.plots import figure_job
 from vhct.reporting.published import FindingsError
 from vhct.reporting.render import format_number
@@ -376,3 +377,34 @@ def test_memory_is_the_provenance_records_peak_or_said_not_recorded(root):
     path.write_text(json.dumps({**prov, "max_rss_mb": None}), encoding="utf-8")
     text = source_of(root)
     assert "Memory: not recorded" in text and "peaked at" not in text
+
+
+def test_the_design_history_is_one_sentence_where_the_checkout_has_no_git_record(root):
+    """Built in a folder that is no git repository, the article's design history says so in one
+    sentence (and has no appendix); built in this repository, it tells the history of the shipped
+    run, the record docs/findings.md's section is rendered from."""
+    source = source_of(root)
+    section = source[source.index("== Design history") : source.index("= Computational requirements")]
+    said = [line for line in section.splitlines()[1:] if line and not line.startswith(("#", "]"))]
+    assert said == [
+        "The design history (what had been seen before the analysis plan of these findings, read from "
+        "the repository's git record) is not told here: the article was built outside the top folder "
+        "of a git repository."
+    ]
+    assert "Appendix: design history" not in source
+
+
+def _full_history() -> bool:
+    done = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--is-shallow-repository"], capture_output=True, text=True
+    )
+    return shutil.which("git") is not None and done.returncode == 0 and done.stdout.strip() == "false"
+
+
+@pytest.mark.skipif(not _full_history(), reason="needs this repository's full git history")
+def test_the_article_and_the_findings_tell_the_same_design_history():
+    article = collect(read_sources(REPO / "docs" / "findings", REPO), "shipped findings")
+    findings_md = (REPO / "docs" / "findings.md").read_text(encoding="utf-8")
+    h = article.history
+    assert h is not None and h.run.commit == article.meta.commit
+    assert history_render(h) in findings_md

@@ -127,6 +127,10 @@ def test_a_shipped_run_renders_every_part(tmp_path):
         assert sorted(at, key=at.get) == list(by_rate), name
     smaller = final_of(docs, "garland").set_index("setting")["final_mean"]
     assert smaller["BO"] < smaller["VHCT-rho0.75"]  # the made-up run's case the order is about
+    # the design history is read from git where the documents are rendered: outside a repository the
+    # section says so in one sentence, before the figures
+    history = text[text.index("## Design history") : text.index("## Figures")]
+    assert "is not told here: the document was rendered outside the top folder of a git repository" in history
     links = re.findall(r"\]\(([^)#]+)\)", text)
     assert "figures/fig3a_garland.png" in links
     for link in links:

@@ -9,16 +9,32 @@ import shutil
 import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
 from support import REPO
 
+from vhct.article import typeset
+from vhct.article.build import compile_pdf
 from vhct.reporting import gitlog
 from vhct.reporting.history import (
     ATTEMPTS,
+    Attempt,
+    ClaimsChange,
+    DesignHistory,
+    ExperimentSeeds,
+    FileChange,
+    FinalRun,
     HistoryError,
+    PilotExperiment,
+    Plan,
+    ShippedRun,
+    ShippedVersion,
+    Unavailable,
+    audit_seeds,
     design_history,
+    history_of,
     main,
     render,
     seed_ranges,
@@ -301,3 +317,177 @@ def test_this_repository_has_a_design_history():
     assert h.pilot and all(p.seeds for p in h.pilot)
     assert all(c.after in {v.commit for v in h.runs} for c in h.claims_changes)
     assert "## Design history" in render(h)
+
+
+# ---------------------------------------------------------------- the section in both documents
+
+
+def made_up_record() -> DesignHistory:
+    """A design history made up field by field: two shipped runs, a claims change, a plan, a run
+    that reran seeds of the first, a stopped attempt, and a pilot the plan recorded otherwise."""
+    t = T0
+    first = ShippedVersion(
+        commit="a" * 40,
+        date=t,
+        subject="ship one",
+        run_commit="1" * 40,
+        config_files=("config/run.yaml",),
+        run_started=t,
+        same_run=False,
+        experiments=(ExperimentSeeds(experiment="garland", seeds=tuple(range(10))),),
+    )
+    return DesignHistory(
+        shipped=(first,),
+        claims_changes=(
+            ClaimsChange(
+                commit="c" * 40,
+                date=t + timedelta(hours=1),
+                subject="claims: margin moved",
+                added=("new-claim",),
+                removed=(),
+                changed=("old-claim",),
+                sections=("rules",),
+                after="a" * 40,
+            ),
+        ),
+        claims_path="config/claims.yaml",
+        plan=Plan(
+            path="config/plans/run.yaml",
+            commit="d" * 40,
+            date=t + timedelta(hours=2),
+            subject="the plan",
+            written_at=None,
+        ),
+        run=FinalRun(
+            commit="d" * 40,
+            findings_commit=None,
+            config_files=("config/run.yaml",),
+            started=t + timedelta(hours=2, minutes=4),
+            finished=None,
+            experiments=(ExperimentSeeds(experiment="garland", seeds=tuple(range(5, 25))),),
+        ),
+        last_changes=(
+            FileChange(
+                path="config/plans/run.yaml",
+                commit="d" * 40,
+                date=t + timedelta(hours=2),
+                subject="the plan",
+                before_run=timedelta(minutes=4),
+            ),
+        ),
+        attempts=(
+            Attempt(
+                date=t.date(), plan_commit="d" * 7, config="config/run.yaml", ran="half", stopped="too slow"
+            ),
+        ),
+        pilot_config="config/pilot.yaml",
+        pilot=(
+            PilotExperiment(experiment="garland", seeds=(0, 1, 2, 3), fewer=(("BO", 2),), recorded=(0, 1)),
+        ),
+    )
+
+
+def typst_history(record: DesignHistory | Unavailable | None) -> str:
+    """The article's design history (body and appendix) rendered from ``record`` alone."""
+    env = typeset.environment()
+    article = SimpleNamespace(history=record)
+    parts = [env.get_template("history.typ.j2").render(a=article, part=p) for p in ("body", "appendix")]
+    return '#set heading(numbering: "1.1")\n' + "\n".join(parts)
+
+
+def test_one_record_gives_the_section_of_both_documents(tmp_path):
+    record = made_up_record()
+    md = render(record)
+    typ = typst_history(record)
+    for text in (md, typ):
+        # the sentences first: what was shipped, reran, changed; the plan and the run, 4 min apart
+        assert "findings were shipped 1 time, from 1 run" in text
+        assert "4 min 0 s" in text and "1 confirmatory attempt was started and stopped" in text
+        assert "aaaaaaa" in text and "ddddddd" in text
+    # the long lists as tables: the seeds an earlier run had run, the claims change, the attempt
+    assert "| garland | 5-24 | 5-9 | aaaaaaa |" in md
+    assert (
+        "| ccccccc | 2030-01-01 10:00:00 UTC | aaaaaaa | added new-claim; changed old-claim | rules |" in md
+    )
+    # (Typst's source escapes a printed hyphen)
+    assert r"[garland], [5\-24], [5\-9], [aaaaaaa]," in typ
+    assert r"[added new\-claim; changed old\-claim], [rules]" in typ
+    assert "The plan recorded other pilot seeds for 1 experiment: garland 0-1." in md
+    assert r"(garland 0\-1)" in typ
+    assert typ.index("== Design history") < typ.index("= Appendix: design history")
+    # the Typst source compiles (its references find their labels)
+    pdf = compile_pdf(typ, tmp_path, T0.timestamp())
+    assert pdf.startswith(b"%PDF")
+
+
+def test_where_git_cannot_tell_the_history_each_document_says_so_in_one_sentence(tmp_path, made_up):
+    repo, c = made_up
+    run = shipped_run_of(repo)
+    # no git repository at the folder the documents are rendered in
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert history_of(plain, run) == Unavailable(reason="no-git")
+    # a folder inside a repository is not its top folder
+    assert history_of(repo.root / "config", run) == Unavailable(reason="no-git")
+    # a shallow clone
+    shallow = tmp_path / "shallow"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", f"file://{repo.root}", str(shallow)],
+        check=True,
+        capture_output=True,
+    )
+    assert history_of(shallow, run) == Unavailable(reason="shallow")
+    # a run the repository lacks, one without a commit
+    assert history_of(repo.root, run.model_copy(update={"commit": "e" * 40})).reason == "unknown-commit"
+    assert history_of(repo.root, run.model_copy(update={"commit": None})).reason == "no-commit"
+    for reason in ("no-git", "shallow"):
+        md = render(Unavailable(reason=reason))
+        heading, body = md.strip().split("\n\n")
+        assert heading == "## Design history"
+        assert body.startswith("The design history") and body.count(". ") == 0 and body.endswith(".")
+        typ = typst_history(Unavailable(reason=reason))
+        sentences = [line for line in typ.splitlines() if line.startswith("The design history")]
+        assert len(sentences) == 1 and sentences[0].count(". ") == 0
+        assert "Appendix" not in typ
+    assert "shallow clone" in render(Unavailable(reason="shallow"))
+
+
+def shipped_run_of(repo: MadeUp) -> ShippedRun:
+    """The made-up repository's final run as its shipped files give it."""
+    prov = json.loads((repo.root / "docs/findings/provenance.json").read_text())
+    data = json.loads((repo.root / "docs/findings/audit.json").read_text())
+    return ShippedRun(
+        commit=prov["commit"],
+        started=datetime.fromisoformat(prov["started_utc"]),
+        finished=datetime.fromisoformat(prov["finished_utc"]),
+        config_files=tuple(prov["config_files"]),
+        experiments=audit_seeds(data),
+    )
+
+
+def test_the_history_of_given_findings_does_not_move_with_later_commits(made_up):
+    repo, c = made_up
+    run = shipped_run_of(repo)
+    before = history_of(repo.root, run)
+    assert before == design_history(repo.root)
+    assert before.run.findings_commit == c["final"]
+    # later: the claims change again, the pilot config is edited (here: no config at all any more;
+    # the history reads it as it was at the run's commit) and newer findings are shipped
+    repo.commit("pilot config replaced", {"config/pilot.yaml": "not a config\n"})
+    repo.commit("claims: d added", {"config/claims.yaml": claims(("a", "one!"), ("c", "3"), ("d", "4"))})
+    later = repo.commit(
+        "ship newer findings",
+        {
+            "docs/findings/audit.json": audit({"e1": list(range(30, 40))}, fmt=3),
+            "docs/findings/provenance.json": provenance(c["plan"], repo.clock, "r3"),
+        },
+    )
+    again = history_of(repo.root, run)
+    # the same record, but for the commit that shipped these findings (now not the newest)
+    assert (
+        again.model_copy(update={"run": again.run.model_copy(update={"findings_commit": c["final"]})})
+        == before
+    )
+    assert again.run.findings_commit is None
+    assert render(again) == render(before)
+    assert design_history(repo.root).run.findings_commit == later

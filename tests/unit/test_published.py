@@ -97,7 +97,13 @@ def test_the_shipped_findings_pass_every_check_and_are_what_the_document_renders
     if (REPO / ".git").exists():
         ancestry = ["git", "-C", str(REPO), "merge-base", "--is-ancestor", commit, "HEAD"]
         assert subprocess.run(ancestry, check=False).returncode == 0, f"{commit} not in history"
-    assert (DOCS / DOCUMENT).read_text(encoding="utf-8") == findings_document.render(DOCS)
+    shipped, rendered = (DOCS / DOCUMENT).read_text(encoding="utf-8"), findings_document.render(DOCS)
+    if "## Design history\n\nThe design history (" in rendered:  # no full git history here (a shallow
+        # clone, an export): the section says so; the rest is still what the shipped files give
+        shipped, rendered = (
+            re.sub(r"## Design history\n.*?(?=\n## )", "", t, flags=re.S) for t in (shipped, rendered)
+        )
+    assert shipped == rendered
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     # the block on the README's first screen, the findings linked; its tally the README's only one
     # (issue 51: the quick start's is in docs/pipeline.md)

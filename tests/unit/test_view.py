@@ -12,9 +12,17 @@ from support import made_up_provenance
 from vhct.article.build import check_counts
 from vhct.article.sources import ArticleError
 from vhct.pipeline.specs import ExperimentInfo, SettingInfo
+from vhct.reporting.audit.claims_model import CLAIM_KINDS
 from vhct.reporting.audit.records import AUDIT_FORMAT, Comparison, parse_audit
-from vhct.reporting.render import headline, render_findings, render_readme
-from vhct.reporting.view import build_view, count_mismatches, ratio_words, stated_counts
+from vhct.reporting.render import headline, render_findings, render_markdown, render_readme
+from vhct.reporting.view import (
+    build_view,
+    count_mismatches,
+    kind_names,
+    ratio_words,
+    stated_counts,
+    table_pair,
+)
 
 SEEDS = list(range(20))
 
@@ -184,3 +192,35 @@ def test_the_article_refuses_sections_that_disagree_on_the_counts():
         check_counts(
             "1 statements of the paper (1 readings). In all, 2 of the 3 statements are not.", article
         )
+
+
+def test_a_wall_time_in_units_of_a_threshold_is_printed_as_a_duration_in_the_glance_table():
+    """The audit's effect "mean wall time per run / 3600 s" (a fraction of the statement's hour) is a
+    duration in the glance tables (audit.md, findings.md), as the view's pair gives it."""
+    wall = comparison("mnist", 0.007107, 0.006207, 0.007798, "not reproduced")
+    wall.update(effect_name="mean wall time per run to t = 100 / 3600 s", b="-")
+    audit = _audit({"mnist": wall}, "not reproduced")
+    pair = table_pair(audit.claims[0].experiments[0].comparisons[0])
+    assert (pair.effect_name, pair.value, pair.interval) == (
+        "mean wall time per run to t = 100",
+        "25.6 s",
+        "22.3 s to 28.1 s",
+    )
+    for text in (render_markdown(audit), render_findings(audit, made_up_provenance(), {}, [], "figures")):
+        assert "mnist: A, mean wall time per run to t = 100: 25.6 s (interval 22.3 s to 28.1 s)" in text
+        line = next(x for x in text.splitlines() if "mnist: A, mean wall time" in x)
+        assert "3600" not in line and "0.007107" not in line
+    # another effect keeps its number as the audit prints it
+    ratio = _audit({"e1": comparison("e1", 0.979, 0.974, 0.984, "not reproduced")}, "not reproduced")
+    assert "ratio of means 0.979 (interval 0.974 to 0.984)" in render_markdown(ratio)
+
+
+def test_every_claim_kind_has_a_name_in_words_in_the_template():
+    """The statements' names in words are prose of the template ``kind_names.j2``: every claim kind
+    has one (a kind without one would be named by its id), filled with the record's values."""
+    values = {k: f"<{k}>" for k in ("target", "others", "claimed", "what", "pairs", "direction", "limit")}
+    for kind in CLAIM_KINDS:
+        name = str(kind_names().name(kind, values))
+        assert name and "<" in name, kind
+    assert str(kind_names().name("no-such-kind", values)) == ""
+    assert str(kind_names().name("wall_time", values)) == "a run of <others> takes <direction> <limit>"

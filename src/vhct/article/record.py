@@ -18,6 +18,8 @@ from vhct.pipeline.specs import ExperimentInfo, FigureSpec
 from vhct.reporting.audit.records import ComputedVerdict, QuestionAnswer, SensitivityChoice
 from vhct.reporting.audit.verdicts import NOT_EVALUATED
 from vhct.reporting.costs import AlgorithmCost, FullScale, algorithm_costs, experiment_seconds, full_scale
+from vhct.reporting.gitlog import GitError
+from vhct.reporting.history import DesignHistory, HistoryError, Unavailable, history_of, shipped_run
 from vhct.reporting.view import Pair, Reading, View, build_view, paper_scale
 
 #: the article's title: the replicated paper's, marked as a replication as ReScience C asks
@@ -156,6 +158,9 @@ class Article:
     upstream: list[tuple[str, str]]
     alpha: float
     rules: dict[str, str] = field(default_factory=dict)
+    #: what had been seen before the run's analysis plan, from the checkout's git record (the record
+    #: docs/findings.md's section is rendered from too; Unavailable: why git cannot tell it)
+    history: DesignHistory | Unavailable | None = None
 
     @property
     def counts(self) -> dict[str, int]:
@@ -326,6 +331,10 @@ def collect(sources: Sources, source_kind: str) -> Article:
         view = build_view(audit, paper_scale(paper_config))
     except ValueError as exc:
         raise ArticleError(str(exc)) from exc
+    try:
+        history = history_of(sources.checkout, shipped_run(prov, audit))
+    except (HistoryError, GitError) as exc:
+        raise ArticleError(f"design history: {exc}") from exc
     alphas = {c.claim.alpha for c in audit.claims}
     return Article(
         meta=meta,
@@ -359,4 +368,5 @@ def collect(sources: Sources, source_kind: str) -> Article:
         upstream=[(p.name, _heading(p)) for p in sources.upstream],
         alpha=alphas.pop() if len(alphas) == 1 else math.nan,
         rules=dict(audit.rules),
+        history=history,
     )

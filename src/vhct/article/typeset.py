@@ -3,9 +3,10 @@
 Every value a template prints is escaped for Typst's markup (``finalize``), so a quote of the paper
 or a setting's name is text, never markup; a template marks its own markup with the ``raw`` filter.
 The prose is in the templates: ``article.typ.j2`` (the structure and every sentence that states a
-finding, rendered from the record's fields), ``remarks.typ.j2`` (the project's own discussion and
-its easy and difficult parts, each resting on named claims: a remark is printed only while each
-claim it names has the verdict it was written for, and names them).
+finding, rendered from the record's fields), ``history.typ.j2`` (the design history, from the record
+:mod:`vhct.reporting.history` gives docs/findings.md's section too), ``remarks.typ.j2`` (the
+project's own discussion and its easy and difficult parts, each resting on named claims: a remark
+is printed only while each claim it names has the verdict it was written for, and names them).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from vhct.article.figures import PAGE, Page, Placed
 from vhct.article.record import Article, Statement
 from vhct.article.sources import ArticleError
 from vhct.durations import duration
+from vhct.reporting.history import SHORT_ID, Unavailable, clipped, duration_text, grouped, seed_ranges, when
 from vhct.reporting.view import View, capitalize_first, format_number
 
 #: the characters Typst's markup gives a meaning (escaped with a backslash in printed values)
@@ -107,8 +109,14 @@ def environment() -> Environment:
         esc=escape,
         span=span,
         capitalize_first=capitalize_first,
+        short=lambda sha: sha[:SHORT_ID],
+        when=when,
+        span_text=duration_text,
+        ranges=seed_ranges,
+        clip=clipped,
     )
-    env.globals.update(rests_on=rests_on, isfinite=math.isfinite)
+    env.tests["unavailable"] = lambda x: isinstance(x, Unavailable)
+    env.globals.update(rests_on=rests_on, isfinite=math.isfinite, grouped=grouped)
     return env
 
 

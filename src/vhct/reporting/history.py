@@ -18,7 +18,8 @@ prints (or writes) the Markdown section "Design history" (template ``history.md.
   and the last change before the run of each file the run read (its configs, the plan, the claims);
 - the stopped attempts, which git holds no data of: the hand-kept, validated :data:`ATTEMPTS` file;
 - each experiment's pilot seeds, from the pilot config the final run's config names (loaded as the
-  pipeline loads it, each setting's seeds and caps), beside those the plan recorded.
+  pipeline loads it, as it was at the run's commit: each setting's seeds and caps), beside those the
+  plan recorded.
 
 Git is read through :mod:`vhct.reporting.gitlog`: one ``git log`` per path, one ``git cat-file``
 for the file versions, one ``git rev-list``.
@@ -27,9 +28,12 @@ for the file versions, one ``git rev-list``.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import posixpath
 import sys
+import tarfile
+import tempfile
 from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -40,9 +44,11 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from vhct.pipeline.config import ConfigError, load
+from vhct.pipeline.layout import AUDIT_JSON, PROVENANCE_JSON
+from vhct.pipeline.provenance import Provenance
 from vhct.reporting import gitlog
-from vhct.reporting.findings import DATA_DIR
-from vhct.reporting.published import AUDIT_JSON, PROVENANCE_JSON
+from vhct.reporting.audit.records import Audit, audit_json
+from vhct.reporting.published import DATA_DIR
 from vhct.reporting.render import md_cell
 
 #: the shipped findings' files, relative to the repository (``make findings`` writes them)
@@ -63,10 +69,18 @@ TEMPLATE = "history.md.j2"
 SUBJECT_WIDTH = 100
 #: characters of a commit id the section prints
 SHORT_ID = 7
+#: why a design history cannot be told (:class:`Unavailable`): no git repository at the folder the
+#: document is rendered in, a shallow clone, a run that records no commit, a run commit the
+#: repository lacks, a run whose config names no analysis plan
+UNAVAILABLE = ("no-git", "shallow", "no-commit", "unknown-commit", "no-plan")
 
 
 class HistoryError(ValueError):
     """A repository whose record cannot give the design history: the message names what is missing."""
+
+
+class NoPlan(HistoryError):
+    """The run's config names no analysis plan: an exploratory run has no design history to tell."""
 
 
 class _Record(BaseModel):
@@ -137,14 +151,35 @@ class Plan(_Record):
 
 
 class FinalRun(_Record):
-    """The run of the shipped findings (the newest shipped version)."""
+    """The run of the shipped findings: by default the newest shipped version's, or the one whose
+    provenance and audit the documents are rendered from (:class:`ShippedRun`)."""
 
     commit: str
-    findings_commit: str
+    #: the newest commit that shipped this run's findings (None: none has yet)
+    findings_commit: str | None
     config_files: tuple[str, ...]
     started: datetime
     finished: datetime | None
     experiments: tuple[ExperimentSeeds, ...]
+
+
+class ShippedRun(_Record):
+    """The run a document tells the design history of, from its shipped provenance and audit."""
+
+    commit: str | None
+    started: datetime
+    finished: datetime | None
+    config_files: tuple[str, ...]
+    experiments: tuple[ExperimentSeeds, ...]
+
+
+class Unavailable(_Record):
+    """The design history where the repository's record cannot give it: why (one of
+    :data:`UNAVAILABLE`), and the commit concerned where there is one. The formats' templates say so
+    in one sentence."""
+
+    reason: str = Field(pattern="^(no-git|shallow|no-commit|unknown-commit|no-plan)$")
+    commit: str | None = None
 
 
 class SeenSeeds(_Record):
@@ -416,14 +451,25 @@ def read_attempts(repo: Path, plan_commits: Sequence[str]) -> tuple[Attempt, ...
 
 
 def pilot_seeds(
-    repo: Path, pilot_config: str, recorded: dict[str, Any] | None
+    repo: Path, pilot_config: str, recorded: dict[str, Any] | None, rev: str | None = None
 ) -> tuple[PilotExperiment, ...]:
     """Each experiment's pilot seeds: the union of its settings' seeds (caps applied) in the pilot
-    config as the pipeline loads it (the checkout's files), beside the seeds the plan recorded."""
-    try:
-        config, _ = load([repo / pilot_config], plan=False)
-    except (ConfigError, OSError) as exc:
-        raise HistoryError(f"{repo / pilot_config}: the pilot config cannot be loaded ({exc})") from None
+    config as the pipeline loads it, beside the seeds the plan recorded. ``rev``: the config's folder
+    as it was at that commit (the run's: the history of given findings does not move with later
+    edits of the config), else the checkout's files."""
+    with tempfile.TemporaryDirectory(prefix="vhct-history-") as tmp:
+        root = repo
+        if rev is not None:
+            folder = posixpath.dirname(pilot_config) or "."
+            archive = gitlog.git(repo, "archive", "--format=tar", rev, folder)
+            with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+                tar.extractall(tmp, filter="data")
+            root = Path(tmp)
+        try:
+            config, _ = load([root / pilot_config], plan=False)
+        except (ConfigError, OSError) as exc:
+            where = f"{pilot_config} at {rev[:SHORT_ID]}" if rev is not None else str(repo / pilot_config)
+            raise HistoryError(f"{where}: the pilot config cannot be loaded ({exc})") from None
     out = []
     for name in config.experiments:
         per_setting = {s: tuple(info.seeds) for s, info in config.setting_info(name).items()}
@@ -445,25 +491,41 @@ def _relative(config_file: str, name: str) -> str:
     return posixpath.normpath(posixpath.join(posixpath.dirname(config_file), name))
 
 
-def design_history(repo: Path | str = ".") -> DesignHistory:
-    """The design history of the findings shipped in ``repo`` (see the module)."""
+def design_history(repo: Path | str = ".", run: ShippedRun | None = None) -> DesignHistory:
+    """The design history of the findings shipped in ``repo`` (see the module): of ``run`` where
+    given (the findings a document is rendered from), else of the newest shipped version in git."""
     repo = Path(repo)
     versions = gitlog.changes(repo, SHIPPED_AUDIT)
-    if not versions:
-        raise HistoryError(f"{repo}: no commit ships findings ({SHIPPED_AUDIT} has no history)")
-    head_prov = _json(gitlog.show(repo, versions[0].commit, SHIPPED_PROVENANCE))
-    run_commit, started = head_prov.get("commit"), _time(head_prov.get("started_utc"))
-    config_files = tuple(str(f) for f in head_prov.get("config_files") or ())
-    if not isinstance(run_commit, str) or started is None or not config_files:
-        raise HistoryError(
-            f"{repo}: {SHIPPED_PROVENANCE} at {versions[0].commit[:7]} names no run commit, start "
-            "or config files"
+    head_prov = _json(gitlog.show(repo, versions[0].commit, SHIPPED_PROVENANCE)) if versions else {}
+    if run is None:
+        if not versions:
+            raise HistoryError(f"{repo}: no commit ships findings ({SHIPPED_AUDIT} has no history)")
+        run_commit, started = head_prov.get("commit"), _time(head_prov.get("started_utc"))
+        finished = _time(head_prov.get("finished_utc"))
+        config_files = tuple(str(f) for f in head_prov.get("config_files") or ())
+        if not isinstance(run_commit, str) or started is None or not config_files:
+            raise HistoryError(
+                f"{repo}: {SHIPPED_PROVENANCE} at {versions[0].commit[:7]} names no run commit, start "
+                "or config files"
+            )
+        head_audit = _json(gitlog.show(repo, versions[0].commit, SHIPPED_AUDIT))
+        run = ShippedRun(
+            commit=run_commit,
+            started=started,
+            finished=finished,
+            config_files=config_files,
+            experiments=audit_seeds(head_audit),
         )
+    if run.commit is None or not run.config_files:
+        raise HistoryError(f"{repo}: the run records no commit or config files")
+    run_commit, started, config_files = run.commit, run.started, run.config_files
+    same = head_prov.get("commit") == run_commit and _time(head_prov.get("started_utc")) == started
+    findings_commit = versions[0].commit if versions and same else None
     # the plan the run's config names, and the pilot it names
     spec = _yaml(gitlog.show(repo, run_commit, config_files[-1]))
     spec = spec.get(PLAN_KEY) if isinstance(spec, dict) else None
     if not isinstance(spec, dict) or not isinstance(spec.get(PLAN_FILE), str):
-        raise HistoryError(
+        raise NoPlan(
             f"{repo}: {config_files[-1]} at {run_commit[:7]} names no analysis plan (key {PLAN_KEY})"
         )
     plan_path = _relative(config_files[-1], spec[PLAN_FILE])
@@ -477,7 +539,7 @@ def design_history(repo: Path | str = ".") -> DesignHistory:
     before_plan = gitlog.ancestors(graph, plan_change.commit)
     earlier = [v for v in reversed(versions) if v.commit in before_plan]
     # the claims file the plan names, and its changes after the first shipped findings
-    audits = {v.commit: f"{v.commit}:{SHIPPED_AUDIT}" for v in [*earlier, versions[0]]}
+    audits = {v.commit: f"{v.commit}:{SHIPPED_AUDIT}" for v in earlier}
     plan_blob = f"{plan_change.commit}:{plan_path}"
     contents = gitlog.blobs(repo, [*audits.values(), plan_blob])
     plan_doc = _yaml(contents.get(plan_blob))
@@ -543,17 +605,57 @@ def design_history(repo: Path | str = ".") -> DesignHistory:
         ),
         run=FinalRun(
             commit=run_commit,
-            findings_commit=versions[0].commit,
+            findings_commit=findings_commit,
             config_files=config_files,
             started=started,
-            finished=_time(head_prov.get("finished_utc")),
-            experiments=audit_seeds(_json(contents.get(audits[versions[0].commit]))),
+            finished=run.finished,
+            experiments=run.experiments,
         ),
         last_changes=tuple(last_changes),
         attempts=read_attempts(repo, [c.commit for c in gitlog.changes(repo, plan_path)]),
         pilot_config=pilot_config,
-        pilot=pilot_seeds(repo, pilot_config, pilot.get("seeds") if isinstance(pilot, dict) else None),
+        pilot=pilot_seeds(
+            repo, pilot_config, pilot.get("seeds") if isinstance(pilot, dict) else None, run_commit
+        ),
     )
+
+
+def shipped_run(provenance: Provenance, audit: Audit) -> ShippedRun:
+    """The run whose findings a document is rendered from: its provenance's commit, times and
+    config files, and the seeds each experiment ran in its audit."""
+    return ShippedRun(
+        commit=provenance.commit,
+        started=datetime.fromisoformat(provenance.started_utc),
+        finished=datetime.fromisoformat(provenance.finished_utc),
+        config_files=tuple(provenance.config_files),
+        experiments=audit_seeds(json.loads(audit_json(audit))),
+    )
+
+
+def history_of(repo: Path | str, run: ShippedRun) -> DesignHistory | Unavailable:
+    """The design history of ``run`` read from the git repository whose top folder is ``repo`` (the
+    checkout the documents are rendered in), or why it cannot be told there: no git repository
+    there, a shallow clone, a run without a commit or with one the repository lacks, a run whose
+    config names no plan. A record that is there but wrong is a :class:`HistoryError`."""
+    repo = Path(repo)
+    try:
+        top = gitlog.git(repo, "rev-parse", "--show-toplevel").decode().strip()
+    except gitlog.GitError:
+        return Unavailable(reason="no-git")
+    if Path(top).resolve() != repo.resolve():
+        return Unavailable(reason="no-git")
+    if gitlog.git(repo, "rev-parse", "--is-shallow-repository").decode().strip() == "true":
+        return Unavailable(reason="shallow")
+    if run.commit is None:
+        return Unavailable(reason="no-commit")
+    try:
+        gitlog.resolve(repo, run.commit)
+    except gitlog.GitError:
+        return Unavailable(reason="unknown-commit", commit=run.commit)
+    try:
+        return design_history(repo, run)
+    except NoPlan:
+        return Unavailable(reason="no-plan", commit=run.commit)
 
 
 def _shipped(
@@ -604,9 +706,11 @@ def environment() -> Environment:
     return env
 
 
-def render(history: DesignHistory, level: int = 2) -> str:
-    """The Markdown section "Design history" of ``history`` (its heading at ``level``)."""
-    return environment().get_template(TEMPLATE).render(h=history, hashes="#" * level)
+def render(history: DesignHistory | Unavailable, level: int = 2) -> str:
+    """The Markdown section "Design history" of ``history`` (its heading at ``level``); where the
+    record cannot give it (:class:`Unavailable`), the section says so in one sentence."""
+    unavailable = isinstance(history, Unavailable)
+    return environment().get_template(TEMPLATE).render(h=history, hashes="#" * level, unavailable=unavailable)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -34,6 +34,8 @@ from vhct.pipeline.provenance import REMAKE_OUTPUTS, Provenance, ProvenanceError
 from vhct.reporting.audit import records
 from vhct.reporting.audit.records import Audit
 
+#: the folder under ``docs/`` the findings are shipped into (``vhct.reporting.ship``)
+DATA_DIR = "findings"
 #: the columns of each table the reader serves that must be finite numbers
 FINITE = {
     CURVE_TABLE: ("t", "n_seeds", "mean", "std"),

@@ -52,6 +52,7 @@ from vhct.reporting.view import (  # noqa: F401 (re-exported: the values the tem
     scale_items,
     seeds_span,
     seeds_text,
+    table_pair,
 )
 
 #: the audit's forest and summary figures, linked first in the findings
@@ -128,6 +129,7 @@ def _environment(autoescape: bool) -> Environment:
     env.globals.update(
         Link=Link,
         decider=decider,
+        table_pair=table_pair,
         counts=counts,
         seeds_text=seeds_text,
         seeds_span=seeds_span,
@@ -188,11 +190,13 @@ def render_findings(
     figures_dir: str,
     verdicts_table: str | None = None,
     view: View | None = None,
+    history: str = "",
 ) -> str:
     """``docs/findings.md`` from the shipped audit record, provenance, aggregates and figures
     (``verdicts_table``: the link to the shipped verdict table, None when none is shipped; ``view``:
     the audit's view, :func:`vhct.reporting.view.build_view`, built without the paper's scale when
-    not given)."""
+    not given; ``history``: the section "Design history" in Markdown, ``vhct.reporting.history.render``,
+    none when empty)."""
     names = {f.stem: f for f in figures}
     return _render(
         "findings.j2",
@@ -211,6 +215,7 @@ def render_findings(
         forest_figure=names.get(FOREST) and f"{figures_dir}/{names[FOREST].name}",
         summary_figure=names.get(SUMMARY) and f"{figures_dir}/{names[SUMMARY].name}",
         verdicts_table=verdicts_table,
+        history=history,
     )
 
 

@@ -348,7 +348,7 @@ def ship(
             shutil.copyfile(source, stage / target)
             _step()
         (stage / FIGURES_DIR).mkdir(exist_ok=True)
-        text = render(stage)
+        text = render(stage, docs.parent)
         linked.update(FIGURE_LINK.findall(text))
         unshipped = sorted(link for link in linked if not (stage / link).is_file())
         if unshipped:

@@ -10,7 +10,7 @@ from pathlib import Path
 from vhct.pipeline.files import sha256
 from vhct.pipeline.layout import ResultsFolder
 from vhct.pipeline.provenance import REMAKE_OUTPUTS, Provenance
-from vhct.pipeline.stale import read_spec
+from vhct.pipeline.stale import AuditJob, read_spec
 from vhct.pipeline.store import StoreError, read_batch
 from vhct.reporting.audit.records import Audit
 from vhct.reporting.published import FindingsError
@@ -64,7 +64,7 @@ def check_versions(prov: Provenance, audit: Audit, audit_path: Path, results: Pa
         )
     paths = {
         p
-        for by_setting in read_spec(spec)["run_paths"].values()
+        for by_setting in read_spec(spec, AuditJob).run_paths.values()
         for files in by_setting.values()
         for p in files
     }

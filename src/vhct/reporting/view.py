@@ -17,8 +17,11 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from vhct.durations import duration
 from vhct.pipeline.layout import FINAL_TABLE
@@ -311,23 +314,10 @@ CLAIMED_BOUND = re.compile(r"(?P<op>[<>])\s*(?P<bound>-?[0-9][0-9.e+-]*)")
 NULL_EFFECT = {"ratio": 1.0, "difference": 0.0}
 #: from this ratio on an effect is said as a factor ("4208 times"), below it as a percentage
 FACTOR_FROM = 2.0
-#: a statement's name in words, by its kind (``claims_model.CLAIM_KINDS``), filled from its record:
-#: ``target``/``others``/``claimed`` as setting names, ``what`` its statistic, ``pairs`` its
-#: experiment pairs, ``limit`` a time limit
-KIND_NAMES = {
-    "lowest": "{target} has the lowest {what}",
-    "among_fastest": "{target} is among the lowest in {what}",
-    "similar": "{target} and {others} are similar in {what}",
-    "best_parameter": "{claimed} is the best parameter for {what}",
-    "greater": "{target} has a higher {what} than {others}",
-    "contrast": "{target}'s lead over {others} in {what} differs between {pairs}",
-    "difference_contrast": "{target}'s lead over {others} in {what} differs between {pairs} (differences)",
-    "easier": "the first of {pairs} is easier ({what} of {others})",
-    "sublinear": "{target}'s {what} grows sublinearly",
-    "share_at_least": "{target}'s {what} stays high",
-    "same_rate": "rescaling keeps the rate of {what} ({pairs})",
-    "wall_time": "a run of {others} takes {direction} {limit}",
-}
+#: the template of a statement's name in words, by its claim kind (``claims_model.CLAIM_KINDS``),
+#: filled from its record: ``target``/``others``/``claimed`` as setting names, ``what`` its
+#: statistic, ``pairs`` its experiment pairs, ``direction`` and ``limit`` a wall-time claim's
+KIND_NAMES_TEMPLATE = "kind_names.j2"
 #: at most this many findings lead a summary (:attr:`View.matters`)
 MATTERS = 6
 #: at most this many experiment pairs are named in a statement's name (more are counted)
@@ -657,6 +647,13 @@ def pair_of(
     return Pair(experiment, c, effect_name, value, interval, sentence, side, tuple(reduced))
 
 
+def table_pair(c: Comparison) -> Pair:
+    """``c`` as a table cell prints it: its effect's name, value and interval (a duration where the
+    effect is in units of a threshold of seconds). Its sentence, made without the claim's statistic
+    and the settings' labels, is not for printing."""
+    return pair_of(c, c.experiment, "", {}, ())
+
+
 def _margin(claim: ClaimVerdict) -> str | None:
     """The claimed region's bound where it is a margin (not the effect's "no difference")."""
     for e in claim.experiments:
@@ -706,8 +703,16 @@ def _summary(pairs: Sequence[Pair]) -> tuple[str, str, str]:
     return f"{name} from {value} over {len(pairs)} pairs", value, "per pair"
 
 
+@cache
+def kind_names() -> Any:
+    """The module of :data:`KIND_NAMES_TEMPLATE` (its macro ``name``), loaded once."""
+    env = Environment(loader=PackageLoader("vhct.reporting", "templates"), undefined=StrictUndefined)
+    return env.get_template(KIND_NAMES_TEMPLATE).module
+
+
 def _name(claim: ClaimVerdict, labels: Mapping[str, str]) -> str:
-    """The statement's name in words (:data:`KIND_NAMES`), its id where its kind has none."""
+    """The statement's name in words (the template :data:`KIND_NAMES_TEMPLATE`), its id where its
+    kind has none."""
     c = claim.claim
     settings = [s for s in [c.target, *(c.others or []), *(c.claimed or [])] if s]
     names = _names(settings, labels)
@@ -733,10 +738,9 @@ def _name(claim: ClaimVerdict, labels: Mapping[str, str]) -> str:
         "direction": WALL_DIRECTION.get(c.direction, "about"),
         "limit": duration(given["seconds"]) if "seconds" in given else "",
     }
-    template = KIND_NAMES.get(c.kind)
-    if template is None:
+    name = str(kind_names().name(c.kind, values))
+    if not name:
         return c.id.replace("-", " ")
-    name = template.format(**values)
     if not c.pairs and len(c.experiments) <= EXPERIMENTS_NAMED:
         name += " on " + " and ".join(c.experiments)
     elif not c.pairs:
