@@ -40,9 +40,9 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from vhct.pipeline.config import ConfigError, load
+from vhct.pipeline.layout import AUDIT_JSON, PROVENANCE_JSON
 from vhct.reporting import gitlog
 from vhct.reporting.findings import DATA_DIR
-from vhct.reporting.published import AUDIT_JSON, PROVENANCE_JSON
 from vhct.reporting.render import md_cell
 
 #: the shipped findings' files, relative to the repository (``make findings`` writes them)
