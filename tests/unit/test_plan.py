@@ -543,6 +543,26 @@ def test_the_seeds_a_shipped_audit_used_are_read_from_every_committed_version(hi
     assert (clash.experiment, clash.seed, clash.commit) == ("garland", 44, second)
 
 
+def test_an_audits_seeds_are_read_per_experiment_from_every_format():
+    """Each per-seed sample counts for the experiment it was run on: across a pair, the side whose
+    setting names an experiment (``A on second``) is that experiment's; a contrast's second pair is
+    the second's; an old audit's ``values_by_seed`` is the experiment of the record above it."""
+    from vhct.reporting.audit.seen import audit_seeds
+
+    across = {
+        "experiment": "e1 / e2",
+        "a": "A on e1",
+        "b": "A on e2",
+        "values_a": {"0": 1.0},
+        "values_b": {"7": 1.0},
+    }
+    contrast = {"experiment": "e1 / e3", "a": "A", "b": "B", "values_a": {"1": 1.0}, "values_b2": {"8": 1.0}}
+    old = {"experiment": "e4", "settings": [{"values_by_seed": {"3": 1.0, "x": 2.0}}]}
+    data = {"context": {"experiments": {"e5": {"seeds": [2], "settings": {"A": {"seeds": [4]}}}}}}
+    data["claims"] = [{"comparisons": [across, contrast]}, old]
+    assert audit_seeds(data) == {"e5": [2, 4], "e1": [0, 1], "e2": [7], "e3": [8], "e4": [3]}
+
+
 def test_the_plan_starts_after_every_seed_a_shipped_audit_used(history):
     world, first, second = history
     plan, _ = writer.write_plan("config/confirm.yaml")

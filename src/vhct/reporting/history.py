@@ -9,7 +9,7 @@ prints (or writes) the Markdown section "Design history" (template ``history.md.
 - every earlier shipped findings version: each commit before the plan that changed the shipped
   audit (``docs/findings/audit.json``), the config files and commit of the run that made it as its
   ``provenance.json`` names them, and the seeds each experiment ran there (read from that version's
-  audit JSON loosely, as old versions have older formats);
+  audit JSON loosely, as old versions have older formats, by :mod:`vhct.reporting.audit.seen`);
 - the commits that changed the claims file after the first shipped findings and before the plan,
   with the claims (by id) and other sections whose content changed, and the newest shipped version
   each came after;
@@ -44,15 +44,15 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from vhct.pipeline.config import ConfigError, load
-from vhct.pipeline.layout import AUDIT_JSON, PROVENANCE_JSON
+from vhct.pipeline.layout import PROVENANCE_JSON
 from vhct.pipeline.provenance import Provenance
 from vhct.reporting import gitlog
 from vhct.reporting.audit.records import Audit, audit_json
+from vhct.reporting.audit.seen import SHIPPED_AUDIT, audit_seeds, seed_set
 from vhct.reporting.published import DATA_DIR
 from vhct.reporting.render import md_cell
 
-#: the shipped findings' files, relative to the repository (``make findings`` writes them)
-SHIPPED_AUDIT = f"docs/{DATA_DIR}/{AUDIT_JSON}"
+#: the shipped findings' provenance record beside the audit (``SHIPPED_AUDIT``; ``make findings``)
 SHIPPED_PROVENANCE = f"docs/{DATA_DIR}/{PROVENANCE_JSON}"
 #: the hand-kept list of stopped attempts (git holds no data of a run that did not finish)
 ATTEMPTS = "docs/attempts.yaml"
@@ -357,49 +357,11 @@ def _time(value: Any) -> datetime | None:
         return None
 
 
-def audit_seeds(audit: dict[str, Any]) -> tuple[ExperimentSeeds, ...]:
-    """The seeds each experiment ran, from an audit JSON of any format: its context's experiments'
-    ``seeds`` and their settings' ``seeds``, and the keys of any ``values_by_seed`` under a record
-    that names its ``experiment``."""
-    found: dict[str, set[int]] = {}
-    context = audit.get("context")
-    experiments = context.get("experiments") if isinstance(context, dict) else None
-    for name, exp in (experiments or {}).items() if isinstance(experiments, dict) else ():
-        if not isinstance(exp, dict):
-            continue
-        seeds = found.setdefault(str(name), set())
-        seeds |= _ints(exp.get("seeds"))
-        settings = exp.get("settings")
-        for info in settings.values() if isinstance(settings, dict) else ():
-            seeds |= _ints(info.get("seeds")) if isinstance(info, dict) else set()
-    _values_by_seed(audit, None, found)
-    return tuple(ExperimentSeeds(experiment=e, seeds=tuple(sorted(s))) for e, s in found.items())
-
-
-def _ints(values: Any) -> set[int]:
-    if not isinstance(values, list | tuple | dict):
-        return set()
-    out = set()
-    for v in values:
-        try:
-            out.add(int(v))
-        except (TypeError, ValueError):
-            continue
-    return out
-
-
-def _values_by_seed(node: Any, experiment: str | None, found: dict[str, set[int]]) -> None:
-    if isinstance(node, dict):
-        name = node.get("experiment")
-        experiment = name if isinstance(name, str) else experiment
-        for key, value in node.items():
-            if key == "values_by_seed" and experiment is not None:
-                found.setdefault(experiment, set()).update(_ints(value))
-            else:
-                _values_by_seed(value, experiment, found)
-    elif isinstance(node, list):
-        for item in node:
-            _values_by_seed(item, experiment, found)
+def experiment_seeds(audit: bytes | None) -> tuple[ExperimentSeeds, ...]:
+    """The seeds each experiment ran, from a version of the shipped audit of any format
+    (:func:`vhct.reporting.audit.seen.audit_seeds`, the reader the analysis plan's guard uses)."""
+    found = audit_seeds(_json(audit))
+    return tuple(ExperimentSeeds(experiment=e, seeds=tuple(s)) for e, s in found.items())
 
 
 def claims_diff(before: Any, after: Any) -> tuple[list[str], list[str], list[str], list[str]]:
@@ -480,7 +442,7 @@ def pilot_seeds(
                 experiment=name,
                 seeds=tuple(sorted(seeds)),
                 fewer=tuple((s, len(v)) for s, v in per_setting.items() if len(v) < len(seeds)),
-                recorded=tuple(sorted(_ints(noted))) if isinstance(noted, list) else None,
+                recorded=tuple(sorted(seed_set(noted))) if isinstance(noted, list) else None,
             )
         )
     return tuple(out)
@@ -508,13 +470,13 @@ def design_history(repo: Path | str = ".", run: ShippedRun | None = None) -> Des
                 f"{repo}: {SHIPPED_PROVENANCE} at {versions[0].commit[:7]} names no run commit, start "
                 "or config files"
             )
-        head_audit = _json(gitlog.show(repo, versions[0].commit, SHIPPED_AUDIT))
+        head_audit = gitlog.show(repo, versions[0].commit, SHIPPED_AUDIT)
         run = ShippedRun(
             commit=run_commit,
             started=started,
             finished=finished,
             config_files=config_files,
-            experiments=audit_seeds(head_audit),
+            experiments=experiment_seeds(head_audit),
         )
     if run.commit is None or not run.config_files:
         raise HistoryError(f"{repo}: the run records no commit or config files")
@@ -628,7 +590,7 @@ def shipped_run(provenance: Provenance, audit: Audit) -> ShippedRun:
         started=datetime.fromisoformat(provenance.started_utc),
         finished=datetime.fromisoformat(provenance.finished_utc),
         config_files=tuple(provenance.config_files),
-        experiments=audit_seeds(json.loads(audit_json(audit))),
+        experiments=experiment_seeds(audit_json(audit).encode()),
     )
 
 
@@ -675,7 +637,7 @@ def _shipped(
                 config_files=tuple(str(f) for f in prov.get("config_files") or ()),
                 run_started=_time(prov.get("started_utc")),
                 same_run=previous == run_key and any(run_key),
-                experiments=audit_seeds(_json(audits.get(version.commit))),
+                experiments=experiment_seeds(audits.get(version.commit)),
             )
         )
         previous = run_key

@@ -3,11 +3,12 @@
 A confirmatory run must be decided on seeds nobody has looked at. The findings shipped before
 (``docs/findings/audit.json``, committed by ``make findings``) ran and audited seeds of their own; a
 later plan that reused them would decide its verdicts on data already seen. This module reads every
-committed version of that file (``git log`` and ``git show``; any audit format: the seeds of each
-experiment and setting in its context, of its design, and the per-seed values of its comparisons)
+committed version of that file (through :mod:`vhct.reporting.gitlog`; any audit format: the seeds of
+each experiment and setting in its context, of its design, and the per-seed values of its records)
 and says, per experiment, which seeds were used and in which commit first. The analysis plan
 (``vhct.reporting.audit.plan``) starts its confirmatory seeds after all of them and refuses a plan
-whose seeds overlap them; the design history may read the same record.
+whose seeds overlap them; the design history (``vhct.reporting.history``) reads each shipped
+version's seeds with :func:`audit_seeds`.
 
     versions = shipped_versions(repo)       # every committed version, oldest first
     used = seen_seeds(repo)                  # experiment -> seed -> the first commit that used it
@@ -17,18 +18,20 @@ whose seeds overlap them; the design history may read the same record.
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from vhct.pipeline.config.errors import ConfigError
+from vhct.reporting import gitlog
 
 #: the shipped audit, relative to the repository's root (``make findings`` writes and commits it)
 SHIPPED_AUDIT = "docs/findings/audit.json"
-#: the per-seed sides of a comparison record (a contrast's second pair reads the second experiment)
-_SIDES = {"values_a": 0, "values_b": 0, "values_a2": 1, "values_b2": 1}
+#: the per-seed sides of a comparison record: the key of the setting each names (``A``, or ``A on
+#: second`` across a pair) and the experiment of the pair it reads otherwise (a contrast's second pair
+#: reads the second)
+_SIDES = {"values_a": ("a", 0), "values_b": ("b", 0), "values_a2": (None, 1), "values_b2": (None, 1)}
 
 
 class SeenError(ConfigError):
@@ -66,75 +69,88 @@ class Overlap:
 
 
 def audit_seeds(data: Any) -> dict[str, list[int]]:
-    """The seeds an audit JSON (any format) used, per experiment: its context's experiments and their
-    settings, its design's confirmatory seeds, and every per-seed value of its comparisons (a pair
-    ``first / second`` counts for both)."""
+    """The seeds an audit JSON (any format) used, per experiment in the order first met: its context's
+    experiments and their settings, its design's confirmatory seeds, the keys of any ``values_by_seed``
+    under a record naming its experiment, and every per-seed value of its comparisons. A comparison of
+    a pair ``first / second`` gives a side to the experiment its setting names (``A on second``), else
+    ``values_a``/``values_b`` to the first and a contrast's ``values_a2``/``values_b2`` to the second."""
     found: dict[str, set[int]] = {}
 
-    def add(experiment: Any, seeds: Iterable[Any]) -> None:
+    def add(experiment: Any, seeds: Any) -> None:
         if isinstance(experiment, str):
-            found.setdefault(experiment, set()).update(int(s) for s in seeds)
+            found.setdefault(experiment, set()).update(seed_set(seeds))
 
-    def walk(node: Any) -> None:
+    def walk(node: Any, experiment: str | None) -> None:
         if isinstance(node, Mapping):
-            experiment = node.get("experiment")
-            if isinstance(experiment, str):
-                parts = [e.strip() for e in experiment.split(" / ")]
-                for side, which in _SIDES.items():
+            name = node.get("experiment")
+            experiment = name if isinstance(name, str) else experiment
+            if isinstance(name, str):
+                parts = [e.strip() for e in name.split(" / ")]
+                for side, (label, which) in _SIDES.items():
                     values = node.get(side)
                     if isinstance(values, Mapping) and values:
-                        add(parts[min(which, len(parts) - 1)], values)
-            for value in node.values():
-                walk(value)
+                        named = str(node.get(label) if label else "").rpartition(" on ")[2]
+                        add(named if named in parts else parts[min(which, len(parts) - 1)], values)
+            for key, value in node.items():
+                if key == "values_by_seed":
+                    add(experiment, value)
+                else:
+                    walk(value, experiment)
         elif isinstance(node, list):
             for value in node:
-                walk(value)
+                walk(value, experiment)
 
     context = data.get("context") if isinstance(data, Mapping) else None
     if isinstance(context, Mapping):
-        for name, info in (context.get("experiments") or {}).items():
+        experiments = context.get("experiments")
+        for name, info in experiments.items() if isinstance(experiments, Mapping) else ():
             if isinstance(info, Mapping):
-                add(name, info.get("seeds") or [])
-                for setting in (info.get("settings") or {}).values():
-                    if isinstance(setting, Mapping):
-                        add(name, setting.get("seeds") or [])
+                add(str(name), info.get("seeds"))
+                settings = info.get("settings")
+                for setting in settings.values() if isinstance(settings, Mapping) else ():
+                    add(str(name), setting.get("seeds") if isinstance(setting, Mapping) else None)
         design = context.get("design")
-        if isinstance(design, Mapping):
-            for name, by_setting in (design.get("confirmatory_seeds") or {}).items():
-                for seeds in by_setting.values():
-                    add(name, seeds)
-    walk(data)
-    return {name: sorted(seeds) for name, seeds in sorted(found.items())}
+        confirmatory = design.get("confirmatory_seeds") if isinstance(design, Mapping) else None
+        for name, by_setting in confirmatory.items() if isinstance(confirmatory, Mapping) else ():
+            for seeds in by_setting.values() if isinstance(by_setting, Mapping) else ():
+                add(name, seeds)
+    walk(data, None)
+    return {name: sorted(seeds) for name, seeds in found.items()}
 
 
-def _git(repo: Path, *args: str) -> str | None:
-    """A git command's output in ``repo``; None where it is not a git repository (or git is absent)."""
-    try:
-        done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=False)
-    except OSError:
-        return None
-    return done.stdout if done.returncode == 0 else None
+def seed_set(values: Any) -> set[int]:
+    """The integers of a list of seeds (or of a mapping's keys: per-seed values); anything else none."""
+    if not isinstance(values, list | tuple | Mapping):
+        return set()
+    out = set()
+    for value in values:
+        try:
+            out.add(int(value))
+        except (TypeError, ValueError):
+            continue
+    return out
 
 
 def shipped_versions(repo: Path | str = ".", path: str = SHIPPED_AUDIT) -> list[ShippedVersion]:
     """Every committed version of the shipped audit (``path``, from the repository's root), oldest
     first, with its seeds; none outside a git repository. An unreadable version is a SeenError."""
-    root = _git(Path(repo), "rev-parse", "--show-toplevel")
-    if root is None:
+    try:
+        top = gitlog.git(repo, "rev-parse", "--show-toplevel").decode().strip()
+        versions = gitlog.changes(top, path)
+        texts = gitlog.blobs(top, [f"{v.commit}:{path}" for v in versions])
+    except gitlog.GitError:
         return []
-    top = Path(root.strip())
-    log = _git(top, "log", "--format=%H%x09%aI%x09%s", "--", path) or ""
     out = []
-    for line in reversed(log.splitlines()):
-        commit, date, subject = line.split("\t", 2)
-        text = _git(top, "show", f"{commit}:{path}")
+    for version in reversed(versions):
+        text = texts.get(f"{version.commit}:{path}")
         if text is None:  # the commit deleted the file
             continue
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise SeenError(f"{path} at commit {commit[:12]} is not JSON ({exc})") from None
-        out.append(ShippedVersion(commit, date, subject, audit_seeds(data)))
+            raise SeenError(f"{path} at commit {version.commit[:12]} is not JSON ({exc})") from None
+        seeds = audit_seeds(data)
+        out.append(ShippedVersion(version.commit, version.date.isoformat(), version.subject, seeds))
     return out
 
 
