@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import fixture_config
+from support import fixture_config, ok, snakemake
 
 INTEGRATION_DIR = Path(__file__).resolve().parent / "integration"
 
@@ -30,3 +30,13 @@ def tiny_fixtures(tmp_path_factory) -> Path:
     Read-only for its users: a test that damages data files makes its own with ``fixture_config``.
     """
     return fixture_config(tmp_path_factory.mktemp("fixtures"))
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory, tiny_fixtures) -> Path:
+    """A complete run of the tiny config on fixture data files (``tiny_fixtures``): one per session,
+    read by tests/integration/test_pipeline.py and copied by test_run_store.py to change one thing.
+    A test that changes it leaves it complete (it reruns what it deleted)."""
+    root = tmp_path_factory.mktemp("tiny-run")
+    ok(snakemake(root, configfile=tiny_fixtures))
+    return root
