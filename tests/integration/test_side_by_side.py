@@ -76,7 +76,7 @@ def side_by_side(tmp_path_factory, tiny_fixtures, tiny_run) -> dict:
 def test_the_default_config_writes_at_the_top(side_by_side):
     first = side_by_side["first"]
     assert "results/audit.json" in first and "figures/regret.png" in first
-    assert "results/aggregates/garland/final.csv" in first and "logs/audit.log" in first
+    assert "results/aggregates/garland/final.csv" in first and "logs/audit/audit.log" in first
     assert not [p for p in first if p.startswith(("results/mine/", "figures/mine/", "logs/mine/"))]
 
 
@@ -115,7 +115,7 @@ def test_the_second_configs_results_figures_audit_and_logs_are_its_own(side_by_s
     assert audit["context"]["configfiles"][-1].endswith("mine.yaml")
     assert (work / "figures" / "mine" / "regret.png").stat().st_size > 0
     assert (work / "figures" / "mine" / "audit_forest.png").stat().st_size > 0
-    assert (work / "logs" / "mine" / "audit.log").exists()
+    assert (work / "logs" / "mine" / "audit" / "audit.log").exists()
     mine_runs = vc.load([side_by_side["mine"]])[0].batch_jobs("garland")
     assert all((work / Layout.of("mine").run_log(p)).is_file() for p in mine_runs)  # beside no config's
     # the changed experiment's numbers differ; an unchanged one's aggregate is byte for byte the default's
