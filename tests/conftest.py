@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 import pytest
-from support import fixture_config
+from support import fixture_config, ok, snakemake
 
 INTEGRATION_DIR = Path(__file__).resolve().parent / "integration"
 
@@ -56,4 +56,14 @@ def curved_root(tmp_path_factory) -> Path:
     with_curves(findings, root)
     path = findings / "provenance.json"
     path.write_text(json.dumps({**json.loads(path.read_text()), "max_rss_mb": PEAK_MB}), encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory, tiny_fixtures) -> Path:
+    """A complete run of the tiny config on fixture data files (``tiny_fixtures``): one per session,
+    read by tests/integration/test_pipeline.py and copied by test_run_store.py to change one thing.
+    A test that changes it leaves it complete (it reruns what it deleted)."""
+    root = tmp_path_factory.mktemp("tiny-run")
+    ok(snakemake(root, configfile=tiny_fixtures))
     return root

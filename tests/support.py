@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import itertools
 import json
 import math
 import os
+import re
 import signal
 import struct
 import subprocess
@@ -152,6 +154,32 @@ def snakemake(workdir: Path, *args: str, configfile: Path = TINY) -> subprocess.
     return subprocess.run(
         cmd, capture_output=True, text=True, check=False, env=clean_env(), preexec_fn=set_umask
     )
+
+
+#: a job of a Snakemake dry run's listing: its rule's line ("rule figure:", "localrule all:")
+_JOB = re.compile(r"^(?:local)?rule (\S+):$", re.MULTILINE)
+_OUTPUT = re.compile(r"^\s+output: (.*)$", re.MULTILINE)
+
+
+def planned(result: subprocess.CompletedProcess) -> dict[str, list[str]]:
+    """What a Snakemake dry run (``-n``) plans: rule -> the output files of its jobs, in the listing's
+    order (a rule whose jobs write nothing, such as ``all``, with an empty list)."""
+    text = result.stdout + result.stderr
+    starts = [m.start() for m in _JOB.finditer(text)] + [len(text)]
+    plan: dict[str, list[str]] = {}
+    for start, end in itertools.pairwise(starts):
+        block = text[start:end]
+        outputs = _OUTPUT.search(block)
+        plan.setdefault(_JOB.match(block)[1], []).extend(outputs[1].split(", ") if outputs else [])
+    return plan
+
+
+def batch_of(config, experiment: str, setting: str, seed: int) -> str:
+    """The batch file of the run store (``vhct.pipeline.store``) that holds the run of ``seed`` of
+    ``setting`` in ``experiment``, as ``config`` (a loaded ``vhct.pipeline.config.Config``) asks it."""
+    jobs = config.batch_jobs(experiment)
+    (path,) = [p for p in config.run_paths(experiment)[setting] if seed in jobs[p].seeds]
+    return path
 
 
 def set_umask() -> None:

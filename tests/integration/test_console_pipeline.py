@@ -2,7 +2,7 @@
 time left, and the detail (each job's reason, input and output) in Snakemake's full log.
 
 The Snakemake command is the Makefile's (``make -n figures TARGETS=...``), run on one aggregate of the tiny
-config (its job's reason lists every run table it reads: a line far wider than a terminal), and
+config (its job's reason lists every batch file of runs it reads: a line far wider than a terminal), and
 compared with Snakemake's own console (the same command with ``CONSOLE=``).
 """
 
@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 from support import REPO, SNAKEMAKE, TINY, clean_env, set_umask
+
+from vhct.pipeline import config as vc
+from vhct.pipeline.store import STORE
 
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")
 
@@ -72,9 +75,10 @@ def test_the_default_console_fits_the_terminal_and_the_full_log_keeps_the_detail
     detail = (work / log).read_text().splitlines()
     reasons = [line for line in detail if line.strip().startswith("reason:")]
     assert len(reasons) == int(done[2]) and max(map(len, reasons)) > WIDTH  # every job's reason, in full
-    (inputs,) = [line for line in detail if line.strip().startswith("input: results/tiny/runs/garland/")]
-    tables = sorted(work.glob("results/tiny/runs/garland/*/*.csv.gz"))
-    assert tables and all(str(t.relative_to(work)) in inputs for t in tables)
+    # the aggregate's input: every batch file of Garland in the run store, and its spec file
+    (inputs,) = [line for line in detail if line.strip().startswith(f"input: {STORE}/garland/")]
+    batches = sorted({p for paths in vc.load([TINY])[0].run_paths("garland").values() for p in paths})
+    assert batches and all(path in inputs and (work / path).is_file() for path in batches)
 
 
 def test_snakemakes_own_console_prints_the_lines_ours_keeps_in_the_log(tmp_path):

@@ -1,4 +1,4 @@
-"""The shipped paper configs plan MNIST in official mode: a Snakemake dry run of one MNIST run table
+"""The shipped paper configs plan MNIST in official mode: a Snakemake dry run of one MNIST batch file
 schedules the fetch and verification of all four official files (the training images and labels
 included) and gives the run job their verification stamps as inputs."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from support import CONFIG_DIR, made_up_plan, ok, snakemake
+from support import CONFIG_DIR, batch_of, made_up_plan, ok, snakemake
 
 from vhct.objectives.mnist import MNIST_FILES
 from vhct.pipeline import config as vc
@@ -40,14 +40,13 @@ def test_the_paper_configs_plan_mnist_with_the_official_training_files(tmp_path,
     assert sorted(config.data_files("mnist")) == sorted(FILES)
 
     first = config.seeds("mnist")[0]  # paper-local's plan starts after the pilot's seeds
-    target = f"results/{name}/runs/mnist/VHCT-rho0.75/seed{first}.csv.gz"  # the config's own folder
+    target = batch_of(config, "mnist", "VHCT-rho0.75", first)  # its batch file in the run store
     result = ok(snakemake(tmp_path, "--dry-run", target, configfile=configfile))
     jobs = job_blocks(result.stdout + result.stderr)
     run = [j for j in jobs if target in j.get("output", "")]
     assert len(run) == 1, result.stdout + result.stderr
     stamps = {f"data/.verified/{path}.json" for path in FILES}
-    inputs = set(run[0]["input"].split(", "))  # the data stamps and the runs' spec files
-    assert {i for i in inputs if not i.startswith(f"results/{name}/.specs/runs/")} == stamps
+    assert set(run[0]["input"].split(", ")) == stamps  # the data stamps alone: what it is, its name says
     # each file is fetched (from its URLs, then the mirror) and verified before the run reads it
     fetched = {j["output"] for j in jobs if j["rule"] == "data_file"}
     verified = {j["output"] for j in jobs if j["rule"] == "verify_data"}

@@ -1,8 +1,8 @@
 """End to end: Snakemake on the tiny config, run as a subprocess into temporary directories.
 
-One complete run (module fixture) is checked for figures and tables, then re-invoked with
-nothing changed, with one run output deleted, and compared byte for byte with a second
-complete run of the aggregates. The real-data experiments of the tiny config (Landmine, MNIST,
+One complete run (the session's, conftest's ``tiny_run``) is checked for figures and tables, then
+re-invoked with nothing changed, with one batch of runs deleted, and compared byte for byte with a
+second complete run of the aggregates. The real-data experiments of the tiny config (Landmine, MNIST,
 BO included) run on fixture files: they are generated into a mirror directory, and the config
 is overlaid with that mirror, unreachable "official" URLs and the fixtures' checksums, so the
 download stage falls through to the mirror as it does offline.
@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import os
-import re
 import shlex
 import signal
 import stat
@@ -35,10 +33,12 @@ from support import (
     SNAKEMAKE,
     TINY,
     UMASK,
+    batch_of,
     clean_env,
     fixture_config,
     interruptible,
     ok,
+    planned,
     set_umask,
     snakemake,
 )
@@ -49,7 +49,8 @@ from vhct.pipeline.config.owner import OWNER_FILE
 from vhct.pipeline.data import MIRROR_ENV
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 from vhct.pipeline.files import TEMP_SUFFIX
-from vhct.pipeline.tables import WALL_TIME_COLUMNS, sidecar_path
+from vhct.pipeline.store import BATCH_SUFFIX, STORE, read_batch
+from vhct.pipeline.tables import READ_COLUMNS, read_runs
 from vhct.reporting.audit.records import AUDIT_FORMAT
 
 #: experiments of the tiny config that read data files
@@ -78,10 +79,8 @@ def config(tiny) -> vc.Config:
 
 
 @pytest.fixture(scope="module")
-def workdir(tmp_path_factory, tiny) -> Path:
-    root = tmp_path_factory.mktemp("pipeline")
-    ok(snakemake(root, configfile=tiny))
-    return root
+def workdir(tiny_run) -> Path:
+    return tiny_run
 
 
 def test_every_declared_figure_is_a_valid_nonblank_image(workdir, config):
@@ -115,15 +114,21 @@ def test_aggregate_tables_have_expected_rows_and_columns(workdir, config):
             assert (rows["std"] >= 0).all()
 
 
-def test_runs_have_tables_sidecars_and_logs(workdir, config):
-    for exp, setting, seed in config.run_jobs():
-        base = workdir / "results" / "runs" / exp / setting / f"seed{seed}"
-        table = pd.read_csv(f"{base}.csv.gz")
-        assert len(table) == config.run_horizon(exp, setting)
-        meta = yaml.safe_load(Path(f"{base}.json").read_text())
-        assert meta["seed"] == seed and meta["run"]["setting"] == setting and meta["wall_seconds"] > 0
-        assert "numpy" in meta["metadata"]["versions"]
-        assert (workdir / "logs" / "run" / exp / setting / f"seed{seed}.log").stat().st_size > 0
+def test_runs_are_in_the_store_with_their_records_and_logs(workdir, config):
+    """Every batch the config asks for is a file of the run store holding its seeds' runs, one row of
+    each stored array per run, as many rounds as the run's horizon, and its job's log."""
+    jobs = config.batch_jobs()
+    for path, job in jobs.items():
+        batch = read_batch(workdir / path)
+        assert [r.seed for r in batch.record.runs] == job.seeds, path
+        for record, spec in zip(batch.record.runs, job.runs, strict=True):
+            assert record.run == spec and record.wall_seconds > 0 and "numpy" in record.versions
+        assert all(a.shape == (len(job.seeds), job.runs[0].horizon) for a in batch.columns.values()), path
+        assert (workdir / config.layout.run_log(path)).stat().st_size > 0
+    assert sum(len(job.seeds) for job in jobs.values()) == len(config.run_jobs())  # no run twice
+    assert sorted(str(p.relative_to(workdir)) for p in (workdir / STORE).rglob("*") if p.is_file()) == sorted(
+        jobs
+    )
     assert not list((workdir / "results").rglob("*.tmp"))
 
 
@@ -153,10 +158,12 @@ def test_second_invocation_runs_nothing(workdir, tiny):
     assert mtimes(workdir) == before
 
 
-def test_deleting_one_run_reruns_only_it_and_its_dependents(workdir, config, tiny):
-    target = workdir / "results" / "runs" / "counterexample" / "VHCT-phi2overh" / "seed7.csv.gz"
+def test_deleting_one_batch_reruns_only_it_and_its_dependents(workdir, config, tiny):
+    """A batch file deleted by hand is made again, and what reads it: its setting's and its
+    experiment's aggregates and the figures drawing the setting."""
+    batch = batch_of(config, "counterexample", "VHCT-phi2overh", 7)
     before = mtimes(workdir)
-    target.unlink()
+    (workdir / batch).unlink()
     ok(snakemake(workdir, configfile=tiny))
     after = mtimes(workdir)
     assert set(after) == set(before)
@@ -168,8 +175,7 @@ def test_deleting_one_run_reruns_only_it_and_its_dependents(workdir, config, tin
         for e in ("pdf", "png")
     }
     required = {
-        "results/runs/counterexample/VHCT-phi2overh/seed7.csv.gz",
-        "results/runs/counterexample/VHCT-phi2overh/seed7.json",
+        batch,
         *(f"results/aggregates/counterexample/{t}.csv" for t in ("regret", "final", "timing")),
         *(f"results/aggregates/counterexample/settings/VHCT-phi2overh/{t}.csv" for t in ("regret", "timing")),
         *dependents,
@@ -196,7 +202,7 @@ def test_a_targeted_aggregate_does_not_see_a_deleted_run_unless_the_run_is_named
     well reruns it and then the aggregate (its input is newer).
     """
     aggregate = "results/tiny/aggregates/counterexample/regret.csv"  # config/tiny.yaml's folder
-    run = "results/tiny/runs/counterexample/VHCT-phi2overh/seed7.csv.gz"
+    run = batch_of(vc.load([TINY])[0], "counterexample", "VHCT-phi2overh", 7)
     ok(snakemake(tmp_path, aggregate))
     before = mtimes(tmp_path)
     (tmp_path / run).unlink()
@@ -208,7 +214,6 @@ def test_a_targeted_aggregate_does_not_see_a_deleted_run_unless_the_run_is_named
     changed = {p for p in after if after[p] != before.get(p)}
     assert changed == {
         run,
-        str(sidecar_path(run)),
         *(f"results/tiny/aggregates/counterexample/{t}.csv" for t in ("regret", "final", "timing")),
     }
 
@@ -245,42 +250,57 @@ BATCH_TARGETS = [
 ]
 
 
-def test_a_batch_job_writes_each_run_as_a_one_run_job_would(workdir, batched):
-    """Tables, per-seed sidecars and aggregates as with one seed per job (aggregates byte for byte)."""
-    root, _ = batched
+def unclocked(metadata: dict) -> dict:
+    """A run's metadata but its wall time (the one field two runs of one seed differ in)."""
+    return {k: v for k, v in metadata.items() if k != "wall_seconds"}
+
+
+def test_a_batch_job_writes_each_run_as_a_one_run_job_would(workdir, config, batched):
+    """Each run's numbers and record as with one seed per job (aggregates byte for byte); the batch is
+    one file of the store, named by the same key (what its runs are) and its seeds, with one log."""
+    root, path = batched
     for target in BATCH_TARGETS:
         assert (root / target).read_bytes() == (workdir / target).read_bytes(), target
+    many = vc.load([path])[0]
     for experiment, single_run in (("garland", "POO"), ("landmine", "BO")):
-        runs = root / "results" / "runs" / experiment
         for setting in ("VHCT-rho0.75", single_run):
-            for seed in (0, 1):
-                table = pd.read_csv(runs / setting / f"seed{seed}.csv.gz")
-                alone = workdir / "results" / "runs" / experiment / setting / f"seed{seed}.csv.gz"
-                pd.testing.assert_frame_equal(
-                    table.drop(columns=list(WALL_TIME_COLUMNS)),
-                    pd.read_csv(alone).drop(columns=list(WALL_TIME_COLUMNS)),
-                )
-                assert json.loads((runs / setting / f"seed{seed}.json").read_text())["seed"] == seed
-        logs = root / "logs" / "run" / experiment
-        assert (logs / "VHCT-rho0.75" / "batch0.log").is_file()  # a batch holds one setting's seeds
-        assert not (logs / "VHCT-rho0.75" / "seed0.log").exists()
-        assert (logs / single_run / "seed0.log").is_file()  # POO and BO declare one run per job
+            files = many.run_paths(experiment)[setting]
+            alone = config.run_paths(experiment)[setting]
+            assert [Path(p).parent for p in files] == [Path(alone[0]).parent] * len(files)  # one key
+            rows = {
+                r.seed: (read_batch(root / f), i)
+                for f in files
+                for i, r in enumerate(read_batch(root / f).record.runs)
+            }
+            for single in alone:
+                one = read_batch(workdir / single)
+                (seed,) = [r.seed for r in one.record.runs]
+                batch, row = rows[seed]
+                made, alone_made = batch.record.runs[row], one.record.runs[0]
+                assert made.run == alone_made.run and made.source == alone_made.source
+                assert unclocked(made.metadata) == unclocked(alone_made.metadata)
+                for name in ("value", "depth", "guarantee"):
+                    np.testing.assert_array_equal(batch.columns[name][row], one.columns[name][0])
+            assert all((root / many.layout.run_log(f)).is_file() for f in files)
+        assert len(many.run_paths(experiment)["VHCT-rho0.75"]) == 1  # a batch holds one setting's seeds
+        assert len(many.run_paths(experiment)[single_run]) == 2  # POO and BO declare one run per job
 
 
-def test_deleting_one_seed_of_a_batch_reruns_only_its_job_and_dependents(batched):
+def test_deleting_one_batch_file_reruns_only_its_job_and_dependents(batched):
     """Garland's batch of VHCT-rho0.75 holds its seeds 0 and 1 (a batch holds one setting's runs):
-    deleting one reruns that batch and the aggregates, no other setting's runs."""
+    deleting its file reruns that batch and the aggregates, no other setting's runs."""
     root, path = batched
     before = mtimes(root)
-    deleted = "results/runs/garland/VHCT-rho0.75/seed1.csv.gz"
+    (deleted,) = vc.load([path])[0].run_paths("garland")["VHCT-rho0.75"]
     (root / deleted).unlink()
     # named with the aggregates: a narrower target than the default does not look behind them
-    result = ok(snakemake(root, deleted, *BATCH_TARGETS, configfile=path))
-    assert "run_garland_VHCT_rho0_75_batch0" in result.stdout + result.stderr
+    plan = planned(ok(snakemake(root, "--dry-run", deleted, *BATCH_TARGETS, configfile=path)))
+    assert plan["run"] == [deleted]
+    ok(snakemake(root, deleted, *BATCH_TARGETS, configfile=path))
     after = mtimes(root)
     changed = {p for p in after if after[p] != before.get(p)}
     assert changed == {
-        *(f"results/runs/garland/VHCT-rho0.75/seed{k}.{x}" for k in (0, 1) for x in ("csv.gz", "json")),
+        deleted,
         *(f"results/aggregates/garland/{t}.csv" for t in ("regret", "final", "timing")),
     }
 
@@ -298,11 +318,11 @@ def planned_jobs(result: subprocess.CompletedProcess) -> dict[str, int]:
     raise AssertionError("no total line in the dry run's job stats")
 
 
-def test_deleting_one_real_data_seed_plans_only_its_batch_and_dependents(batched):
+def test_deleting_one_real_data_batch_plans_only_it_and_its_dependents(batched):
     """Landmine's batch of T-HOO-rho0.25 holds its seeds 0 and 1 (POO and BO run alone): a dry run
-    after deleting one of its tables plans that batch and the aggregate, nothing else."""
+    after deleting its file plans that batch (first: it reads data) and the aggregate, nothing else."""
     root, path = batched
-    name = "results/runs/landmine/T-HOO-rho0.25/seed1.csv.gz"
+    (name,) = vc.load([path])[0].run_paths("landmine")["T-HOO-rho0.25"]
     deleted = root / name
     kept, stat_before = deleted.read_bytes(), deleted.stat()
     deleted.unlink()
@@ -311,7 +331,8 @@ def test_deleting_one_real_data_seed_plans_only_its_batch_and_dependents(batched
     finally:  # put it back as it was, so the other tests of the fixture see an up-to-date run
         deleted.write_bytes(kept)
         os.utime(deleted, ns=(stat_before.st_atime_ns, stat_before.st_mtime_ns))
-    assert planned_jobs(result) == {"aggregate": 1, "run_landmine_T_HOO_rho0_25_batch0": 1}
+    assert planned_jobs(result) == {"aggregate": 1, "run_first": 1}
+    assert planned(result)["run_first"] == [name]
 
 
 def test_one_figure_alone_runs_only_what_it_needs(tmp_path):
@@ -321,7 +342,7 @@ def test_one_figure_alone_runs_only_what_it_needs(tmp_path):
     # folder's owner record (vhct.pipeline.config.owner) written when the jobs start
     written = [p for p in (tmp_path / "results").rglob("*") if p.is_file() and ".specs" not in p.parts]
     assert [p.name for p in written] == [OWNER_FILE]
-    assert "rule run:" not in result.stdout + result.stderr
+    assert not set(planned(result)) & {"run", "run_first"}
 
 
 # ----------------------------------------------------------------------------- config files
@@ -469,7 +490,7 @@ def test_slurm_profile_dry_run(tmp_path):
     ]
     dry = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert dry.returncode == 0, dry.stdout + dry.stderr
-    assert "rule run:" in dry.stdout + dry.stderr
+    assert planned(dry)["run_first"]  # tiny.yaml's runs are one per job: each first
     # a dry run writes no output: only the spec files written when the rules are read
     assert not [p for p in (tmp_path / "results").rglob("*") if p.is_file() and ".specs" not in p.parts]
 
@@ -515,10 +536,10 @@ def test_run_jobs_wait_for_their_data_files(tmp_path):
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     work = tmp_path / "work"
     work.mkdir()
-    ok(snakemake(work, "results/with-data/runs/counterexample/VHCT-rho0.75/seed3.csv.gz", configfile=path))
+    ok(snakemake(work, batch_of(vc.load([path])[0], "counterexample", "VHCT-rho0.75", 3), configfile=path))
     assert (work / "data" / "fixtures" / "table.txt").read_bytes() == source.read_bytes()
     assert (work / "logs" / "with-data" / "data" / "fixtures" / "table.txt.log").exists()
-    assert not (work / "results" / "with-data" / "runs" / "garland").exists()
+    assert [p.parts[-3] for p in (work / STORE).rglob(f"*{BATCH_SUFFIX}")] == ["counterexample"]
 
 
 def test_atomic_paths_leave_nothing_on_failure(tmp_path):
@@ -561,9 +582,9 @@ def test_atomic_paths_follow_the_umask_and_remove_a_killed_writers_temporary_fil
 
 # ----------------------------------------------------------------------------- interrupted runs
 
-#: the experiment the resume tests interrupt (14 settings x 2 seeds = 28 runs, no data files)
+#: the experiment the resume tests interrupt (23 settings x 2 seeds = 46 runs, no data files)
 RESUME_EXPERIMENT = "garland"
-#: run tables that must exist before the signal: more than the jobs under way at a time (one per
+#: batch files that must exist before the signal: more than the jobs under way at a time (one per
 #: core), so that at least one run had been finished and recorded by Snakemake
 RESUME_AFTER = int(CORES) + 1
 #: how often the test looks at the results folder while waiting for those tables
@@ -577,7 +598,7 @@ def incomplete_outputs(workdir: Path) -> set[str]:
 
 
 def interrupt(workdir: Path, run_line: str, runs: Path, sig: signal.Signals) -> None:
-    """Start the Makefile's Snakemake line; once RESUME_AFTER run tables exist, send ``sig``.
+    """Start the Makefile's Snakemake line; once RESUME_AFTER batch files exist, send ``sig``.
 
     SIGINT goes to Snakemake and its jobs, as Ctrl-C in a terminal does. SIGKILL goes to the
     Snakemake process only (frozen first, so that it starts no job meanwhile); its jobs finish
@@ -595,7 +616,7 @@ def interrupt(workdir: Path, run_line: str, runs: Path, sig: signal.Signals) -> 
         preexec_fn=interruptible,
         start_new_session=True,
     )
-    while proc.poll() is None and len(list(runs.rglob("*.csv.gz"))) < RESUME_AFTER:
+    while proc.poll() is None and len(list(runs.rglob(f"*{BATCH_SUFFIX}"))) < RESUME_AFTER:
         time.sleep(POLL_SECONDS)
     assert proc.poll() is None, "Snakemake ended before it could be interrupted"
     if sig == signal.SIGINT:
@@ -617,12 +638,11 @@ def test_the_make_command_resumes_an_interrupted_run(tmp_path, sig):
     kept, the runs under way are redone, a stale lock is cleared and no temporary file is left."""
     config, _ = vc.load([TINY])
     target = f"results/tiny/aggregates/{RESUME_EXPERIMENT}/regret.csv"  # config/tiny.yaml's folder
-    jobs = config.run_jobs([RESUME_EXPERIMENT])
-    tables = {f"results/tiny/runs/{e}/{s}/seed{k}.csv.gz": (s, k) for e, s, k in jobs}
+    tables = config.batch_jobs(RESUME_EXPERIMENT)
     work = tmp_path / "work"
     work.mkdir()
     prepare, run = make_commands("figures", TINY, work, targets=target)
-    runs = work / "results" / "tiny" / "runs" / RESUME_EXPERIMENT
+    runs = work / STORE / config.experiments[RESUME_EXPERIMENT].objective
     interrupt(work, run, runs, sig)
     present = {p for p in tables if (work / p).exists()}
     assert RESUME_AFTER <= len(present) < len(tables)
@@ -631,10 +651,10 @@ def test_the_make_command_resumes_an_interrupted_run(tmp_path, sig):
     # outputs only: a job interrupted while writing may leave its temporary file (removed below)
     before = {p: m for p, m in mtimes(work).items() if not p.endswith(TEMP_SUFFIX)}
     # a writer killed mid-write leaves its hidden temporary file (simulated: a job killed with -9)
-    setting, seed = next(tables[p] for p in tables if p not in present)
-    stale = runs / setting / f".seed{seed}.csv.gz.0123456789ab.tmp"
+    missing = Path(next(p for p in tables if p not in present))
+    stale = work / missing.parent / f".{missing.name}.0123456789ab.tmp"
     stale.parent.mkdir(parents=True, exist_ok=True)
-    stale.write_bytes(b"\x1f\x8b partial")
+    stale.write_bytes(b"PK partial")
     locked = bool(list((work / ".snakemake" / "locks").glob("*")))
     assert locked == (sig == signal.SIGKILL)  # Ctrl-C releases the lock, a killed Snakemake cannot
     if locked:  # the bare Snakemake command refuses to run ...
@@ -649,13 +669,11 @@ def test_the_make_command_resumes_an_interrupted_run(tmp_path, sig):
 
     after = mtimes(work)
     redone = {p for p in before if after.get(p) != before[p]}
-    finished = {p for p in before if p.startswith("results/tiny/runs/") and p not in under_way}
+    finished = {p for p in before if p.startswith(f"{STORE}/") and p not in under_way}
     assert finished and not (redone & finished)  # no finished run was redone
     assert redone <= under_way and len(under_way) <= 2 * int(CORES)  # at most the runs under way
-    for path, (setting, _) in tables.items():
-        table = pd.read_csv(work / path)
-        assert len(table) == config.run_horizon(RESUME_EXPERIMENT, setting), path
-        assert sidecar_path(work / path).exists()
+    for path, job in tables.items():  # each whole (read_batch checks its arrays against its record)
+        assert read_batch(work / path).columns["value"].shape == (len(job.seeds), job.runs[0].horizon), path
     assert (work / target).exists() and not stale.exists()
     assert not [p for p in work.rglob("*.tmp")]
     assert set(modes(work, "results").values()) == {0o666 & ~UMASK}
@@ -707,17 +725,18 @@ def test_real_data_files_fall_through_to_the_mirror(workdir, config):
 
 def test_real_data_regret_is_against_one_and_against_the_best_observed(workdir, config):
     for name in REAL_EXPERIMENTS:
+        paths = {s: [workdir / p for p in files] for s, files in config.run_paths(name).items()}
+        tables, records = read_runs(paths, READ_COLUMNS)
         values = []
-        for _, setting, seed in config.run_jobs([name]):
-            base = workdir / "results" / "runs" / name / setting / f"seed{seed}"
-            table = pd.read_csv(f"{base}.csv.gz")
+        for setting, table in ((s, t) for s in tables for t in tables[s]):
             np.testing.assert_allclose(table["regret"], 1.0 - table["value"], atol=1e-12)
-            assert table["value"].between(0, 1).all()
+            assert table["value"].between(0, 1).all(), setting
             values.append(table["value"].max())
-            meta = yaml.safe_load(Path(f"{base}.json").read_text())
-            assert meta["metadata"]["f_star"] is None and meta["metadata"]["regret_reference"] == 1.0
+        for record in (r for rs in records.values() for r in rs):
+            assert record.f_star is None and record.regret_from == 1.0
+            assert record.metadata["f_star"] is None and record.metadata["regret_reference"] == 1.0
             if name == "mnist":
-                assert meta["metadata"]["objective_mode"] == "test-split"
+                assert record.metadata["objective_mode"] == "test-split"
         folder = workdir / "results" / "aggregates" / name
         final, regret = pd.read_csv(folder / "final.csv"), pd.read_csv(folder / "regret.csv")
         assert final["best_observed"].tolist() == pytest.approx([max(values)] * len(final))
@@ -887,8 +906,8 @@ def test_pipeline_recovers_a_corrupted_data_file(tmp_path):
     data_file = work / "data" / rel
     data_file.parent.mkdir(parents=True)
     data_file.write_bytes(np.random.default_rng(0).bytes(source.stat().st_size))
-    run = work / "results" / "runs" / "landmine" / "T-HOO-rho0.25" / "seed0.csv.gz"
-    target = str(run.relative_to(work))
+    target = batch_of(vc.load([tiny])[0], "landmine", "T-HOO-rho0.25", 0)
+    run = work / target
     ok(snakemake(work, target, configfile=tiny))
     assert data_file.read_bytes() == source.read_bytes() and run.exists()
     data_file.write_bytes(data_file.read_bytes()[: data_file.stat().st_size // 2])  # truncated
@@ -904,13 +923,14 @@ def test_pipeline_recovers_a_corrupted_data_file(tmp_path):
 
 def test_a_figure_plans_only_the_runs_of_the_settings_it_draws(tmp_path):
     """Issue 40, item 1: the dry run of one regret figure in an empty workdir plans the runs of its
-    panels' settings and nothing else (Garland runs 14 settings, the figure draws 6 of them), and
+    panels' settings and nothing else (Garland runs 23 settings, the figure draws 6 of them), and
     no experiment-wide aggregate."""
     config, _ = vc.load([TINY])
     drawn = config.figure_settings("regret")
     result = ok(snakemake(tmp_path, "-n", "figures/tiny/regret.pdf"))  # config/tiny.yaml's folder
-    planned = set(re.findall(r"results/tiny/runs/([^/\s,]+)/([^/\s,]+)/seed\d+\.csv\.gz", result.stdout))
-    assert planned == {(e, s) for e, settings in drawn.items() for s in settings}
+    plan = planned(result)
+    runs = {p for rule in ("run", "run_first") for p in plan.get(rule, [])}
+    assert runs == {p for e, settings in drawn.items() for s in settings for p in config.run_paths(e)[s]}
     assert set(config.experiments["garland"].settings) - set(drawn["garland"])  # some are left out
     assert "results/tiny/aggregates/garland/regret.csv" not in result.stdout
     assert "results/tiny/aggregates/garland/settings/POO/regret.csv" in result.stdout

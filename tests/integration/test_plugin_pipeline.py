@@ -18,15 +18,17 @@ import pandas as pd
 import pytest
 from matplotlib import colors, image
 from plugin_support import docs_block, write_plugin
-from support import CORES, REPO, SNAKEMAKE, clean_env, ok, set_umask
+from support import CORES, REPO, SNAKEMAKE, clean_env, ok, planned, set_umask
 
 from vhct.optimizers.registry import algorithm_names
-from vhct.pipeline.files import sha256
-from vhct.pipeline.tables import StaleRunError, read_run, read_sidecar
+from vhct.pipeline.store import read_batch
+from vhct.pipeline.tables import StaleRunError, read_runs
 from vhct.reporting.styles import STYLES, automatic_styles, style
 
 #: the plugin's algorithm, the docs' setting that runs it, and the experiment and figure of that config
 ALGORITHM, SETTING, EXPERIMENT, FIGURE = "LocalSearch", "Local", "garland-local", "local_regret"
+#: the experiment's objective (its runs' folder in the run store)
+OBJECTIVE = "garland"
 #: the figure's file, in the folder of the config's file (my-config.yaml: figures/my-config/)
 TARGET = f"figures/my-config/{FIGURE}.png"
 #: the rounds of the docs' experiment
@@ -76,19 +78,22 @@ def workdir(tmp_path_factory, site) -> Path:
 
 def test_the_plugins_runs_are_planned_and_written_by_the_jobs(workdir):
     """Before: the config check refused the setting ("unknown algorithm 'LocalSearch'") and nothing ran."""
-    plan = (workdir / "plan.txt").read_text()
-    for seed in (0, 1):  # the dry run planned the plugin's runs, as the built-in's
-        for setting in ("VHCT", SETTING):
-            assert f"wildcards: experiment={EXPERIMENT}, setting={setting}, seed={seed}\n" in plan
-    for seed in (0, 1):
-        path = workdir / "results" / "my-config" / "runs" / EXPERIMENT / SETTING / f"seed{seed}.csv.gz"
-        # read apart: read_run refuses a run whose code this process cannot check (no plugin here)
+    plan = planned(subprocess.CompletedProcess([], 0, (workdir / "plan.txt").read_text(), ""))
+    runs = sorted(p for rule in ("run", "run_first") for p in plan.get(rule, []))
+    # the dry run planned the plugin's runs, as the built-in's: a batch file per seed in the run store
+    for algorithm in ("VHCT", ALGORITHM):
+        mine = [p for p in runs if Path(p).parent.name.startswith(f"{algorithm}-")]
+        assert [Path(p).name for p in mine] == ["seeds0-0.npz", "seeds1-1.npz"], runs
+        assert all(Path(p).parts[2] == OBJECTIVE and (workdir / p).is_file() for p in mine)
+    for path in (workdir / p for p in runs if f"/{ALGORITHM}-" in p):
+        # read apart: read_runs refuses a run whose code this process cannot check (no plugin here)
         with pytest.raises(StaleRunError, match=f"algorithm '{ALGORITHM}' is not registered in this process"):
-            read_run(path, ["x0", "regret"], horizon=HORIZON)
-        record, table = read_sidecar(path), pd.read_csv(path)
+            read_runs({SETTING: [path]}, horizons={SETTING: HORIZON})
+        batch = read_batch(path)  # whole: its arrays are the ones its record hashes
+        (record,) = batch.record.runs
         assert record.run.algorithm == ALGORITHM and record.run.params == {"step": 0.05}
-        assert list(table["t"]) == list(range(1, HORIZON + 1)) and record.table_sha256 == sha256(path)
-        assert table["x0"].nunique() > 1  # it searched (garland is one-dimensional)
+        assert record.rounds == HORIZON and batch.columns["value"].shape == (1, HORIZON)
+        assert len(set(batch.columns["value"][0])) > 1  # it searched (its values differ)
     # the figure reads each setting's curve (its aggregate), not the experiment-wide tables
     curves = workdir / "results" / "my-config" / "aggregates" / EXPERIMENT / "settings"
     for setting in ("VHCT", SETTING):

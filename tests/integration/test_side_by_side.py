@@ -4,10 +4,13 @@ The default config is the tiny one on fixture data files (as tests/integration/t
 runs it), saved as ``config.yaml``, the default config's name: it writes to results/, figures/
 and logs/ themselves. ``mine.yaml`` extends it with one change (Garland's noise 0.1 instead of
 0.05) and writes to results/mine/, figures/mine/, logs/mine/. Running mine after the default
-overwrites none of the default's files, switching back reruns nothing, and data/ is shared.
+overwrites none of the default's files, switching back reruns nothing, and data/ is shared, as is
+the run store (results/runs/, vhct.pipeline.store): mine runs Garland's runs alone, and finds the
+others the default made.
 
 Before (one results/ for every config): mine's dry run planned Garland's runs at
 results/runs/garland/..., the default's own files, and the default's next run planned them again.
+Then (a folder per config, runs in it): mine ran every run of the default's again.
 """
 
 from __future__ import annotations
@@ -15,11 +18,15 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 from support import ok, snakemake
+
+from vhct.pipeline import config as vc
+from vhct.pipeline.layout import OWNER_FILE, Layout
 
 #: the one change of mine.yaml: Garland's noise (the default config's is 0.05)
 MINE = "base: config.yaml\nexperiments:\n  garland: {noise: 0.1}\n"
@@ -45,8 +52,10 @@ def planned_outputs(result) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def side_by_side(tmp_path_factory, tiny_fixtures) -> dict:
-    """The default config run, then mine's dry run and run, in one working directory."""
+def side_by_side(tmp_path_factory, tiny_fixtures, tiny_run) -> dict:
+    """The default config run, then mine's dry run and run, in one working directory. The default's
+    run is the session's complete run of the tiny config (conftest's ``tiny_run``), copied and run
+    again as config.yaml: only what records its config file (the audit) reruns."""
     folder = tmp_path_factory.mktemp("side-by-side")
     config = yaml.safe_load(tiny_fixtures.read_text(encoding="utf-8"))
     config.pop("output")  # the fixture's explicit top-level folder: here the default config's name gives it
@@ -55,6 +64,8 @@ def side_by_side(tmp_path_factory, tiny_fixtures) -> dict:
     mine = folder / "mine.yaml"
     mine.write_text(MINE, encoding="utf-8")
     work = folder / "work"
+    shutil.copytree(tiny_run, work, symlinks=True, ignore=shutil.ignore_patterns(".snakemake"))
+    (work / "results" / OWNER_FILE).unlink()  # config.yaml owns the copy
     ok(snakemake(work, configfile=default))
     first = contents(work)
     plan = ok(snakemake(work, "--dry-run", configfile=mine))
@@ -65,21 +76,27 @@ def side_by_side(tmp_path_factory, tiny_fixtures) -> dict:
 def test_the_default_config_writes_at_the_top(side_by_side):
     first = side_by_side["first"]
     assert "results/audit.json" in first and "figures/regret.png" in first
-    assert "results/aggregates/garland/final.csv" in first and "logs/audit.log" in first
+    assert "results/aggregates/garland/final.csv" in first and "logs/audit/audit.log" in first
     assert not [p for p in first if p.startswith(("results/mine/", "figures/mine/", "logs/mine/"))]
 
 
-def test_a_second_config_plans_only_its_own_folder_and_no_data_job(side_by_side):
-    """mine's dry run (after the default's run): every job writes under results/mine/, figures/mine/
-    or logs/mine/; none writes a file of the default's; data/ is shared, verified already."""
+def test_a_second_config_plans_only_its_own_folder_its_changed_runs_and_no_data_job(side_by_side):
+    """mine's dry run (after the default's run): every job but a run writes under results/mine/,
+    figures/mine/ or logs/mine/; the runs planned are Garland's alone (its noise changed), in the run
+    store, the other experiments' found there; none writes a file of the default's; data/ is shared,
+    verified already."""
     planned = planned_outputs(side_by_side["plan"])
-    assert planned and all(p.startswith(tuple(f"{r}/mine/" for r in ROOTS)) for p in planned), planned
+    store = Layout.of("").store
+    runs = {p for p in planned if p.startswith(f"{store}/")}
+    own = [p for p in planned if p not in runs and not p.startswith("logs/runs/")]
+    assert own and all(p.startswith(tuple(f"{r}/mine/" for r in ROOTS)) for p in own), own
     assert not set(planned) & set(side_by_side["first"])
     text = side_by_side["plan"].stdout + side_by_side["plan"].stderr
     assert "rule data_file:" not in text and "rule verify_data:" not in text
-    # every run of mine is planned, Garland's changed ones and the unchanged experiments' alike
-    assert "results/mine/runs/garland/VHCT-rho0.75/seed0.csv.gz" in planned
-    assert "results/mine/runs/counterexample/VHCT-rho0.75/seed3.csv.gz" in planned
+    mine = vc.load([side_by_side["mine"]])[0]
+    assert runs == set(mine.batch_jobs("garland"))  # Garland's, and no run of an unchanged experiment
+    others = {p for e in mine.experiments if e != "garland" for p in mine.batch_jobs(e)}
+    assert others and not runs & others and all(p in side_by_side["first"] for p in others)
 
 
 def test_the_second_config_overwrites_nothing_and_switching_back_reruns_nothing(side_by_side):
@@ -98,8 +115,9 @@ def test_the_second_configs_results_figures_audit_and_logs_are_its_own(side_by_s
     assert audit["context"]["configfiles"][-1].endswith("mine.yaml")
     assert (work / "figures" / "mine" / "regret.png").stat().st_size > 0
     assert (work / "figures" / "mine" / "audit_forest.png").stat().st_size > 0
-    assert (work / "logs" / "mine" / "audit.log").exists()
-    assert list((work / "logs" / "mine" / "run" / "garland").rglob("*.log"))
+    assert (work / "logs" / "mine" / "audit" / "audit.log").exists()
+    mine_runs = vc.load([side_by_side["mine"]])[0].batch_jobs("garland")
+    assert all((work / Layout.of("mine").run_log(p)).is_file() for p in mine_runs)  # beside no config's
     # the changed experiment's numbers differ; an unchanged one's aggregate is byte for byte the default's
     default = work / "results" / "aggregates"
     garland = "garland/final.csv"

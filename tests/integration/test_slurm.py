@@ -12,8 +12,6 @@ root, no apt-get or no package access) or the machine has its own SLURM configur
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
 import re
 import shutil
@@ -27,7 +25,7 @@ import pytest
 from support import REPO, clean_env, fixture_config, interruptible  # the tiny config on fixture data files
 
 from vhct.pipeline import config as vc
-from vhct.pipeline.tables import sidecar_path
+from vhct.pipeline.store import BATCH_SUFFIX, STORE, StoreError, read_batch
 
 pytestmark = pytest.mark.slurm
 
@@ -48,7 +46,7 @@ CANCEL_GRACE_SECONDS = 60
 #: seconds between looks at the first run's log while waiting for the moment to interrupt it
 POLL_SECONDS = 1.0
 SUBMITTED = re.compile(r"has been submitted with SLURM jobid (\d+)")
-FINISHED_RUN = re.compile(r"Finished jobid: \d+ \(Rule: run\)")
+FINISHED_RUN = re.compile(r"Finished jobid: \d+ \(Rule: run(_first)?\)")
 #: squeue reasons of a job that can never start on the cluster
 UNSCHEDULABLE = {"PartitionConfig", "PartitionNodeLimit", "PartitionTimeLimit", "BadConstraints"}
 PNG_MAGIC = b"\x89PNG"
@@ -208,13 +206,12 @@ def _pipeline(command: list[str], env: dict[str, str], log: Path, interrupt: boo
     return proc.returncode, log.read_text()
 
 
-def _complete(table: Path) -> bool:
-    """A run table is complete when it decompresses fully and its sidecar reads as JSON."""
+def _complete(batch: Path) -> bool:
+    """A batch file of runs is complete when its reader takes it (records and arrays whole, the arrays
+    the ones its record hashes)."""
     try:
-        with gzip.open(table, "rb") as handle:
-            handle.read()
-        json.loads(sidecar_path(table).read_text())
-    except (OSError, EOFError, ValueError):
+        read_batch(batch)
+    except StoreError:
         return False
     return True
 
@@ -234,7 +231,7 @@ def test_tiny_pipeline_on_slurm_resumes_after_interrupt(slurm_env, tmp_path):
     while (pending := _queue(slurm_env)) and time.monotonic() < deadline:
         time.sleep(POLL_SECONDS)
     assert not pending, f"cluster jobs outlived the interrupted run: {pending}"
-    kept = {p: p.stat().st_mtime_ns for p in workdir.glob("results/runs/**/*.csv.gz")}
+    kept = {p: p.stat().st_mtime_ns for p in workdir.glob(f"{STORE}/**/*{BATCH_SUFFIX}")}
     assert kept, "no run finished before the interrupt"
     partial = [str(p) for p in kept if not _complete(p)]
     assert not partial, f"partial outputs after the interrupt: {partial}"
@@ -250,8 +247,9 @@ def test_tiny_pipeline_on_slurm_resumes_after_interrupt(slurm_env, tmp_path):
             path = workdir / "figures" / f"{figure}.{ext}"
             assert path.is_file(), f"missing figure {path}"
             assert path.read_bytes()[: len(magic)] == magic, f"{path} is not a {ext.upper()} file"
-    tables = list(workdir.glob("results/runs/**/*.csv.gz"))
-    assert len(tables) == len(cfg.run_jobs()) and all(_complete(p) for p in tables)
+    batches = list(workdir.glob(f"{STORE}/**/*{BATCH_SUFFIX}"))
+    assert sorted(str(p.relative_to(workdir)) for p in batches) == sorted(cfg.batch_jobs())
+    assert all(_complete(p) for p in batches)
 
     second_ids = SUBMITTED.findall(log)
     assert second_ids, "the second run submitted no cluster job"

@@ -1,15 +1,14 @@
 """A result is current or it is rerun (issues 31 and 39): whatever `.snakemake/` holds and whichever
 rerun triggers are given, a changed config, an edit of the code that shapes the numbers or of the
-drawing code reruns what it changes, and a run nothing would rerun is refused before any job.
+drawing code reruns what it changes, and a batch file that is not what its name says is refused.
 
-Every job's spec file (``results/.specs/``, ``vhct.pipeline.stale``) is written when the rules are
-read, rewritten only when what it asks changes, and is an input of its job."""
+A batch of runs is a file of the run store named by what its runs are (``vhct.pipeline.store``): a
+change names another file, which Snakemake makes because it is missing. Every other job's spec file
+(``results/.specs/``, ``vhct.pipeline.stale``) is written when the rules are read, rewritten only
+when what it asks changes, and is an input of its job."""
 
 from __future__ import annotations
 
-import json
-import os
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -17,11 +16,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from support import CORES, REPO, SNAKEMAKE, clean_env, ok, set_umask, snakemake
+from support import CORES, REPO, SNAKEMAKE, batch_of, clean_env, ok, set_umask, snakemake
 
 from vhct.pipeline.config import load
-from vhct.pipeline.tables import read_sidecar, sidecar_path
-from vhct.pipeline.versions import package_versions
+from vhct.pipeline.store import read_batch
 from vhct.reporting.audit.records import read_audit
 
 pytestmark = pytest.mark.integration
@@ -82,8 +80,15 @@ def files(root: Path) -> dict[str, int]:
     }
 
 
-def run_mtime(work: Path, setting: str, seed: int) -> int:
-    return (work / f"results/runs/{EXPERIMENT}/{setting}/seed{seed}.csv.gz").stat().st_mtime_ns
+def batch(config: Path, setting: str, seed: int) -> str:
+    """The batch file (in the run store) of ``setting``'s run of ``seed`` as ``config`` asks it now."""
+    return batch_of(load([config])[0], EXPERIMENT, setting, seed)
+
+
+def record(work: Path, path: str, seed: int):
+    """The record of the run of ``seed`` in the batch file ``path``."""
+    (found,) = [r for r in read_batch(work / path).record.runs if r.seed == seed]
+    return found
 
 
 def test_a_changed_config_without_snakemake_s_records_reruns_and_drops_what_it_dropped(tmp_path):
@@ -109,7 +114,7 @@ def test_a_changed_config_without_snakemake_s_records_reruns_and_drops_what_it_d
     assert (work / FIGURE).read_bytes() != figure
     context = read_audit(work / AUDIT).context.experiments[EXPERIMENT]
     assert context.seeds == [0] and list(context.settings) == ["VHCT"]
-    vhct = read_sidecar(work / f"results/runs/{EXPERIMENT}/VHCT/seed0.csv.gz")
+    vhct = record(work, batch(second, "VHCT", 0), 0)
     assert vhct.run == load([second])[0].run_spec(EXPERIMENT, "VHCT", 0)  # the request, run whole
     rerun = snakemake(work, "--dry-run", configfile=second)
     assert "Nothing to be done" in rerun.stdout + rerun.stderr
@@ -121,17 +126,21 @@ def test_a_changed_parameter_reruns_its_runs_whatever_the_rerun_triggers(tmp_pat
     the parameters, which that trigger does not read). Now the changed runs rerun, and only they."""
     work = tmp_path / "work"
     work.mkdir()
-    ok(snakemake(work, FINAL, configfile=small_config(tmp_path)))
-    hct = run_mtime(work, "HCT", 0)
-    ok(snakemake(work, FINAL, configfile=small_config(tmp_path, rho=0.5)))
-    assert read_sidecar(work / f"results/runs/{EXPERIMENT}/VHCT/seed0.csv.gz").run.params == {"rho": 0.5}
-    assert run_mtime(work, "HCT", 0) == hct  # the unchanged setting did not run again
-    second = small_config(tmp_path, horizon=25, rho=0.25)  # the config edited in place
+    first = small_config(tmp_path)
+    ok(snakemake(work, FINAL, configfile=first))
+    hct = batch(first, "HCT", 0)
+    made = (work / hct).stat().st_mtime_ns
+    config = small_config(tmp_path, rho=0.5)  # the config edited in place
+    ok(snakemake(work, FINAL, configfile=config))
+    assert record(work, batch(config, "VHCT", 0), 0).run.params == {"rho": 0.5}
+    assert batch(config, "HCT", 0) == hct and (work / hct).stat().st_mtime_ns == made  # not run again
+    second = small_config(tmp_path, horizon=25, rho=0.25)  # edited in place again
     ok(snakemake(work, FINAL, "--rerun-triggers", "mtime", configfile=second))
     assert set(pd.read_csv(work / FINAL)["horizon"]) == {25}
-    record = read_sidecar(work / f"results/runs/{EXPERIMENT}/VHCT/seed1.csv.gz")
-    assert record.run.params == {"rho": 0.25} and record.rounds == 25
-    assert run_mtime(work, "HCT", 0) != hct  # the horizon is every setting's
+    vhct = record(work, batch(second, "VHCT", 1), 1)
+    assert vhct.run.params == {"rho": 0.25} and vhct.rounds == 25
+    assert batch(second, "HCT", 0) != hct  # the horizon is every setting's: HCT's runs are others
+    assert record(work, batch(second, "HCT", 0), 0).rounds == 25 and (work / hct).stat().st_mtime_ns == made
 
 
 def package_copy(folder: Path) -> Path:
@@ -170,17 +179,20 @@ def test_an_edit_of_the_code_reruns_what_it_shapes_and_only_that(tmp_path):
     work.mkdir()
     config = small_config(tmp_path, seeds=1, function=True)
     ok(snakemake_with(source, work, configfile=config))
-    table = work / f"results/runs/{EXPERIMENT}/VHCT/seed0.csv.gz"
-    before, record = pd.read_csv(table), read_sidecar(table)
+    old = batch(config, "VHCT", 0)  # the installed package's hash is the copy's before the edit
+    before = read_batch(work / old)
     aggregate, function = (work / FINAL).stat().st_mtime_ns, (work / FUNCTION_FIGURE).stat().st_mtime_ns
     synthetic = source / "vhct" / "objectives" / "synthetic.py"
     text = synthetic.read_text()
     assert GARLAND_LINE in text
     synthetic.write_text(text.replace(GARLAND_LINE, GARLAND_LINE.replace("return ", "return 0.5 * "), 1))
     ok(snakemake_with(source, work, configfile=config))
-    after = read_sidecar(table)
-    assert after.source != record.source and after.versions == record.versions  # vhct 0.1.0 both times
-    assert pd.read_csv(table)["value"].max() < 0.5 * before["value"].max() + 1e-9  # the new code's
+    # the new code's batch: another file of the store (its key hashes the run code), beside the old one
+    (new,) = {p for p in work.glob(f"results/runs/{EXPERIMENT}/VHCT-*/seeds0-0.npz")} - {work / old}
+    after = read_batch(new)
+    made, then = after.record.runs[0], before.record.runs[0]
+    assert made.source != then.source and made.versions == then.versions  # vhct 0.1.0 both times
+    assert after.columns["value"].max() < 0.5 * before.columns["value"].max() + 1e-9  # the new code's
     assert (work / FINAL).stat().st_mtime_ns != aggregate
     assert (work / FUNCTION_FIGURE).stat().st_mtime_ns != function  # the objective drawn again
     runs, aggregate = files(work), (work / FINAL).stat().st_mtime_ns
@@ -201,30 +213,29 @@ def test_an_edit_of_the_code_reruns_what_it_shapes_and_only_that(tmp_path):
     assert (work / FIGURE).stat().st_mtime_ns == figure and (work / FINAL).stat().st_mtime_ns == aggregate
 
 
-def test_a_run_nothing_would_rerun_fails_before_any_job_naming_it_and_the_fix(tmp_path):
-    """A run whose record differs from what is asked while its spec file is not newer (here its
-    recorded versions edited after the run: an install since updated): Snakemake would not rerun it,
-    so the check when the rules are read refuses it, one line naming the run, the package and the
-    command that fixes it."""
+def test_a_batch_file_that_is_not_what_its_name_says_is_refused_naming_it_and_the_fix(tmp_path):
+    """Before the run store, a run nothing would rerun (a record edited after the run) was refused when
+    the rules were read. Now what a run is names its file, so the check is the reader's: HCT's batch
+    copied over VHCT's (newer than the aggregate, which reruns) fails the aggregate, whose log names
+    the file, what differs and the fix; the fix followed (the file deleted by hand), the next run makes
+    that batch and its dependents again, and nothing else."""
     work = tmp_path / "work"
     work.mkdir()
     config = small_config(tmp_path)
     ok(snakemake(work, FINAL, configfile=config))
-    hct = f"results/runs/{EXPERIMENT}/HCT/seed1.csv.gz"
-    sidecar = work / sidecar_path(hct)
-    record = json.loads(sidecar.read_text())  # as the run job wrote it
-    assert record["versions"] == package_versions()
-    record["versions"]["numpy"] = "1.0"
-    sidecar.write_text(json.dumps(record))
+    vhct, hct = batch(config, "VHCT", 1), batch(config, "HCT", 1)
+    shutil.copyfile(work / hct, work / vhct)
+    failed = snakemake(work, FINAL, configfile=config)
+    assert failed.returncode != 0
+    log = (work / "logs" / "aggregate" / f"{EXPERIMENT}.log").read_text(encoding="utf-8")
+    assert f"  - {vhct}: seed 1: algorithm: the run has 'HCT', the config asks for 'VHCT'\n" in log
+    assert f"`rm {vhct}`" in log
     before = files(work)
-    dry = snakemake(work, FINAL, "--dry-run", configfile=config)
-    assert dry.returncode != 0 and files(work) == before  # nothing written or deleted
-    log = dry.stdout + dry.stderr
-    installed = re.escape(package_versions()["numpy"])
-    fix = re.escape(f"`rm {hct} {sidecar_path(hct)}`")
-    named = rf"  - {re.escape(hct)}: versions: numpy 1\.0 \(installed: {installed}\); fix: {fix}\n"
-    assert re.search(named, log)
-    os.remove(work / hct)  # the fix it names, followed
-    sidecar.unlink()
-    ok(snakemake(work, FINAL, hct, configfile=config))  # a run is a target of the default target too
-    assert read_sidecar(work / hct).versions == package_versions()
+    (work / vhct).unlink()  # the fix it names, followed
+    ok(snakemake(work, FINAL, configfile=config))
+    after = files(work)
+    assert {p for p in after if after[p] != before.get(p)} == {
+        vhct,
+        *(f"results/aggregates/{EXPERIMENT}/{t}.csv" for t in ("regret", "final", "timing")),
+    }
+    assert record(work, vhct, 1).run.algorithm == "VHCT"

@@ -220,6 +220,9 @@ class Planning:
             for panel in fig.panels
         ]
         drawn = self.figure_settings(figure)
+        for panel in fig.panels:  # a panel of one run (osc) draws its setting's run alone
+            if panel.experiment is not None and panel.setting is not None:
+                drawn.setdefault(panel.experiment, []).append(panel.setting)
         infos = {name: self.experiment_info(name) for name in used}
         # only the settings it draws: a change of another setting leaves the figure as it is
         infos = {
