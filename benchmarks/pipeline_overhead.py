@@ -5,7 +5,7 @@ Usage: python benchmarks/pipeline_overhead.py [--config config/paper.yaml] [--co
 
 Runs the named config's runs and aggregates (``snakemake --until aggregate``) into a scratch
 directory and prints the wall time, the sum of the runs' own compute (the ``wall_seconds`` of
-their sidecars: the optimization loop, nothing of the process around it), the compute bound
+their records: the optimization loop, nothing of the process around it), the compute bound
 (that sum divided by the cores) and the ratio wall / bound. A ratio of 1 means the pipeline
 costs nothing beyond the optimization itself.
 
@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from vhct.pipeline.tables import TABLE_SUFFIX, read_sidecar
+from vhct.pipeline.store import BATCH_SUFFIX, STORE, read_batch
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CONFIG = REPO / "config" / "paper.yaml"
@@ -62,10 +62,12 @@ def cap_horizons(config: dict[str, Any], caps: list[str]) -> dict[str, Any]:
 
 
 def run_compute(workdir: Path) -> tuple[int, float]:
-    """Number of runs under ``workdir/results/runs`` and the sum of their records' ``wall_seconds``
-    (read by the pipeline's one sidecar reader)."""
-    tables = sorted((workdir / "results" / "runs").rglob(f"*{TABLE_SUFFIX}"))
-    return len(tables), sum(read_sidecar(table).wall_seconds for table in tables)
+    """Number of runs in ``workdir``'s run store and the sum of their records' ``wall_seconds``
+    (read by the store's one reader)."""
+    records = [
+        r for p in sorted((workdir / STORE).rglob(f"*{BATCH_SUFFIX}")) for r in read_batch(p).record.runs
+    ]
+    return len(records), sum(r.wall_seconds for r in records)
 
 
 def main(argv: list[str] | None = None) -> int:

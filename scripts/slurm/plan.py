@@ -6,7 +6,7 @@
 Runs ``snakemake -n --profile workflow/profiles/slurm --configfile CONFIG`` in an empty
 directory (so every job is planned, whatever this checkout has already made) and reads each
 job's rule, its ``runtime`` (minutes) and whether it is in a bundle (a group job of the
-profile). Prints, per rule family (numbered batch rules together), the jobs, the time each asks
+profile). Prints, per rule family (the run jobs by their objective), the jobs, the time each asks
 for and their sum, the cluster jobs once bundled, and the totals: the table of docs/slurm.md
 between its markers, which ``--write`` replaces and tests/integration/test_slurm_plan.py checks.
 Rules marked ``localrule: True`` (and ``all``) run on the login node and ask nothing.
@@ -20,7 +20,6 @@ import subprocess
 import sys
 import tempfile
 from collections import defaultdict
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +34,13 @@ MINUTES_PER_HOUR = 60
 JOB = re.compile(r"^(?P<indent> *)(?:local)?rule (?P<rule>\S+):$")
 GROUP = re.compile(r"^\[.*\] Group job (?P<group>\S+) \(")
 RUNTIME = re.compile(r"^\s+resources: .*\bruntime=(?P<minutes>\d+)")
+#: a run job's output line: its batch file in the run store (vhct.pipeline.store)
+OUTPUT = re.compile(r"^\s+output: (?P<output>\S+)")
+STORE_OUTPUT = re.compile(r"results/runs/(?P<objective>[^/]+)/")
+#: bundles named in the table at most (more: counted)
+NAMED_BUNDLES = 3
+#: the run rules (workflow/rules/run.smk)
+RUN_RULES = ("run", "run_first")
 LOCAL_RULE = re.compile(r"^rule (?P<rule>\w+):(?P<body>(?:\n(?:[ \t].*)?)*)", re.MULTILINE)
 #: rules without a job of their own on the cluster (the default target)
 TARGET_RULES = {"all"}
@@ -50,17 +56,11 @@ def local_rules() -> set[str]:
     return found
 
 
-def batch_families(config: Path) -> dict[str, str]:
-    """Each run batch rule of ``config`` -> its experiment's family (``run_mnist_*_batch*``): an
-    experiment's batches (one setting's seeds each, ``Config.run_batches``) count together."""
-    from vhct.pipeline.config import load, rule_safe
-
-    return {b.rule: f"run_{rule_safe(b.experiment)}_*_batch*" for b in load([config])[0].run_batches()}
-
-
-def family(rule: str, batches: Mapping[str, str]) -> str:
-    """The rule's family: its experiment's for a run batch (``batches``), else the rule itself."""
-    return batches.get(rule, rule)
+def family(rule: str, output: str | None) -> str:
+    """A job's family: ``run <objective>`` for a run job (its batch file's objective in the run store:
+    an objective's batches count together), else its rule."""
+    found = STORE_OUTPUT.match(output or "") if rule in RUN_RULES else None
+    return f"run {found['objective']}" if found else rule
 
 
 @dataclass
@@ -90,33 +90,37 @@ class Plan:
         return sum(sum(f.minutes) for f in self.families.values()) / MINUTES_PER_HOUR
 
 
-def parse(text: str, local: set[str], batches: Mapping[str, str] | None = None) -> Plan:
+def parse(text: str, local: set[str]) -> Plan:
     """The plan of a dry run's output; an output without jobs is an error naming what was expected."""
     families: dict[str, Family] = defaultdict(Family)
     local_jobs: dict[str, int] = defaultdict(int)
-    group, current = None, None
-    for line in text.splitlines():
+    group, rule, output = None, None, None
+    missing: list[str] = []
+    for line in [*text.splitlines(), "rule end:"]:  # a last rule line closes the last job
         if match := GROUP.match(line):
             group = match["group"]
         elif match := JOB.match(line):
-            rule = match["rule"]
+            if rule is not None:  # the job before had no runtime
+                missing.append(family(rule, output))
+            rule, output = match["rule"], None
             group = group if match["indent"] else None
             if rule in local:
                 local_jobs[rule] += 1
-                current = None
-                continue
-            current = families[family(rule, batches or {})]
+                rule = None
+        elif rule is not None and (match := OUTPUT.match(line)):
+            output = match["output"]
+        elif rule is not None and (match := RUNTIME.match(line)):
+            current = families[family(rule, output)]
             current.jobs += 1
             if group is None:
                 current.alone += 1
             else:
                 current.groups.add(group)
-        elif current is not None and (match := RUNTIME.match(line)):
             current.minutes.append(int(match["minutes"]))
-            current = None
-    if not families:
+            rule = None
+    missing = [m for m in missing if m != "end"]
+    if not families and not missing:
         raise SystemExit("plan.py: the dry run listed no job (expected lines 'rule NAME:'):\n" + text[-2000:])
-    missing = [name for name, f in families.items() if len(f.minutes) != f.jobs]
     if missing:
         raise SystemExit(f"plan.py: jobs without a 'runtime' resource in the dry run: {missing}")
     return Plan(dict(families), dict(local_jobs))
@@ -175,13 +179,14 @@ def table(plan: Plan, config: str) -> str:
     for name, f in by_hours:
         low, high = min(f.minutes), max(f.minutes)
         asked = limit(low) if low == high else f"{limit(low)} to {limit(high)}"
-        bundled = (
-            f"{f.alone} (one each)"
-            if not f.groups
-            else (
-                f"in {len(f.groups)} bundle{'s' if len(f.groups) > 1 else ''}: " + ", ".join(sorted(f.groups))
+        if not f.groups:
+            bundled = f"{f.alone} (one each)"
+        elif len(f.groups) > NAMED_BUNDLES:  # the run store's folders: one bundle per curve
+            bundled = f"in {len(f.groups)} bundles (one per curve)"
+        else:
+            bundled = f"in {len(f.groups)} bundle{'s' if len(f.groups) > 1 else ''}: " + ", ".join(
+                sorted(f.groups)
             )
-        )
         rows.append(f"| `{name}` | {f.jobs} | {asked} | {hours(sum(f.minutes))} | {bundled} |")
     for name, count in sorted(plan.local.items()):
         rows.append(f"| `{name}` (login node) | {count} | - | - | none |")
@@ -200,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     config = args.config.resolve()
     shown = str(config.relative_to(REPO)) if config.is_relative_to(REPO) else str(config)
-    text = table(parse(dry_run(config, args.profile), local_rules(), batch_families(config)), shown)
+    text = table(parse(dry_run(config, args.profile), local_rules()), shown)
     if args.write is None:
         print(text)
         return 0
