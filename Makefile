@@ -209,7 +209,7 @@ unlock: $(STAMP)
 	$(BIN)/python -m vhct.pipeline.workdir_lock; test $$? -ne 2
 	$(SNAKEMAKE) --unlock
 
-## prune: delete the run store's batches that other run code or package versions made (no reader serves them)
+## prune: delete the stored runs other code or package versions made (none is served)
 prune: $(STAMP)
 	$(BIN)/python -m vhct.pipeline.store --prune
 

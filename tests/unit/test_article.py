@@ -113,9 +113,11 @@ def test_pdf_holds_every_verdict_and_estimate_of_the_audit(built):
     text = pdf_text(pdf)
     audit = read_sources(findings_of(root), root).audit  # the one reader's records
     assert text.count("Verdict: ") == len(audit.claims)
-    blocks = text.split("Verdict: ")[1:]  # one per statement, in the audit's order
+    blocks = text.split("Verdict: ")[1:]  # one per reading, by statement, in the audit's order
+    statements = list(dict.fromkeys(c.claim.reading_of or c.claim.id for c in audit.claims))
+    ordered = sorted(audit.claims, key=lambda c: statements.index(c.claim.reading_of or c.claim.id))
     compared = 0
-    for claim, block in zip(audit.claims, blocks, strict=True):
+    for claim, block in zip(ordered, blocks, strict=True):
         cid = claim.claim.id
         said = verdict_text(claim.verdict, claim.category)
         assert cid.replace("-", "") in text.replace("-\n", "").replace("-", ""), cid  # its section names it

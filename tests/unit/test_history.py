@@ -32,8 +32,8 @@ from vhct.reporting.history import (
     ShippedRun,
     ShippedVersion,
     Unavailable,
-    audit_seeds,
     design_history,
+    experiment_seeds,
     history_of,
     main,
     render,
@@ -461,7 +461,7 @@ def shipped_run_of(repo: MadeUp) -> ShippedRun:
         started=datetime.fromisoformat(prov["started_utc"]),
         finished=datetime.fromisoformat(prov["finished_utc"]),
         config_files=tuple(prov["config_files"]),
-        experiments=audit_seeds(data),
+        experiments=experiment_seeds(json.dumps(data).encode()),
     )
 
 

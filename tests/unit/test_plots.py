@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -184,16 +186,22 @@ def test_a_drawer_is_registered_only_for_a_figure_kind():
 
 
 def test_the_figure_spec_of_a_real_config_crosses_to_the_plots_as_the_rule_passes_it(tmp_path):
-    """Writer to reader: ``Config.figure_spec`` of config/tiny.yaml, as JSON data (the figure rule's
-    params), read back by the figure job into the same record, and drawn."""
+    """Writer to reader: the figure job's spec of each figure of config/tiny.yaml
+    (``job_specs.figure_job_spec``), written as the rules write it and read back by the figure job
+    into the same record, then drawn."""
     from support import TINY
 
     from vhct.pipeline.config import load
+    from vhct.pipeline.stale import FigureJob, read_spec, write_spec
+    from vhct.reporting.job_specs import figure_job_spec
 
     config = load([TINY])[0]
     for name in config.figures:
-        spec = config.figure_spec(name)
-        assert plots.figure_spec(spec.model_dump(mode="json")) == spec, name
+        written = figure_job_spec(config, name, {})
+        write_spec(tmp_path / f"{name}.json", written)
+        read = read_spec(tmp_path / f"{name}.json", FigureJob)
+        assert read.model_dump(mode="json") == written.model_dump(mode="json"), name
+        assert written.figure == config.figure_spec(name)
     spec = config.figure_spec("regret")
     curves: dict[str, dict[str, str]] = {}
     for exp_name, settings in config.figure_settings("regret").items():  # the curves the rule passes
@@ -215,7 +223,7 @@ def test_the_figure_spec_of_a_real_config_crosses_to_the_plots_as_the_rule_passe
             pd.DataFrame(rows).to_csv(path, index=False)
             curves.setdefault(exp_name, {})[s] = str(path)
     pdf, png = tmp_path / "regret.pdf", tmp_path / "regret.png"
-    plots.figure_job(spec.model_dump(mode="json"), curves, pdf, png)
+    plots.figure_job(spec, curves, pdf, png)
     assert pdf.stat().st_size > 0 and png.read_bytes().startswith(b"\x89PNG")
     tables = plots.regret.read_curves(curves)
     labels = plots.regret.figure_labels(spec, tables)  # the capped setting's legend names its own horizon
@@ -223,8 +231,16 @@ def test_the_figure_spec_of_a_real_config_crosses_to_the_plots_as_the_rule_passe
     assert labels["short"].startswith(f"{short.label} (stops at t={short.horizon}")
 
 
-def test_a_figure_spec_missing_a_field_is_refused_naming_it():
-    data = figure_spec().model_dump(mode="json")
-    del data["experiments"]["e"]["settings"]["GP"]["horizon"]
-    with pytest.raises(ValueError, match=r"figure 'beyond'.*experiments\.e\.settings\.GP\.horizon"):
-        plots.figure_spec(data)
+def test_a_figure_spec_missing_a_field_is_refused_naming_it(tmp_path):
+    """A figure job's spec file whose figure lacks a field is refused when the job reads it, naming
+    the field."""
+    from pydantic import ValidationError
+
+    from vhct.pipeline.stale import FigureJob, read_spec
+
+    data = {"figure": figure_spec().model_dump(mode="json"), "curves": {}, "styles": {}, "source": {}}
+    del data["figure"]["experiments"]["e"]["settings"]["GP"]["horizon"]
+    path = tmp_path / "beyond.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ValidationError, match=r"figure\.experiments\.e\.settings\.GP\.horizon"):
+        read_spec(path, FigureJob)

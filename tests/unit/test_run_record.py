@@ -330,12 +330,11 @@ def test_a_settings_aggregate_is_asked_what_the_experiments_aggregate_is_asked_o
     info = config.setting_info(EXPERIMENT)
     paths = config.run_paths(EXPERIMENT)
     whole = aggregate_spec(info, paths)
-    assert list(whole) == ["info", "run_paths", "source", "versions"]  # the spec file's keys, in order
-    assert whole["source"] == {"aggregate": source_hash("aggregate")}
-    assert whole["versions"] == package_versions()
+    assert whole.source == {"aggregate": source_hash("aggregate")}
+    assert whole.versions == package_versions()
     assert len(info) > 1
     for setting in info:
         one = aggregate_spec({setting: info[setting]}, {setting: paths[setting]})
-        assert one["info"] == {setting: whole["info"][setting]}
-        assert one["run_paths"] == {setting: paths[setting]}
-        assert (one["source"], one["versions"]) == (whole["source"], whole["versions"])
+        assert one.info == {setting: whole.info[setting]}
+        assert one.run_paths == {setting: paths[setting]}
+        assert (one.source, one.versions) == (whole.source, whole.versions)

@@ -22,7 +22,7 @@ from support import REPO
 from vhct.pipeline import provenance
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 from vhct.pipeline.layout import AUDIT_JSON, PROVENANCE_JSON, SETTING_TABLES, VERDICTS_CSV, ResultsFolder
-from vhct.pipeline.stale import read_spec
+from vhct.pipeline.stale import AuditJob, read_spec
 from vhct.pipeline.store import RECORDS, read_batch
 from vhct.pipeline.versions import package_versions
 from vhct.reporting import findings, ship
@@ -256,8 +256,8 @@ def test_ship_refuses_mixed_package_versions_naming_the_file_and_package(shipped
     """The batch file the audit read (its spec names it), written by the real run job, read by
     ship's check through the run store's one reader."""
     results, figures, docs, readme = shipped
-    spec = read_spec(ResultsFolder(str(results)).spec("audit", "audit"))
-    ((batch,),) = (files for by_setting in spec["run_paths"].values() for files in by_setting.values())
+    spec = read_spec(ResultsFolder(str(results)).spec("audit", "audit"), AuditJob)
+    ((batch,),) = (files for by_setting in spec.run_paths.values() for files in by_setting.values())
     assert read_batch(batch).record.runs[0].versions == package_versions()  # as the run job wrote it
     saved = Path(batch).read_bytes()
     edit_batch_records(Path(batch), lambda r: r["runs"][0]["versions"].update(numpy="1.0.0"))
