@@ -55,6 +55,7 @@ from vhct.pipeline.config.plan import (
 )
 from vhct.pipeline.config.plan import claims_path as plan_claims_file
 from vhct.pipeline.files import atomic_paths, display_path, sha256
+from vhct.pipeline.layout import TIMING_TABLE, ResultsFolder
 from vhct.pipeline.provenance import commit_state
 from vhct.reporting.audit.claims import load_claims
 from vhct.reporting.audit.claims_model import Claim, ClaimsFile
@@ -70,8 +71,6 @@ from vhct.reporting.audit.seen import (
 from vhct.reporting.audit.verdicts import NOT_EVALUATED
 from vhct.reporting.costs import FullScale, full_scale
 
-#: the pilot's audit in its results folder (the audit rule's output)
-PILOT_AUDIT = "audit.json"
 #: the claims file the workflow audits (workflow/rules/audit.smk)
 CLAIMS_FILE = Path("config") / "claims.yaml"
 
@@ -187,7 +186,7 @@ def _finite(x: float) -> float | None:
 def pilot_audit(pilot_config: Path | str, claims_path: Path | str, where: str) -> tuple[Audit, Path]:
     """The pilot's audit, refused (a PlanError naming it) when absent or made from other files."""
     cfg, _ = load([pilot_config])
-    path = Path(cfg.folder("results")) / PILOT_AUDIT
+    path = Path(cfg.layout.results.audit_json)
     if not path.is_file():
         raise PlanError(f"{where}: the pilot's audit {path} is missing: run the pilot first (`make figures`)")
     try:
@@ -316,7 +315,7 @@ def check(config: Path | str) -> Plan:
                     f"'{need_text(got, limit)}', the plan '{need_text(p.seeds_needed, limit)}': {REMEDY}"
                 )
     refuse_seen(plan, at)
-    audit_path = Path(plan.pilot.results) / PILOT_AUDIT
+    audit_path = Path(ResultsFolder(plan.pilot.results).audit_json)
     if audit_path.is_file():
         audit = read_audit(audit_path)
         again = samples_sha256(
@@ -369,11 +368,11 @@ def plan_cost(config: Path | str, plan: Plan) -> FullScale:
     import pandas as pd
 
     pilot_cfg, _ = load([plan.pilot.config])
-    aggregates = Path(plan.pilot.results) / "aggregates"
+    pilot = ResultsFolder(plan.pilot.results)
     timings = {
-        name: pd.read_csv(aggregates / name / "timing.csv")
+        name: pd.read_csv(pilot.aggregate(name, TIMING_TABLE))
         for name in pilot_cfg.experiments
-        if (aggregates / name / "timing.csv").is_file()
+        if Path(pilot.aggregate(name, TIMING_TABLE)).is_file()
     }
     measured = {name: pilot_cfg.experiment_info(name) for name in pilot_cfg.experiments}
     stand_ins: dict[str, str] = {}
