@@ -156,8 +156,9 @@ def snakemake(workdir: Path, *args: str, configfile: Path = TINY) -> subprocess.
     )
 
 
-#: a job of a Snakemake dry run's listing: its rule's line ("rule figure:", "localrule all:")
-_JOB = re.compile(r"^(?:local)?rule (\S+):$", re.MULTILINE)
+#: a job of a Snakemake dry run's listing: its rule's line ("rule figure:", "localrule all:"),
+#: indented where it is one of a group job's (a profile's bundle)
+_JOB = re.compile(r"^ *(?:local)?rule (\S+):$", re.MULTILINE)
 _OUTPUT = re.compile(r"^\s+output: (.*)$", re.MULTILINE)
 
 
@@ -170,7 +171,7 @@ def planned(result: subprocess.CompletedProcess) -> dict[str, list[str]]:
     for start, end in itertools.pairwise(starts):
         block = text[start:end]
         outputs = _OUTPUT.search(block)
-        plan.setdefault(_JOB.match(block)[1], []).extend(outputs[1].split(", ") if outputs else [])
+        plan.setdefault(_JOB.search(block)[1], []).extend(outputs[1].split(", ") if outputs else [])
     return plan
 
 
