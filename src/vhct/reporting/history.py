@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from vhct.pipeline.config import ConfigError, load
@@ -50,7 +50,7 @@ from vhct.reporting import gitlog
 from vhct.reporting.audit.records import Audit, audit_json
 from vhct.reporting.audit.seen import SHIPPED_AUDIT, audit_seeds, seed_set
 from vhct.reporting.published import DATA_DIR
-from vhct.reporting.render import md_cell
+from vhct.reporting.render import template_environment
 
 #: the shipped findings' provenance record beside the audit (``SHIPPED_AUDIT``; ``make findings``)
 SHIPPED_PROVENANCE = f"docs/{DATA_DIR}/{PROVENANCE_JSON}"
@@ -649,15 +649,8 @@ def _shipped(
 
 def environment() -> Environment:
     """The section's template environment (the reporting templates, Markdown cells)."""
-    env = Environment(
-        loader=PackageLoader("vhct.reporting", "templates"),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
+    env = template_environment()
     env.filters.update(
-        cell=md_cell,
         duration=duration_text,
         ranges=seed_ranges,
         clip=clipped,

@@ -105,9 +105,9 @@ def said_once(text: str, refs: Sequence[str]) -> str:
     return text + (f" ({'; '.join(found)})" if found else "")
 
 
-@cache
-def _environment(autoescape: bool) -> Environment:
-    """The templates' environment, HTML-escaping or not, with the filters and values they use."""
+def template_environment(autoescape: bool = False) -> Environment:
+    """A new environment over the reporting templates (strict, trimmed, Markdown cells): the one
+    builder every renderer of ``vhct/reporting/templates`` starts from, adding its own filters."""
     env = Environment(
         loader=PackageLoader("vhct.reporting", "templates"),
         undefined=StrictUndefined,
@@ -116,9 +116,16 @@ def _environment(autoescape: bool) -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    env.filters["cell"] = md_cell
+    return env
+
+
+@cache
+def _environment(autoescape: bool) -> Environment:
+    """The audit's environment, HTML-escaping or not, with the filters and values its templates use."""
+    env = template_environment(autoescape)
     env.filters.update(
         num=format_number,
-        cell=md_cell,
         slug=slug,
         said_once=said_once,
         refs=references,
