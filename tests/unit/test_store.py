@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import zipfile
 from itertools import pairwise
 from pathlib import Path
 
@@ -91,6 +92,10 @@ def test_write_batch_then_read_batch_gives_the_runs_back(tmp_path):
         # wall times in the clock's integer nanoseconds, exactly the table's seconds again
         np.testing.assert_array_equal(back.columns["step_nanoseconds"][row] / 1e9, table["step_seconds"])
     assert [p.name for p in path.parent.iterdir()] == ["seeds3-4.npz"]  # no temporary file left
+    with zipfile.ZipFile(path) as archive:  # an .npz whose members are bzip2-compressed
+        members = archive.infolist()
+    assert sorted(m.filename for m in members) == sorted(f"{n}.npy" for n in [*STORED_COLUMNS, RECORDS])
+    assert {m.compress_type for m in members} == {zipfile.ZIP_BZIP2}
     with pytest.raises(ValueError, match="1 tables for 2 records"):
         write_batch(tmp_path / "b.npz", tables[:1], records)
     assert not (tmp_path / "b.npz").exists()
