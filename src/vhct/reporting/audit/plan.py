@@ -352,6 +352,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"wrote {display_path(path)}: {plan_summary(plan)}")
             for line in plan.underpowered():
                 print(f"  underpowered: {line}")
+            load([args.config])  # the config on its new plan, as `make paper-local` loads it
             print(f"  cost {cost_summary(plan_cost(args.config, plan), os.cpu_count() or 1)}")
     except (ConfigError, AuditRecordError) as exc:
         print(exc, file=sys.stderr)
