@@ -18,6 +18,7 @@ from support import REPO
 from vhct.article import typeset
 from vhct.article.build import compile_pdf
 from vhct.reporting import gitlog
+from vhct.reporting.audit.seen import ShippedVersion
 from vhct.reporting.history import (
     ATTEMPTS,
     Attempt,
@@ -29,8 +30,8 @@ from vhct.reporting.history import (
     HistoryError,
     PilotExperiment,
     Plan,
+    ShippedFindings,
     ShippedRun,
-    ShippedVersion,
     Unavailable,
     design_history,
     experiment_seeds,
@@ -176,7 +177,7 @@ def test_the_record_of_a_made_up_repository(made_up):
     repo, c = made_up
     h = design_history(repo.root)
     # (a) the findings shipped before the plan, oldest first; the re-rendered version is the same run
-    assert [v.commit for v in h.shipped] == [c["shipped"], c["rerendered"]]
+    assert [v.version.commit for v in h.shipped] == [c["shipped"], c["rerendered"]]
     first, again = h.shipped
     assert (first.run_commit, first.config_files) == (c["start"], ("config/pilot.yaml", "config/run.yaml"))
     assert {e.experiment: e.seeds for e in first.experiments} == {
@@ -188,7 +189,7 @@ def test_the_record_of_a_made_up_repository(made_up):
         "e1": tuple(range(10)),
         "e2": tuple(range(5)),
     }
-    assert [v.commit for v in h.runs] == [c["shipped"]]
+    assert [v.version.commit for v in h.runs] == [c["shipped"]]
     # the final run's seeds an earlier shipped run had run
     assert [(s.experiment, s.seeds, s.versions) for s in h.seen] == [("e1", (5, 6, 7, 8, 9), (c["shipped"],))]
     # (b) the claims changes after the first shipped findings, before the plan
@@ -223,7 +224,7 @@ def test_the_record_of_a_made_up_repository(made_up):
 def test_a_claims_change_is_placed_after_the_newest_run_it_is_not_part_of(tmp_path):
     repo, c = build(tmp_path / "repo", rerun=True)
     h = design_history(repo.root)
-    assert [v.commit for v in h.runs] == [c["shipped"], c["rerendered"]]
+    assert [v.version.commit for v in h.runs] == [c["shipped"], c["rerendered"]]
     assert [x.after for x in h.claims_changes] == [c["shipped"], c["rerendered"]]
     assert [x.commit for x in h.claims_changes_after(c["rerendered"])] == [c["claims2"]]
     assert h.claims_changes_after(c["shipped"]) == h.claims_changes
@@ -311,11 +312,11 @@ def _full_history() -> bool:
 def test_this_repository_has_a_design_history():
     h = design_history(REPO)
     assert h.shipped and h.runs, "no findings shipped before the plan"
-    assert all(v.date <= h.plan.date for v in h.shipped)
+    assert all(v.version.date <= h.plan.date for v in h.shipped)
     assert h.plan.commit in {c.commit for c in gitlog.changes(REPO, h.plan.path)}
     assert h.run.started >= h.plan.date and h.gap >= timedelta(0)
     assert h.pilot and all(p.seeds for p in h.pilot)
-    assert all(c.after in {v.commit for v in h.runs} for c in h.claims_changes)
+    assert all(c.after in {v.version.commit for v in h.runs} for c in h.claims_changes)
     assert "## Design history" in render(h)
 
 
@@ -326,15 +327,12 @@ def made_up_record() -> DesignHistory:
     """A design history made up field by field: two shipped runs, a claims change, a plan, a run
     that reran seeds of the first, a stopped attempt, and a pilot the plan recorded otherwise."""
     t = T0
-    first = ShippedVersion(
-        commit="a" * 40,
-        date=t,
-        subject="ship one",
+    first = ShippedFindings(
+        version=ShippedVersion("a" * 40, t, "ship one", seeds={"garland": list(range(10))}),
         run_commit="1" * 40,
         config_files=("config/run.yaml",),
         run_started=t,
         same_run=False,
-        experiments=(ExperimentSeeds(experiment="garland", seeds=tuple(range(10))),),
     )
     return DesignHistory(
         shipped=(first,),

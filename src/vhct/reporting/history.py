@@ -48,7 +48,7 @@ from vhct.pipeline.layout import PROVENANCE_JSON
 from vhct.pipeline.provenance import Provenance
 from vhct.reporting import gitlog
 from vhct.reporting.audit.records import Audit, audit_json
-from vhct.reporting.audit.seen import SHIPPED_AUDIT, audit_seeds, seed_set
+from vhct.reporting.audit.seen import SHIPPED_AUDIT, ShippedVersion, audit_seeds, seed_set, shipped_versions
 from vhct.reporting.published import DATA_DIR
 from vhct.reporting.render import template_environment
 
@@ -99,19 +99,22 @@ class ExperimentSeeds(_Record):
         return seed_ranges(self.seeds)
 
 
-class ShippedVersion(_Record):
-    """One shipped version of the findings: the commit that shipped it and the run that made it."""
+class ShippedFindings(_Record):
+    """One shipped version of the findings (the guard's record of its commit and seeds,
+    :class:`vhct.reporting.audit.seen.ShippedVersion`) and the run that made it."""
 
-    commit: str
-    date: datetime
-    subject: str
+    version: ShippedVersion
     #: the run's commit and config files as its provenance.json names them (None where it has none)
     run_commit: str | None
     config_files: tuple[str, ...]
     run_started: datetime | None
     #: the findings of the same run as the version before (re-rendered or re-formatted, not re-run)
     same_run: bool
-    experiments: tuple[ExperimentSeeds, ...]
+
+    @property
+    def experiments(self) -> tuple[ExperimentSeeds, ...]:
+        """The seeds each experiment ran, as its audit records them."""
+        return tuple(ExperimentSeeds(experiment=e, seeds=tuple(s)) for e, s in self.version.seeds.items())
 
 
 class ClaimsChange(_Record):
@@ -228,7 +231,7 @@ class PilotExperiment(_Record):
 class DesignHistory(_Record):
     """What was seen before the analysis plan of the shipped findings (see the module)."""
 
-    shipped: tuple[ShippedVersion, ...]
+    shipped: tuple[ShippedFindings, ...]
     claims_changes: tuple[ClaimsChange, ...]
     claims_path: str
     plan: Plan
@@ -244,7 +247,7 @@ class DesignHistory(_Record):
         return self.run.started - self.plan.date
 
     @property
-    def runs(self) -> tuple[ShippedVersion, ...]:
+    def runs(self) -> tuple[ShippedFindings, ...]:
         """The earlier shipped versions that shipped a run of their own (not a re-rendering)."""
         return tuple(v for v in self.shipped if not v.same_run)
 
@@ -254,11 +257,11 @@ class DesignHistory(_Record):
         out = []
         for exp in self.run.experiments:
             mine, before, where = set(exp.seeds), set(), []
-            for version in self.runs:
-                for other in version.experiments:
+            for shipped in self.runs:
+                for other in shipped.experiments:
                     if other.experiment == exp.experiment and mine & set(other.seeds):
                         before |= mine & set(other.seeds)
-                        where.append(version.commit)
+                        where.append(shipped.version.commit)
             if before:
                 out.append(
                     SeenSeeds(
@@ -278,7 +281,7 @@ class DesignHistory(_Record):
     def claims_changes_after(self, commit: str | None) -> tuple[ClaimsChange, ...]:
         """The claims changes that came after the shipped run ``commit`` (a version of
         :attr:`runs`), and after every run before it."""
-        order = [v.commit for v in self.runs]
+        order = [v.version.commit for v in self.runs]
         if commit not in order:
             return ()
         later = set(order[order.index(commit) :])
@@ -501,10 +504,8 @@ def design_history(repo: Path | str = ".", run: ShippedRun | None = None) -> Des
     before_plan = gitlog.ancestors(graph, plan_change.commit)
     earlier = [v for v in reversed(versions) if v.commit in before_plan]
     # the claims file the plan names, and its changes after the first shipped findings
-    audits = {v.commit: f"{v.commit}:{SHIPPED_AUDIT}" for v in earlier}
     plan_blob = f"{plan_change.commit}:{plan_path}"
-    contents = gitlog.blobs(repo, [*audits.values(), plan_blob])
-    plan_doc = _yaml(contents.get(plan_blob))
+    plan_doc = _yaml(gitlog.blobs(repo, [plan_blob]).get(plan_blob))
     plan_doc = plan_doc if isinstance(plan_doc, dict) else {}
     claims_path = (
         _relative(plan_path, plan_doc["claims_file"])
@@ -518,15 +519,16 @@ def design_history(repo: Path | str = ".", run: ShippedRun | None = None) -> Des
     )
     provs = gitlog.blobs(repo, [f"{v.commit}:{SHIPPED_PROVENANCE}" for v in earlier])
     claim_blobs = gitlog.blobs(repo, {b for c in claims_log for b in (c.before, c.after) if b})
-    shipped = _shipped(earlier, {c: contents.get(name) for c, name in audits.items()}, provs)
-    runs = [v for v in shipped if not v.same_run]
-    history = {v.commit: gitlog.ancestors(graph, v.commit) for v in runs}
+    seeds = {v.commit: v for v in shipped_versions(repo)}
+    shipped = _shipped([seeds[v.commit] for v in earlier if v.commit in seeds], provs)
+    runs = [v.version.commit for v in shipped if not v.same_run]
+    history = {commit: gitlog.ancestors(graph, commit) for commit in runs}
     claims_changes = []
     for change in reversed(claims_log):
         added, removed, changed, sections = claims_diff(
             _yaml(claim_blobs.get(change.before or "")), _yaml(claim_blobs.get(change.after or ""))
         )
-        after = [v.commit for v in runs if change.commit not in history[v.commit]]
+        after = [commit for commit in runs if change.commit not in history[commit]]
         claims_changes.append(
             ClaimsChange(
                 commit=change.commit,
@@ -620,24 +622,20 @@ def history_of(repo: Path | str, run: ShippedRun) -> DesignHistory | Unavailable
         return Unavailable(reason="no-plan", commit=run.commit)
 
 
-def _shipped(
-    earlier: list[gitlog.Change], audits: dict[str, bytes | None], provs: dict[str, bytes]
-) -> tuple[ShippedVersion, ...]:
-    out: list[ShippedVersion] = []
+def _shipped(versions: list[ShippedVersion], provs: dict[str, bytes]) -> tuple[ShippedFindings, ...]:
+    """Each shipped version (oldest first) with the run its provenance names."""
+    out: list[ShippedFindings] = []
     previous: tuple[Any, Any] | None = None
-    for version in earlier:
+    for version in versions:
         prov = _json(provs.get(f"{version.commit}:{SHIPPED_PROVENANCE}"))
         run_key = (prov.get("run_id"), prov.get("started_utc"))
         out.append(
-            ShippedVersion(
-                commit=version.commit,
-                date=version.date,
-                subject=version.subject,
+            ShippedFindings(
+                version=version,
                 run_commit=prov.get("commit") if isinstance(prov.get("commit"), str) else None,
                 config_files=tuple(str(f) for f in prov.get("config_files") or ()),
                 run_started=_time(prov.get("started_utc")),
                 same_run=previous == run_key and any(run_key),
-                experiments=experiment_seeds(audits.get(version.commit)),
             )
         )
         previous = run_key

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,7 @@ class ShippedVersion:
     """One committed version of the shipped audit and the seeds it used per experiment."""
 
     commit: str
-    date: str
+    date: datetime
     subject: str
     seeds: dict[str, list[int]]
 
@@ -150,7 +151,7 @@ def shipped_versions(repo: Path | str = ".", path: str = SHIPPED_AUDIT) -> list[
         except json.JSONDecodeError as exc:
             raise SeenError(f"{path} at commit {version.commit[:12]} is not JSON ({exc})") from None
         seeds = audit_seeds(data)
-        out.append(ShippedVersion(version.commit, version.date.isoformat(), version.subject, seeds))
+        out.append(ShippedVersion(version.commit, version.date, version.subject, seeds))
     return out
 
 
