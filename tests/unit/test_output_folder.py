@@ -111,6 +111,31 @@ def test_provenance_hashes_the_figures_of_the_commands_config(tmp_path, monkeypa
     assert recorded["regret.png"] == hashlib.sha256(b"mine").hexdigest()
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_provenance_records_the_commit_the_command_started_on(tmp_path, monkeypatch):
+    """Before: the commit was read when the command finished, so a commit made during a run (or
+    an edit left uncommitted) was recorded as the run's."""
+    monkeypatch.chdir(tmp_path)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q"], check=True)
+    mine = write(tmp_path / "mine.yaml", f"base: {TINY}\n")
+    subprocess.run([*git, "add", "mine.yaml"], check=True)
+    subprocess.run([*git, "commit", "-qm", "start"], check=True)
+    start = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    during = (  # the command commits an edit, edits a tracked file again, and makes one result
+        "import pathlib, subprocess; p = pathlib.Path('mine.yaml'); p.write_text(p.read_text() + '#\\n'); "
+        f"subprocess.run({[*git, 'commit', '-qam', 'during']!r}, check=True); "
+        "p.write_text(p.read_text() + '#\\n'); "
+        "pathlib.Path('results/mine/audit.json').write_text('{}')"
+    )
+    (tmp_path / "results" / "mine").mkdir(parents=True)
+    out = tmp_path / "results" / "mine" / "provenance.json"
+    assert provenance.main([str(out), "--", sys.executable, "-c", during, "--configfile", str(mine)]) == 0
+    recorded = json.loads(out.read_text(encoding="utf-8"))
+    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    assert head != start and recorded["commit"] == start and recorded["uncommitted_changes"] is False
+
+
 @pytest.mark.integration  # make, and the commands it prints, run as subprocesses
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")
 def test_make_paper_local_and_findings_use_the_paper_local_folders(tmp_path):

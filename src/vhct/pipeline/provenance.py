@@ -258,11 +258,13 @@ def record(
     run: str | None = None,
     outputs: Mapping[str, Mapping[str, str]] | None = None,
     max_rss_mb: float | None = None,
+    checkout: tuple[str | None, bool | None] | None = None,
 ) -> Provenance:
     """The provenance record of a finished command (``config``: its :func:`config_record`;
     ``outputs``: its :func:`output_hashes`, none when not given; ``max_rss_mb``: its largest
-    process's peak resident memory, :func:`children_peak_mb`)."""
-    commit, dirty = commit_state()
+    process's peak resident memory, :func:`children_peak_mb`; ``checkout``: the
+    :func:`commit_state` as the command started, read now when not given)."""
+    commit, dirty = checkout if checkout is not None else commit_state()
     config = dict(config) if config is not None else config_record(config_files(command))
     return Provenance(
         run_id=run or run_id(started),
@@ -308,6 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"provenance: {exc}", file=sys.stderr)
         return 1
+    checkout = commit_state()  # the commit the run starts on (a commit during the run is not it)
     since = start_mark(args.out.parent)
     started = datetime.now(UTC)
     run = run_id(started)
@@ -319,7 +322,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     args.out.parent.mkdir(parents=True, exist_ok=True)
     outputs = output_hashes(args.out.parent, figures, config["figures"], since)
-    prov = record(command, started, wall, config, run, outputs, children_peak_mb())
+    prov = record(command, started, wall, config, run, outputs, children_peak_mb(), checkout)
     with atomic_paths(args.out) as (tmp,):
         tmp.write_text(prov.json_text(), encoding="utf-8")
     made = sum(map(len, outputs.values()))
