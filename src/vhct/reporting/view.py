@@ -228,8 +228,9 @@ def seeds_span(audit: Audit) -> str:
 
 def seeds_text(audit: Audit) -> str:
     """The seeds per curve (the headline), in parentheses the settings that ran fewer than their
-    experiment and the paper's, with where ("BO-restarts5: 4 on garland"), and in one clause those
-    that ran more than the paper's for the audit's power."""
+    experiment and the paper's, with where ("BO-restarts5: 4 on garland"), and in one clause how
+    many ran more than the paper's for the audit's power, and up to how many (each setting's count
+    is the findings' table of seeds, not this sentence's)."""
     paper = audit.paper_seeds
     fewer: dict[tuple[str, int], list[str]] = {}
     more: dict[str, set[int]] = {}
@@ -244,11 +245,11 @@ def seeds_text(audit: Audit) -> str:
                 places.add(name)
     notes = [f"{setting}: {n} on {', '.join(where)}" for (setting, n), where in fewer.items()]
     if more:
-        counts = " or ".join(str(n) for n in sorted({n for ns in more.values() for n in ns}, reverse=True))
+        most = max(n for ns in more.values() for n in ns)
         settings = f"{len(more)} setting{'s' * (len(more) != 1)}"
         where = f"{len(places)} experiment{'s' * (len(places) != 1)}"
         why = "where the audit's power needed them"
-        notes.insert(0, f"the paper's {paper}; {counts} for {settings} on {where}, {why}")
+        notes.insert(0, f"the paper's {paper}; up to {most} for {settings} on {where}, {why}")
     return f"{seeds_span(audit)} seeds per curve" + (f" ({'; '.join(notes)})" if notes else "")
 
 
