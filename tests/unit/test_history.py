@@ -241,7 +241,7 @@ def test_the_section_states_the_record(made_up):
     assert f"| e1 | 5-14 | 5-9 | {c['shipped'][:7]} |" in text
     assert "2 commits changed the claims file (`config/claims.yaml`); 2 of them came after" in text
     assert "started 1 min 30 s later" in text
-    assert "No stopped attempt is recorded" in text
+    assert "No attempt that was not shipped is recorded" in text
     assert "The plan recorded other pilot seeds for 1 experiment: counterexample 3." in text
 
 
@@ -400,7 +400,7 @@ def test_one_record_gives_the_section_of_both_documents(tmp_path):
     for text in (md, typ):
         # the sentences first: what was shipped, reran, changed; the plan and the run, 4 min apart
         assert "findings were shipped 1 time, from 1 run" in text
-        assert "4 min 0 s" in text and "1 confirmatory attempt was started and stopped" in text
+        assert "4 min 0 s" in text and "1 confirmatory attempt was started and not shipped" in text
         assert "aaaaaaa" in text and "ddddddd" in text
     # the long lists as tables: the seeds an earlier run had run, the claims change, the attempt
     assert "| garland | 5-24 | 5-9 | aaaaaaa |" in md

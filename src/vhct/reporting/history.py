@@ -16,7 +16,8 @@ prints (or writes) the Markdown section "Design history" (template ``history.md.
 - the plan: the file the final run's config names (key ``plan``), the commit that last changed it
   before the run, and the run's start (the shipped ``provenance.json``), with the gap between them
   and the last change before the run of each file the run read (its configs, the plan, the claims);
-- the stopped attempts, which git holds no data of: the hand-kept, validated :data:`ATTEMPTS` file;
+- the attempts not shipped (stopped, or finished and discarded), which git holds no data of: the
+  hand-kept, validated :data:`ATTEMPTS` file;
 - each experiment's pilot seeds, from the pilot config the final run's config names (loaded as the
   pipeline loads it, as it was at the run's commit: each setting's seeds and caps), beside those the
   plan recorded.
@@ -54,7 +55,7 @@ from vhct.reporting.render import template_environment
 
 #: the shipped findings' provenance record beside the audit (``SHIPPED_AUDIT``; ``make findings``)
 SHIPPED_PROVENANCE = f"docs/{DATA_DIR}/{PROVENANCE_JSON}"
-#: the hand-kept list of stopped attempts (git holds no data of a run that did not finish)
+#: the hand-kept list of attempts not shipped (git holds no data of a run that was not shipped)
 ATTEMPTS = "docs/attempts.yaml"
 #: where the claims file is when the plan does not name it (a link into the package in a checkout)
 DEFAULT_CLAIMS = "src/vhct/resources/claims.yaml"
@@ -196,7 +197,8 @@ class SeenSeeds(_Record):
 
 
 class Attempt(_Record):
-    """A confirmatory run that was started and stopped (from :data:`ATTEMPTS`)."""
+    """A confirmatory run that was started and not shipped: stopped, or finished and discarded
+    (from :data:`ATTEMPTS`; ``stopped`` says why)."""
 
     date: date
     plan_commit: str = Field(pattern=r"^[0-9a-f]{7,40}$")
@@ -207,7 +209,7 @@ class Attempt(_Record):
 
 
 class Attempts(_Record):
-    """The file :data:`ATTEMPTS`: the stopped attempts, oldest first."""
+    """The file :data:`ATTEMPTS`: the attempts not shipped, oldest first."""
 
     attempts: tuple[Attempt, ...] = ()
 
@@ -393,7 +395,7 @@ def _mappings(*docs: Any) -> bool:
 
 
 def read_attempts(repo: Path, plan_commits: Sequence[str]) -> tuple[Attempt, ...]:
-    """The stopped attempts of :data:`ATTEMPTS` (none where the file is absent), each naming a
+    """The attempts not shipped of :data:`ATTEMPTS` (none where the file is absent), each naming a
     commit that changed the plan (``plan_commits``); anything else is a one-line :class:`HistoryError`."""
     path = repo / ATTEMPTS
     if not path.is_file():
