@@ -61,19 +61,29 @@ class Rule:
     comparisons: int
 
 
-def rule_of(claim: Claim) -> Rule:
-    """The claim as a rule; every sample size is evaluated (the audit itself decides only from the
-    claim's ``min_seeds`` on)."""
+def rule_of(claim: Claim, margin: str = "") -> Rule:
+    """The claim as a rule (``margin``: the other margin it is read at, named in the rule's name);
+    every sample size is evaluated (the audit itself decides only from the claim's ``min_seeds`` on)."""
     units = len(claim.pairs or claim.experiments)
     made_up = claim.model_copy(update={"min_seeds": 2})
-    return Rule(f"{claim.kind} ({claim.id})", made_up, units, claim.spec.per_unit(claim))
+    name = f"{claim.kind} ({claim.id}{' at ' + margin if margin else ''})"
+    return Rule(name, made_up, units, claim.spec.per_unit(claim))
+
+
+def _read_at(claim: Claim) -> list[tuple[Claim, str]]:
+    """The claim, then the claim at each other margin it is read at with that margin's text."""
+    return [(claim, "")] + [
+        (other, ", ".join(f"{k} {v:g}" for k, v in margin.given().items()))
+        for other, margin in zip(claim.at_margins(), claim.margins or [], strict=True)
+    ]
 
 
 def rules(claims: ClaimsFile | None = None) -> tuple[Rule, ...]:
-    """One rule per distinct shape of the claims file's claims (the shipped one by default)."""
+    """One rule per distinct shape of the claims file's claims (the shipped one by default), each
+    also at the other margins it is read at (``margins``: the project's, printed beside its verdict)."""
     shapes = {}
-    for claim in (claims or load_claims()).claims:
-        rule = rule_of(claim)
+    for claim, margin in (read for c in (claims or load_claims()).claims for read in _read_at(c)):
+        rule = rule_of(claim, margin)
         key = (
             claim.kind,
             tuple(sorted(claim.thresholds.given().items())),

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
-from support import REPO, run_spec
+from support import REPO, run_spec, with_effect
 
 from vhct.pipeline import provenance
 from vhct.pipeline.aggregate import FINAL_COLUMNS, TIMING_COLUMNS, curve_table, timing_table, write_table
@@ -50,10 +50,9 @@ def complete(audit: dict) -> dict:
     flat = audit["claims"]
     audit["claims"] = [
         {
-            "claim": {
-                **claim,
-                **{k: v for k, v in c.items() if k not in VERDICT_KEYS and k != "sensitivity"},
-            },
+            "claim": with_effect(
+                {**claim, **{k: v for k, v in c.items() if k not in VERDICT_KEYS and k != "sensitivity"}}
+            ),
             "experiments": [],
             **{k: v for k, v in c.items() if k in VERDICT_KEYS},
         }

@@ -519,18 +519,28 @@ def made_up_provenance(**fields):
     return Provenance.model_validate({**record, **fields})
 
 
+#: the words of a made-up claim's quote that state the size its thresholds read
+MADE_UP_SIZE = "by a made-up size"
+
+
 def with_effect(data: dict) -> dict:
     """A made-up claim's keys with an effect of interest inside its claimed region (the claims file
-    states one per claim): a band's middle, else 10 % (a ratio) or 0.1 (a difference) past the margin."""
+    states one per claim): a band's middle, else 10 % (a ratio) or 0.1 (a difference) past the margin;
+    and, where its thresholds are a margin, words of its quote that state that size (``size``)."""
     from types import SimpleNamespace
 
     from vhct.reporting.audit.claims_model import CLAIM_KINDS, Thresholds
 
-    if "effect_of_interest" in data or "kind" not in data or "thresholds" not in data:
+    if "kind" not in data or "thresholds" not in data or data["kind"] not in CLAIM_KINDS:
         return data
     kind = CLAIM_KINDS[data["kind"]]()
     thresholds = Thresholds.model_validate(data["thresholds"])
-    claimed, _ = kind.regions(SimpleNamespace(thresholds=thresholds, direction=data.get("direction")))
+    shaped = SimpleNamespace(thresholds=thresholds, direction=data.get("direction"))
+    if "size" not in data and not kind.at_no_difference(shaped):
+        data = {**data, "quote": f"{data.get('quote', '')} {MADE_UP_SIZE}", "size": MADE_UP_SIZE}
+    if "effect_of_interest" in data:
+        return data
+    claimed, _ = kind.regions(shaped)
     low = max((r.factor for r in claimed if r.alternative == "greater"), default=None)
     high = min((r.factor for r in claimed if r.alternative == "less"), default=None)
     if low is not None and high is not None:

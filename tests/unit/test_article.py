@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from findings_run import PEAK_MB
 from findings_run import with_curves as with_findings_curves
-from support import REPO, reseal
+from support import MADE_UP_SIZE, REPO, reseal
 
 from vhct.article.__main__ import main as article_main
 from vhct.article.build import build, compile_pdf
@@ -222,7 +222,7 @@ def test_every_claim_a_remark_names_is_in_the_claims_file():
 @needs_pdftotext
 def test_typst_markup_in_a_value_stays_text(root, tmp_path):
     data = audit_data(root)
-    quote = "#set page(width: 1cm) $x$ *not bold* [a] // <b> @c ~ \\ - = +"
+    quote = f"#set page(width: 1cm) $x$ *not bold* [a] // <b> @c ~ \\ - = + {MADE_UP_SIZE}"  # its size too
     data["claims"][0]["claim"]["quote"] = quote
     write_audit(root, data)
     folder = tmp_path / "build"

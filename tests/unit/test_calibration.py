@@ -41,16 +41,19 @@ def test_rules_are_the_claims_files_distinct_shapes_with_their_thresholds():
     claims = load_claims()
     by_id = {c.id: c for c in claims.claims}
     rules = cal.rules()
+    read = {c.id: [c, *c.at_margins()] for c in claims.claims}  # each claim and its other margins
     for rule in rules:
-        claim_id = rule.name.split("(")[1].rstrip(")")
-        assert rule.claim.thresholds == by_id[claim_id].thresholds
+        claim_id = rule.name.split("(")[1].rstrip(")").split(" at ")[0]
+        assert rule.claim.thresholds in [c.thresholds for c in read[claim_id]]
         assert rule.claim.alpha == by_id[claim_id].alpha
         assert rule.claim.min_seeds == 2  # every sample size is evaluated
-        assert shape(rule.claim) == shape(by_id[claim_id])
-    # one rule per distinct shape: every claim has the rule of its shape, and no two rules share one
+        assert shape(rule.claim) in [shape(c) for c in read[claim_id]]
+    # one rule per distinct shape: every claim (at every margin) has the rule of its shape, and no two
+    # rules share one
     shapes = [shape(r.claim) for r in rules]
     assert len(set(shapes)) == len(shapes)
-    assert {shape(c) for c in claims.claims} == set(shapes)
+    assert {shape(c) for found in read.values() for c in found} == set(shapes)
+    assert "lowest (fig3-vhct-lowest at min_relative_effect 0.05)" in [r.name for r in rules]
 
 
 def test_rules_of_a_claims_file_follow_its_claims_not_their_ids():
@@ -60,9 +63,15 @@ def test_rules_of_a_claims_file_follow_its_claims_not_their_ids():
     other = first.model_copy(update={"id": "made-up-other", "alpha": first.alpha / 2})  # another level
     made_up = claims.model_copy(update={"claims": [first, twin, other]})
     rules = cal.rules(made_up)
-    assert [r.name for r in rules] == [f"{first.kind} ({first.id})", f"{first.kind} (made-up-other)"]
-    assert [r.claim.alpha for r in rules] == [first.alpha, first.alpha / 2]
-    assert all(r.claim.thresholds == first.thresholds for r in rules)
+    at = " at min_relative_effect 0.05"  # the project's margin each is read at beside its verdict
+    assert [r.name for r in rules] == [
+        f"{first.kind} ({first.id})",
+        f"{first.kind} ({first.id}{at})",
+        f"{first.kind} (made-up-other)",
+        f"{first.kind} (made-up-other{at})",
+    ]
+    assert [r.claim.alpha for r in rules] == [first.alpha] * 2 + [first.alpha / 2] * 2
+    assert [r.claim.thresholds for r in rules] == [first.thresholds, first.at_margins()[0].thresholds] * 2
 
 
 def test_spread_and_seeds_are_measured_from_the_shipped_audit():
@@ -96,7 +105,7 @@ def test_spread_and_seeds_of_a_current_audit_come_through_the_typed_reader(tmp_p
             "experiments": ["e"],
             "target": "A",
             "others": ["B"],
-            "thresholds": {"min_relative_effect": 0.05},
+            "thresholds": {"min_relative_effect": 0.0},
             "effect_of_interest": {"value": 0.9, "reason": "made up"},
         }
     )

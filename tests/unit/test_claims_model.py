@@ -72,6 +72,48 @@ def test_a_claim_missing_what_its_kind_needs_is_refused_naming_file_and_key(tmp_
     assert text in message and "\n" not in message
 
 
+def _claim(cid: str) -> tuple[dict, int]:
+    doc = written(CLAIMS_FILE)
+    return doc, next(i for i, c in enumerate(doc["claims"]) if c["id"] == cid)
+
+
+@pytest.mark.parametrize(
+    ("cid", "mutate", "text"),
+    [
+        # the paper states no size: a margin of the project's is refused as the claim's own thresholds
+        (
+            "phi-conjecture-equal-resolution",
+            lambda c: c.update(thresholds={"min_relative_effect": 0.05}),
+            "the thresholds are a margin (min_relative_effect = 0.05) and no words of the paper state",
+        ),
+        # a kind that reads a size by its nature (a band) quotes the words that state it
+        ("high-noise-vhct-hct-similar", lambda c: c.pop("size"), "a similar claim reads a size"),
+        # the words must be the quote's
+        ("bo-cost", lambda c: c.update(size="ten times"), "'ten times' is not words of the quote"),
+    ],
+)
+def test_a_margin_is_the_claims_own_only_where_words_of_the_paper_state_its_size(tmp_path, cid, mutate, text):
+    doc, i = _claim(cid)
+    mutate(doc["claims"][i])
+    path = tmp_path / "claims.yaml"
+    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    with pytest.raises(ClaimsError) as refused:
+        load_claims(path)
+    message = str(refused.value)
+    assert f"key claims/{i}/size:" in message and text in message and "\n" not in message
+
+
+def test_where_the_paper_states_no_size_the_claim_tests_no_difference_its_margin_beside():
+    """Every claim of the shipped file either quotes the words that state its size or is tested at no
+    difference, the project's margins (if any) read beside it."""
+    claims = load_claims(CLAIMS_FILE).claims
+    plain = [c for c in claims if c.size is None]
+    assert plain and all(c.spec.at_no_difference(c) for c in plain)
+    beside = {c.id: c.at_margins()[0].thresholds.given() for c in plain if c.margins}
+    assert beside["phi-conjecture-equal-resolution"] == {"min_relative_effect": 0.05}
+    assert all(c.size in " ".join(c.quote.split()) for c in claims if c.size)
+
+
 def test_a_question_missing_its_setting_is_refused_naming_file_and_key(tmp_path):
     doc = written(BEYOND_FILE)
     doc["questions"][3].pop("a")

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from support import REPO, TINY
+from support import REPO, TINY, with_effect
 
 from vhct.pipeline.config import ConfigError, load
 from vhct.pipeline.config.plan import (
@@ -30,19 +30,21 @@ from vhct.reporting.audit.records import audit_json
 from vhct.reporting.audit.runs import Run
 from vhct.reporting.audit_job import audit_context
 
-#: the made-up claim: VHCT's final regret lower than HCT's by 5 % on Garland
-CLAIM = {
-    "id": "made-up-lowest",
-    "quote": "q",
-    "location": "l",
-    "kind": "lowest",
-    "statistic": "cumulative_regret",
-    "experiments": ["garland"],
-    "target": "VHCT-rho0.75",
-    "others": ["HCT-rho0.75"],
-    "thresholds": {"min_relative_effect": 0.05},
-    "effect_of_interest": {"value": 0.9, "reason": "made up: 10 % lower"},
-}
+#: the made-up claim: VHCT's final regret lower than HCT's by 5 % on Garland (a size its quote states)
+CLAIM = with_effect(
+    {
+        "id": "made-up-lowest",
+        "quote": "q",
+        "location": "l",
+        "kind": "lowest",
+        "statistic": "cumulative_regret",
+        "experiments": ["garland"],
+        "target": "VHCT-rho0.75",
+        "others": ["HCT-rho0.75"],
+        "thresholds": {"min_relative_effect": 0.05},
+        "effect_of_interest": {"value": 0.9, "reason": "made up: 10 % lower"},
+    }
+)
 CAP = 60
 
 

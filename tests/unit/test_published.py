@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from support import REPO, reseal
+from support import MADE_UP_SIZE, REPO, reseal
 
 from vhct.article.__main__ import main as article_main
 from vhct.article.build import compile_pdf
@@ -276,7 +276,7 @@ def test_out_at_a_folder_is_refused_before_building(root, capsys):
 def test_a_paragraph_break_in_a_quote_is_refused_naming_claim_and_field(root, capsys):
     """Probe: a paragraph break in a claim's quote failed the build after 77 s with "unclosed
     delimiter", naming neither claim nor field."""
-    edit_audit(root, lambda d: d["claims"][0]["claim"].update(quote="first\n\nsecond"))
+    edit_audit(root, lambda d: d["claims"][0]["claim"].update(quote=f"first\n\nsecond {MADE_UP_SIZE}"))
     reseal(findings(root))
     claim = json.loads((findings(root) / "audit.json").read_text())["claims"][0]["claim"]["id"]
     out = root / "article.pdf"

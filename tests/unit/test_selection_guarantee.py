@@ -162,7 +162,8 @@ def share_claim(min_share: float = 0.95) -> Claim:
     return Claim.model_validate(
         {
             "id": "made-up-guarantee",
-            "quote": "q",
+            "quote": "q, with high probability",
+            "size": "with high probability",
             "location": "l",
             "kind": "share_at_least",
             "statistic": "guarantee_share_finite",

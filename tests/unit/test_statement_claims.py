@@ -75,6 +75,12 @@ def decided(claim, runs, scales=None) -> tuple[str, str]:
     return result.verdict, result.category
 
 
+def beside(claim, runs) -> tuple[str, str]:
+    """The claim's verdict at its one other margin (the project's), as the audit reads it beside."""
+    (margin,) = evaluate_claim(claim, runs, dict.fromkeys(runs, 1.0)).margins
+    return margin.verdict, margin.category
+
+
 # ---------------------------------------------------------------- the counterexample, "very easy"
 
 EASY = ("counterexample-very-easy-fig6", "counterexample-very-easy-normalized")
@@ -82,14 +88,20 @@ EASY = ("counterexample-very-easy-fig6", "counterexample-very-easy-normalized")
 
 @pytest.mark.parametrize("claim_id", EASY)
 @pytest.mark.parametrize(
-    ("factor", "expected"),
-    [(0.5, (REPRODUCED, REPRODUCED)), (2.0, (NOT_REPRODUCED, OPPOSITE)), (1.0, (NOT_REPRODUCED, NO_EFFECT))],
+    ("factor", "expected", "at_margin"),
+    [
+        (0.5, (REPRODUCED, REPRODUCED), (REPRODUCED, REPRODUCED)),
+        (2.0, (NOT_REPRODUCED, OPPOSITE), (NOT_REPRODUCED, OPPOSITE)),
+        (0.98, (REPRODUCED, REPRODUCED), (NOT_REPRODUCED, NO_EFFECT)),
+    ],
 )
-def test_counterexample_very_easy_on_runs_of_known_truth(claim_id, factor, expected):
-    """The counterexample's regret ``factor`` times every other function's, for every tree algorithm."""
+def test_counterexample_very_easy_on_runs_of_known_truth(claim_id, factor, expected, at_margin):
+    """The counterexample's regret ``factor`` times every other function's, for every tree algorithm:
+    decided with no margin, and at the project's 5 % read beside it."""
     claim = claim_of(claim_id)
     runs = runs_of(claim, lambda e, s: 100.0 * (factor if e == "counterexample" else 1.0))
     assert decided(claim, runs) == expected
+    assert beside(claim, runs) == at_margin
 
 
 def test_counterexample_very_easy_readings_differ_by_the_random_search_scale():
@@ -218,29 +230,37 @@ def test_rescaling_pairs_the_seeds_both_experiments_ran():
 
 
 @pytest.mark.parametrize(
-    ("factor", "expected"),
-    [(2.0, (REPRODUCED, REPRODUCED)), (0.8, (NOT_REPRODUCED, OPPOSITE)), (1.05, (NOT_REPRODUCED, NO_EFFECT))],
+    ("factor", "expected", "at_margin"),
+    [
+        (2.0, (REPRODUCED, REPRODUCED), (REPRODUCED, REPRODUCED)),
+        (0.8, (NOT_REPRODUCED, OPPOSITE), (NOT_REPRODUCED, OPPOSITE)),
+        (1.05, (REPRODUCED, REPRODUCED), (NOT_REPRODUCED, NO_EFFECT)),
+    ],
 )
-def test_a_wrong_rho_costs_regret_on_runs_of_known_truth(factor, expected):
-    """VHCT at rho = 0.25 ``factor`` times its regret at rho = 0.5 and 0.75, on every function."""
+def test_a_wrong_rho_costs_regret_on_runs_of_known_truth(factor, expected, at_margin):
+    """VHCT at rho = 0.25 ``factor`` times its regret at rho = 0.5 and 0.75, on every function: with
+    no margin, and at the project's 1.1 times read beside it."""
     claim = claim_of("phi-knowledge-needed-wrong-rho")
     runs = runs_of(claim, lambda e, s: 100.0 * (factor if s == "VHCT-rho0.25" else 1.0))
     assert decided(claim, runs) == expected
+    assert beside(claim, runs) == at_margin
 
 
 @pytest.mark.parametrize(
-    ("factor", "expected"),
+    ("factor", "expected", "at_margin"),
     [
-        (0.5, (REPRODUCED, REPRODUCED)),
-        (1.7, (NOT_REPRODUCED, OPPOSITE)),
-        (0.975, (NOT_REPRODUCED, NO_EFFECT)),
+        (0.5, (REPRODUCED, REPRODUCED), (REPRODUCED, REPRODUCED)),
+        (1.7, (NOT_REPRODUCED, OPPOSITE), (NOT_REPRODUCED, OPPOSITE)),
+        (0.975, (REPRODUCED, REPRODUCED), (NOT_REPRODUCED, NO_EFFECT)),
     ],
 )
-def test_knowing_phi_gives_the_best_performance_on_runs_of_known_truth(factor, expected):
-    """VHCT told phi(h) = 2/h at ``factor`` times VHCT's regret with rho = 0.75 on the counterexample."""
+def test_knowing_phi_gives_the_best_performance_on_runs_of_known_truth(factor, expected, at_margin):
+    """VHCT told phi(h) = 2/h at ``factor`` times VHCT's regret with rho = 0.75 on the counterexample:
+    with no margin, and at the project's 5 % read beside it."""
     claim = claim_of("phi-knowledge-needed-counterexample")
     runs = runs_of(claim, lambda e, s: 100.0 * (factor if s == "VHCT-phi2overh" else 1.0))
     assert decided(claim, runs) == expected
+    assert beside(claim, runs) == at_margin
 
 
 def test_the_two_readings_of_each_statement_share_it():

@@ -336,7 +336,18 @@ def test_every_bad_file_of_every_setting_is_named_once(batch, tmp_path):
         )
     assert not isinstance(err.value, StaleRunError)  # a damaged file is no stale run
     assert list(err.value.problems) == [path, str(damaged)]
-    assert str(err.value).endswith(f"`rm {path} {damaged}`")
+    assert str(err.value).endswith(f"once these are deleted: `rm {path} {damaged}`")
+
+
+def test_a_missing_batch_file_is_made_again_not_deleted(batch, tmp_path):
+    """A file that is not there is named, and the remedy is the next run, not an ``rm`` of it."""
+    path, job = batch
+    missing = str(tmp_path / "seeds2-3.npz")
+    with pytest.raises(RunTableError) as err:
+        read_runs({"a": [path], "b": [missing]}, jobs={path: job, missing: job})
+    message = str(err.value)
+    assert missing in err.value.problems and "cannot be read" in err.value.problems[missing]
+    assert message.endswith("The next snakemake run makes them") and "rm " not in message
 
 
 # ---------------------------------------------------------------- planning

@@ -13,7 +13,7 @@ from vhct.article.build import check_counts
 from vhct.article.sources import ArticleError
 from vhct.pipeline.specs import ExperimentInfo, SettingInfo
 from vhct.reporting.audit.claims_model import CLAIM_KINDS
-from vhct.reporting.audit.records import AUDIT_FORMAT, Comparison, parse_audit
+from vhct.reporting.audit.records import AUDIT_FORMAT, Comparison, MarginReading, parse_audit
 from vhct.reporting.render import headline, render_findings, render_markdown, render_readme
 from vhct.reporting.view import (
     build_view,
@@ -118,13 +118,45 @@ def test_the_effect_sentence_states_the_records_effect_and_interval():
     size, interval, way = ratio_words(0.979, 0.974, 0.984)
     assert (size, interval, way) == ("2.1 %", "[1.6, 2.6]", "below")
     assert reading.effect == "Alpha's mean final regret is 2.1 % [1.6, 2.6] below Beta's on e1"
-    # the effect leads the headline; the no-margin reading and the margin verdict stand beside it
+    # the effect leads the headline; where words of the paper state the size, the no-margin reading
+    # stands beside the verdict at that size
     assert reading.headline.startswith(reading.effect[:1].upper() + reading.effect[1:])
     assert "without a margin in the statement's direction on 1 of 1 pairs" in reading.headline
-    assert reading.headline.index("at the project's margin") > reading.headline.index("2.1 %")
+    said = '"by a made-up size" read as min_relative_effect = 0.05: not reproduced'
+    assert reading.headline.index(said) > reading.headline.index("2.1 %")
     # the numbers follow the record: another effect, another sentence
     other = build_view(_audit({"e1": comparison("e1", 0.9, 0.8, 0.95, "reproduced")}, "reproduced"))
     assert "10.0 % [5.0, 20] below" in other.readings[0].effect
+
+
+def test_where_the_paper_states_no_size_the_no_margin_verdict_is_the_headline():
+    """A claim tested at no difference (no ``size``): its verdict leads and is counted; the verdict at
+    the project's margin stands beside it, and a margin that would refute it makes it a finding."""
+    pairs = {"e1": comparison("e1", 0.979, 0.974, 0.984, "reproduced")}
+    audit = made_up(pairs, "reproduced", thresholds={"min_relative_effect": 0.0})
+    claim = audit.claims[0]
+    at_margin = MarginReading(
+        thresholds={"min_relative_effect": 0.05},
+        verdict="not reproduced",
+        category="no effect of the claimed size",
+        reason="r",
+        coverage="all",
+        experiments=claim.experiments,
+    )
+    audit = audit.model_copy(update={"claims": [claim.model_copy(update={"margins": [at_margin]})]})
+    view = build_view(audit)
+    reading = view.readings[0]
+    assert claim.claim.size is None and reading.margin is None
+    assert view.counts["reproduced"] == 1 and view.statements[0].verdict == "reproduced"
+    assert reading.headline == (
+        "Alpha's mean final regret is 2.1 % [1.6, 2.6] below Beta's on e1: reproduced; at the project's "
+        "margin min_relative_effect = 0.05: not reproduced: no effect of the claimed size."
+    )
+    assert reading.margin_decides and reading in view.matters
+    # reproduced at the margin too: the margin decides nothing
+    same = at_margin.model_copy(update={"verdict": "reproduced", "category": "reproduced"})
+    agree = audit.model_copy(update={"claims": [claim.model_copy(update={"margins": [same]})]})
+    assert not build_view(agree).readings[0].margin_decides
 
 
 def test_pairs_that_disagree_are_mixed_each_pair_shown():

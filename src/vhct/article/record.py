@@ -185,6 +185,13 @@ class Article:
             return MIXED
         return self.verdicts.get(claim)
 
+    def at_margin(self, claim: str) -> tuple[str, str] | None:
+        """A claim's first other margin (the project's, read beside its verdict) as its thresholds'
+        text and its verdict there (None: no such claim, or no other margin)."""
+        found = self.view.reading(claim)
+        rows = [] if found is None else found.margins
+        return (rows[1]["text"], rows[1]["verdict"]) if len(rows) > 1 else None
+
     def rows(self, claim: str, verdict: str | None = None) -> list[Row]:
         """A claim's comparison rows, those with comparison verdict ``verdict`` if given (a remark
         names where its finding holds from these)."""

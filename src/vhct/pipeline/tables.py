@@ -86,15 +86,18 @@ class RunTableError(ValueError):
     """Stored runs that are unreadable, incomplete or inconsistent with the config.
 
     ``problems`` maps each bad batch file to what is wrong with it; the message names them all
-    and how to redo them.
+    and how to redo them: the next snakemake run makes a missing file, one that exists is deleted first.
     """
 
     def __init__(self, problems: Mapping[str, str]):
         self.problems = dict(problems)
         lines = "".join(f"\n  - {path}: {problem}" for path, problem in self.problems.items())
+        present = [path for path in self.problems if Path(path).exists()]
+        remedy = "The next snakemake run makes them"
+        if present:
+            remedy = f"{remedy} once these are deleted: `rm {' '.join(present)}`"
         super().__init__(
-            f"{len(self.problems)} batch file(s) of runs are damaged or not what is asked:{lines}\n"
-            f"Delete them (the next snakemake run makes them again): `rm {' '.join(self.problems)}`"
+            f"{len(self.problems)} batch file(s) of runs are damaged or not what is asked:{lines}\n{remedy}"
         )
 
 

@@ -35,7 +35,7 @@ import posixpath
 import sys
 import tarfile
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -115,7 +115,7 @@ class ShippedFindings(_Record):
     @property
     def experiments(self) -> tuple[ExperimentSeeds, ...]:
         """The seeds each experiment ran, as its audit records them."""
-        return tuple(ExperimentSeeds(experiment=e, seeds=tuple(s)) for e, s in self.version.seeds.items())
+        return _experiment_seeds(self.version.seeds)
 
 
 class ClaimsChange(_Record):
@@ -362,11 +362,15 @@ def _time(value: Any) -> datetime | None:
         return None
 
 
+def _experiment_seeds(seeds: Mapping[str, Iterable[int]]) -> tuple[ExperimentSeeds, ...]:
+    """Each experiment's seeds (experiment -> seeds, as ``audit_seeds`` reads them) as records."""
+    return tuple(ExperimentSeeds(experiment=e, seeds=tuple(s)) for e, s in seeds.items())
+
+
 def experiment_seeds(audit: bytes | None) -> tuple[ExperimentSeeds, ...]:
     """The seeds each experiment ran, from a version of the shipped audit of any format
     (:func:`vhct.reporting.audit.seen.audit_seeds`, the reader the analysis plan's guard uses)."""
-    found = audit_seeds(_json(audit))
-    return tuple(ExperimentSeeds(experiment=e, seeds=tuple(s)) for e, s in found.items())
+    return _experiment_seeds(audit_seeds(_json(audit)))
 
 
 def claims_diff(before: Any, after: Any) -> tuple[list[str], list[str], list[str], list[str]]:

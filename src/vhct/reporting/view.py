@@ -372,7 +372,8 @@ class Reading:
     #: the effect and its interval for a table: one pair's, else a summary over the pairs
     value: str
     interval: str
-    #: the claimed region's bound when it is a margin (not "no difference"), as "margin 0.95"
+    #: its thresholds as the reading of the paper's words that state a size ('"similar" read as
+    #: lower_ratio = 0.8, ...'); None where it is tested at no difference (:func:`_margin`)
     margin: str | None
     #: the reading without a margin: how many pairs' intervals clear "no difference" in the claimed
     #: direction (None: the effect has no such value, or the claim states a two-sided band)
@@ -427,15 +428,18 @@ class Reading:
 
     @property
     def margin_decides(self) -> bool:
-        """Its effect lies the claimed way on every pair, clear of "no difference", while its margin
-        leaves it not reproduced: the margin, not the effect, decides."""
+        """A margin, not the effect, decides: its effect lies the claimed way on every pair, clear of
+        "no difference", while the margin its words' size sets leaves it not reproduced; or it is
+        reproduced with no margin and not at a margin of the project's read beside it."""
         sides = [p.no_margin for p in self.pairs if p.verdict != NOT_EVALUATED]
-        return (
+        by_size = (
             self.margin is not None
             and self.verdict == NOT_REPRODUCED
             and bool(sides)
             and all(side == "supports" for side in sides)
         )
+        beside = self.margin is None and self.verdict == REPRODUCED
+        return by_size or (beside and any(m.verdict != REPRODUCED for m in self.claim.margins))
 
 
 @dataclass(frozen=True)
@@ -656,18 +660,27 @@ def table_pair(c: Comparison) -> Pair:
 
 
 def _margin(claim: ClaimVerdict) -> str | None:
-    """The claimed region's bound where it is a margin (not the effect's "no difference")."""
-    for e in claim.experiments:
-        for c in e.comparisons:
-            found = CLAIMED_BOUND.search(c.claimed or "")
-            null = next((v for k, v in NULL_EFFECT.items() if (c.effect_name or "").startswith(k)), None)
-            if found is None or null is None or " and " in c.claimed:
-                return None
-            if float(found["bound"]) == null:
-                return None
-            given = claim.claim.thresholds.given()
-            return ", ".join(f"{k} = {format_number(float(v))}" for k, v in given.items())
-    return None
+    """The thresholds as the reading of the paper's words that state a size (``size``), "'similar'
+    read as lower_ratio = 0.8, upper_ratio = 1.05"; None where the claim is tested at no difference."""
+    c = claim.claim
+    if c.size is None or c.spec.at_no_difference(c):
+        return None
+    given = ", ".join(f"{k} = {format_number(float(v))}" for k, v in c.thresholds.given().items())
+    return f'"{c.size}" read as {given}'
+
+
+def _beside(claim: ClaimVerdict) -> list[tuple[str, str]]:
+    """The verdict at each other margin of the claim (``margins``: the project's), as (the margin's
+    thresholds that differ from the claim's, its verdict and category)."""
+    own = claim.claim.thresholds.given()
+    found = []
+    for m in claim.margins:
+        given = ", ".join(
+            f"{k} = {format_number(float(v))}" for k, v in m.thresholds.items() if own.get(k) != v
+        )
+        outcome = m.verdict + (f": {m.category}" if m.category and m.category != m.verdict else "")
+        found.append((given, outcome))
+    return found
 
 
 def _summary(pairs: Sequence[Pair]) -> tuple[str, str, str]:
@@ -824,12 +837,11 @@ def reading_of(
             f"not evaluated at the paper's scale ({verdict_text} at reduced scale: {'; '.join(reasons)})"
         )
     lead = capitalize_first(effect) if effect else "No effect estimated"
+    beside = "".join(f"; at the project's margin {m}: {v}" for m, v in _beside(claim))
     if no_margin is not None:
-        headline = (
-            f"{lead}; without a margin {no_margin}; at the project's margin ({margin}): {verdict_text}."
-        )
+        headline = f"{lead}; without a margin {no_margin}; {margin}: {verdict_text}{beside}."
     else:
-        headline = f"{lead}: {verdict_text}."
+        headline = f"{lead}: {verdict_text}{beside}."
     return Reading(
         claim=claim,
         name=_name(claim, labels),

@@ -20,6 +20,8 @@ from vhct.reporting.audit.verdicts import NOT_EVALUATED, decide_question
 
 #: the statistic of the cost beside each answer (the bo-cost claim's: the optimizer's own seconds)
 COST_STATISTIC = "optimizer_seconds_per_round"
+#: the words of a question's claim that name its size: the margin its file states (``thresholds``)
+QUESTION_SIZE = "by the question's margin"
 #: a question's effect of interest, as a factor of its margin's ratio (1 - m): 10 % past it. Questions
 #: are not planned (no analysis plan sizes their seeds); the value only words an underpowered answer
 QUESTION_EFFECT = 0.9
@@ -29,8 +31,9 @@ def question_claim(question: Question) -> Claim:
     """The question as a claim the audit's checks read: ``a`` lowest against ``b`` by the margin."""
     return Claim(
         id=question.id,
-        quote=question.question,
+        quote=f"{question.question} ({QUESTION_SIZE})",
         location="the questions beyond the paper",
+        size=QUESTION_SIZE,
         kind="lowest",
         statistic=question.statistic,
         target=question.a,

@@ -173,6 +173,12 @@ class Claim(Record):
         "spread (inside the claimed region); required in the claims file (None only in an audit made "
         "before it existed)",
     )
+    size: Text | None = Field(
+        None,
+        description='the paper\'s words that state the size its thresholds read ("similar", "much more"); '
+        "absent: the paper states none, and the claim is tested at no difference (its kind's null), the "
+        "project's margins read beside it under margins",
+    )
     margins: list[Thresholds] | None = Field(
         None,
         min_length=1,
@@ -201,6 +207,12 @@ class Claim(Record):
         if points is not None and any(b <= a for a, b in zip(points, points[1:], strict=False)):
             raise key_error(("checkpoints",), f"must increase, got {points}")
         kind.validate(self)
+        if self.size is None and not kind.at_no_difference(self):
+            raise key_error(("size",), self._size_needed(kind))
+        if self.size is not None and " ".join(self.size.lower().split()) not in " ".join(
+            self.quote.lower().split()
+        ):
+            raise key_error(("size",), f"{self.size!r} is not words of the quote")
         effect = self.effect_of_interest
         if effect is not None and not kind.additive and effect.value <= 0.0:
             raise key_error(("effect_of_interest", "value"), "a ratio: must be positive")
@@ -221,6 +233,17 @@ class Claim(Record):
             except ConfigError as exc:
                 raise key_error(("margins", str(i)), exc.text) from None
         return self
+
+    def _size_needed(self, kind: Any) -> str:
+        """Why a claim without ``size`` is refused: a margin the paper's words do not state."""
+        if kind.null is None:
+            return f"a {self.kind} claim reads a size: quote the paper's words that state it"
+        given = ", ".join(f"{k} = {v:g}" for k, v in self.thresholds.given().items())
+        return (
+            f"the thresholds are a margin ({given}) and no words of the paper state that size: test at no "
+            f"difference (the effect's {kind.null:g}) and put the margin under margins, or quote the "
+            "paper's words that state it"
+        )
 
     def _at(self, margin: Thresholds) -> Claim:
         thresholds = Thresholds.model_validate({**self.thresholds.given(), **margin.given()})

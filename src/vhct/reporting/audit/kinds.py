@@ -63,6 +63,10 @@ class ClaimKind:
     example: ClassVar[dict[str, Any]]
     #: its verdict does not say which way the target differs (a band): the renderers state it plainly
     states_direction: ClassVar[bool] = False
+    #: its effect's value of "no difference" (a ratio: 1, a difference: 0, a slope: 1, linear regret),
+    #: the bound of a claim that states a direction and no size; None: the kind states a size by its
+    #: nature (a band, non-inferiority, a share, an absolute limit), so its claims quote it (``size``)
+    null: ClassVar[float | None] = None
 
     def validate(self, claim: Claim) -> None:
         """What a type cannot say about a claim of this kind (a ``key_error`` naming the key)."""
@@ -70,6 +74,12 @@ class ClaimKind:
     def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
         """The claimed regions (all must hold) and the refuting ones (any refutes)."""
         raise NotImplementedError
+
+    def at_no_difference(self, claim: Claim) -> bool:
+        """Whether every claimed and refuting region of ``claim`` is bounded at :attr:`null` (no
+        margin: any difference in the claimed direction reproduces it)."""
+        claimed, refuting = self.regions(claim)
+        return self.null is not None and all(r.factor == self.null for r in (*claimed, *refuting))
 
     def per_unit(self, claim: Claim) -> int:
         """Comparisons per experiment (or pair): one per other setting (one for a sublinear claim, which
@@ -144,6 +154,7 @@ class Lowest(ClaimKind):
 
     name = "lowest"
     thresholds = ("min_relative_effect",)
+    null = 1.0
     example = {"target": "A", "others": ["B"], "thresholds": {"min_relative_effect": 0.05}}
 
     def regions(self, claim: Claim) -> tuple[tuple[Region, ...], tuple[Region, ...]]:
@@ -204,6 +215,7 @@ class Greater(ClaimKind):
 
     name = "greater"
     thresholds = ("min_ratio",)
+    null = 1.0
     example = {"target": "A", "others": ["B"], "thresholds": {"min_ratio": 1.1}}
 
     def validate(self, claim: Claim) -> None:
@@ -225,6 +237,7 @@ class Contrast(ClaimKind):
     keys = ("target", "others", "pairs", "direction")
     thresholds = ("min_factor",)
     over_pairs = True
+    null = 1.0
     example = {"target": "A", "others": ["B"], "direction": "less", "thresholds": {"min_factor": 1.1}}
     #: the name of its effect, of the target ``a`` and the other setting ``b``
     effect_label: ClassVar[str] = "ratio of ratios {a}/{b}"
@@ -314,6 +327,7 @@ class DifferenceContrast(Contrast):
     name = "difference_contrast"
     thresholds = ("min_difference",)
     additive = True
+    null = 0.0
     example = {"target": "A", "others": ["B"], "direction": "greater", "thresholds": {"min_difference": 0.1}}
     effect_label = "difference of differences {a} - {b}"
 

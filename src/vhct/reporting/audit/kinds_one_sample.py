@@ -28,6 +28,7 @@ class Sublinear(ClaimKind):
     keys = ("target", "checkpoints")
     thresholds = ("max_slope",)
     additive = True
+    null = 1.0
     example = {"target": "A", "checkpoints": [0.25, 1.0], "thresholds": {"max_slope": 0.9}}
 
     def validate(self, claim: Claim) -> None:

@@ -21,8 +21,9 @@ from vhct.reporting.audit.claims_model import Choice, Claim, ComputedClaim, Cond
 from vhct.reporting.audit.questions_model import Question
 
 #: version of the audit's JSON shape; the reader refuses any other (6: records embed their claim,
-#: question or choice, every comparison carries every field, the paper's conditions are recorded)
-AUDIT_FORMAT = 6
+#: question or choice, every comparison carries every field, the paper's conditions are recorded;
+#: 7: a claim records the paper's words that state its size, else it is tested at no difference)
+AUDIT_FORMAT = 7
 #: a comparison whose tests are computed but whose verdict the claim level has not decided yet
 PENDING = "pending"
 #: the verdicts of a claim, an experiment and a comparison
