@@ -142,8 +142,8 @@ plan: $(STAMP)
 
 ## paper-local: a confirmatory run at the paper's scale on one machine (after `make plan`)
 # config/paper-local.yaml on the plan's seeds; refused, before Snakemake plans anything, unless `make plan`
-# wrote a plan that matches the config, the claims and the pilot. Measured 35 min 36 s with the venv
-# installed (the plan of 2026-11-29, 25,699 runs), on 2 cores of an AMD EPYC. Timed: the run's provenance (commit, command, wall time, machine) goes to
+# wrote a plan that matches the config, the claims and the pilot. Measured 39 min 42 s with the venv
+# installed (the second plan of 2026-11-29, 24,880 runs), on 2 cores of an AMD EPYC. Timed: the run's provenance (commit, command, wall time, machine) goes to
 # results/paper-local/provenance.json (its results in results/paper-local/, its figures in
 # figures/paper-local/: beside the default config's)
 paper-local: $(STAMP)

@@ -251,8 +251,12 @@ def test_every_claim_kind_has_a_name_in_words_in_the_template():
     """The statements' names in words are prose of the template ``kind_names.j2``: every claim kind
     has one (a kind without one would be named by its id), filled with the record's values."""
     values = {k: f"<{k}>" for k in ("target", "others", "claimed", "what", "pairs", "direction", "limit")}
+    values["named_others"] = True  # a lowest claim against few others names them
     for kind in CLAIM_KINDS:
         name = str(kind_names().name(kind, values))
         assert name and "<" in name, kind
     assert str(kind_names().name("no-such-kind", values)) == ""
     assert str(kind_names().name("wall_time", values)) == "a run of <others> takes <direction> <limit>"
+    many = {**values, "named_others": False}  # too many others to name: "the lowest"
+    assert str(kind_names().name("lowest", values)) == "<target> has a lower <what> than <others>"
+    assert str(kind_names().name("lowest", many)) == "<target> has the lowest <what>"

@@ -321,7 +321,8 @@ FACTOR_FROM = 2.0
 KIND_NAMES_TEMPLATE = "kind_names.j2"
 #: at most this many findings lead a summary (:attr:`View.matters`)
 MATTERS = 6
-#: at most this many experiment pairs are named in a statement's name (more are counted)
+#: at most this many experiment pairs (or other settings of a lowest claim) are named in a statement's
+#: name (more are counted, or read "the lowest")
 PAIRS_NAMED = 2
 #: at most this many experiments are named in a statement's name (more are counted)
 EXPERIMENTS_NAMED = 3
@@ -375,8 +376,9 @@ class Reading:
     #: its thresholds as the reading of the paper's words that state a size ('"similar" read as
     #: lower_ratio = 0.8, ...'); None where it is tested at no difference (:func:`_margin`)
     margin: str | None
-    #: the reading without a margin: how many pairs' intervals clear "no difference" in the claimed
-    #: direction (None: the effect has no such value, or the claim states a two-sided band)
+    #: the reading without a margin where the claim's thresholds read a size the paper's words state:
+    #: how many pairs' intervals clear "no difference" in the claimed direction (None: the claim is
+    #: tested at no difference, its effect has no such value, or it states a two-sided band)
     no_margin: str | None
     #: (k, m): k of its m decided pairs reproduced while another is not reproduced (None: they agree)
     mixed: tuple[int, int] | None
@@ -746,6 +748,7 @@ def _name(claim: ClaimVerdict, labels: Mapping[str, str]) -> str:
         if c.target
         else "",  # whole: its parameters tell readings apart
         "others": words(c.others),
+        "named_others": len(c.others or []) <= PAIRS_NAMED,
         "claimed": words(c.claimed),
         "what": f"{'final ' if c.round == 'final' else ''}{said(c.statistic)}",
         "pairs": pairs,
@@ -877,11 +880,9 @@ def build_view(audit: Audit, paper: Mapping[str, ExperimentInfo] | None = None) 
             for c in s.readings
         ]
         names = [r.name for r in readings]
-        if len(set(names)) < len(names):  # readings named alike: told apart by their margin or number
-            how = {True: "without a margin", False: "at a margin"}
+        if len(set(names)) < len(names):  # readings named alike: told apart by their number
             readings = [
-                dataclasses.replace(r, name=f"{r.name} ({how[r.margin is None]}, reading {i})")
-                for i, r in enumerate(readings, 1)
+                dataclasses.replace(r, name=f"{r.name} (reading {i})") for i, r in enumerate(readings, 1)
             ]
         plain = [r for r in readings if r.margin is None]
         lead = plain[0] if plain and len(plain) < len(readings) else readings[0]
