@@ -47,6 +47,19 @@ def test_the_schema_accepts_the_shipped_file_and_states_what_each_kind_needs(sch
         assert [e.message for e in validator.iter_errors(doc)] == ["'target' is a required property"]
 
 
+def refusal(tmp_path, picked, mutate) -> tuple[int, str, object]:
+    """The shipped claims file with its first claim ``picked`` (a predicate) changed by ``mutate``,
+    written and loaded: the claim's index, the loader's refusal and the file's path."""
+    doc = written(CLAIMS_FILE)
+    i = next(i for i, c in enumerate(doc["claims"]) if picked(c))
+    mutate(doc["claims"][i])
+    path = tmp_path / "claims.yaml"
+    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    with pytest.raises(ClaimsError) as refused:
+        load_claims(path)
+    return i, str(refused.value), path
+
+
 @pytest.mark.parametrize(
     ("mutate", "key", "text"),
     [
@@ -58,23 +71,11 @@ def test_the_schema_accepts_the_shipped_file_and_states_what_each_kind_needs(sch
     ],
 )
 def test_a_claim_missing_what_its_kind_needs_is_refused_naming_file_and_key(tmp_path, mutate, key, text):
-    doc = written(CLAIMS_FILE)
-    i = next(i for i, c in enumerate(doc["claims"]) if c["kind"] == "greater")
-    mutate(doc["claims"][i])
-    path = tmp_path / "claims.yaml"
-    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
-    with pytest.raises(ClaimsError) as refused:
-        load_claims(path)
-    message = str(refused.value)
+    i, message, path = refusal(tmp_path, lambda c: c["kind"] == "greater", mutate)
     assert message.startswith(f"claims file {path}: key claims/{i}{key + ':' if key.startswith('/') else ''}")
     if key and not key.startswith("/"):
         assert f"key claims/{i}/{key}:" in message
     assert text in message and "\n" not in message
-
-
-def _claim(cid: str) -> tuple[dict, int]:
-    doc = written(CLAIMS_FILE)
-    return doc, next(i for i, c in enumerate(doc["claims"]) if c["id"] == cid)
 
 
 @pytest.mark.parametrize(
@@ -93,13 +94,7 @@ def _claim(cid: str) -> tuple[dict, int]:
     ],
 )
 def test_a_margin_is_the_claims_own_only_where_words_of_the_paper_state_its_size(tmp_path, cid, mutate, text):
-    doc, i = _claim(cid)
-    mutate(doc["claims"][i])
-    path = tmp_path / "claims.yaml"
-    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
-    with pytest.raises(ClaimsError) as refused:
-        load_claims(path)
-    message = str(refused.value)
+    i, message, _ = refusal(tmp_path, lambda c: c["id"] == cid, mutate)
     assert f"key claims/{i}/size:" in message and text in message and "\n" not in message
 
 
