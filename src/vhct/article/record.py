@@ -20,7 +20,7 @@ from vhct.reporting.audit.verdicts import NOT_EVALUATED
 from vhct.reporting.costs import AlgorithmCost, FullScale, algorithm_costs, experiment_seconds, full_scale
 from vhct.reporting.gitlog import GitError
 from vhct.reporting.history import DesignHistory, HistoryError, Unavailable, history_of, shipped_run
-from vhct.reporting.view import Pair, Reading, View, build_view, paper_scale
+from vhct.reporting.view import Pair, Reading, View, build_view, outcome_text, paper_scale
 
 #: the article's title: the replicated paper's, marked as a replication as ReScience C asks
 TITLE_MARK = "[Re]"
@@ -210,8 +210,7 @@ class Article:
             return None
         if found.reading is not None and found.reading.mixed:
             return found.reading.short_verdict
-        same = not found.category or found.category == found.verdict
-        return found.verdict if same else f"{found.verdict}: {found.category}"
+        return outcome_text(found.verdict, found.category)
 
 
 def _statements(view: View) -> list[Statement]:

@@ -51,6 +51,16 @@ def format_number(value: Any) -> str:
     return f"{value:.{DIGITS}g}" if isinstance(value, float) else str(value)
 
 
+def thresholds_text(thresholds: Mapping[str, Any]) -> str:
+    """Thresholds as the documents print them: "min_relative_effect = 0.05, ..."."""
+    return ", ".join(f"{k} = {format_number(float(v))}" for k, v in thresholds.items())
+
+
+def outcome_text(verdict: str, category: str) -> str:
+    """``verdict: category``, the verdict alone where the category is empty or repeats it."""
+    return verdict if not category or category == verdict else f"{verdict}: {category}"
+
+
 def claim_comparisons(claim: ClaimVerdict) -> list[Comparison]:
     return [c for e in claim.experiments for c in e.comparisons]
 
@@ -213,7 +223,7 @@ def margin_rows(claim: ClaimVerdict) -> list[dict[str, Any]]:
         for m in claim.margins
     ]
     for row in rows:
-        row["text"] = ", ".join(f"{k} = {format_number(float(v))}" for k, v in row["thresholds"].items())
+        row["text"] = thresholds_text(row["thresholds"])
         row["by"] = {e.experiment: e.verdict for e in row["experiments"]}
     return rows
 
@@ -409,8 +419,7 @@ class Reading:
     @property
     def outcome(self) -> str:
         """``verdict: category`` (the verdict alone where the category repeats it)."""
-        same = not self.category or self.category == self.verdict
-        return self.verdict if same else f"{self.verdict}: {self.category}"
+        return outcome_text(self.verdict, self.category)
 
     @property
     def short_verdict(self) -> str:
@@ -667,22 +676,20 @@ def _margin(claim: ClaimVerdict) -> str | None:
     c = claim.claim
     if c.size is None or c.spec.at_no_difference(c):
         return None
-    given = ", ".join(f"{k} = {format_number(float(v))}" for k, v in c.thresholds.given().items())
-    return f'"{c.size}" read as {given}'
+    return f'"{c.size}" read as {thresholds_text(c.thresholds.given())}'
 
 
 def _beside(claim: ClaimVerdict) -> list[tuple[str, str]]:
     """The verdict at each other margin of the claim (``margins``: the project's), as (the margin's
     thresholds that differ from the claim's, its verdict and category)."""
     own = claim.claim.thresholds.given()
-    found = []
-    for m in claim.margins:
-        given = ", ".join(
-            f"{k} = {format_number(float(v))}" for k, v in m.thresholds.items() if own.get(k) != v
+    return [
+        (
+            thresholds_text({k: v for k, v in m.thresholds.items() if own.get(k) != v}),
+            outcome_text(m.verdict, m.category),
         )
-        outcome = m.verdict + (f": {m.category}" if m.category and m.category != m.verdict else "")
-        found.append((given, outcome))
-    return found
+        for m in claim.margins
+    ]
 
 
 def _summary(pairs: Sequence[Pair]) -> tuple[str, str, str]:
@@ -828,9 +835,7 @@ def reading_of(
         no_margin = f"in the statement's direction on {k} of {len(sides)} pairs" + (
             f", the other way on {against}" if against else ""
         )
-    outcome = claim.verdict + (
-        f": {claim.category}" if claim.category and claim.category != claim.verdict else ""
-    )
+    outcome = outcome_text(claim.verdict, claim.category)
     if mixed is not None:
         verdict_text = f"mixed: {mixed[0]} of {mixed[1]} pairs (by the audit's rule {outcome})"
     else:
