@@ -107,7 +107,7 @@ def test_an_oversized_figure_is_found(tmp_path):
 
 def test_the_forest_parts_each_fit_a_page(long_audit, tmp_path):
     audit = read_sources(long_audit / "docs" / "findings", long_audit).audit
-    rows = forest_rows(audit.claims)
+    rows = forest_rows(audit)
     parts = split_rows(rows, PAGE.image_height)
     assert len(parts) > 1 and sum(map(len, parts)) == len(rows)
     assert all(forest_height(p) <= PAGE.image_height for p in parts)

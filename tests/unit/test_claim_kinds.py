@@ -264,7 +264,7 @@ def check_contract_on_runs(claim: Claim, tmp_path: Path) -> None:
     assert f"### {holds.id}\n\nVerdict: reproduced." in md
     assert f"Rule: the made-up rule of {claim.kind}" in md
     # drawn: a row per comparison with a finite positive estimate, both files written
-    rows = forest_rows(back.claims)
+    rows = forest_rows(back)
     assert {r.claim for r in rows} == {holds.id, refuted.id}
     paths = audit_forest(back, tmp_path / "audit_forest")
     assert [p.suffix for p in paths] == [".pdf", ".png"]

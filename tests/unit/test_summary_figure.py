@@ -9,11 +9,13 @@ pytest.importorskip("matplotlib")
 
 from findings_run import COMPUTED, complete  # noqa: E402
 
-from vhct.reporting.audit.records import AUDIT_FORMAT, Audit, Comparison, parse_audit  # noqa: E402
+from vhct.pipeline.specs import ExperimentInfo, SettingInfo  # noqa: E402
+from vhct.reporting.audit.records import AUDIT_FORMAT, Audit, ClaimVerdict, Comparison, parse_audit  # noqa: E402
 from vhct.reporting.audit.verdicts import statements  # noqa: E402
 from vhct.reporting.plots.common import PNG_DPI  # noqa: E402
 from vhct.reporting.plots.summary import audit_summary, draw_summary, summary_rows  # noqa: E402
 from vhct.reporting.styles import verdict_colour  # noqa: E402
+from vhct.reporting.view import build_view, computed_name  # noqa: E402
 
 #: the smaller of A4 (8.27 x 11.69 in) and US letter (8.5 x 11 in), portrait
 PAGE = (8.27, 11.0)
@@ -77,6 +79,13 @@ def made_up_audit(n: int, computed: int = 0) -> Audit:
     return parse_audit(audit)
 
 
+def row_texts(fig) -> tuple[list[str], list[str]]:
+    """The rows' names and the lines under them, top to bottom (each row draws its name, then its
+    detail)."""
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    return texts[0::2], texts[1::2]
+
+
 def inside_the_page(fig) -> bool:
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
@@ -88,16 +97,17 @@ def inside_the_page(fig) -> bool:
     ]
     extents = [t.get_window_extent(renderer) for t in texts]
     inside = all(e.x0 >= 0 and e.x1 <= box.width and e.y0 >= 0 and e.y1 <= box.height for e in extents)
-    # no two texts of the rows (names, effects, lines under them) overlap
-    rows = [t.get_window_extent(renderer) for t in [*fig.axes[0].texts, *fig.axes[0].get_yticklabels()]]
+    # no two texts of the rows (names, the lines under them) overlap
+    rows = [t.get_window_extent(renderer) for t in fig.axes[0].texts]
     apart = not any(a.overlaps(b) for i, a in enumerate(rows) for b in rows[i + 1 :])
     return inside and apart
 
 
 @pytest.mark.parametrize("n", [1, 34, 60])
 def test_one_row_per_statement_on_one_portrait_page(tmp_path, n):
-    """A made-up audit of ``n`` statements: a y tick label per statement (its name in words), the PNG
-    within a portrait page at the figures' resolution, every text inside it."""
+    """A made-up audit of ``n`` statements: a row per statement named in words as the view names it
+    (never by its id), the PNG within a portrait page at the figures' resolution, every text inside
+    it and no two overlapping."""
     audit = made_up_audit(n)
     assert len(statements(audit.claims)) == n
     png = next(p for p in audit_summary(audit, tmp_path / "audit_summary") if p.suffix == ".png")
@@ -106,8 +116,15 @@ def test_one_row_per_statement_on_one_portrait_page(tmp_path, n):
     height, width = mpimg.imread(png).shape[:2]
     assert width / PNG_DPI <= PAGE[0] and height / PNG_DPI <= PAGE[1]
     fig = draw_summary(summary_rows(audit))
-    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
-    assert labels == ["two readings", *(f"statement number {k}" for k in range(2, n + 1))]
+    names, details = row_texts(fig)
+    view = build_view(audit)
+    assert [n.replace("\n", " ") for n in names] == [s.name for s in view.statements]
+    assert names[0] == "A has a lower final regret than B on e"  # the two readings' name, unnumbered
+    ids = {c.claim.id for c in audit.claims} | {c.claim.reading_of for c in audit.claims}
+    assert not any(i and (i in t or i.replace("-", " ") in t) for i in ids for t in names + details)
+    if n > 1:
+        assert details[1].replace("\n", " ").endswith("Verdict: inconclusive: underpowered")
+    assert "reading 1: reproduced; reading 2: not reproduced: the opposite" in details[0].replace("\n", " ")
     assert inside_the_page(fig)
 
 
@@ -121,9 +138,47 @@ def test_each_marker_is_its_statements_verdict_colour():
     assert want[0] == verdict_colour("readings disagree") and len(set(want)) == 4
 
 
+def experiment(horizon: int) -> ExperimentInfo:
+    """The made-up audits' experiment (garland, VHCT against HCT at 20 seeds) run to ``horizon``."""
+    setting = {"algorithm": "A", "params": {}, "horizon": horizon, "seeds": list(range(20))}
+    settings = {s: SettingInfo(label=s, **setting) for s in ("VHCT", "HCT")}
+    return ExperimentInfo(
+        name="garland",
+        title="garland",
+        objective="garland",
+        objective_params={},
+        noise=0.05,
+        horizon=horizon,
+        seeds=list(range(20)),
+        settings=settings,
+    )
+
+
+def test_a_wall_time_is_a_duration_and_a_reduced_task_says_so():
+    """A wall-time effect (in units of the statement's hour) is told in seconds, minutes or hours, never
+    as a fraction of 3600 s; beside the paper's scale, a statement decided below it says so."""
+    audit = made_up_audit(2)
+    record = audit.claims[-1].model_dump(mode="json")
+    record["experiments"][0]["comparisons"][0].update(
+        effect=0.007107,
+        ci_low=0.006207,
+        ci_high=0.007798,
+        effect_name="mean wall time per run to t = 100 / 3600 s",
+    )
+    claims = [*audit.claims[:-1], ClaimVerdict.model_validate(record)]
+    context = audit.context.model_copy(update={"experiments": {"garland": experiment(100)}})
+    audit = audit.model_copy(update={"claims": claims, "context": context})
+    row = summary_rows(audit)[-1]
+    assert "25.6 s" in row.detail and "22.3 s" in row.detail
+    assert "3600" not in row.detail and "0.007107" not in row.detail
+    assert "paper's scale" not in row.detail
+    reduced = summary_rows(audit, {"garland": experiment(5000)})[-1]
+    assert "Verdict: not at the paper's scale (inconclusive: underpowered at reduced scale)" in reduced.detail
+
+
 def test_statements_decided_by_computation_get_a_row_each_inside_the_page():
     """As many statements as the claims file holds, on runs and by computation: a row each (the
-    computed ones after those on runs), inside one page."""
+    computed ones after those on runs, named in words), inside one page."""
     from vhct.reporting.audit.claims import load_claims
 
     claims = load_claims()
@@ -132,7 +187,10 @@ def test_statements_decided_by_computation_get_a_row_each_inside_the_page():
     fig = draw_summary(summary_rows(audit))
     width, height = fig.get_size_inches()
     assert width <= PAGE[0] and height <= PAGE[1]
-    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
-    assert len(labels) == on_runs + len(claims.computed)
-    assert labels[on_runs:] == [f"computed {k}" for k in range(len(claims.computed))]
+    names, details = row_texts(fig)
+    assert len(names) == on_runs + len(claims.computed)
+    computed = [computed_name(c.claim) for c in audit.computed]
+    assert [n.replace("\n", " ") for n in names[on_runs:]] == computed
+    assert computed[0] == "garland meets the local smoothness condition at phi(h) = 1 * 0.5^h"
+    assert all(d.endswith("Verdict: reproduced") for d in details[on_runs:])
     assert inside_the_page(fig)

@@ -29,6 +29,7 @@ from vhct.reporting.audit.verdicts import (
     UNDERPOWERED,
 )
 from vhct.reporting.plots.forest import audit_forest, forest_rows
+from vhct.reporting.view import build_view
 
 
 def made_up(**keys) -> Claim:
@@ -258,12 +259,17 @@ def test_forest_draws_from_an_audit_json_written_by_the_real_writer(tmp_path):
     audit = read_audit(path)
     comparisons = [c for claim in audit.claims for e in claim.experiments for c in e.comparisons]
     drawn = [c for c in comparisons if math.isfinite(c.effect) and c.effect > 0]
-    rows = forest_rows(audit.claims)
+    rows = forest_rows(audit)
     # one row per comparison with a finite positive estimate, with its estimate, interval and verdict
     assert [(r.effect, r.low, r.high, r.verdict, r.category) for r in rows] == [
         (c.effect, c.ci_low, c.ci_high, c.verdict, c.category) for c in drawn
     ]
     assert {r.claim for r in rows} == {c.id for c in EVERY_KIND}  # every kind has its regions
+    # each panel is titled by its reading's name in words (the view's) and its axis's scale
+    names = {r.id: r.name for r in build_view(audit).readings}
+    assert {r.title for r in rows} == {
+        f"{names[r.claim]} ({'linear' if r.additive else 'log'} scale)" for r in rows
+    }
     assert any(r.low is not None for r in rows) and {r.verdict for r in rows} >= {REPRODUCED}
     paths = audit_forest(audit, tmp_path / "figures" / "audit_forest")
     assert [p.suffix for p in paths] == [".pdf", ".png"] and all(p.stat().st_size > 10_000 for p in paths)
@@ -283,7 +289,7 @@ def test_forest_regions_are_the_claims_thresholds(tmp_path):
     assert regions("contrast") == ([(0.0, 1.0)], [(1.0, math.inf)])
     assert regions("best-parameter") == ([(0.0, 1.1)], [(1.1, math.inf)])
     # the forest's rows carry their claim's regions
-    rows = forest_rows(read_audit(written_audit(tmp_path)).claims)
+    rows = forest_rows(read_audit(written_audit(tmp_path)))
     assert all((r.claimed, r.refuting) == regions(r.claim) for r in rows) and rows
 
 
@@ -291,7 +297,7 @@ def test_forest_of_an_audit_without_comparisons_says_so(tmp_path):
     """A reduced config's audit (no run of any claim's settings: every claim "not evaluated") still
     gets its figure."""
     audit = read_audit(written_audit(tmp_path, runs={}))
-    assert {c.verdict for c in audit.claims} == {NOT_EVALUATED} and forest_rows(audit.claims) == []
+    assert {c.verdict for c in audit.claims} == {NOT_EVALUATED} and forest_rows(audit) == []
     paths = audit_forest(audit, tmp_path / "audit_forest")
     assert all(p.stat().st_size > 1_000 for p in paths)
 

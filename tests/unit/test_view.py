@@ -260,3 +260,32 @@ def test_every_claim_kind_has_a_name_in_words_in_the_template():
     many = {**values, "named_others": False}  # too many others to name: "the lowest"
     assert str(kind_names().name("lowest", values)) == "<target> has a lower <what> than <others>"
     assert str(kind_names().name("lowest", many)) == "<target> has the lowest <what>"
+
+
+def test_a_statement_checked_by_computation_is_named_in_words():
+    """Each check and claimed outcome of a computed statement has its words in the template, its
+    resolutions written as the paper writes them."""
+    from vhct.reporting.audit.claims_model import ComputedClaim
+    from vhct.reporting.view import computed_name
+
+    base = {"id": "x-y", "quote": "q", "location": "l", "objective": "counterexample"}
+    gls = {"check": "gls", "max_depth": 3}
+    names = {
+        claimed: computed_name(ComputedClaim(**base, **gls, claimed=claimed, resolutions=resolutions))
+        for claimed, resolutions in (
+            ("holds", [{"kind": "polynomial", "a": 2.0, "p": 1.0}]),
+            ("violated", [{"kind": "exponential", "nu": 1.0, "rho": r} for r in (0.5, 0.75, 0.9)]),
+        )
+    }
+    for claimed in ("exponential", "polynomial"):
+        claim = ComputedClaim(**base, check="near_optimal_growth", claimed=claimed, min_growth=1.05)
+        names[claimed] = computed_name(claim)
+    assert names == {
+        "holds": "counterexample meets the local smoothness condition at phi(h) = 2/h",
+        "violated": "counterexample fails the local smoothness condition at each of 3 resolutions "
+        "(phi(h) = 1 * 0.5^h, ...)",
+        "exponential": "counterexample's near-optimal cells grow exponentially with depth",
+        "polynomial": "counterexample's near-optimal cells grow polynomially with depth (a finite "
+        "near-optimality dimension)",
+    }
+    assert not any("x-y" in n or "x y" in n for n in names.values())

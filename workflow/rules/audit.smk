@@ -7,12 +7,15 @@ The claims file is validated when the workflow is parsed, so a malformed one fai
 """
 
 import vhct.reporting.audit.claims as va
+from vhct.reporting.view import PAPER_CONFIG
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 from vhct.reporting.job_specs import audit_figure_spec, audit_job_spec, caption_job_spec
 
 CLAIMS = str(REPO / "config" / "claims.yaml")
 #: questions beyond the paper (baselines), answered in the audit's separate "beyond" part
 BEYOND = str(REPO / "config" / "beyond.yaml")
+#: the paper's scale, beside which the summary figure says where a verdict was reached below it
+PAPER = str(REPO / PAPER_CONFIG)
 AUDIT_MD, AUDIT_JSON, AUDIT_HTML = LAYOUT.results.audit_md, LAYOUT.results.audit_json, LAYOUT.results.audit_html
 #: the audit's verdicts as one table (vhct.reporting.render.verdict_table)
 AUDIT_CSV = LAYOUT.results.verdicts
@@ -111,6 +114,7 @@ rule audit_summary:
     """The audit's summary figure: one page, a row per statement, its verdict and headline effect."""
     input:
         audit=AUDIT_JSON,
+        paper=PAPER,
         spec=SUMMARY_SPEC,
     output:
         pdf=FIGURE.format(figure=SUMMARY, ext="pdf"),

@@ -23,6 +23,7 @@ from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 from vhct.reporting.plots import figure_job
 from vhct.reporting.plots.forest import audit_forest
 from vhct.reporting.plots.summary import audit_summary
+from vhct.reporting.view import PAPER_CONFIG, paper_scale
 
 DEFAULT_FINDINGS = Path("docs") / "findings"
 DEFAULT_OUT = Path("figures") / "findings"
@@ -54,7 +55,10 @@ def redraw(
         if name == FOREST:
             drawn.append(next(p for p in audit_forest(sources.audit, out / FOREST) if p.suffix == ".png"))
         elif name == SUMMARY:
-            drawn.append(next(p for p in audit_summary(sources.audit, out / SUMMARY) if p.suffix == ".png"))
+            summary = audit_summary(
+                sources.audit, out / SUMMARY, paper_scale(sources.checkout / PAPER_CONFIG)
+            )
+            drawn.append(next(p for p in summary if p.suffix == ".png"))
         elif name in regret:  # as the run drew it (the article's own layout is draw_regret's)
             curves = {e: {s: str(p) for s, p in by.items()} for e, by in regret[name].curves.items()}
             figure_job(regret[name].spec, curves, out / f"{name}.pdf", out / f"{name}.png")

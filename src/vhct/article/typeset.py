@@ -27,7 +27,7 @@ from vhct.article.record import Article, Statement
 from vhct.article.sources import ArticleError
 from vhct.durations import duration
 from vhct.reporting.history import SHORT_ID, Unavailable, clipped, duration_text, grouped, seed_ranges, when
-from vhct.reporting.view import View, capitalize_first, format_number
+from vhct.reporting.view import View, capitalize_first, computed_name, format_number
 
 #: the characters Typst's markup gives a meaning (escaped with a backslash in printed values)
 TYPST_SPECIAL = re.compile(r"([\\#*_`$<>@\[\]~/=+-])")
@@ -114,6 +114,7 @@ def environment() -> Environment:
         span_text=duration_text,
         ranges=seed_ranges,
         clip=clipped,
+        computed_name=computed_name,
     )
     env.tests["unavailable"] = lambda x: isinstance(x, Unavailable)
     env.globals.update(rests_on=rests_on, isfinite=math.isfinite, grouped=grouped)

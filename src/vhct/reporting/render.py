@@ -39,6 +39,7 @@ from vhct.reporting.view import (  # noqa: F401 (re-exported: the values the tem
     build_view,
     capitalize_first,
     claim_comparisons,
+    computed_name,
     cost_rows,
     counts,
     decider,
@@ -117,6 +118,7 @@ def template_environment(autoescape: bool = False) -> Environment:
         keep_trailing_newline=True,
     )
     env.filters["cell"] = md_cell
+    env.filters["computed_name"] = computed_name
     return env
 
 

@@ -27,6 +27,7 @@ from vhct.durations import duration
 from vhct.pipeline.layout import FINAL_TABLE
 from vhct.pipeline.specs import ExperimentInfo, SettingInfo
 from vhct.reporting.audit.checks import TOTAL_BESIDE
+from vhct.reporting.audit.claims_model import ComputedClaim
 from vhct.reporting.audit.records import Audit, ClaimVerdict, Comparison
 from vhct.reporting.audit.statistics import said
 from vhct.reporting.audit.verdicts import (
@@ -455,18 +456,16 @@ class Reading:
 
 @dataclass(frozen=True)
 class StatementView:
-    """A statement of the paper: its readings, its verdict (``readings disagree`` where they do) and
+    """A statement of the paper: its name in words (its lead reading's, without the number that tells
+    readings named alike apart), its readings, its verdict (``readings disagree`` where they do) and
     the reading its headline leads with (the no-margin one where another adds a margin)."""
 
     id: str
+    name: str
     verdict: str
     category: str
     readings: list[Reading]
     lead: Reading
-
-    @property
-    def name(self) -> str:
-        return self.lead.name
 
 
 @dataclass(frozen=True)
@@ -772,6 +771,25 @@ def _name(claim: ClaimVerdict, labels: Mapping[str, str]) -> str:
     return name
 
 
+def resolution_text(spec: Mapping[str, Any]) -> str:
+    """A resolution of a config (``resolution`` mapping) as the paper writes it: ``phi(h) = 1 * 0.5^h``,
+    ``phi(h) = 2/h``."""
+    kind = spec.get("kind")
+    if kind == "exponential":
+        return f"phi(h) = {format_number(spec['nu'])} * {format_number(spec['rho'])}^h"
+    if kind == "polynomial":
+        power = "h" if spec["p"] == 1 else f"h^{format_number(spec['p'])}"
+        return f"phi(h) = {format_number(spec['a'])}/{power}"
+    return "phi(h) = " + ", ".join(f"{k} = {format_number(v)}" for k, v in spec.items())
+
+
+def computed_name(claim: ComputedClaim) -> str:
+    """A statement checked by computation in words (the template's macro ``computed``)."""
+    phis = [resolution_text(spec) for spec in claim.resolutions or []]
+    listed = ", ".join(phis) if len(phis) <= PAIRS_NAMED else f"{len(phis)} resolutions ({phis[0]}, ...)"
+    return str(kind_names().computed(claim, listed))
+
+
 def reading_of(
     claim: ClaimVerdict,
     audit: Audit,
@@ -891,7 +909,8 @@ def build_view(audit: Audit, paper: Mapping[str, ExperimentInfo] | None = None) 
             ]
         plain = [r for r in readings if r.margin is None]
         lead = plain[0] if plain and len(plain) < len(readings) else readings[0]
-        grouped.append(StatementView(s.id, s.verdict, s.category, readings, lead))
+        name = names[readings.index(lead)]
+        grouped.append(StatementView(s.id, name, s.verdict, s.category, readings, lead))
     experiments = audit.context.experiments
     reduced = {}
     for name, run in experiments.items():
