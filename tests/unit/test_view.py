@@ -252,11 +252,20 @@ def test_every_claim_kind_has_a_name_in_words_in_the_template():
     has one (a kind without one would be named by its id), filled with the record's values."""
     values = {k: f"<{k}>" for k in ("target", "others", "claimed", "what", "pairs", "direction", "limit")}
     values["named_others"] = True  # a lowest claim against few others names them
+    values["pair_list"] = []  # pairs too many to name: counted
     for kind in CLAIM_KINDS:
         name = str(kind_names().name(kind, values))
         assert name and "<" in name, kind
     assert str(kind_names().name("no-such-kind", values)) == ""
-    assert str(kind_names().name("wall_time", values)) == "a run of <others> takes <direction> <limit>"
+    assert str(kind_names().name("wall_time", values)) == "runs of <others> take <direction> <limit> each"
+    assert str(kind_names().name("easier", values)) == (
+        "in each of <pairs>, the first is easier than the second (<what> of <others>)"
+    )
+    named = {**values, "pair_list": [("a", "b"), ("a", "c")]}
+    assert str(kind_names().name("easier", named)) == (
+        "a is easier than b and a is easier than c (<what> of <others>)"
+    )
+    assert str(kind_names().name("best_parameter", values)) == "the best parameter for <what> is <claimed>"
     many = {**values, "named_others": False}  # too many others to name: "the lowest"
     assert str(kind_names().name("lowest", values)) == "<target> has a lower <what> than <others>"
     assert str(kind_names().name("lowest", many)) == "<target> has the lowest <what>"
@@ -289,3 +298,10 @@ def test_a_statement_checked_by_computation_is_named_in_words():
         "near-optimality dimension)",
     }
     assert not any("x-y" in n or "x y" in n for n in names.values())
+
+
+def test_lists_read_as_a_sentence_lists_them():
+    from vhct.reporting.view import listed
+
+    assert [listed(x) for x in ([], ["a"], ["a", "b"], ["a", "b", "c"])] == ["", "a", "a and b", "a, b and c"]
+    assert listed(["x", "y"], "or") == "x or y"

@@ -31,6 +31,8 @@ from vhct.reporting.view import View, capitalize_first, computed_name, format_nu
 
 #: the characters Typst's markup gives a meaning (escaped with a backslash in printed values)
 TYPST_SPECIAL = re.compile(r"([\\#*_`$<>@\[\]~/=+-])")
+#: an apostrophe after a digit ("rho=0.75's")
+AFTER_DIGIT = re.compile(r"(?<=[0-9])'")
 #: what a printed value may not hold: a paragraph break (a blank line) or a control character
 UNHOLDABLE = re.compile(r"\n[ \t]*\n|[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -40,8 +42,9 @@ class Typst(Markup):
 
 
 def escape(value: Any) -> str:
-    """A value as Typst markup text: every special character escaped."""
-    return TYPST_SPECIAL.sub(r"\\\1", str(value))
+    """A value as Typst markup text: every special character escaped, and an apostrophe after a digit
+    made a right single quote (Typst would set a prime: "rho=0.75′s")."""
+    return AFTER_DIGIT.sub("\u2019", TYPST_SPECIAL.sub(r"\\\1", str(value)))
 
 
 def _finalize(value: Any) -> Any:

@@ -732,6 +732,14 @@ def kind_names() -> Any:
     return env.get_template(KIND_NAMES_TEMPLATE).module
 
 
+def listed(items: Sequence[str], last: str = "and") -> str:
+    """Items as a sentence lists them: ``a``, ``a and b``, ``a, b and c`` (``last``: the word before
+    the last item)."""
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} {last} {items[-1]}"
+
+
 def _name(claim: ClaimVerdict, labels: Mapping[str, str]) -> str:
     """The statement's name in words (the template :data:`KIND_NAMES_TEMPLATE`), its id where its
     kind has none."""
@@ -739,14 +747,15 @@ def _name(claim: ClaimVerdict, labels: Mapping[str, str]) -> str:
     settings = [s for s in [c.target, *(c.others or []), *(c.claimed or [])] if s]
     names = _names(settings, labels)
 
-    def words(items: Iterable[str] | None) -> str:
-        return " and ".join(dict.fromkeys(names.get(s, s) for s in items or []))
+    def words(items: Iterable[str] | None, last: str = "and") -> str:
+        return listed(list(dict.fromkeys(names.get(s, s) for s in items or [])), last)
 
-    listed = c.pairs or []
+    given_pairs = c.pairs or []
+    named_pairs = len(given_pairs) <= PAIRS_NAMED
     pairs = (
-        "; ".join(f"{a} and {b}" for a, b in listed)
-        if len(listed) <= PAIRS_NAMED
-        else f"{len(listed)} pairs of experiments"
+        "; ".join(f"{a} and {b}" for a, b in given_pairs)
+        if named_pairs
+        else f"{len(given_pairs)} pairs of experiments"
     )
     given = c.thresholds.given()
     values = {
@@ -755,9 +764,10 @@ def _name(claim: ClaimVerdict, labels: Mapping[str, str]) -> str:
         else "",  # whole: its parameters tell readings apart
         "others": words(c.others),
         "named_others": len(c.others or []) <= PAIRS_NAMED,
-        "claimed": words(c.claimed),
+        "claimed": words(c.claimed, "or"),
         "what": f"{'final ' if c.round == 'final' else ''}{said(c.statistic)}",
         "pairs": pairs,
+        "pair_list": given_pairs if named_pairs else [],
         "direction": WALL_DIRECTION.get(c.direction, "about"),
         "limit": duration(given["seconds"]) if "seconds" in given else "",
     }
@@ -765,7 +775,7 @@ def _name(claim: ClaimVerdict, labels: Mapping[str, str]) -> str:
     if not name:
         return c.id.replace("-", " ")
     if not c.pairs and len(c.experiments) <= EXPERIMENTS_NAMED:
-        name += " on " + " and ".join(c.experiments)
+        name += " on " + listed(c.experiments)
     elif not c.pairs:
         name += f" on {len(c.experiments)} experiments"
     return name
