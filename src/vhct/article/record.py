@@ -20,7 +20,7 @@ from vhct.reporting.audit.verdicts import NOT_EVALUATED
 from vhct.reporting.costs import AlgorithmCost, FullScale, algorithm_costs, experiment_seconds, full_scale
 from vhct.reporting.gitlog import GitError
 from vhct.reporting.history import DesignHistory, HistoryError, Unavailable, history_of, shipped_run
-from vhct.reporting.view import Pair, Reading, View, build_view, outcome_text, paper_scale
+from vhct.reporting.view import Pair, Reading, View, build_view, listed, outcome_text, paper_scale
 
 #: the article's title: the replicated paper's, marked as a replication as ReScience C asks
 TITLE_MARK = "[Re]"
@@ -287,10 +287,10 @@ def regret_figures(sources: Sources, cfg) -> list[RegretFigure]:
         held = sources.published.curves
         missing = sum(s not in held.get(e, {}) for e, by in curves.items() for s in by)
         seeds = {e: {s: _seeds(sources, cfg, e, s) for s in by} for e, by in curves.items()}
+        what = "Average regret" if fig.kind == "average_regret" else "Cumulative regret"
+        title = fig.title or f"{what} on {listed([cfg.experiments[e].title for e in curves])}"
         out.append(
-            RegretFigure(
-                name, fig.kind, fig.title or name, curves, missing == 0, missing, seeds, cfg.figure_spec(name)
-            )
+            RegretFigure(name, fig.kind, title, curves, missing == 0, missing, seeds, cfg.figure_spec(name))
         )
     return out
 
