@@ -142,12 +142,19 @@ plan: $(STAMP)
 
 ## paper-local: a confirmatory run at the paper's scale on one machine (after `make plan`)
 # config/paper-local.yaml on the plan's seeds; refused, before Snakemake plans anything, unless `make plan`
-# wrote a plan that matches the config, the claims and the pilot. Measured 39 min 42 s with the venv
-# installed (the second plan of 2026-11-29, 24,880 runs), on 2 cores of an AMD EPYC. Timed: the run's provenance (commit, command, wall time, machine) goes to
-# results/paper-local/provenance.json (its results in results/paper-local/, its figures in
-# figures/paper-local/: beside the default config's)
+# wrote a plan that matches the config, the claims and the pilot. Measured 39 min 55 s with the venv
+# installed (the third plan of 2026-11-29, 24,880 runs), on 2 cores of an AMD EPYC. Timed: the run's
+# provenance (commit, command, wall time, machine) goes to results/paper-local/provenance.json (its
+# results in results/paper-local/, its figures in figures/paper-local/: beside the default config's).
+# It starts from empty results/paper-local/ and figures/paper-local/, so that the record holds every
+# output `make findings` ships (a figure drawn from the config alone, current from an earlier run,
+# would otherwise not be made again, and `make findings` refuses what the record did not see); the
+# runs themselves stay in the run store, results/runs/, and are found there again. (The folders are
+# emptied by a line of their own: `make -n` runs a line that calls $(MAKE), and so would empty them.)
 paper-local: $(STAMP)
 	$(BIN)/python -m vhct.reporting.audit.plan --check $(PAPER_LOCAL)
+	results=$(call folder,results,$(PAPER_LOCAL)) && figures=$(call folder,figures,$(PAPER_LOCAL)) && \
+		rm -rf "$$results" "$$figures"
 	results=$(call folder,results,$(PAPER_LOCAL)) && $(MAKE) figures CONFIG=$(PAPER_LOCAL) \
 		RUNNER="$(BIN)/python -m vhct.pipeline.provenance $$results/provenance.json --"
 
