@@ -85,17 +85,20 @@ def _lines(text: str, font: float) -> list[str]:
     return textwrap.wrap(text, max(chars, 20)) or [""]
 
 
+def _blocks(name: list[str], detail: list[str], scale: float) -> tuple[float, float]:
+    """The heights (inches) of a row's name with the gap under it, and of its detail with the gap
+    before the next row, at the fonts times ``scale``."""
+    name_font, detail_font = NAME_FONT * scale, DETAIL_FONT * scale
+    return (
+        (len(name) * LINE_SPACING + NAME_GAP) * name_font / POINTS,
+        (len(detail) * detail_font * LINE_SPACING + ROW_GAP * name_font) / POINTS,
+    )
+
+
 def _layout(rows: list[SummaryRow], scale: float) -> tuple[list[tuple[list[str], list[str]]], float]:
     """Each row's name and detail in lines at the fonts times ``scale``, and the rows' height (inches)."""
-    name, detail = NAME_FONT * scale, DETAIL_FONT * scale
-    wrapped = [(_lines(r.name, name), _lines(r.detail, detail)) for r in rows]
-    height = (
-        sum(
-            (len(n) * name + len(d) * detail) * LINE_SPACING + (NAME_GAP + ROW_GAP) * name for n, d in wrapped
-        )
-        / POINTS
-    )
-    return wrapped, height
+    wrapped = [(_lines(r.name, NAME_FONT * scale), _lines(r.detail, DETAIL_FONT * scale)) for r in rows]
+    return wrapped, sum(sum(_blocks(n, d, scale)) for n, d in wrapped)
 
 
 def draw_summary(rows: list[SummaryRow]) -> Any:
@@ -117,6 +120,7 @@ def draw_summary(rows: list[SummaryRow]) -> Any:
     y = HEADER_HEIGHT
     for r, (name, detail) in zip(rows, wrapped, strict=True):
         first = name_font * LINE_SPACING / POINTS
+        name_block, detail_block = _blocks(name, detail, scale)
         ax.plot(
             [INDENT / 2],
             [y + first / 2],
@@ -125,7 +129,7 @@ def draw_summary(rows: list[SummaryRow]) -> Any:
             markersize=7 * scale,
         )
         ax.text(INDENT, y, "\n".join(name), fontsize=name_font, va="top", linespacing=LINE_SPACING)
-        y += len(name) * first + NAME_GAP * name_font / POINTS
+        y += name_block
         ax.text(
             INDENT,
             y,
@@ -135,7 +139,7 @@ def draw_summary(rows: list[SummaryRow]) -> Any:
             color="dimgray",
             linespacing=LINE_SPACING,
         )
-        y += (len(detail) * detail_font * LINE_SPACING + ROW_GAP * name_font) / POINTS
+        y += detail_block
     if not rows:
         ax.text(
             PAGE_WIDTH / 2,
