@@ -194,3 +194,14 @@ def test_statements_decided_by_computation_get_a_row_each_inside_the_page():
     assert computed[0] == "garland meets the local smoothness condition at phi(h) = 1 * 0.5^h"
     assert all(d.endswith("Verdict: reproduced") for d in details[on_runs:])
     assert inside_the_page(fig)
+
+
+def test_a_statement_not_evaluated_gives_its_verdict_alone():
+    """A statement none of whose pairs was evaluated (e.g. a quick start below a claim's seeds) has no
+    effect to tell: the line under its name is its verdict, with no stray punctuation before it."""
+    audit = made_up_audit(2)
+    record = audit.claims[-1].model_dump(mode="json")
+    record.update(verdict="not evaluated", category="not evaluated")
+    record["experiments"] = []
+    audit = audit.model_copy(update={"claims": [*audit.claims[:-1], ClaimVerdict.model_validate(record)]})
+    assert summary_rows(audit)[-1].detail == "Verdict: not evaluated"

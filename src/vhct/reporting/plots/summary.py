@@ -61,7 +61,8 @@ def summary_rows(audit: Audit, paper: Mapping[str, ExperimentInfo] | None = None
         else:
             each = "; ".join(f"reading {k}: {r.short_verdict}" for k, r in enumerate(readings, 1))
             verdict = f"{statement.verdict} ({each})"
-        detail = f"{statement.lead.effect}. Verdict: {verdict}"
+        effect = statement.lead.effect  # empty where no pair was evaluated
+        detail = f"{effect}. Verdict: {verdict}" if effect else f"Verdict: {verdict}"
         rows.append(SummaryRow(statement.name, statement.verdict, statement.category, detail))
     for computed in audit.computed:
         detail = f"checked by computation on the standard partition, no interval. Verdict: {computed.verdict}"
