@@ -5,6 +5,7 @@ size" between its margins (where the claim has that category)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -347,3 +348,22 @@ def test_a_lower_bound_refutes_at_most_but_never_reproduces_it(hours, verdict):
     )
     pct = next(c for c in evaluate_claim(claim, runs).experiments[0].comparisons if c.a == "PCT")
     assert (pct.verdict, pct.category) == verdict, pct.reason
+
+
+def test_a_wall_time_reason_states_durations_not_fractions_of_the_threshold():
+    """BO's 6 min per run on MNIST against "hours": the reason the audit writes (and every document
+    prints) states the mean, its interval and the threshold as durations, never "/ 3600 s 0.1"."""
+    claim = claim_of("bo-takes-hours")
+    runs = runs_of(claim, lambda e, s: 100.0, seconds=lambda e, s: 0.1 * HOUR / HORIZON)
+    result = evaluate_claim(claim, runs, dict.fromkeys(runs, 1.0))
+    mnist = next(e for e in result.experiments if e.experiment == "mnist").comparisons[0]
+    assert mnist.effect == pytest.approx(0.1, rel=0.02)
+    assert "/ 3600 s" in mnist.effect_name  # the record keeps its unit; the printed text converts it
+    duration = r"(\d+) min (\d\d) s"
+    said = rf"to t = {HORIZON}: {duration}, 90% CI \[{duration}, {duration}\], threshold 1 h 00 min"
+    shown = re.search(said, mnist.reason)
+    assert shown is not None, mnist.reason
+    mean, low, high = (60 * int(shown[i]) + int(shown[i + 1]) for i in (1, 3, 5))
+    assert low <= mean <= high and abs(mean - mnist.effect * HOUR) <= 1  # 6 min, to the second
+    for text in (mnist.reason, result.reason):
+        assert "3600" not in text and "e-0" not in text, text

@@ -22,6 +22,7 @@ from vhct.durations import duration
 from vhct.pipeline.figure_kinds import AUDIT_FIGURES
 from vhct.pipeline.files import atomic_paths
 from vhct.pipeline.provenance import Provenance
+from vhct.reporting.audit.effects import effect_unit
 from vhct.reporting.audit.records import Audit, Comparison, audit_json
 from vhct.reporting.audit.verdicts import (
     INCONCLUSIVE,
@@ -29,11 +30,11 @@ from vhct.reporting.audit.verdicts import (
     NOT_REPRODUCED,
     READINGS_DISAGREE,
     REPRODUCED,
+    estimate_text,
     statements,
 )
 from vhct.reporting.styles import tint, verdict_colour
 from vhct.reporting.view import (  # noqa: F401 (re-exported: the values the templates print)
-    DIGITS,
     View,
     beyond_rows,
     build_view,
@@ -122,12 +123,19 @@ def template_environment(autoescape: bool = False) -> Environment:
     return env
 
 
+def in_unit(value: float, c: Comparison) -> str:
+    """A value in the units of ``c``'s effect as printed: a duration where they are a threshold of seconds."""
+    return effect_unit(c.effect_name).text(value)
+
+
 @cache
 def _environment(autoescape: bool) -> Environment:
     """The audit's environment, HTML-escaping or not, with the filters and values its templates use."""
     env = template_environment(autoescape)
     env.filters.update(
         num=format_number,
+        in_unit=in_unit,
+        estimate=estimate_text,
         slug=slug,
         said_once=said_once,
         refs=references,

@@ -28,6 +28,7 @@ from vhct.pipeline.layout import FINAL_TABLE
 from vhct.pipeline.specs import ExperimentInfo, SettingInfo
 from vhct.reporting.audit.checks import TOTAL_BESIDE
 from vhct.reporting.audit.claims_model import ComputedClaim
+from vhct.reporting.audit.effects import effect_unit, format_number
 from vhct.reporting.audit.records import Audit, ClaimVerdict, Comparison
 from vhct.reporting.audit.statistics import said
 from vhct.reporting.audit.verdicts import (
@@ -38,18 +39,8 @@ from vhct.reporting.audit.verdicts import (
     statements,
 )
 
-#: significant digits of the numbers in the tables
-DIGITS = 4
 #: the config of the paper's full scale in a checkout (:func:`paper_scale`)
 PAPER_CONFIG = Path("config") / "paper.yaml"
-
-
-def format_number(value: Any) -> str:
-    """A number for the tables: DIGITS significant digits (nan, inf and -inf as Python spells them),
-    None empty."""
-    if value is None:
-        return ""
-    return f"{value:.{DIGITS}g}" if isinstance(value, float) else str(value)
 
 
 def thresholds_text(thresholds: Mapping[str, Any]) -> str:
@@ -316,9 +307,6 @@ def beyond_rows(audit: Audit) -> list[dict[str, Any]]:
 
 # ---------------------------------------------------------------- the typed view: effects, pairs, scale
 
-#: an effect the audit states in units of a threshold of seconds (``mean wall time per run to t =
-#: 5000 / 3600 s``, ``kinds_one_sample``): its name without the unit, and the unit's seconds
-PER_THRESHOLD = re.compile(r"^(?P<name>.*) / (?P<limit>[0-9.e+]+) s$")
 #: the first bound of a comparison's claimed region (``mean_a < 0.95 mean_b``: "<" and 0.95)
 CLAIMED_BOUND = re.compile(r"(?P<op>[<>])\s*(?P<bound>-?[0-9][0-9.e+-]*)")
 #: the value of "no difference" of an effect, by the first word of its name (a ratio: 1, a
@@ -617,13 +605,8 @@ def pair_of(
     c: Comparison, experiment: str, what: str, labels: Mapping[str, str], reduced: Sequence[str]
 ) -> Pair:
     """One comparison as a :class:`Pair`: its effect said in a sentence a person would write."""
-    per = PER_THRESHOLD.match(c.effect_name or "")
-    limit = float(per["limit"]) if per else None
-    effect_name = per["name"] if per else c.effect_name
-
-    def text(v: float) -> str:
-        return format_number(v) if limit is None else duration(v * limit)
-
+    unit = effect_unit(c.effect_name)
+    limit, effect_name, text = unit.seconds, unit.name, unit.text
     value, interval = text(c.effect), _interval(c, text)
     bracket = "" if c.ci_low is None or c.ci_high is None else f" [{text(c.ci_low)}, {text(c.ci_high)}]"
     places = experiment.split(" / ")

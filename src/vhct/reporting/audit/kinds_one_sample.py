@@ -14,6 +14,7 @@ import numpy as np
 from vhct.reporting import stats
 from vhct.reporting.audit.checks import Region, comparison_round, slope_comparison
 from vhct.reporting.audit.claims_model import Claim, key_error
+from vhct.reporting.audit.effects import per_threshold_name
 from vhct.reporting.audit.kinds import ClaimKind, Draw, Intervals, full_horizon
 from vhct.reporting.audit.records import Comparison
 from vhct.reporting.audit.runs import GUARANTEE_STATISTICS, Run, horizon, samples, statistic
@@ -236,7 +237,7 @@ class WallTime(ClaimKind):
             (column,) = STATISTICS.lookup(claim.statistic).columns
             sample = {r.seed: seconds_to(r, column, full) / limit for r in exp_runs[s]}
             to = f"to t = {full}" + (f" (measured to t = {h}, extended: a lower bound)" if h < full else "")
-            name = f"mean wall time per run {to} / {limit:g} s"
+            name = per_threshold_name(f"mean wall time per run {to}", limit)
             base = dataclasses.replace(base, round=full, horizon=full)
             comp = slope_comparison(claim, base, sample, what="wall time / threshold", effect_name=name)
             if h < full and comp.p_claimed is not None:  # a lower bound decides one side only

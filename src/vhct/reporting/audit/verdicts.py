@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 from vhct.pipeline.config.plan import need_text, shown_need
 from vhct.reporting import stats
+from vhct.reporting.audit.effects import effect_text
 from vhct.reporting.audit.records import (  # noqa: F401 (the verdicts' vocabulary, re-exported)
     CATEGORIES,
     INCONCLUSIVE,
@@ -45,13 +46,9 @@ def _fmt(p: float) -> str:
 
 
 def estimate_text(c: Comparison) -> str:
-    """``ratio of means 1.043, 90% CI [1.000, 1.088]`` (the interval when there is one)."""
-    if not c.effect_name:
-        return ""
-    text = f"{c.effect_name} {c.effect:.4g}"
-    if c.ci_low is not None and c.ci_high is not None and c.ci_level:
-        text += f", {100 * c.ci_level:.0f}% CI [{c.ci_low:.4g}, {c.ci_high:.4g}]"
-    return text
+    """``ratio of means 1.043, 90% CI [1.000, 1.088]`` (the interval when there is one; durations
+    where the effect is in units of a threshold of seconds: :func:`.effects.effect_text`)."""
+    return effect_text(c.effect_name, c.effect, c.ci_low, c.ci_high, c.ci_level) if c.effect_name else ""
 
 
 def _holm_text(p: float, p_holm: float, family: int, floor: float | None) -> str:
@@ -166,7 +163,7 @@ def decide_question(comps: Sequence[Comparison], alpha: float) -> list[Compariso
         else:
             verdict = NO_DIFFERENCE
             why = f"neither {c.claimed} nor {c.refuted} significant ({family}: {_fmt(p_a)}, {_fmt(p_b)})"
-        reason = _reason(c, f"{c.effect_name} {c.effect:.4g}", why)
+        reason = _reason(c, effect_text(c.effect_name, c.effect), why)
         out[i] = dataclasses.replace(
             c, p_claimed_holm=p_a, p_refuted_holm=p_b, verdict=verdict, reason=reason
         )
