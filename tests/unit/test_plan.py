@@ -271,11 +271,11 @@ def test_without_the_plan_a_config_is_only_inspected(world):
 
 def test_paper_local_runs_a_plan_built_from_made_up_pilot_data(tmp_path):
     """What dry-runs paper-local without its pilot (tests/integration) uses: a plan the real loader
-    accepts, every arm at the claims' minimum from the config's first confirmatory seed (600)."""
+    accepts, every arm at the claims' minimum from the config's first confirmatory seed (800)."""
     from support import made_up_plan
 
     cfg, _ = load([made_up_plan(tmp_path)])
-    assert cfg.setting_seeds("garland", "VHCT-rho0.75") == list(range(600, 620))
+    assert cfg.setting_seeds("garland", "VHCT-rho0.75") == list(range(800, 820))
     assert cfg.folder("results") == "results/paper-local"
 
 
@@ -284,7 +284,7 @@ def test_paper_local_declares_a_plan_from_the_quick_start():
     assert cfg.plan is not None and cfg.plan.pilot == "config/config.yaml"
     assert cfg.plan.file == "config/plans/paper-local.yaml"
     # the first seed its figure names: after the shipped audits' 0-599 (audit.seen)
-    assert min(min(cfg.seeds(e)) for e in cfg.experiments) == 600
+    assert min(min(cfg.seeds(e)) for e in cfg.experiments) == 800
     assert cfg.plan.experiments == {"landmine": 20, "mnist": 20} and cfg.plan.settings["BO"] == 20
 
 
