@@ -17,7 +17,7 @@ FINEST = ("min", "s")
 
 def duration(seconds: float | None, finest: str = "min", total: bool = False) -> str:
     """``0.0704 ms``, ``3.2 ms``, ``45.2 s`` under a minute (DIGITS significant digits); from a minute
-    on whole hours and minutes, and seconds where ``finest`` is "s": ``12 min``, ``2 h 05 min``,
+    on whole hours and minutes, and seconds where ``finest`` is "s": ``12 min``, ``2 h 05 min``, ``1 h``,
     ``1 h 02 min 05 s``; ``total``: the whole seconds after it, ``(3725 s)``; "-" for none or a value
     that is not finite."""
     if finest not in FINEST:
@@ -31,6 +31,9 @@ def duration(seconds: float | None, finest: str = "min", total: bool = False) ->
     unit = MINUTE if finest == "min" else 1
     hours, rest = divmod(round(seconds / unit) * unit, HOUR)
     minutes, secs = divmod(rest, MINUTE)
-    parts = ([f"{hours} h"] if hours else []) + [f"{minutes:02d} min" if hours else f"{minutes} min"]
+    if hours and not minutes and finest == "min":  # a whole hour: "1 h", not "1 h 00 min"
+        parts = [f"{hours} h"]
+    else:
+        parts = ([f"{hours} h"] if hours else []) + [f"{minutes:02d} min" if hours else f"{minutes} min"]
     text = " ".join(parts + ([f"{secs:02d} s"] if finest == "s" else []))
     return f"{text} ({seconds:.0f} s)" if total else text
