@@ -360,7 +360,7 @@ def test_a_wall_time_reason_states_durations_not_fractions_of_the_threshold():
     assert mnist.effect == pytest.approx(0.1, rel=0.02)
     assert "/ 3600 s" in mnist.effect_name  # the record keeps its unit; the printed text converts it
     duration = r"(\d+) min (\d\d) s"
-    said = rf"to t = {HORIZON}: {duration}, 90% CI \[{duration}, {duration}\], threshold 1 h 00 min"
+    said = rf"to t = {HORIZON} is {duration}, 90% CI \[{duration}, {duration}\], against a threshold of 1 h;"
     shown = re.search(said, mnist.reason)
     assert shown is not None, mnist.reason
     mean, low, high = (60 * int(shown[i]) + int(shown[i + 1]) for i in (1, 3, 5))

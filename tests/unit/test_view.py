@@ -247,6 +247,30 @@ def test_a_wall_time_in_units_of_a_threshold_is_printed_as_a_duration_in_the_gla
     assert "ratio of means 0.979 (interval 0.974 to 0.984)" in render_markdown(ratio)
 
 
+def test_wall_times_over_several_experiments_are_summed_up_in_durations():
+    """A wall-time reading over three experiments leads with the smallest and largest mean run time as
+    durations, where each was measured, which are lower bounds and the threshold, never "/ 3600 s"
+    or "pairs" (issue 50 item 5: "hours and minutes, not fractions of 3600 s")."""
+    times = {"mnist": 0.001854, "landmine": 0.01064, "garland": 0.1128}
+    pairs = {}
+    for e, t in times.items():
+        to = "to t = 500" + (" (measured to t = 200, extended: a lower bound)" if e != "mnist" else "")
+        pairs[e] = comparison(e, t, 0.9 * t, 1.1 * t, "not reproduced")
+        pairs[e].update(effect_name=f"mean wall time per run {to} / 3600 s", b="-", claimed="mean_a > 1")
+    claim = {"kind": "wall_time", "direction": "greater", "statistic": "seconds_per_round"}
+    claim.update(thresholds={"seconds": 3600}, effect_of_interest={"value": 1.1, "reason": "made up"})
+    reading = build_view(_audit(pairs, "not reproduced", **claim)).readings[0]
+    assert reading.effect == (
+        "Alpha's mean wall time per run from 6.67 s (mnist) to 6 min 46 s (garland) over 3 experiments "
+        "(each to its horizon; a lower bound on landmine and garland: stopped early, extended), "
+        "against 1 h"
+    )
+    assert (reading.value, reading.interval) == ("6.67 s to 6 min 46 s", "per pair")
+    assert "3600" not in reading.headline and "pairs" not in reading.headline
+    garland = next(p for p in reading.pairs if p.experiment == "garland")
+    assert garland.sentence.endswith("on garland is 6 min 46 s [6 min 05 s, 7 min 27 s], against 1 h")
+
+
 def test_every_claim_kind_has_a_name_in_words_in_the_template():
     """The statements' names in words are prose of the template ``kind_names.j2``: every claim kind
     has one (a kind without one would be named by its id), filled with the record's values."""

@@ -14,16 +14,20 @@ from vhct.durations import duration
 
 #: significant digits of the numbers in the documents
 DIGITS = 4
+#: from this size on, and below WHOLE_BELOW, a number is printed whole (no exponent)
+WHOLE_FROM, WHOLE_BELOW = 10.0**DIGITS, 1e15
 #: an effect's name in units of a threshold of seconds: the name without the unit, the unit's seconds
 PER_THRESHOLD = re.compile(r"^(?P<name>.*) / (?P<seconds>[0-9.e+]+) s$")
 
 
 def format_number(value: Any) -> str:
-    """A number for the documents: DIGITS significant digits (nan, inf and -inf as Python spells
-    them), None empty."""
+    """A number for the documents: DIGITS significant digits, whole from WHOLE_FROM to WHOLE_BELOW
+    (``11067``, not ``1.107e+04``); nan, inf and -inf as Python spells them, None empty."""
     if value is None:
         return ""
-    return f"{value:.{DIGITS}g}" if isinstance(value, float) else str(value)
+    if not isinstance(value, float):
+        return str(value)
+    return f"{value:.0f}" if WHOLE_FROM <= abs(value) < WHOLE_BELOW else f"{value:.{DIGITS}g}"
 
 
 def per_threshold_name(name: str, seconds: float) -> str:
@@ -59,12 +63,12 @@ def effect_text(
     level: float | None = None,
 ) -> str:
     """``ratio of means 1.043, 90% CI [1.000, 1.088]``; an effect in units of a threshold of seconds
-    as durations beside the threshold: ``mean wall time per run to t = 100: 6.67 s, 90% CI [6.02 s,
-    7.22 s], threshold 1 h 00 min``. The interval where there is one."""
+    as durations beside the threshold: ``mean wall time per run to t = 100 is 6.67 s, 90% CI [6.02 s,
+    7.22 s], against a threshold of 1 h``. The interval where there is one."""
     unit = effect_unit(effect_name)
-    text = f"{unit.name}{':' if unit.seconds is not None else ''} {unit.text(effect)}"
+    text = f"{unit.name}{' is' if unit.seconds is not None else ''} {unit.text(effect)}"
     if low is not None and high is not None and level:
         text += f", {100 * level:.0f}% CI [{unit.text(low)}, {unit.text(high)}]"
     if unit.seconds is not None:
-        text += f", threshold {duration(unit.seconds)}"
+        text += f", against a threshold of {duration(unit.seconds)}"
     return text

@@ -18,7 +18,7 @@ from vhct.reporting.audit.effects import per_threshold_name
 from vhct.reporting.audit.kinds import ClaimKind, Draw, Intervals, full_horizon
 from vhct.reporting.audit.records import Comparison
 from vhct.reporting.audit.runs import GUARANTEE_STATISTICS, Run, horizon, samples, statistic
-from vhct.reporting.audit.statistics import STATISTICS
+from vhct.reporting.audit.statistics import STATISTICS, said
 from vhct.reporting.audit.verdicts import NOT_EVALUATED
 
 
@@ -114,7 +114,7 @@ class ShareAtLeast(ClaimKind):
 
     @staticmethod
     def _compare(claim: Claim, base: Comparison, sample: Mapping[int, float], interval: bool) -> Comparison:
-        name = f"mean share of rounds ({claim.statistic})"
+        name = f"mean {said(claim.statistic)}"
         return slope_comparison(claim, base, sample, interval, what="share", effect_name=name)
 
 
@@ -201,6 +201,12 @@ def seconds_to(run: Run, column: str, full: int) -> float:
     return float(spent.sum() + max(0, full - spent.size) * last.mean())
 
 
+#: the effect of a wall-time claim (its name, before the horizon it is measured to and its unit)
+WALL_TIME_EFFECT = "mean wall time per run"
+#: how that name marks a run that stopped early and was extended to the horizon
+LOWER_BOUND = "extended: a lower bound"
+
+
 class WallTime(ClaimKind):
     """Each named setting's wall time per run to the experiment's horizon, in ``direction`` (less: at
     most, greater: at least) of an absolute number of ``seconds`` (a one-sample test of the mean over
@@ -236,8 +242,8 @@ class WallTime(ClaimKind):
             h = horizon(exp_runs[s])
             (column,) = STATISTICS.lookup(claim.statistic).columns
             sample = {r.seed: seconds_to(r, column, full) / limit for r in exp_runs[s]}
-            to = f"to t = {full}" + (f" (measured to t = {h}, extended: a lower bound)" if h < full else "")
-            name = per_threshold_name(f"mean wall time per run {to}", limit)
+            to = f"to t = {full}" + (f" (measured to t = {h}, {LOWER_BOUND})" if h < full else "")
+            name = per_threshold_name(f"{WALL_TIME_EFFECT} {to}", limit)
             base = dataclasses.replace(base, round=full, horizon=full)
             comp = slope_comparison(claim, base, sample, what="wall time / threshold", effect_name=name)
             if h < full and comp.p_claimed is not None:  # a lower bound decides one side only
