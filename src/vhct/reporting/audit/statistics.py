@@ -121,14 +121,14 @@ for _row in (
         "guarantee_share",
         ("guarantee",),
         lambda h, f, s: guarantee_share(h, f),
-        "guarantee share",
+        "share of rounds keeping the selection guarantee",
     ),
     # over the rounds whose selected node had a finite SE
     Statistic(
         "guarantee_share_finite",
         ("guarantee",),
         lambda h, f, s: guarantee_share(h, f, finite_only=True),
-        "guarantee share finite",
+        "share of rounds keeping the selection guarantee (of those with a finite SE)",
     ),
 ):
     STATISTICS.register(_row)
