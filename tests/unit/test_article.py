@@ -34,6 +34,7 @@ from vhct.reporting.history import render as history_render
 from vhct.reporting.plots import figure_job
 from vhct.reporting.published import FindingsError
 from vhct.reporting.render import format_number
+from vhct.reporting.view import ratio_words
 
 REMARKS = REPO / "src" / "vhct" / "article" / "templates" / "remarks.typ.j2"
 #: any image will do where a test compiles a rendered source without drawing the figures
@@ -162,30 +163,30 @@ def test_pdf_states_data_sets_costs_design_and_the_pending_sections(built):
 
 
 def test_a_changed_finding_changes_its_sentence(root):
-    """The deciding comparison's sentence says lower, higher or not distinguishable by its interval and
-    prints its estimate: made-up estimates on either side of 1 change it accordingly."""
+    """The deciding comparison is said in words, the view's sentence (size, interval and way: "23.4 %
+    [11.1, 35.7] above"), with its interval's level and seeds: made-up estimates on either side of 1
+    change it accordingly."""
     data = audit_data(root)
     claim = next(c for c in data["claims"] if any(e["comparisons"] for e in c["experiments"]))
     comps = [c for e in claim["experiments"] for c in e["comparisons"]]
     decider = max(comps, key=lambda c: c["p_claimed"])  # the weakest reproduced one: largest claimed p
-    a, b = escape(decider["a"]), escape(decider["b"])
-    before = source_of(root)
-    assert f"{b}: ratio of means {format_number(decider['effect'])}" in before
+
+    def deciding(source: str) -> str:
+        return source.split("The deciding comparison", 1)[1].split("\n", 1)[0]
+
+    before = deciding(source_of(root))
+    assert f"{decider['n_a']} seeds per arm): " in before
     seen = {}
-    for word, (effect, low, high) in {
-        "higher": (1.234, 1.111, 1.357),
-        "lower": (0.789, 0.654, 0.876),
-    }.items():
+    for way, (effect, low, high) in {"above": (1.234, 1.111, 1.357), "below": (0.789, 0.654, 0.876)}.items():
         decider.update(effect=effect, ci_low=low, ci_high=high, ci_level=0.9)
         write_audit(root, data)
-        seen[word] = source_of(root)
-        said = f"of {a} is {word} than that of {b}: ratio of means {format_number(effect)}"
-        assert said in seen[word] and said not in before
-        assert (
-            f"{format_number(effect)} (90% interval {format_number(low)} to {format_number(high)})"
-            in seen[word]
-        )
-    assert "is lower than" not in seen["higher"].split("The deciding comparison", 1)[1].split("\n", 1)[0]
+        seen[way] = deciding(source_of(root))
+        size, interval, said_way = ratio_words(effect, low, high)
+        said = escape(f"is {size} {interval} {way}")
+        assert said_way == way and said in seen[way], seen[way]
+        assert seen[way].startswith(f" (90 % interval, {decider['n_a']} seeds per arm): ")
+        assert said not in before
+    assert "below" not in seen["above"] and "above" not in seen["below"]
 
 
 def test_a_remark_is_printed_only_while_its_claims_have_their_verdicts(root):

@@ -287,18 +287,15 @@ def test_a_paragraph_break_in_a_quote_is_refused_naming_claim_and_field(root, ca
 #: the markup the strings of the record are given (the n-th string the n-th piece, round): a call,
 #: strong and emphasized text, raw, maths, a label, a reference, a heading
 MARKUP_PIECES = ("#emph[X]", "*b*", "_i_", "`c`", "$m$", "<l>", "@r", "=h")
-#: fields of a word from a vocabulary the template turns into words (``statistic``: "final_regret" ->
-#: "final regret"), not free text
-VOCABULARY = {"statistic"}
 
 
 def _marked(value, counter: list[int]):
-    """``value`` with every string (but a vocabulary's word) replaced by a numbered piece of markup."""
+    """``value`` with every string replaced by a numbered piece of markup."""
     if isinstance(value, str):
         counter[0] += 1
         return f"Q{counter[0]}Q" + MARKUP_PIECES[counter[0] % len(MARKUP_PIECES)]
     if dataclasses.is_dataclass(value) and not isinstance(value, type) and not isinstance(value, Path):
-        names = [f.name for f in dataclasses.fields(value) if f.init and f.name not in VOCABULARY]
+        names = [f.name for f in dataclasses.fields(value) if f.init]
         return dataclasses.replace(value, **{n: _marked(getattr(value, n), counter) for n in names})
     if isinstance(value, dict):
         return {k: _marked(v, counter) for k, v in value.items()}

@@ -68,7 +68,6 @@ class Statement:
     category: str
     coverage: str
     reason: str
-    statistic: str
     rows: list[Pair]
     #: the comparison that decided the verdict (the audit's rule, ``vhct.reporting.view.decider``)
     decider: Pair | None
@@ -228,7 +227,6 @@ def _statements(view: View) -> list[Statement]:
                 category=c.category,
                 coverage=c.coverage,
                 reason=c.reason,
-                statistic=c.claim.statistic,
                 rows=r.pairs,
                 decider=r.decider,
                 flips=r.flips,
