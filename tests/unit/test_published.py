@@ -119,6 +119,25 @@ def test_the_shipped_findings_pass_every_check_and_are_what_the_document_renders
         assert f"{FIGURES_DIR}/{png.name}" in links, png.name
 
 
+#: an effect printed as a fraction of a threshold of seconds ("/ 3600 s 0.001854"), not as a duration
+PER_THRESHOLD_PRINTED = re.compile(r"/ \d+ s \d")
+
+
+@needs_pdftotext
+def test_the_shipped_documents_print_durations_never_fractions_of_a_threshold():
+    """Issue 50 item 5: the findings, the README and the article state wall times in hours, minutes and
+    seconds ("is 6.67 s, 90% CI [6.02 s, 7.22 s], against a threshold of 1 h"), never "/ 3600 s
+    0.001854"."""
+    article = subprocess.run(
+        ["pdftotext", str(DOCS / "article.pdf"), "-"], check=True, capture_output=True, text=True
+    ).stdout
+    texts = {name: (DOCS / name).read_text(encoding="utf-8") for name in (DOCUMENT, "../README.md")}
+    for name, text in {**texts, "article.pdf": article}.items():
+        found = [m.group(0) for m in PER_THRESHOLD_PRINTED.finditer(re.sub(r"\s+", " ", text))]
+        assert not found, (name, found)
+    assert "against a threshold of 1 h;" in texts[DOCUMENT]  # the wall-time reasons, in durations
+
+
 def test_a_forged_curve_is_refused_before_anything_is_drawn(root, capsys):
     """Probe: scale VHCT's Garland curve by 0.001 in docs/findings/aggregates/garland/settings/
     VHCT-rho0.75/regret.csv, then ``python -m vhct.article.redraw``: it drew VHCT flat at 0, exit 0."""
