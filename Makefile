@@ -142,8 +142,8 @@ plan: $(STAMP)
 
 ## paper-local: a confirmatory run at the paper's scale on one machine (after `make plan`)
 # config/paper-local.yaml on the plan's seeds; refused, before Snakemake plans anything, unless `make plan`
-# wrote a plan that matches the config, the claims and the pilot. Measured 39 min 55 s with the venv
-# installed (the third plan of 2026-11-29, 24,880 runs), on 2 cores of an AMD EPYC. Timed: the run's
+# wrote a plan that matches the config, the claims and the pilot. Measured 38 min 23 s with the venv
+# installed (the fourth plan of 2026-11-29, 24,880 runs), on 2 cores of an AMD EPYC. Timed: the run's
 # provenance (commit, command, wall time, machine) goes to results/paper-local/provenance.json (its
 # results in results/paper-local/, its figures in figures/paper-local/: beside the default config's).
 # It starts from empty results/paper-local/ and figures/paper-local/, so that the record holds every
